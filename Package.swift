@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+// partyradio — a peer-to-peer party radio for the local network.
+//
+// The folder names under Sources/ tell the layers, innermost first:
+//   Core/      pure Swift: domain model, wire codec, tallies, clock arithmetic (no I/O, no C)
+//   CShims/    system-library targets (pkg-config) and small C wrappers for what Swift cannot call
+//   Adapters/  one I/O edge apiece: network (sockets, multicast, Avahi), security (libsodium),
+//              catalog (libcurl), media (libmpv, libmicrohttpd, TagLib), storage (SQLite)
+//   Node/      the DJ, listener, observer and voter that wire core and adapters together
+//   CLI/       argument parsing (a pure function) and the commands' terminal/JSON output
+//   App/       the `partyradio` executable
+import PackageDescription
+
+/// A system-library target. `pkgConfig` is nil where the library's pkg-config file only adds
+/// flags SwiftPM prohibits (`-D_REENTRANT`) and the headers sit in /usr/include anyway.
+func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
+    .systemLibrary(
+        name: name, path: "Sources/CShims/\(name)", pkgConfig: pkgConfig,
+        providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "partyradio",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "partyradio", targets: ["partyradio"])
+    ],
+    targets: [
+        // MARK: Core
+        .target(name: "PartyRadioCore", path: "Sources/Core/PartyRadioCore"),
+
+        // MARK: C shims
+        systemLibrary("CAvahi", pkgConfig: nil, apt: "libavahi-client-dev"),
+        systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        systemLibrary("CMpv", pkgConfig: nil, apt: "libmpv-dev"),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
+        systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
+
+        // MARK: Adapters
+        .target(
+            name: "PartyRadioSecurity", dependencies: ["PartyRadioCore", "CSodium"],
+            path: "Sources/Adapters/PartyRadioSecurity"),
+        .target(
+            name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi"],
+            path: "Sources/Adapters/PartyRadioNet"),
+
+        // MARK: Node
+        .target(
+            name: "PartyRadioNode",
+            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"],
+            path: "Sources/Node/PartyRadioNode"),
+
+        // MARK: CLI and app
+        .target(
+            name: "PartyRadioCLI", dependencies: ["PartyRadioCore", "PartyRadioNode"],
+            path: "Sources/CLI/PartyRadioCLI"),
+        .executableTarget(name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio"),
+
+        // MARK: Tests
+        .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore"]),
+        .testTarget(
+            name: "PartyRadioAdapterTests",
+            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
+        .testTarget(name: "PartyRadioCLITests", dependencies: ["PartyRadioCLI", "PartyRadioCore"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
+    ]
+)

@@ -1,0 +1,9 @@
+// Umbrella header for the CAvahi system-library target: pkg-config supplies the flags.
+#include <avahi-client/client.h>
+#include <avahi-client/publish.h>
+#include <avahi-client/lookup.h>
+#include <avahi-common/thread-watch.h>
+#include <avahi-common/error.h>
+#include <avahi-common/malloc.h>
+#include <avahi-common/alternative.h>
+#include <avahi-common/strlst.h>

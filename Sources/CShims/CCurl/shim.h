@@ -1,0 +1,2 @@
+// Umbrella header for the CCurl system-library target: pkg-config supplies the flags.
+#include <curl/curl.h>

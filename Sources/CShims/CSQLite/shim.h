@@ -1,0 +1,2 @@
+// Umbrella header for the CSQLite system-library target: pkg-config supplies the flags.
+#include <sqlite3.h>

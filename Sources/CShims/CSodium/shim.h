@@ -1,0 +1,2 @@
+// Umbrella header for the CSodium system-library target: pkg-config supplies the flags.
+#include <sodium.h>

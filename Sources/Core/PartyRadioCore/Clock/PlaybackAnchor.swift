@@ -1,0 +1,47 @@
+/// Where the station is: `positionNs` into the track at DJ-clock instant `djTimeNs`, moving at `rate`.
+///
+/// The whole of "play the same track at the same position" rests on this one formula:
+/// `position(t) = positionNs + (t - djTimeNs) * rate`, clamped to the track. A paused
+/// station has rate 0. Rates travel as millionths (1_000_000 = normal speed).
+public struct PlaybackAnchor: Hashable, Sendable {
+    public static let normalRate: UInt32 = 1_000_000
+
+    public var djTimeNs: Int64
+    public var positionNs: Int64
+    public var rateMicros: UInt32
+
+    public init(djTimeNs: Int64, positionNs: Int64, rateMicros: UInt32) {
+        self.djTimeNs = djTimeNs
+        self.positionNs = positionNs
+        self.rateMicros = rateMicros
+    }
+
+    public static func playing(at position: Int64, djTime: Int64) -> Self {
+        Self(djTimeNs: djTime, positionNs: position, rateMicros: normalRate)
+    }
+
+    public static func paused(at position: Int64, djTime: Int64) -> Self {
+        Self(djTimeNs: djTime, positionNs: position, rateMicros: 0)
+    }
+
+    public var isPaused: Bool { rateMicros == 0 }
+
+    /// The position at DJ-clock instant `djTime`, never below zero nor past `durationNs` (when given).
+    public func position(atDJTime djTime: Int64, durationNs: Int64? = nil) -> Int64 {
+        let elapsed = djTime &- djTimeNs
+        // Split to avoid overflow: elapsed * rate / 1e6 with elapsed up to ~292 years is fine in 128 bits.
+        let advanced = Int64(
+            clamping: (Int128(elapsed) * Int128(rateMicros)) / Int128(Self.normalRate))
+        var position = positionNs.addingReportingOverflow(advanced).overflow ? Int64.max : positionNs + advanced
+        position = max(0, position)
+        if let durationNs, durationNs > 0 { position = min(position, durationNs) }
+        return position
+    }
+
+    /// The DJ-clock instant at which the track reaches `durationNs`, or nil while paused.
+    public func djTime(whenPositionReaches target: Int64) -> Int64? {
+        guard rateMicros > 0 else { return nil }
+        let remaining = Int128(target - positionNs) * Int128(Self.normalRate) / Int128(rateMicros)
+        return djTimeNs + Int64(clamping: remaining)
+    }
+}

@@ -1,0 +1,63 @@
+/// A 32-byte Ed25519 public key: a station's or a listener's identity on the wire.
+public struct PublicKey: Hashable, Sendable, CustomStringConvertible {
+    public static let byteCount = 32
+    public let bytes: [UInt8]
+
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Parses the unpadded base64url form published in the `pk` TXT key.
+    public init?(base64url: String) {
+        guard let decoded = Base64URL.decode(base64url) else { return nil }
+        self.init(bytes: decoded)
+    }
+
+    public var base64url: String { Base64URL.encode(bytes) }
+
+    /// A short fingerprint for people: the first 8 bytes in hex.
+    public var fingerprint: String { bytes.prefix(8).map { byte in hexByte(byte) }.joined() }
+
+    public var description: String { fingerprint }
+}
+
+func hexByte(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+}
+
+/// Unpadded base64url (RFC 4648 §5), used in TXT records where space is scarce.
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * $1.offset) }
+            for position in 0...chunk.count { out.append(alphabet[Int((value >> (18 - 6 * position)) & 63)]) }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func decode(_ text: String) -> [UInt8]? {
+        var value: UInt32 = 0
+        var bits = 0
+        var out: [UInt8] = []
+        for char in text.utf8 {
+            guard let digit = alphabet.firstIndex(of: char) else { return nil }
+            value = (value << 6) | UInt32(digit)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: value >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero padding of fewer than 6 bits.
+        guard bits < 6, value & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return out
+    }
+}

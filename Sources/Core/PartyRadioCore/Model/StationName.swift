@@ -1,0 +1,34 @@
+/// A station name as PRODUCT.md requires it: 1–60 characters after trimming white space.
+public struct StationName: Hashable, Sendable, CustomStringConvertible {
+    public static let maxCharacters = 60
+    public let value: String
+
+    public enum Problem: Error, Equatable, Sendable {
+        case empty
+        case tooLong(Int)
+        case controlCharacters
+    }
+
+    public init(validating raw: String) throws(Problem) {
+        let trimmed = raw.trimmingWhitespace()
+        guard !trimmed.isEmpty else { throw .empty }
+        guard trimmed.count <= Self.maxCharacters else { throw .tooLong(trimmed.count) }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .controlCharacters
+        }
+        value = trimmed
+    }
+
+    public var description: String { value }
+}
+
+extension String {
+    /// The string without leading and trailing white space or newlines (no Foundation needed).
+    public func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

@@ -1,0 +1,47 @@
+/// Up and down counts for one track.
+public struct Tally: Hashable, Sendable, Codable {
+    public var up: UInt32
+    public var down: UInt32
+
+    public init(up: UInt32 = 0, down: UInt32 = 0) {
+        self.up = up
+        self.down = down
+    }
+}
+
+/// The votes on the current track: one per voter key, changeable, reset when the track changes.
+public struct VoteBook: Sendable {
+    public private(set) var trackID: String?
+    private var votes: [PublicKey: VoteChoice] = [:]
+
+    public init(trackID: String? = nil) { self.trackID = trackID }
+
+    public var tally: Tally {
+        var tally = Tally()
+        for choice in votes.values {
+            switch choice {
+            case .up: tally.up += 1
+            case .down: tally.down += 1
+            case .clear: break
+            }
+        }
+        return tally
+    }
+
+    /// Starts a new track: every vote is forgotten.
+    public mutating func reset(trackID: String?) {
+        self.trackID = trackID
+        votes.removeAll()
+    }
+
+    /// Records `voter`'s vote on `trackID` and says how it went. Applying the same vote twice
+    /// changes nothing, which is what makes retried datagrams safe.
+    public mutating func apply(voter: PublicKey, trackID: String, choice: VoteChoice) -> VoteAck.Status {
+        guard let current = self.trackID else { return .noTrack }
+        guard current == trackID else { return .staleTrack }
+        if choice == .clear { votes[voter] = nil } else { votes[voter] = choice }
+        return .counted
+    }
+
+    public func choice(of voter: PublicKey) -> VoteChoice { votes[voter] ?? .clear }
+}

@@ -1,0 +1,41 @@
+/// Reads big-endian integers and length-prefixed strings from a byte slice, failing on truncation.
+public struct ByteReader: Sendable {
+    private let bytes: [UInt8]
+    public private(set) var offset: Int
+
+    public init(_ bytes: [UInt8], offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    public var remaining: Int { bytes.count - offset }
+
+    public mutating func readUInt8() throws(WireError) -> UInt8 {
+        guard remaining >= 1 else { throw .truncated }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    public mutating func read<T: FixedWidthInteger>(_: T.Type) throws(WireError) -> T {
+        let size = MemoryLayout<T>.size
+        guard remaining >= size else { throw .truncated }
+        var value: T = 0
+        for index in offset..<(offset + size) { value = (value << 8) | T(truncatingIfNeeded: bytes[index]) }
+        offset += size
+        return value
+    }
+
+    public mutating func readBytes(_ count: Int) throws(WireError) -> [UInt8] {
+        guard count >= 0, remaining >= count else { throw .truncated }
+        defer { offset += count }
+        return Array(bytes[offset..<(offset + count)])
+    }
+
+    /// Reads a string written by ``ByteWriter/writeString(_:maxBytes:)``; invalid UTF-8 is an error.
+    public mutating func readString() throws(WireError) -> String {
+        let length = Int(try readUInt8())
+        let raw = try readBytes(length)
+        guard let string = String(validating: raw, as: UTF8.self) else { throw .malformed("invalid UTF-8") }
+        return string
+    }
+}

@@ -1,0 +1,39 @@
+/// Any protocol v1 message body; the factory that switches on the header's kind.
+public enum Message: Equatable, Sendable {
+    case stateSnapshot(StateSnapshot)
+    case hello(Hello)
+    case heartbeat(Heartbeat)
+    case leave(Leave)
+    case vote(Vote)
+    case voteAck(VoteAck)
+    case goodbye(Goodbye)
+    case query(Query)
+
+    public var body: any WireMessage {
+        switch self {
+        case .stateSnapshot(let m): m
+        case .hello(let m): m
+        case .heartbeat(let m): m
+        case .leave(let m): m
+        case .vote(let m): m
+        case .voteAck(let m): m
+        case .goodbye(let m): m
+        case .query(let m): m
+        }
+    }
+
+    public var kind: MessageKind { type(of: body).kind }
+
+    static func decode(kind: MessageKind, from reader: inout ByteReader) throws(WireError) -> Message {
+        switch kind {
+        case .stateSnapshot: .stateSnapshot(try StateSnapshot(from: &reader))
+        case .hello: .hello(try Hello(from: &reader))
+        case .heartbeat: .heartbeat(try Heartbeat(from: &reader))
+        case .leave: .leave(try Leave(from: &reader))
+        case .vote: .vote(try Vote(from: &reader))
+        case .voteAck: .voteAck(try VoteAck(from: &reader))
+        case .goodbye: .goodbye(try Goodbye(from: &reader))
+        case .query: .query(try Query(from: &reader))
+        }
+    }
+}

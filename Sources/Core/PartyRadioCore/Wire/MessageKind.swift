@@ -1,0 +1,26 @@
+/// The message kinds of protocol v1 (docs/PROTOCOL.md, "Message kinds").
+public enum MessageKind: UInt8, Sendable, CaseIterable {
+    case stateSnapshot = 1
+    case hello = 2
+    case heartbeat = 3
+    case leave = 4
+    case vote = 5
+    case voteAck = 6
+    case goodbye = 7
+    case query = 8
+
+    /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
+    public var isFromDJ: Bool {
+        switch self {
+        case .stateSnapshot, .voteAck, .goodbye: true
+        case .hello, .heartbeat, .leave, .vote, .query: false
+        }
+    }
+}
+
+/// A message body: encodes itself after the header and decodes from the bytes that follow it.
+public protocol WireMessage: Sendable, Equatable {
+    static var kind: MessageKind { get }
+    func encode(into writer: inout ByteWriter)
+    init(from reader: inout ByteReader) throws(WireError)
+}

@@ -1,0 +1,38 @@
+/// Why a datagram was dropped. Every case is counted by ``DropCounters``; none is fatal.
+public enum WireError: Error, Equatable, Sendable {
+    case truncated
+    case oversized(Int)
+    case badMagic
+    case unknownVersion(UInt8)
+    case unknownKind(UInt8)
+    case malformed(String)
+    case trailingBytes(Int)
+    case badSignature
+    case wrongStation
+    case replayed
+    case unexpectedSender
+
+    /// A short stable name, used as the counter key in `--json-events` output.
+    public var counterName: String {
+        switch self {
+        case .truncated: "truncated"
+        case .oversized: "oversized"
+        case .badMagic: "bad_magic"
+        case .unknownVersion: "unknown_version"
+        case .unknownKind: "unknown_kind"
+        case .malformed, .trailingBytes: "malformed"
+        case .badSignature: "bad_signature"
+        case .wrongStation: "wrong_station"
+        case .replayed: "replayed"
+        case .unexpectedSender: "unexpected_sender"
+        }
+    }
+}
+
+/// Counts of dropped datagrams by reason.
+public struct DropCounters: Sendable, Equatable {
+    public private(set) var counts: [String: Int] = [:]
+    public init() {}
+    public mutating func record(_ error: WireError) { counts[error.counterName, default: 0] += 1 }
+    public var total: Int { counts.values.reduce(0, +) }
+}

@@ -56,7 +56,7 @@ public struct ArgumentScanner: Sendable {
     }
 
     public mutating func integer<T: FixedWidthInteger>(
-        for name: String, in range: ClosedRange<T>, as _: T.Type = Int.self
+        for name: String, in range: ClosedRange<T>
     ) throws(UsageError) -> T {
         let raw = try value(for: name)
         guard let number = T(raw), range.contains(number) else {

@@ -1,0 +1,295 @@
+import CAvahi
+import Glibc
+import Synchronization
+
+/// What the Avahi poll thread reports. Delivered to the session's handler on that thread:
+/// the handler must only copy and hand off (STYLE.md, "Wrapping C").
+public enum AvahiEvent: Sendable, Equatable {
+    /// A browsed service appeared; its resolution follows as ``resolved``.
+    case discovered(name: String)
+    /// The browser has reported everything it knows for now (the first sweep is done).
+    case allForNow
+    /// A browsed service was resolved to an IPv4 address and port.
+    case resolved(name: String, address: String, port: UInt16, txt: [String])
+    /// A browsed service could not be resolved (it may have gone already).
+    case unresolved(name: String)
+    /// A browsed service was withdrawn (or its host's records expired).
+    case removed(name: String)
+    /// Our service is established on the network under `name`.
+    case published(name: String)
+    /// Our name was taken; Avahi's alternative `to` is being published instead.
+    case renamed(from: String, to: String)
+    /// The daemon went away or refused us; the message says what happened.
+    case failed(String)
+}
+
+/// Why Avahi could not be used, with the fix in the message.
+public struct AvahiError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    static func unreachable(_ code: Int32) -> AvahiError {
+        AvahiError(
+            description: "avahi-daemon is not reachable (\(String(cString: avahi_strerror(code)))); "
+                + "install and start it: 'sudo apt-get install avahi-daemon && sudo systemctl start avahi-daemon'.")
+    }
+
+    static func call(_ name: String, _ code: Int32) -> AvahiError {
+        AvahiError(description: "Avahi refused \(name): \(String(cString: avahi_strerror(code))).")
+    }
+}
+
+/// One connection to avahi-daemon over D-Bus, with Avahi's threaded poll running its callbacks.
+///
+/// Calls into Avahi from other threads take the poll lock, as libavahi-client requires.
+/// C callbacks are the free functions below; they reach the session through an unretained
+/// pointer that stays valid because ``close()`` stops the poll thread before anything is freed.
+public final class AvahiSession: @unchecked Sendable {
+    private let poll: OpaquePointer
+    private var client: OpaquePointer?
+    private var group: OpaquePointer?
+    private var browser: OpaquePointer?
+    private var publication: Publication?
+    private let interfaceIndex: Int32
+    let handler: @Sendable (AvahiEvent) -> Void
+    private let closed = Mutex(false)
+
+    private struct Publication {
+        var name: String
+        var type: String
+        var port: UInt16
+        var txt: [String]
+    }
+
+    /// Connects to the daemon. Fails at once, with the fix in the message, when it is not running.
+    /// - Parameters:
+    ///   - interfaceIndex: publish and browse on this interface only (AVAHI_IF_UNSPEC = -1 for all).
+    ///   - handler: called on Avahi's thread for every event; must not block.
+    public init(interfaceIndex: Int32, handler: @escaping @Sendable (AvahiEvent) -> Void) throws(AvahiError) {
+        guard let poll = avahi_threaded_poll_new() else { throw AvahiError(description: "Avahi could not start its poll thread.") }
+        self.poll = poll
+        self.interfaceIndex = interfaceIndex
+        self.handler = handler
+        var error: Int32 = 0
+        client = avahi_client_new(
+            avahi_threaded_poll_get(poll), AvahiClientFlags(0), avahiClientCallback,
+            Unmanaged.passUnretained(self).toOpaque(), &error)
+        guard client != nil else {
+            avahi_threaded_poll_free(poll)
+            throw AvahiError.unreachable(error)
+        }
+        guard avahi_threaded_poll_start(poll) >= 0 else {
+            avahi_client_free(client)
+            avahi_threaded_poll_free(poll)
+            throw AvahiError(description: "Avahi could not start its poll thread.")
+        }
+    }
+
+    deinit { close() }
+
+    /// Withdraws everything published and disconnects. Safe to call twice.
+    public func close() {
+        let wasClosed = closed.withLock { closed in
+            defer { closed = true }
+            return closed
+        }
+        guard !wasClosed else { return }
+        avahi_threaded_poll_stop(poll)
+        if let browser { avahi_service_browser_free(browser) }
+        if let group { avahi_entry_group_free(group) }
+        if let client { avahi_client_free(client) }
+        avahi_threaded_poll_free(poll)
+        browser = nil
+        group = nil
+        client = nil
+    }
+
+    private func locked<T>(_ body: () throws(AvahiError) -> T) throws(AvahiError) -> T {
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        return try body()
+    }
+
+    // MARK: Publishing
+
+    /// Publishes a service; collisions are resolved with Avahi's alternative names and reported.
+    public func publish(name: String, type: String, port: UInt16, txt: [String]) throws(AvahiError) {
+        try locked { () throws(AvahiError) in
+            publication = Publication(name: name, type: type, port: port, txt: txt)
+            try registerLocked()
+        }
+    }
+
+    /// Replaces the TXT record of the published service.
+    public func updateTXT(_ txt: [String]) throws(AvahiError) {
+        try locked { () throws(AvahiError) in
+            guard var publication, let group else { return }
+            publication.txt = txt
+            self.publication = publication
+            let list = Self.stringList(txt)
+            defer { avahi_string_list_free(list) }
+            let result = avahi_entry_group_update_service_txt_strlst(
+                group, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), AvahiPublishFlags(0), publication.name,
+                publication.type, nil, list)
+            if result < 0 { throw AvahiError.call("the TXT update", result) }
+        }
+    }
+
+    /// (Re)registers the publication; call with the poll lock held (or on the poll thread).
+    fileprivate func registerLocked() throws(AvahiError) {
+        guard let publication, let client else { return }
+        if group == nil {
+            group = avahi_entry_group_new(client, avahiEntryGroupCallback, Unmanaged.passUnretained(self).toOpaque())
+            guard group != nil else { throw AvahiError.call("a new entry group", avahi_client_errno(client)) }
+        }
+        let list = Self.stringList(publication.txt)
+        defer { avahi_string_list_free(list) }
+        var result = avahi_entry_group_add_service_strlst(
+            group, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), AvahiPublishFlags(0), publication.name,
+            publication.type, nil, nil, publication.port, list)
+        if result == AVAHI_ERR_COLLISION {
+            // A local collision (the same name on this host) is reported here rather than via the group.
+            renameLocked()
+            return
+        }
+        if result >= 0 { result = avahi_entry_group_commit(group) }
+        if result < 0 { throw AvahiError.call("publishing '\(publication.name)'", result) }
+    }
+
+    fileprivate func renameLocked() {
+        guard let old = publication?.name, let alternative = avahi_alternative_service_name(old) else { return }
+        let new = String(cString: alternative)
+        avahi_free(alternative)
+        publication?.name = new
+        handler(.renamed(from: old, to: new))
+        if let group { avahi_entry_group_reset(group) }
+        do { try registerLocked() } catch { handler(.failed(error.description)) }
+    }
+
+    fileprivate func groupStateChanged(_ state: AvahiEntryGroupState) {
+        switch state {
+        case AVAHI_ENTRY_GROUP_ESTABLISHED: handler(.published(name: publication?.name ?? ""))
+        case AVAHI_ENTRY_GROUP_COLLISION: renameLocked()
+        case AVAHI_ENTRY_GROUP_FAILURE:
+            handler(.failed("Avahi could not publish the station: \(String(cString: avahi_strerror(avahi_client_errno(client))))."))
+        default: break
+        }
+    }
+
+    fileprivate func clientStateChanged(_ client: OpaquePointer?, _ state: AvahiClientState) {
+        switch state {
+        case AVAHI_CLIENT_S_RUNNING:
+            // Also reached again after a host-name collision was resolved: publish anew.
+            if group == nil || avahi_entry_group_is_empty(group) != 0 {
+                do { try registerLocked() } catch { handler(.failed(error.description)) }
+            }
+        case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
+            if let group { avahi_entry_group_reset(group) }
+        case AVAHI_CLIENT_FAILURE:
+            let code = avahi_client_errno(client)
+            handler(.failed("Lost avahi-daemon (\(String(cString: avahi_strerror(code)))); restart it and run the command again."))
+        default: break
+        }
+    }
+
+    // MARK: Browsing
+
+    /// Browses for `type` and resolves every instance to an IPv4 address, port and TXT record.
+    public func browse(type: String) throws(AvahiError) {
+        try locked { () throws(AvahiError) in
+            browser = avahi_service_browser_new(
+                client, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), type, nil, AvahiLookupFlags(0),
+                avahiBrowserCallback, Unmanaged.passUnretained(self).toOpaque())
+            if browser == nil { throw AvahiError.call("browsing \(type)", avahi_client_errno(client)) }
+        }
+    }
+
+    fileprivate func resolve(interface: AvahiIfIndex, protocol: AvahiProtocol, name: String, type: String, domain: String) {
+        let resolver = avahi_service_resolver_new(
+            client, interface, `protocol`, name, type, domain, AvahiProtocol(AVAHI_PROTO_INET), AvahiLookupFlags(0),
+            avahiResolverCallback, Unmanaged.passUnretained(self).toOpaque())
+        if resolver == nil { handler(.failed("Avahi could not resolve '\(name)'.")) }
+    }
+
+    /// Builds an AvahiStringList in the given order (avahi_string_list_add prepends).
+    static func stringList(_ strings: [String]) -> UnsafeMutablePointer<AvahiStringList>? {
+        var list: UnsafeMutablePointer<AvahiStringList>? = nil
+        for string in strings.reversed() { list = avahi_string_list_add(list, string) }
+        return list
+    }
+
+    static func strings(of list: UnsafeMutablePointer<AvahiStringList>?) -> [String] {
+        var result: [String] = []
+        var node = list
+        while let current = node {
+            if let text = avahi_string_list_get_text(current) {
+                let size = Int(avahi_string_list_get_size(current))
+                let bytes = UnsafeBufferPointer(start: text, count: size)
+                result.append(String(decoding: bytes, as: UTF8.self))
+            }
+            node = avahi_string_list_get_next(current)
+        }
+        return result
+    }
+}
+
+// MARK: C callbacks: free functions that capture nothing; they run on Avahi's poll thread.
+
+private func session(_ userdata: UnsafeMutableRawPointer?) -> AvahiSession? {
+    userdata.map { Unmanaged<AvahiSession>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func avahiClientCallback(client: OpaquePointer?, state: AvahiClientState, userdata: UnsafeMutableRawPointer?) {
+    // Called first from inside avahi_client_new, before the session stored its client pointer.
+    guard state != AVAHI_CLIENT_CONNECTING else { return }
+    session(userdata)?.clientStateChanged(client, state)
+}
+
+private func avahiEntryGroupCallback(group: OpaquePointer?, state: AvahiEntryGroupState, userdata: UnsafeMutableRawPointer?) {
+    session(userdata)?.groupStateChanged(state)
+}
+
+private func avahiBrowserCallback(
+    browser: OpaquePointer?, interface: AvahiIfIndex, protocol: AvahiProtocol, event: AvahiBrowserEvent,
+    name: UnsafePointer<CChar>?, type: UnsafePointer<CChar>?, domain: UnsafePointer<CChar>?,
+    flags: AvahiLookupResultFlags, userdata: UnsafeMutableRawPointer?
+) {
+    guard let session = session(userdata) else { return }
+    if event == AVAHI_BROWSER_ALL_FOR_NOW {
+        session.handler(.allForNow)
+        return
+    }
+    guard let name, let type, let domain else { return }
+    switch event {
+    case AVAHI_BROWSER_NEW:
+        session.handler(.discovered(name: String(cString: name)))
+        session.resolve(
+            interface: interface, protocol: `protocol`, name: String(cString: name), type: String(cString: type),
+            domain: String(cString: domain))
+    case AVAHI_BROWSER_REMOVE:
+        session.handler(.removed(name: String(cString: name)))
+    case AVAHI_BROWSER_FAILURE:
+        session.handler(.failed("Avahi stopped browsing; restart avahi-daemon and run the command again."))
+    default:
+        break
+    }
+}
+
+private func avahiResolverCallback(
+    resolver: OpaquePointer?, interface: AvahiIfIndex, protocol: AvahiProtocol, event: AvahiResolverEvent,
+    name: UnsafePointer<CChar>?, type: UnsafePointer<CChar>?, domain: UnsafePointer<CChar>?,
+    hostName: UnsafePointer<CChar>?, address: UnsafePointer<AvahiAddress>?, port: UInt16,
+    txt: UnsafeMutablePointer<AvahiStringList>?,
+    flags: AvahiLookupResultFlags, userdata: UnsafeMutableRawPointer?
+) {
+    defer { avahi_service_resolver_free(resolver) }
+    guard let session = session(userdata), let name else { return }
+    guard event == AVAHI_RESOLVER_FOUND, let address else {
+        session.handler(.unresolved(name: String(cString: name)))
+        return
+    }
+    var text = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
+    avahi_address_snprint(&text, text.count, address)
+    let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    session.handler(
+        .resolved(name: String(cString: name), address: host, port: port, txt: AvahiSession.strings(of: txt)))
+}

@@ -1,0 +1,69 @@
+import Dispatch
+import Glibc
+import PartyRadioNode
+
+/// Turns SIGINT and SIGTERM into a `quit` for the node, so it says goodbye before exiting.
+final class Interrupts {
+    private let sources: [any DispatchSourceSignal]
+
+    init(inbox: Inbox<NodeInput>) {
+        sources = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { inbox.push(.quit) }
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// Reads the DJ's controls from stdin on a thread of its own: single keys on a terminal (raw
+/// mode, restored on exit), otherwise one command per line. End of input is not a quit: a DJ
+/// started from a script with stdin closed keeps playing until a signal.
+final class ControlReader: @unchecked Sendable {
+    private var savedTerminal = termios()
+    private let isTerminal: Bool
+
+    init(inbox: Inbox<NodeInput>) {
+        isTerminal = isatty(STDIN_FILENO) == 1
+        if isTerminal {
+            tcgetattr(STDIN_FILENO, &savedTerminal)
+            var raw = savedTerminal
+            raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        }
+        let terminal = isTerminal
+        let thread = Thread {
+            if terminal { Self.readKeys(inbox) } else { Self.readLines(inbox) }
+        }
+        thread.start()
+    }
+
+    /// Puts the terminal back as it was.
+    func restore() {
+        if isTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
+    }
+
+    private static func readKeys(_ inbox: Inbox<NodeInput>) {
+        var byte: UInt8 = 0
+        while read(STDIN_FILENO, &byte, 1) == 1 {
+            switch byte {
+            case UInt8(ascii: "n"): inbox.push(.command("next"))
+            case UInt8(ascii: "p"): inbox.push(.command("prev"))
+            case UInt8(ascii: " "): inbox.push(.command("toggle"))
+            case UInt8(ascii: "q"): inbox.push(.quit)
+            default: break
+            }
+        }
+    }
+
+    private static func readLines(_ inbox: Inbox<NodeInput>) {
+        while let line = Swift.readLine() {
+            let command = line.trimmingCharacters(in: .whitespaces)
+            if command.isEmpty { continue }
+            if command == "quit" || command == "q" { inbox.push(.quit) } else { inbox.push(.command(command)) }
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,89 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioNode
+
+/// Runs the networked commands: dj, listen, stations, vote.
+enum NodeCommands {
+    static func settings(_ common: CommonOptions, reporter: any NodeReporter, environment: [String: String]) -> NodeSettings {
+        NodeSettings(
+            interfaceName: common.interface,
+            stateDirectory: common.stateDir.map { URL(fileURLWithPath: $0) }
+                ?? NodeSettings.defaultStateDirectory(environment: environment),
+            reporter: reporter)
+    }
+
+    static func fail(_ error: NodeError) -> Int32 {
+        Console.error(error.description)
+        return error.exitCode
+    }
+
+    static func dj(_ options: Command.DJOptions, environment: [String: String]) -> Int32 {
+        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "dj")
+        let inbox = Inbox<NodeInput>()
+        let interrupts = Interrupts(inbox: inbox)
+        defer { withExtendedLifetime(interrupts) {} }
+        let queue: [Track]
+        if options.libraries.isEmpty {
+            queue = DemoLibrary.tracks()
+        } else {
+            Console.error("Local libraries are not supported yet; run without --library for the demo library.")
+            return ExitCode.failure.rawValue
+        }
+        do {
+            let node = try DJNode(
+                configuration: DJConfiguration(name: options.name, queue: queue, port: options.port),
+                settings: settings(options.common, reporter: printer, environment: environment), inbox: inbox)
+            let controls = ControlReader(inbox: inbox)
+            defer { controls.restore() }
+            try node.run()
+            return ExitCode.success.rawValue
+        } catch { return fail(error) }
+    }
+
+    static func listen(_ options: Command.ListenOptions, environment: [String: String]) -> Int32 {
+        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "listener")
+        let inbox = Inbox<NodeInput>()
+        let interrupts = Interrupts(inbox: inbox)
+        defer { withExtendedLifetime(interrupts) {} }
+        do {
+            guard
+                let node = try ListenerNode.tuneIn(
+                    options.station, timeoutNs: Nanos.seconds(options.timeout),
+                    settings: settings(options.common, reporter: printer, environment: environment), inbox: inbox)
+            else { return ExitCode.success.rawValue }
+            try node.run()
+            return ExitCode.success.rawValue
+        } catch { return fail(error) }
+    }
+
+    static func vote(_ options: Command.VoteOptions, environment: [String: String]) -> Int32 {
+        let inbox = Inbox<NodeInput>()
+        let interrupts = Interrupts(inbox: inbox)
+        defer { withExtendedLifetime(interrupts) {} }
+        let silent = EventPrinter(jsonEvents: true, role: "voter")
+        do {
+            guard
+                let result = try VoteClient.vote(
+                    options.choice, station: options.station, timeoutNs: Nanos.seconds(options.timeout),
+                    settings: settings(options.common, reporter: silent, environment: environment), inbox: inbox)
+            else { return ExitCode.failure.rawValue }
+            let ack = result.ack
+            if options.json {
+                Console.out(
+                    JSON.object([
+                        ("station", .string(result.station.name)), ("station_id", .string(result.station.id.hex)),
+                        ("track_id", .string(ack.trackID)), ("title", result.trackTitle.map(JSON.string) ?? .null),
+                        ("choice", .string(ack.choice.name)), ("up", .int(ack.tally.up)), ("down", .int(ack.tally.down)),
+                        ("listeners", .int(ack.listenerCount)), ("attempts", .int(result.attempts)),
+                    ]).rendered)
+            } else {
+                let what = result.trackTitle.map { "“\($0)”" } ?? "track \(ack.trackID)"
+                let verb = ack.choice == .clear ? "Cleared your vote on" : "Voted \(ack.choice.name) on"
+                Console.out(
+                    "\(verb) \(what) at '\(result.station.name)': \(ack.tally.up) up, \(ack.tally.down) down, "
+                        + "\(ack.listenerCount) listening.")
+            }
+            return ExitCode.success.rawValue
+        } catch { return fail(error) }
+    }
+}

@@ -1,0 +1,119 @@
+import Glibc
+import PartyRadioCore
+import PartyRadioNode
+
+/// `partyradio stations`: one listing, or `--watch` to follow.
+enum StationsCommand {
+    static func run(_ options: Command.StationsOptions, environment: [String: String]) -> Int32 {
+        let inbox = Inbox<NodeInput>()
+        let interrupts = Interrupts(inbox: inbox)
+        defer { withExtendedLifetime(interrupts) {} }
+        let printer = EventPrinter(jsonEvents: true, role: "observer")
+        let observer: StationObserver
+        do {
+            observer = try StationObserver(
+                settings: NodeCommands.settings(options.common, reporter: printer, environment: environment), inbox: inbox)
+        } catch { return NodeCommands.fail(error) }
+        defer { observer.close() }
+        let clock = NodeClock()
+        do {
+            if options.watch { return try watch(observer, options: options) }
+            let deadline = clock.now() + Nanos.seconds(options.timeout)
+            while clock.now() < deadline && !observer.settled {
+                _ = try observer.pump(timeoutMs: 50)
+                if observer.takeOtherInputs().contains(where: isQuit) { break }
+            }
+        } catch { return NodeCommands.fail(error) }
+        let stations = observer.summaries()
+        if options.json {
+            Console.out(JSON.array(stations.map(Render.station)).rendered)
+        } else if stations.isEmpty {
+            Console.out("No stations on the air.")
+        } else {
+            Console.out(table(stations))
+        }
+        return ExitCode.success.rawValue
+    }
+
+    static func isQuit(_ input: NodeInput) -> Bool { if case .quit = input { true } else { false } }
+
+    private static func watch(_ observer: StationObserver, options: Command.StationsOptions) throws(NodeError) -> Int32 {
+        let live = !options.json && isatty(STDOUT_FILENO) == 1
+        var drawn = 0
+        var lastDraw: Int64 = 0
+        let clock = NodeClock()
+        while true {
+            let changes = try observer.pump(timeoutMs: 100)
+            if observer.takeOtherInputs().contains(where: isQuit) { return ExitCode.success.rawValue }
+            let stations = observer.summaries()
+            for change in changes {
+                if options.json {
+                    Console.out(
+                        JSON.object([
+                            ("event", .string(EventPrinter.describe(change))),
+                            ("time_ns", .int(NodeClock.realTimeNs())),
+                            ("station_id", .string(id(of: change).hex)),
+                            ("reason", reason(of: change).map(JSON.string) ?? .null),
+                            ("stations", .array(stations.map(Render.station))),
+                        ]).rendered)
+                } else if !live {
+                    Console.out(describe(change, stations: stations))
+                }
+            }
+            if live && (!changes.isEmpty || clock.now() - lastDraw > Nanos.ms(500)) {
+                lastDraw = clock.now()
+                let text = stations.isEmpty ? "No stations on the air (watching; Ctrl-C to stop)." : table(stations)
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                var out = drawn > 0 ? "\u{1B}[\(drawn)F\u{1B}[J" : ""
+                for line in lines { out += line + "\r\n" }
+                drawn = lines.count
+                Console.write(out, to: STDOUT_FILENO)
+            }
+        }
+    }
+
+    static func id(of change: StationDirectory.Change) -> StationID {
+        switch change {
+        case .appeared(let id), .updated(let id), .vanished(let id, _, _): id
+        }
+    }
+
+    static func reason(of change: StationDirectory.Change) -> String? {
+        if case .vanished(_, _, let reason) = change { reason } else { nil }
+    }
+
+    static func describe(_ change: StationDirectory.Change, stations: [StationSummary]) -> String {
+        switch change {
+        case .appeared(let id), .updated(let id):
+            guard let station = stations.first(where: { $0.id == id }) else { return "Station \(id.hex) changed." }
+            let verb = if case .appeared = change { "On the air" } else { "Now" }
+            return "\(verb): '\(station.name)' (\(id.hex)) — \(Render.trackLine(station.snapshot.nowPlaying)), "
+                + "\(station.snapshot.listenerCount) listening, \(station.snapshot.tally.up) up, \(station.snapshot.tally.down) down."
+        case .vanished(let id, let name, let reason):
+            return "Gone: '\(name)' (\(id.hex)) \(reason)."
+        }
+    }
+
+    /// The listing: one row per station.
+    static func table(_ stations: [StationSummary]) -> String {
+        let header = ["STATION", "ID", "NOW PLAYING", "POSITION", "LISTENERS", "VOTES", "HOST"]
+        let rows = stations.map { station -> [String] in
+            let track = station.snapshot.nowPlaying
+            let duration = Render.durationNs(track)
+            return [
+                station.name, station.id.hex,
+                track.map { "\($0.title) — \($0.artist)" } ?? "(nothing)",
+                (station.snapshot.anchor.isPaused ? "paused " : "") + "\(Render.time(station.positionNs))/\(Render.time(duration))",
+                String(station.snapshot.listenerCount), "+\(station.snapshot.tally.up) -\(station.snapshot.tally.down)",
+                "\(station.address):\(station.port)",
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        return ([header] + rows).map { row in
+            row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingWhitespace()
+        }.joined(separator: "\n")
+    }
+}
+
+import Foundation

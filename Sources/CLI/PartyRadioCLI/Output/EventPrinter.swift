@@ -1,0 +1,167 @@
+import Glibc
+import PartyRadioCore
+import PartyRadioNode
+import Synchronization
+
+/// Prints a long-running node's events: a live view redrawn in place on a terminal, one line
+/// per change when stdout is a pipe, or one JSON object per line with `--json-events`.
+final class EventPrinter: NodeReporter {
+    enum Mode { case live, lines, json }
+
+    private let mode: Mode
+    private let role: String
+    private let state = Mutex(ViewState())
+
+    private struct ViewState {
+        var header: [String] = []
+        var drawnLines = 0
+        var notes: [String] = []
+    }
+
+    init(jsonEvents: Bool, role: String) {
+        self.role = role
+        mode = jsonEvents ? .json : (isatty(STDOUT_FILENO) == 1 ? .live : .lines)
+    }
+
+    func report(_ event: NodeEvent) {
+        switch mode {
+        case .json: emit(json(event))
+        case .lines: if let line = line(event) { emit(line) }
+        case .live: live(event)
+        }
+    }
+
+    private func emit(_ text: String) { Console.out(text) }
+
+    // MARK: JSON events
+
+    private func json(_ event: NodeEvent) -> String {
+        var fields: [(String, JSON)] = []
+        let name: String
+        switch event {
+        case .stationStarted(let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
+            name = "station_started"
+            fields = [
+                ("station", .string(station)), ("id", .string(id.hex)), ("interface", .string(interface)),
+                ("address", .string(address)), ("port", .int(port)), ("group", .string(group.description)),
+                ("key_fingerprint", .string(fingerprint)), ("queue_length", .int(count)),
+            ]
+        case .stationPublished(let station):
+            name = "station_published"
+            fields = [("station", .string(station))]
+        case .stationRenamed(let from, let to):
+            name = "station_renamed"
+            fields = [("from", .string(from)), ("to", .string(to))]
+        case .listenersChanged(let count, let joined, let left):
+            name = left ? "listener_left" : "listener_joined"
+            fields = [("listeners", .int(count))] + (joined.map { [("listener", JSON.string($0))] } ?? [])
+        case .voteCounted(let trackID, let choice, let tally, let voter):
+            name = "vote_counted"
+            fields = [
+                ("track_id", .string(trackID)), ("choice", .string(choice.name)), ("up", .int(tally.up)),
+                ("down", .int(tally.down)), ("voter", .string(voter)),
+            ]
+        case .stationStopped(let station):
+            name = "station_stopped"
+            fields = [("station", .string(station))]
+        case .tunedIn(let summary):
+            name = "tuned_in"
+            fields = [("station", Render.station(summary))]
+        case .stationSilent(let station):
+            name = "station_silent"
+            fields = [("station", .string(station))]
+        case .stationBack(let station):
+            name = "station_back"
+            fields = [("station", .string(station))]
+        case .stationGone(let station, let reason):
+            name = "station_gone"
+            fields = [("station", .string(station)), ("reason", .string(reason))]
+        case .state(let snapshot, let position, let change):
+            name = change == .progress ? "progress" : "state"
+            fields = [("change", .string(change.rawValue))] + Render.snapshot(snapshot, positionNs: position)
+        case .warning(let message):
+            name = "warning"
+            fields = [("message", .string(message))]
+        case .stationsChanged(let stations, let change):
+            name = "stations"
+            fields = [("change", .string(Self.describe(change))), ("stations", .array(stations.map(Render.station)))]
+        }
+        return JSON.object([("event", .string(name)), ("time_ns", .int(NodeClock.realTimeNs()))] + fields).rendered
+    }
+
+    static func describe(_ change: StationDirectory.Change) -> String {
+        switch change {
+        case .appeared: "appeared"
+        case .updated: "updated"
+        case .vanished: "vanished"
+        }
+    }
+
+    // MARK: Plain lines
+
+    private func line(_ event: NodeEvent) -> String? {
+        switch event {
+        case .stationStarted(let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
+            return "Station '\(station)' (ID \(id.hex), key \(fingerprint)) on \(interface) \(address):\(port), group \(group), \(count) tracks queued."
+        case .stationPublished(let station):
+            return "Announced as '\(station)' on the local network."
+        case .stationRenamed(let from, let to):
+            return "The name '\(from)' is taken on this network; the station is announced as '\(to)'."
+        case .listenersChanged(let count, let joined, let left):
+            if let joined { return "Listener joined: \(joined) (\(count) listening)." }
+            return left ? "A listener left (\(count) listening)." : nil
+        case .voteCounted(_, let choice, let tally, let voter):
+            return "Vote \(choice.name) from \(voter): \(tally.up) up, \(tally.down) down."
+        case .stationStopped(let station):
+            return "Station '\(station)' is off the air."
+        case .tunedIn(let summary):
+            return "Tuned in to '\(summary.name)' (\(summary.id.hex)) at \(summary.address):\(summary.port)."
+        case .stationSilent(let station):
+            return "Station '\(station)' went silent; waiting for it to come back (Ctrl-C to stop)."
+        case .stationBack(let station):
+            return "Station '\(station)' is back."
+        case .stationGone(let station, let reason):
+            return "Station '\(station)' is off the air: \(reason)"
+        case .state(let snapshot, let position, let change):
+            guard change != .progress else { return nil }
+            let track = snapshot.nowPlaying
+            let status = snapshot.anchor.isPaused ? "Paused" : "Playing"
+            return "\(status): \(Render.trackLine(track)) \(Render.time(position))/\(Render.time(Render.durationNs(track)))"
+                + " | \(snapshot.tally.up) up, \(snapshot.tally.down) down | \(snapshot.listenerCount) listening"
+        case .warning(let message):
+            return "Warning: \(message)"
+        case .stationsChanged:
+            return nil
+        }
+    }
+
+    // MARK: Live view
+
+    private func live(_ event: NodeEvent) {
+        state.withLock { view in
+            switch event {
+            case .state(let snapshot, let position, _):
+                let track = snapshot.nowPlaying
+                let duration = Render.durationNs(track)
+                view.header = [
+                    "\u{1B}[1m\(snapshot.stationName)\u{1B}[0m  \(snapshot.listenerCount) listening  "
+                        + "track \(snapshot.queueIndex + 1)/\(snapshot.queueLength)",
+                    (snapshot.anchor.isPaused ? "|| " : "▶  ") + Render.trackLine(track),
+                    "   \(Render.progressBar(position, duration)) \(Render.time(position)) / \(Render.time(duration))",
+                    "   votes \(Render.voteBar(snapshot.tally))  \(snapshot.tally.up) up  \(snapshot.tally.down) down",
+                    role == "dj" ? "   keys: n next  p prev  space pause/resume  q quit" : "   Ctrl-C to stop",
+                ]
+            default:
+                if let text = line(event) {
+                    view.notes.append(text)
+                    view.notes = Array(view.notes.suffix(5))
+                }
+            }
+            var out = view.drawnLines > 0 ? "\u{1B}[\(view.drawnLines)F" : ""
+            let lines = view.header + view.notes
+            for line in lines { out += "\u{1B}[2K" + line + "\r\n" }
+            view.drawnLines = lines.count
+            Console.write(out, to: STDOUT_FILENO)
+        }
+    }
+}

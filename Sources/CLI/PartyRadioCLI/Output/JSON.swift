@@ -1,0 +1,47 @@
+/// A JSON value for `--json` and `--json-events` output; keys keep their insertion order so
+/// lines read the same every time.
+public enum JSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([(String, JSON)])
+
+    public static func == (lhs: JSON, rhs: JSON) -> Bool { lhs.rendered == rhs.rendered }
+
+    public var rendered: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): value ? "true" : "false"
+        case .integer(let value): String(value)
+        case .double(let value): value.isFinite ? String(value) : "null"
+        case .string(let value): Self.quote(value)
+        case .array(let values): "[" + values.map(\.rendered).joined(separator: ",") + "]"
+        case .object(let pairs): "{" + pairs.map { Self.quote($0.0) + ":" + $0.1.rendered }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension JSON {
+    static func int<T: BinaryInteger>(_ value: T) -> JSON { .integer(Int64(value)) }
+}

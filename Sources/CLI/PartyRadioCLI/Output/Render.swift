@@ -1,0 +1,68 @@
+import PartyRadioCore
+import PartyRadioNode
+
+/// Text and JSON forms of the things commands print.
+enum Render {
+    static func time(_ ns: Int64) -> String {
+        let seconds = max(0, ns / Nanos.perSecond)
+        return "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
+    }
+
+    static func progressBar(_ position: Int64, _ duration: Int64, width: Int = 30) -> String {
+        let filled = duration > 0 ? Int(min(1, Double(position) / Double(duration)) * Double(width)) : 0
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+    }
+
+    static func voteBar(_ tally: Tally, width: Int = 20) -> String {
+        let total = Int(tally.up + tally.down)
+        let up = total > 0 ? Int((Double(tally.up) / Double(total) * Double(width)).rounded()) : 0
+        let down = total > 0 ? width - up : 0
+        return "+" + String(repeating: "+", count: up) + String(repeating: "-", count: down)
+            + String(repeating: " ", count: width - up - down) + "-"
+    }
+
+    static func trackLine(_ track: Track?) -> String {
+        guard let track else { return "(nothing playing)" }
+        return "\(track.title) — \(track.artist)" + (track.album.isEmpty ? "" : " (\(track.album))")
+    }
+
+    static func durationNs(_ track: Track?) -> Int64 { Int64(track?.durationMs ?? 0) * Nanos.perMillisecond }
+
+    // MARK: JSON
+
+    static func track(_ track: Track?) -> JSON {
+        guard let track else { return .null }
+        return .object([
+            ("track_id", .string(track.id)), ("title", .string(track.title)), ("artist", .string(track.artist)),
+            ("album", .string(track.album)), ("duration_ms", .int(track.durationMs)), ("source", .string(track.source)),
+        ])
+    }
+
+    static func snapshot(_ snapshot: StateSnapshot, positionNs: Int64) -> [(String, JSON)] {
+        [
+            ("station", .string(snapshot.stationName)),
+            ("now_playing", track(snapshot.nowPlaying)),
+            ("track_id", snapshot.nowPlaying.map { .string($0.id) } ?? .null),
+            ("position_ms", .int(positionNs / Nanos.perMillisecond)),
+            ("paused", .bool(snapshot.anchor.isPaused)),
+            ("anchor", .object([
+                ("dj_time_ns", .int(snapshot.anchor.djTimeNs)), ("position_ns", .int(snapshot.anchor.positionNs)),
+                ("rate", .double(Double(snapshot.anchor.rateMicros) / 1_000_000)),
+            ])),
+            ("up", .int(snapshot.tally.up)), ("down", .int(snapshot.tally.down)),
+            ("listeners", .int(snapshot.listenerCount)), ("queue_length", .int(snapshot.queueLength)),
+            ("queue_index", .int(snapshot.queueIndex)),
+        ]
+    }
+
+    static func station(_ summary: StationSummary) -> JSON {
+        .object(
+            [
+                ("id", .string(summary.id.hex)), ("name", .string(summary.name)),
+                ("service_name", .string(summary.serviceName)), ("address", .string(summary.address)),
+                ("port", .int(summary.port)), ("group", .string(summary.advert.group.description)),
+                ("key_fingerprint", .string(summary.advert.publicKey.fingerprint)),
+                ("private", .bool(summary.advert.isPrivate)), ("web_port", .int(summary.advert.webPort)),
+            ] + snapshot(summary.snapshot, positionNs: summary.positionNs).filter { $0.0 != "station" })
+    }
+}

@@ -1,0 +1,72 @@
+/// The help pages of the networked commands, and the top-level page.
+enum HelpPages {
+    static let topLevel = """
+        OVERVIEW: A peer-to-peer party radio for the local network.
+
+        One machine hosts a station (the DJ); every other machine on the LAN finds it by itself
+        through mDNS/DNS-SD, plays along, and votes the track up or down. No server, no accounts.
+
+        USAGE: partyradio <command> [options]
+
+        COMMANDS:
+          dj         Host a station (a demo library is generated when you name none).
+          stations   List the stations on the local network.
+          listen     Tune in to a station and follow what it plays.
+          vote       Vote the current track up or down (or clear your vote).
+
+          See 'partyradio <command> --help' for a command's options.
+
+        EXIT CODES: 0 success, 1 runtime failure, 2 usage error, 3 station not found or timed out.
+
+        """
+
+    static func page(for command: String) -> HelpText? {
+        switch command {
+        case "dj":
+            HelpText(
+                overview: "Host a named party station and announce it on the local network.",
+                usage: "partyradio dj --name <name> [--library <dir> ...] [--no-audio] [--json-events] [options]",
+                options: [
+                    ("-n, --name <name>", "The station's name: 1 to 60 characters (required)."),
+                    ("-l, --library <dir>", "Queue the music in this folder; repeat for more. Default: a generated demo library."),
+                    ("--no-audio", "Do not play sound on this machine."),
+                    ("--json-events", "Print one JSON object per line instead of the live view."),
+                    ("--port <port>", "UDP port for listeners (default: any free port)."),
+                ] + CommonOptions.help + [
+                    ("CONTROLS", "Keys on a terminal: n next, p prev, space pause/resume, q quit. Otherwise one command"),
+                    ("", "per line on stdin: next, prev, pause, resume, seek SECONDS, quit."),
+                ])
+        case "stations":
+            HelpText(
+                overview: "List the stations on the local network, with what they play and who listens.",
+                usage: "partyradio stations [--timeout <seconds>] [--watch] [--json] [options]",
+                options: [
+                    ("--timeout <seconds>", "Look for at most this long (default: 3; it ends sooner once all answered)."),
+                    ("-w, --watch", "Keep following stations as they come, change and go."),
+                    ("--json", "Print JSON (with --watch: one object per line)."),
+                ] + CommonOptions.help)
+        case "listen":
+            HelpText(
+                overview: "Tune in to a station and follow what it plays.",
+                usage: "partyradio listen [<station>] [--no-audio] [--json-events] [--timeout <seconds>] [options]",
+                arguments: [("<station>", "Name, unique name prefix or ID. Default: the only station on the air.")],
+                options: [
+                    ("--no-audio", "Do not play sound on this machine."),
+                    ("--json-events", "Print one JSON object per line instead of the live view."),
+                    ("--timeout <seconds>", "How long to look for the station (default: 10)."),
+                ] + CommonOptions.help)
+        case "vote":
+            HelpText(
+                overview: "Vote the track playing now up or down, or clear your vote; returns once the DJ counted it.",
+                usage: "partyradio vote up|down|clear [--station <station>] [--timeout <seconds>] [--json] [options]",
+                arguments: [("up|down|clear", "Your vote. One per listener per track; voting again changes it.")],
+                options: [
+                    ("-s, --station <station>", "Name, unique name prefix or ID. Default: the only station on the air."),
+                    ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
+                    ("--json", "Print the result as JSON."),
+                ] + CommonOptions.help)
+        default:
+            nil
+        }
+    }
+}

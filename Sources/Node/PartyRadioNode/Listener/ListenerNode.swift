@@ -1,0 +1,175 @@
+import Glibc
+import PartyRadioCore
+import PartyRadioNet
+import PartyRadioSecurity
+
+/// A listener: tunes in to a station, follows its snapshots on the multicast group, keeps the
+/// DJ informed with heartbeats, and says when the station goes silent or off air.
+public final class ListenerNode: @unchecked Sendable {
+    private let settings: NodeSettings
+    private let clock: NodeClock
+    private let observer: StationObserver
+    private var station: StationSummary
+    private let transport: Transport
+    private let groupSocket: UDPSocket
+    private var djAddress: SocketAddress
+    private var snapshot: StateSnapshot?
+    private var lastHeardNs: Int64 = 0
+    private var lastHelloNs: Int64 = 0
+    private var lastHeartbeatNs: Int64 = 0
+    private var lastProgressNs: Int64 = 0
+    private var silent = false
+    private var running = true
+    private var reporter: any NodeReporter { settings.reporter }
+
+    public static let heartbeatIntervalNs = Nanos.seconds(1)
+    public static let helloRetryNs = Nanos.ms(300)
+    /// No snapshot for this long and the station is reported silent (snapshots come every 0.5 s).
+    public static let silenceNs = Nanos.seconds(2)
+    /// How often the live view is refreshed between state changes.
+    public static let progressIntervalNs = Nanos.ms(250)
+
+    /// Finds the station (see ``StationObserver/find(_:timeoutNs:clock:)``) and joins its group.
+    /// Returns nil when the user quit while it was looking.
+    public static func tuneIn(
+        _ query: String?, timeoutNs: Int64, settings: NodeSettings, inbox: Inbox<NodeInput>
+    ) throws(NodeError) -> ListenerNode? {
+        let observer = try StationObserver(settings: settings, inbox: inbox)
+        guard let station = try observer.find(query, timeoutNs: timeoutNs, clock: settings.clock) else {
+            observer.close()
+            return nil
+        }
+        return try ListenerNode(station: station, observer: observer, settings: settings)
+    }
+
+    private init(station: StationSummary, observer: StationObserver, settings: NodeSettings) throws(NodeError) {
+        self.settings = settings
+        self.observer = observer
+        self.station = station
+        clock = settings.clock
+        transport = Transport(
+            socket: observer.transport.socket, identity: observer.transport.identity, stationID: station.id, clock: clock)
+        guard let address = SocketAddress(station.address, port: station.port) else {
+            throw NodeError("The station's address '\(station.address)' is not IPv4.")
+        }
+        djAddress = address
+        let group = station.advert.group
+        do {
+            groupSocket = try UDPSocket()
+            try groupSocket.allowAddressReuse()
+            try groupSocket.bind(SocketAddress(group.addressString, port: group.port)!)
+            try groupSocket.join(group, interface: observer.interface)
+        } catch {
+            throw NodeError("Cannot join the station's multicast group \(group): \(error); check --interface.")
+        }
+        snapshot = station.snapshot
+        lastHeardNs = clock.now()
+        reporter.report(.tunedIn(station))
+    }
+
+    /// Runs until quit, or until the station says goodbye.
+    public func run() throws(NodeError) {
+        let hostName = Self.hostName()
+        defer { observer.close() }
+        while running {
+            _ = waitReadable(
+                [observer.inbox.wakeDescriptor, transport.socket.descriptor, groupSocket.descriptor], timeoutMs: 50)
+            // Keep the observer's DNS-SD view fresh: a restarted DJ may come back on a new port.
+            for change in try observer.handleReady() {
+                if case .vanished(let id, _, let reason) = change, id == station.id, reason == "withdrawn" {
+                    stationGone(reason: "withdrawn from the network")
+                }
+            }
+            for input in observer.takeOtherInputs() {
+                if case .quit = input { running = false }
+            }
+            if let entry = observer.directory.entries[station.id],
+                let address = SocketAddress(entry.address, port: entry.port), address != djAddress
+            {
+                djAddress = address
+                lastHelloNs = 0
+            }
+            let now = clock.now()
+            let policy = SenderPolicy.station(station.id, station.advert.publicKey)
+            for received in transport.receiveAll(from: groupSocket, policy: policy, now: now)
+                + transport.receiveAll(policy: policy, now: now)
+            {
+                handle(received, now: now)
+            }
+            keepInTouch(now: now, hostName: hostName)
+        }
+        for _ in 0..<2 { transport.send(.leave(Leave()), to: djAddress) }
+    }
+
+    private func handle(_ received: Received, now: Int64) {
+        guard running else { return }  // after a goodbye, the rest of the batch is moot
+        switch received.message {
+        case .stateSnapshot(let new):
+            lastHeardNs = now
+            if silent {
+                silent = false
+                reporter.report(.stationBack(name: new.stationName))
+            }
+            let old = snapshot
+            snapshot = new
+            let change = Self.change(from: old, to: new)
+            if let change {
+                lastProgressNs = now
+                reporter.report(.state(new, positionNs: position(of: new, now: now), change: change))
+            }
+        case .goodbye(let goodbye):
+            stationGone(reason: goodbye.reason)
+        default:
+            break
+        }
+    }
+
+    private func stationGone(reason: String) {
+        reporter.report(.stationGone(name: snapshot?.stationName ?? station.name, reason: reason))
+        running = false
+    }
+
+    /// Hello until the DJ has answered, heartbeats after; the silent-station warning; progress.
+    private func keepInTouch(now: Int64, hostName: String) {
+        let answered = lastHelloNs != 0 && lastHeardNs > lastHelloNs
+        if !answered && now - lastHelloNs >= Self.helloRetryNs {
+            transport.send(.hello(Hello(listenerName: hostName)), to: djAddress)
+            lastHelloNs = now
+            lastHeartbeatNs = now
+        } else if now - lastHeartbeatNs >= Self.heartbeatIntervalNs {
+            transport.send(.heartbeat(Heartbeat()), to: djAddress)
+            lastHeartbeatNs = now
+        }
+        if !silent && now - lastHeardNs > Self.silenceNs {
+            silent = true
+            lastHelloNs = 0  // say hello again when it comes back
+            reporter.report(.stationSilent(name: snapshot?.stationName ?? station.name))
+        }
+        if let snapshot, !silent, now - lastProgressNs >= Self.progressIntervalNs {
+            lastProgressNs = now
+            reporter.report(.state(snapshot, positionNs: position(of: snapshot, now: now), change: .progress))
+        }
+    }
+
+    /// Where the station is now. Until clock synchronisation lands, the DJ clock is taken to be ours.
+    private func position(of snapshot: StateSnapshot, now: Int64) -> Int64 {
+        snapshot.anchor.position(
+            atDJTime: now, durationNs: snapshot.nowPlaying.map { Int64($0.durationMs) * Nanos.perMillisecond })
+    }
+
+    static func change(from old: StateSnapshot?, to new: StateSnapshot) -> NodeEvent.StateChange? {
+        guard let old else { return .track }
+        if old.nowPlaying?.id != new.nowPlaying?.id || old.queueIndex != new.queueIndex { return .track }
+        if old.anchor.isPaused != new.anchor.isPaused { return new.anchor.isPaused ? .paused : .resumed }
+        if old.anchor != new.anchor { return .seek }
+        if old.tally != new.tally { return .votes }
+        if old.listenerCount != new.listenerCount { return .listeners }
+        return nil
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,32 @@
+import Glibc
+import PartyRadioCore
+
+/// The node's wall clock: CLOCK_REALTIME in nanoseconds, optionally made wrong on purpose
+/// (`--clock-offset-ms`, `--clock-drift-ppm`) so that clock synchronisation can be tested on
+/// one machine whose namespaces all share one kernel clock.
+public struct NodeClock: NanoClock {
+    public let offsetNs: Int64
+    public let driftPPM: Double
+    private let originNs: Int64
+
+    public init(offsetMs: Double = 0, driftPPM: Double = 0) {
+        offsetNs = Int64(offsetMs * 1_000_000)
+        self.driftPPM = driftPPM
+        originNs = Self.realTimeNs()
+    }
+
+    /// The machine's true CLOCK_REALTIME, untouched by the testing offsets.
+    public static func realTimeNs() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+
+    public func now() -> Int64 { localTime(atRealTime: Self.realTimeNs()) }
+
+    /// What this node's clock reads when the true clock reads `real`.
+    public func localTime(atRealTime real: Int64) -> Int64 {
+        let drift = Int64(Double(real - originNs) * driftPPM / 1_000_000)
+        return real + offsetNs + drift
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioNet
+import PartyRadioSecurity
+
+/// What every node needs to start: interface, state directory, identity, clock, output.
+public struct NodeSettings: Sendable {
+    public var interfaceName: String?
+    public var stateDirectory: URL
+    public var clock: NodeClock
+    public var reporter: any NodeReporter
+
+    public init(interfaceName: String?, stateDirectory: URL, clock: NodeClock = NodeClock(), reporter: any NodeReporter) {
+        self.interfaceName = interfaceName
+        self.stateDirectory = stateDirectory
+        self.clock = clock
+        self.reporter = reporter
+    }
+
+    /// `$XDG_STATE_HOME/partyradio`, else `~/.local/state/partyradio`.
+    public static func defaultStateDirectory(environment: [String: String]) -> URL {
+        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("partyradio")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/state/partyradio")
+    }
+
+    func chooseInterface() throws(NodeError) -> NetworkInterface {
+        do { return try NetworkInterface.choose(interfaceName) } catch { throw NodeError(error.description) }
+    }
+
+    func identity(_ name: String) throws(NodeError) -> Identity {
+        do { return try KeyStore(directory: stateDirectory).loadOrCreate(name) } catch {
+            throw NodeError(error.description)
+        }
+    }
+
+    func avahi(interface: NetworkInterface, inbox: Inbox<NodeInput>) throws(NodeError) -> AvahiSession {
+        do {
+            return try AvahiSession(interfaceIndex: interface.index) { event in
+                inbox.push(.avahi(AvahiEventBox(event: event)))
+            }
+        } catch { throw NodeError(error.description) }
+    }
+
+    /// An unbound-port UDP socket for unicast traffic, multicast-sending on `interface`.
+    func unicastSocket(interface: NetworkInterface, port: UInt16 = 0) throws(NodeError) -> UDPSocket {
+        do {
+            let socket = try UDPSocket()
+            try socket.bind(.any(port: port))
+            try socket.configureMulticastSending(interface: interface)
+            return socket
+        } catch { throw NodeError("Cannot open a UDP socket: \(error); check --interface and --port.") }
+    }
+}

@@ -1,0 +1,74 @@
+import PartyRadioCore
+
+/// A station as an observer sees it: DNS-SD facts plus the last snapshot heard.
+public struct StationSummary: Sendable, Equatable {
+    public var id: StationID
+    public var serviceName: String
+    public var address: String
+    public var port: UInt16
+    public var advert: StationAdvert
+    public var snapshot: StateSnapshot
+    /// The station's position as estimated when the summary was made.
+    public var positionNs: Int64
+
+    public var name: String { snapshot.stationName }
+}
+
+/// What nodes tell their user. The CLI renders these as a live terminal view or, with
+/// `--json-events`, as one JSON object per line.
+public enum NodeEvent: Sendable {
+    // DJ
+    case stationStarted(name: String, id: StationID, interface: String, address: String, port: UInt16,
+                        group: MulticastGroup, fingerprint: String, queueLength: Int)
+    case stationPublished(name: String)
+    case stationRenamed(from: String, to: String)
+    case listenersChanged(count: Int, joined: String?, left: Bool)
+    case voteCounted(trackID: String, choice: VoteChoice, tally: Tally, voter: String)
+    case stationStopped(name: String)
+    // Listener
+    case tunedIn(StationSummary)
+    case stationSilent(name: String)
+    case stationBack(name: String)
+    case stationGone(name: String, reason: String)
+    // Both: the state changed (track, pause, votes, listeners), or a periodic progress update.
+    case state(StateSnapshot, positionNs: Int64, change: StateChange)
+    case warning(String)
+    // Observer
+    case stationsChanged([StationSummary], change: StationDirectory.Change)
+
+    public enum StateChange: String, Sendable {
+        case track, paused, resumed, seek, votes, listeners, progress
+    }
+}
+
+/// Receives a node's events; called on the node's own thread.
+public protocol NodeReporter: Sendable {
+    func report(_ event: NodeEvent)
+}
+
+/// Why a node could not run, with what to do in the message. `exitCode` follows PRODUCT.md.
+public struct NodeError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public let exitCode: Int32
+
+    public init(_ description: String, exitCode: Int32 = 1) {
+        self.description = description
+        self.exitCode = exitCode
+    }
+
+    public static func notFound(_ description: String) -> NodeError { NodeError(description, exitCode: 3) }
+}
+
+/// Things from other threads that wake a node: a user's command, an Avahi event, a signal.
+public enum NodeInput: Sendable {
+    case command(String)
+    case avahi(AvahiEventBox)
+    case quit
+}
+
+/// Boxes an Avahi event (keeps PartyRadioNet out of the CLI's imports).
+public struct AvahiEventBox: Sendable {
+    let event: PartyRadioNet.AvahiEvent
+}
+
+import PartyRadioNet

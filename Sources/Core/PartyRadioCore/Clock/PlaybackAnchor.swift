@@ -28,11 +28,10 @@ public struct PlaybackAnchor: Hashable, Sendable {
 
     /// The position at DJ-clock instant `djTime`, never below zero nor past `durationNs` (when given).
     public func position(atDJTime djTime: Int64, durationNs: Int64? = nil) -> Int64 {
-        let elapsed = djTime &- djTimeNs
-        // Split to avoid overflow: elapsed * rate / 1e6 with elapsed up to ~292 years is fine in 128 bits.
-        let advanced = Int64(
-            clamping: (Int128(elapsed) * Int128(rateMicros)) / Int128(Self.normalRate))
-        var position = positionNs.addingReportingOverflow(advanced).overflow ? Int64.max : positionNs + advanced
+        // 128-bit arithmetic: values from the wire may be anything, and must never trap.
+        let elapsed = Int128(djTime) - Int128(djTimeNs)
+        let advanced = elapsed * Int128(rateMicros) / Int128(Self.normalRate)
+        var position = Int64(clamping: Int128(positionNs) + advanced)
         position = max(0, position)
         if let durationNs, durationNs > 0 { position = min(position, durationNs) }
         return position
@@ -41,7 +40,7 @@ public struct PlaybackAnchor: Hashable, Sendable {
     /// The DJ-clock instant at which the track reaches `durationNs`, or nil while paused.
     public func djTime(whenPositionReaches target: Int64) -> Int64? {
         guard rateMicros > 0 else { return nil }
-        let remaining = Int128(target - positionNs) * Int128(Self.normalRate) / Int128(rateMicros)
-        return djTimeNs + Int64(clamping: remaining)
+        let remaining = (Int128(target) - Int128(positionNs)) * Int128(Self.normalRate) / Int128(rateMicros)
+        return Int64(clamping: Int128(djTimeNs) + remaining)
     }
 }

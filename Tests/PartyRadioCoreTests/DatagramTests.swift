@@ -1,0 +1,113 @@
+import Testing
+@testable import PartyRadioCore
+
+@Suite struct DatagramTests {
+    let station = StationID(rawValue: 0x0123_4567_89AB_CDEF)
+
+    @Test func everyKindRoundTrips() throws {
+        #expect(Set(Samples.messages.map(\.kind)) == Set(MessageKind.allCases))
+        for (index, message) in Samples.messages.enumerated() {
+            let bytes = try Datagram.encode(message, stationID: station, sequence: UInt64(index), signer: FakeSigner(7))
+            let decoded = try Datagram.decode(bytes)
+            #expect(decoded.message == message)
+            #expect(decoded.header.stationID == station)
+            #expect(decoded.header.sequence == UInt64(index))
+            #expect(decoded.header.sender == FakeSigner(7).publicKey)
+            #expect(decoded.signature == FakeSigner(7).sign(decoded.signedBytes))
+            #expect(decoded.signedBytes + decoded.signature == bytes)
+        }
+    }
+
+    @Test func headerLayoutMatchesTheSpec() throws {
+        let bytes = try Datagram.encode(.heartbeat(Heartbeat()), stationID: station, sequence: 0x0102, signer: FakeSigner(9))
+        #expect(bytes.count == MessageHeader.size + Datagram.signatureSize)
+        #expect(Array(bytes[0..<4]) == [0x50, 0x52, 1, MessageKind.heartbeat.rawValue])
+        #expect(Array(bytes[4..<12]) == [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF])
+        #expect(Array(bytes[12..<44]) == [UInt8](repeating: 9, count: 32))
+        #expect(Array(bytes[44..<52]) == [0, 0, 0, 0, 0, 0, 0x01, 0x02])
+    }
+
+    @Test func oversizedFieldsAreCutToFitOneDatagram() throws {
+        let bytes = try Datagram.encode(
+            .stateSnapshot(Samples.snapshot(Samples.longTrack)), stationID: station, sequence: 1, signer: FakeSigner(1))
+        #expect(bytes.count <= Datagram.maxSize)
+        guard case .stateSnapshot(let decoded) = try Datagram.decode(bytes).message else {
+            Issue.record("not a snapshot")
+            return
+        }
+        #expect(decoded.nowPlaying?.title.utf8.count ?? 0 <= StateSnapshot.Limit.text)
+        #expect(decoded.nowPlaying?.title.allSatisfy { $0 == "é" } == true)
+        #expect(decoded.nowPlaying?.artist.allSatisfy { $0 == "🎸" } == true)
+    }
+
+    @Test func everyTruncationOfEveryMessageIsRejected() throws {
+        for message in Samples.messages {
+            let bytes = try Datagram.encode(message, stationID: station, sequence: 5, signer: FakeSigner(3))
+            for length in 0..<bytes.count {
+                #expect(throws: WireError.self) { try Datagram.decode(Array(bytes.prefix(length))) }
+            }
+        }
+    }
+
+    @Test func unknownVersionsAndKindsAreReportedAsSuch() throws {
+        var bytes = try Datagram.encode(.query(Query()), stationID: station, sequence: 1, signer: FakeSigner(3))
+        bytes[2] = 2
+        #expect(throws: WireError.unknownVersion(2)) { try Datagram.decode(bytes) }
+        bytes[2] = 1
+        bytes[3] = 200
+        #expect(throws: WireError.unknownKind(200)) { try Datagram.decode(bytes) }
+        bytes[0] = 0
+        #expect(throws: WireError.badMagic) { try Datagram.decode(bytes) }
+    }
+
+    @Test func oversizedAndTrailingBytesAreRejected() throws {
+        #expect(throws: WireError.oversized(1201)) { try Datagram.decode([UInt8](repeating: 0x50, count: 1201)) }
+        let bytes = try Datagram.encode(.vote(Vote(trackID: "1", choice: .up)), stationID: station, sequence: 1, signer: FakeSigner(3))
+        // An extra byte inside the signed part shifts the body: trailing bytes or a bad field, never success.
+        var padded = Array(bytes.dropLast(64)) + [0] + Array(bytes.suffix(64))
+        #expect(throws: WireError.self) { try Datagram.decode(padded) }
+        padded = bytes
+        padded[MessageHeader.size + 2] = 9  // vote choice 9 does not exist
+        #expect(throws: WireError.self) { try Datagram.decode(padded) }
+    }
+
+    @Test func randomBytesNeverCrash() {
+        var generator = SeededGenerator(seed: 2024)
+        var decoded = 0
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...1300, using: &generator)
+            var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if length > 4 && Bool.random(using: &generator) {
+                bytes[0] = 0x50; bytes[1] = 0x52; bytes[2] = 1
+                bytes[3] = UInt8.random(in: 0...9, using: &generator)
+            }
+            if (try? Datagram.decode(bytes)) != nil { decoded += 1 }
+        }
+        #expect(decoded < 20_000)
+    }
+
+    @Test func mutatedValidDatagramsNeverCrash() throws {
+        var generator = SeededGenerator(seed: 77)
+        for message in Samples.messages {
+            let bytes = try Datagram.encode(message, stationID: station, sequence: 5, signer: FakeSigner(3))
+            for _ in 0..<2_000 {
+                var mutated = bytes
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+                _ = try? Datagram.decode(mutated)
+            }
+        }
+    }
+
+    @Test func dropCountersCountByReason() {
+        var counters = DropCounters()
+        counters.record(.truncated)
+        counters.record(.truncated)
+        counters.record(.unknownKind(9))
+        counters.record(.malformed("x"))
+        counters.record(.trailingBytes(1))
+        #expect(counters.counts == ["truncated": 2, "unknown_kind": 1, "malformed": 2])
+        #expect(counters.total == 5)
+    }
+}

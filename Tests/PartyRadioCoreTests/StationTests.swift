@@ -1,0 +1,121 @@
+import Testing
+@testable import PartyRadioCore
+
+@Suite struct VoteBookTests {
+    let alice = PublicKey(bytes: [UInt8](repeating: 1, count: 32))!
+    let bob = PublicKey(bytes: [UInt8](repeating: 2, count: 32))!
+
+    @Test func oneVotePerVoterChangeableAndClearable() {
+        var book = VoteBook(trackID: "t1")
+        #expect(ok(book.apply(voter: alice, trackID: "t1", choice: .up) == .counted))
+        #expect(ok(book.apply(voter: alice, trackID: "t1", choice: .up) == .counted))
+        #expect(book.tally == Tally(up: 1, down: 0))
+        #expect(ok(book.apply(voter: bob, trackID: "t1", choice: .down) == .counted))
+        #expect(ok(book.apply(voter: alice, trackID: "t1", choice: .down) == .counted))
+        #expect(book.tally == Tally(up: 0, down: 2))
+        #expect(ok(book.apply(voter: alice, trackID: "t1", choice: .clear) == .counted))
+        #expect(book.tally == Tally(up: 0, down: 1))
+        #expect(book.choice(of: alice) == .clear)
+    }
+
+    @Test func staleTracksChangeNothingAndResetForgets() {
+        var book = VoteBook(trackID: "t1")
+        _ = book.apply(voter: alice, trackID: "t1", choice: .up)
+        #expect(ok(book.apply(voter: bob, trackID: "t0", choice: .down) == .staleTrack))
+        #expect(book.tally == Tally(up: 1, down: 0))
+        book.reset(trackID: "t2")
+        #expect(book.tally == Tally())
+        var empty = VoteBook()
+        #expect(ok(empty.apply(voter: alice, trackID: "t1", choice: .up) == .noTrack))
+    }
+}
+
+@Suite struct RosterAndReplayTests {
+    let key = PublicKey(bytes: [UInt8](repeating: 5, count: 32))!
+
+    @Test func listenersJoinBeatLeaveAndExpire() {
+        var roster = ListenerRoster(timeoutNs: 3_000)
+        #expect(ok(roster.join(key, name: "a", now: 0)))
+        #expect(!ok(roster.heartbeat(key, now: 2_000)))
+        #expect(ok(roster.expire(now: 4_000) == 0))
+        #expect(ok(roster.expire(now: 5_001) == 1))
+        #expect(ok(roster.heartbeat(key, now: 6_000)))  // an unknown listener's heartbeat is a join
+        #expect(ok(roster.leave(key)))
+        #expect(!ok(roster.leave(key)))
+        #expect(roster.count == 0)
+    }
+
+    @Test func replayWindowAcceptsEachSequenceOnceEvenReordered() {
+        var window = ReplayWindow()
+        #expect(ok(window.accept(100, from: key)))
+        #expect(!ok(window.accept(100, from: key)))
+        #expect(ok(window.accept(102, from: key)))
+        #expect(ok(window.accept(101, from: key)))
+        #expect(!ok(window.accept(101, from: key)))
+        #expect(ok(window.accept(300, from: key)))
+        #expect(!ok(window.accept(200, from: key)))  // older than the window
+        #expect(ok(window.accept(299, from: key)))
+        window.forget(key)
+        #expect(ok(window.accept(5, from: key)))
+    }
+
+    @Test func replayWindowForgetsTheLeastRecentSenderWhenFull() {
+        var window = ReplayWindow(capacity: 2)
+        let keys = (1...3).map { PublicKey(bytes: [UInt8](repeating: $0, count: 32))! }
+        #expect(ok(window.accept(10, from: keys[0])))
+        #expect(ok(window.accept(10, from: keys[1])))
+        #expect(ok(window.accept(10, from: keys[2])))  // evicts keys[0]
+        #expect(ok(window.accept(10, from: keys[0])))
+        #expect(!ok(window.accept(10, from: keys[2])))
+    }
+}
+
+@Suite struct StationEngineTests {
+    let listener = PublicKey(bytes: [UInt8](repeating: 8, count: 32))!
+    var queue: [Track] {
+        (1...3).map { Track(id: "t\($0)", title: "T\($0)", artist: "A", album: "", durationMs: 10_000, source: "s\($0)") }
+    }
+
+    @Test func skipPauseResumeAndWrap() {
+        var engine = StationEngine(name: "S", queue: queue, now: 0)
+        #expect(engine.positionNs(at: Nanos.seconds(4)) == Nanos.seconds(4))
+        #expect(ok(engine.pause(now: Nanos.seconds(4))))
+        #expect(!ok(engine.pause(now: Nanos.seconds(5))))
+        #expect(engine.positionNs(at: Nanos.seconds(9)) == Nanos.seconds(4))
+        #expect(ok(engine.resume(now: Nanos.seconds(9))))
+        #expect(engine.positionNs(at: Nanos.seconds(10)) == Nanos.seconds(5))
+        #expect(ok(engine.next(now: Nanos.seconds(10)) && engine.nowPlaying?.id == "t2"))
+        #expect(engine.positionNs(at: Nanos.seconds(10)) == 0)
+        _ = engine.next(now: Nanos.seconds(11))
+        _ = engine.next(now: Nanos.seconds(12))
+        #expect(engine.nowPlaying?.id == "t1")  // wrapped
+        _ = engine.previous(now: Nanos.seconds(12))
+        #expect(engine.nowPlaying?.id == "t1")  // restarts the first
+    }
+
+    @Test func finishedTracksAdvanceWithoutLosingTime() {
+        var engine = StationEngine(name: "S", queue: queue, now: 0)
+        #expect(!ok(engine.tick(now: Nanos.seconds(9))))
+        #expect(ok(engine.tick(now: Nanos.seconds(10.5))))
+        #expect(engine.nowPlaying?.id == "t2")
+        #expect(engine.positionNs(at: Nanos.seconds(10.5)) == Nanos.seconds(0.5))
+    }
+
+    @Test func votesResetOnTrackChangeAndAcksCarryTheTally() {
+        var engine = StationEngine(name: "S", queue: queue, now: 0)
+        _ = engine.hello(from: listener, name: "l", now: 0)
+        let ack = engine.vote(from: listener, trackID: "t1", choice: .up, sequence: 9)
+        #expect(ack.status == .counted && ack.tally == Tally(up: 1) && ack.listenerCount == 1 && ack.voteSequence == 9)
+        #expect(engine.snapshot(now: 0).tally == Tally(up: 1))
+        _ = engine.next(now: 1)
+        #expect(engine.snapshot(now: 1).tally == Tally())
+        #expect(ok(engine.vote(from: listener, trackID: "t1", choice: .down, sequence: 10).status == .staleTrack))
+    }
+
+    @Test func anEmptyQueueIsQuiet() {
+        var engine = StationEngine(name: "S", queue: [], now: 0)
+        #expect(ok(!engine.next(now: 1) && !engine.pause(now: 1) && !engine.tick(now: 100)))
+        #expect(engine.snapshot(now: 1).nowPlaying == nil)
+        #expect(ok(engine.enqueue(queue, now: 2) && engine.nowPlaying?.id == "t1"))
+    }
+}

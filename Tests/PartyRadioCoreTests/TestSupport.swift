@@ -1,0 +1,52 @@
+@testable import PartyRadioCore
+
+/// A deterministic stand-in signer: the core's codec is tested without libsodium; the real
+/// Ed25519 signer is tested in the adapter tests.
+struct FakeSigner: Signer {
+    let publicKey: PublicKey
+    init(_ seed: UInt8) { publicKey = PublicKey(bytes: [UInt8](repeating: seed, count: 32))! }
+    func sign(_ bytes: [UInt8]) -> [UInt8] {
+        (0..<64).map { index in bytes.reduce(UInt8(index)) { $0 &+ $1 } }
+    }
+}
+
+/// A seeded generator so that "random" tests fail the same way twice.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 2_685_821_657_736_338_717
+    }
+}
+
+enum Samples {
+    static let track = Track(
+        id: "1440857781", title: "Señorita 🎶", artist: "Shawn Mendes & Camila Cabello", album: "Señorita - Single",
+        durationMs: 190_799, source: "https://audio-ssl.itunes.apple.com/preview.m4a")
+
+    static let longTrack = Track(
+        id: String(repeating: "9", count: 300), title: String(repeating: "é", count: 300),
+        artist: String(repeating: "🎸", count: 100), album: String(repeating: "a", count: 1000),
+        durationMs: .max, source: "http://" + String(repeating: "x", count: 2000))
+
+    static func snapshot(_ track: Track? = track) -> StateSnapshot {
+        StateSnapshot(
+            stationName: "Rooftop", nowPlaying: track,
+            anchor: PlaybackAnchor(djTimeNs: 1_700_000_000_000_000_000, positionNs: 12_345_678_901, rateMicros: 1_000_000),
+            tally: Tally(up: 3, down: 1), listenerCount: 7, queueLength: 12, queueIndex: 4, sentAtNs: 1_700_000_000_123_000_000)
+    }
+
+    /// One of every message kind.
+    static let messages: [Message] = [
+        .stateSnapshot(snapshot()), .stateSnapshot(snapshot(nil)), .hello(Hello(listenerName: "kitchen-pi")),
+        .heartbeat(Heartbeat()), .leave(Leave()), .vote(Vote(trackID: "1440857781", choice: .down)),
+        .voteAck(VoteAck(voteSequence: 42, status: .counted, trackID: "1440857781", choice: .up, tally: Tally(up: 5, down: 2), listenerCount: 9)),
+        .goodbye(Goodbye(reason: "The DJ ended the station.")), .query(Query()),
+    ]
+}
+
+/// Wraps a mutating call so `#expect` does not try to take its receiver apart.
+func ok(_ value: Bool) -> Bool { value }

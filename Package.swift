@@ -64,6 +64,9 @@ let package = Package(
         .testTarget(
             name: "PartyRadioAdapterTests",
             dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
+        .testTarget(
+            name: "PartyRadioNodeTests",
+            dependencies: ["PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
         .testTarget(name: "PartyRadioCLITests", dependencies: ["PartyRadioCLI", "PartyRadioCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
     ]

@@ -9,7 +9,7 @@ enum NodeCommands {
             interfaceName: common.interface,
             stateDirectory: common.stateDir.map { URL(fileURLWithPath: $0) }
                 ?? NodeSettings.defaultStateDirectory(environment: environment),
-            reporter: reporter)
+            reporter: reporter, faults: NodeSettings.faults(environment: environment))
     }
 
     static func fail(_ error: NodeError) -> Int32 {

@@ -49,7 +49,7 @@ public final class DJNode: @unchecked Sendable {
         let identity = try settings.identity("station")
         let stationID = identity.stationID
         let socket = try settings.unicastSocket(interface: interface, port: configuration.port)
-        transport = Transport(socket: socket, identity: identity, stationID: stationID, clock: clock)
+        transport = settings.transport(socket: socket, identity: identity, stationID: stationID)
         let group = stationID.multicastGroup
         groupAddress = SocketAddress(group.addressString, port: group.port)!
         advert = StationAdvert(stationID: stationID, group: group, publicKey: identity.publicKey)

@@ -47,8 +47,8 @@ public final class ListenerNode: @unchecked Sendable {
         self.observer = observer
         self.station = station
         clock = settings.clock
-        transport = Transport(
-            socket: observer.transport.socket, identity: observer.transport.identity, stationID: station.id, clock: clock)
+        transport = settings.transport(
+            socket: observer.transport.socket, identity: observer.transport.identity, stationID: station.id)
         guard let address = SocketAddress(station.address, port: station.port) else {
             throw NodeError("The station's address '\(station.address)' is not IPv4.")
         }

@@ -32,7 +32,7 @@ public final class StationObserver: @unchecked Sendable {
         interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
         let socket = try settings.unicastSocket(interface: interface)
-        transport = Transport(socket: socket, identity: identity, stationID: StationID(rawValue: 0), clock: clock)
+        transport = settings.transport(socket: socket, identity: identity, stationID: StationID(rawValue: 0))
         avahi = try settings.avahi(interface: interface, inbox: inbox)
         do { try avahi.browse(type: StationAdvert.serviceType) } catch { throw NodeError(error.description) }
     }

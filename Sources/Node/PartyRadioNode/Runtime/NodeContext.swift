@@ -9,12 +9,32 @@ public struct NodeSettings: Sendable {
     public var stateDirectory: URL
     public var clock: NodeClock
     public var reporter: any NodeReporter
+    /// Test-only outgoing loss (`PARTYRADIO_FAULT_LOSS=0.3`, seeded by `PARTYRADIO_FAULT_SEED`).
+    public var faults: FaultInjector?
 
-    public init(interfaceName: String?, stateDirectory: URL, clock: NodeClock = NodeClock(), reporter: any NodeReporter) {
+    public init(
+        interfaceName: String?, stateDirectory: URL, clock: NodeClock = NodeClock(), reporter: any NodeReporter,
+        faults: FaultInjector? = nil
+    ) {
         self.interfaceName = interfaceName
         self.stateDirectory = stateDirectory
         self.clock = clock
         self.reporter = reporter
+        self.faults = faults
+    }
+
+    /// The fault layer asked for in the environment, if any; off by default.
+    public static func faults(environment: [String: String]) -> FaultInjector? {
+        guard let share = environment["PARTYRADIO_FAULT_LOSS"].flatMap(Double.init), share > 0, share < 1 else {
+            return nil
+        }
+        return FaultInjector(lossShare: share, seed: environment["PARTYRADIO_FAULT_SEED"].flatMap(UInt64.init) ?? 1)
+    }
+
+    func transport(socket: UDPSocket, identity: Identity, stationID: StationID) -> Transport {
+        let transport = Transport(socket: socket, identity: identity, stationID: stationID, clock: clock)
+        transport.faults = faults
+        return transport
     }
 
     /// `$XDG_STATE_HOME/partyradio`, else `~/.local/state/partyradio`.

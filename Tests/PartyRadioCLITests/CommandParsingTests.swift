@@ -1,0 +1,86 @@
+import Testing
+@testable import PartyRadioCLI
+@testable import PartyRadioCore
+
+@Suite struct CommandParsingTests {
+    func usage(_ arguments: [String]) -> UsageError? {
+        do {
+            _ = try Command.parse(arguments)
+            return nil
+        } catch { return error }
+    }
+
+    @Test func djNeedsAValidName() throws {
+        guard case .dj(let options) = try Command.parse(["dj", "--name", " Rooftop ", "--library", "/a", "-l", "/b", "--no-audio", "--json-events", "--port", "4000", "--interface", "eth0", "--state-dir", "/tmp/s"]) else {
+            Issue.record("not dj")
+            return
+        }
+        #expect(options.name.value == "Rooftop")
+        #expect(options.libraries == ["/a", "/b"])
+        #expect(options.noAudio && options.jsonEvents && options.port == 4000)
+        #expect(options.common == CommonOptions(interface: "eth0", stateDir: "/tmp/s"))
+        #expect(usage(["dj"])?.message.contains("--name") == true)
+        #expect(usage(["dj", "--name", "   "])?.message.contains("empty") == true)
+        #expect(usage(["dj", "--name", String(repeating: "x", count: 61)])?.message.contains("61") == true)
+        #expect(usage(["dj", "--name=Roof", "--port", "70000"])?.message.contains("65535") == true)
+        #expect(usage(["dj", "--name", "x", "--bogus"]) == UsageError("Unknown option '--bogus'.", command: "dj"))
+        #expect(usage(["dj", "--name"])?.message == "Missing value for '--name'.")
+        #expect(try Command.parse(["dj", "--name=Roof Top"]) == .dj(Command.DJOptions(name: try StationName(validating: "Roof Top"))))
+    }
+
+    @Test func voteTakesAChoiceAndOptions() throws {
+        #expect(try Command.parse(["vote", "up"]) == .vote(Command.VoteOptions(choice: .up)))
+        guard case .vote(let options) = try Command.parse(["vote", "--station", "Roof", "DOWN", "--timeout", "2.5", "--json"]) else {
+            Issue.record("not vote")
+            return
+        }
+        #expect(options.choice == .down && options.station == "Roof" && options.timeout == 2.5 && options.json)
+        #expect(usage(["vote"])?.message.contains("up") == true)
+        #expect(usage(["vote", "sideways"]) != nil)
+        #expect(usage(["vote", "up", "down"]) != nil)
+        #expect(usage(["vote", "up", "--timeout", "-1"])?.command == "vote")
+        #expect(usage(["vote", "up", "--timeout", "nan"]) != nil)
+    }
+
+    @Test func listenAndStations() throws {
+        #expect(try Command.parse(["listen"]) == .listen(Command.ListenOptions()))
+        guard case .listen(let listen) = try Command.parse(["listen", "Roof", "--no-audio", "--timeout", "3"]) else {
+            Issue.record("not listen")
+            return
+        }
+        #expect(listen.station == "Roof" && listen.noAudio && listen.timeout == 3)
+        #expect(usage(["listen", "a", "b"]) != nil)
+        guard case .stations(let stations) = try Command.parse(["stations", "-w", "--json", "--timeout", "1"]) else {
+            Issue.record("not stations")
+            return
+        }
+        #expect(stations.watch && stations.json && stations.timeout == 1)
+        #expect(usage(["stations", "extra"])?.message == "Unexpected argument 'extra'.")
+    }
+
+    @Test func helpAndUnknownCommands() throws {
+        #expect(try Command.parse([]) == .help(nil))
+        #expect(try Command.parse(["--help"]) == .help(nil))
+        #expect(try Command.parse(["vote", "--help"]) == .help("vote"))
+        #expect(try Command.parse(["dj", "-h", "--bogus"]) == .help("dj"))
+        #expect(usage(["party"])?.hint == "See 'partyradio --help'.")
+        #expect(UsageError("x", command: "vote").hint == "See 'partyradio vote --help'.")
+        for name in Command.names {
+            let page = try #require(HelpPages.page(for: name)).rendered
+            #expect(page.contains("OVERVIEW:") && page.contains("USAGE: partyradio \(name)") && page.contains("OPTIONS:"))
+            #expect(page.contains("--help"))
+        }
+    }
+
+    @Test func jsonIsEscaped() {
+        let json = JSON.object([("a", .string("q\"\\\n\u{1}é")), ("b", .array([.int(1), .null, .bool(true), .double(.nan)]))])
+        #expect(json.rendered == #"{"a":"q\"\\\n\u0001é","b":[1,null,true,null]}"#)
+    }
+
+    @Test func renderHelpers() {
+        #expect(Render.time(Nanos.seconds(75)) == "1:15")
+        #expect(Render.progressBar(5, 10, width: 4) == "[##--]")
+        #expect(Render.voteBar(Tally(up: 1, down: 1), width: 4) == "+++---")
+        #expect(Render.voteBar(Tally(), width: 2) == "+  -")
+    }
+}

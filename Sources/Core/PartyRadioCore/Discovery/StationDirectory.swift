@@ -59,7 +59,10 @@ public struct StationDirectory: Sendable {
     public mutating func heard(_ id: StationID, snapshot: StateSnapshot, now: Int64) -> Change? {
         guard var entry = entries[id] else { return nil }
         let wasListed = entry.isListed
-        let changed = entry.snapshot != snapshot
+        // sentAtNs differs in every snapshot; only what a user sees counts as a change.
+        var previous = entry.snapshot
+        previous?.sentAtNs = snapshot.sentAtNs
+        let changed = previous != snapshot
         entry.snapshot = snapshot
         entry.lastHeardNs = now
         entries[id] = entry

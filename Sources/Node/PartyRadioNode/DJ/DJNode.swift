@@ -33,6 +33,9 @@ public final class DJNode: @unchecked Sendable {
     private var lastSnapshotNs: Int64 = 0
     private var lastExpiryNs: Int64 = 0
     private var running = true
+    /// Who queried or listened lately (address → last heard), to unicast the goodbye to observers
+    /// that do not join the group.
+    private var recentPeers: [SocketAddress: Int64] = [:]
     private var exitError: NodeError?
 
     /// A snapshot goes to the group at least this often (PRODUCT.md: at least once a second;
@@ -149,6 +152,8 @@ public final class DJNode: @unchecked Sendable {
 
     private func handle(_ received: Received, now: Int64) {
         let sender = received.sender
+        if recentPeers.count > 1024 { recentPeers = recentPeers.filter { now - $0.value < Nanos.seconds(5) } }
+        recentPeers[received.from] = now
         switch received.message {
         case .hello(let hello):
             let isNew = engine.hello(from: sender, name: hello.listenerName, now: now)
@@ -189,11 +194,15 @@ public final class DJNode: @unchecked Sendable {
         reporter.report(.state(snapshot, positionNs: engine.positionNs(at: now), change: change))
     }
 
-    /// Goodbye to the group (three times, against loss), then withdraw from DNS-SD, which observers
-    /// that only query (they do not join the group) see as a removal at once.
+    /// Goodbye to the group (three times, against loss) and to every peer heard in the last
+    /// seconds (observers query by unicast and do not join the group), then withdraw from DNS-SD.
     private func goOffAir() {
         let goodbye = Message.goodbye(Goodbye(reason: "The DJ ended the station."))
         for _ in 0..<3 { transport.send(goodbye, to: groupAddress) }
+        let now = clock.now()
+        for (peer, lastHeard) in recentPeers where now - lastHeard < Nanos.seconds(5) {
+            transport.send(goodbye, to: peer)
+        }
         avahi.close()
         reporter.report(.stationStopped(name: engine.name))
     }

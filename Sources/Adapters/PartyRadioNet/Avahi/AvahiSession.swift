@@ -73,11 +73,15 @@ public final class AvahiSession: @unchecked Sendable {
         client = avahi_client_new(
             avahi_threaded_poll_get(poll), AvahiClientFlags(0), avahiClientCallback,
             Unmanaged.passUnretained(self).toOpaque(), &error)
+        // On failure deinit still runs (every property is set): mark the session closed first
+        // so that it does not stop or free what is freed here.
         guard client != nil else {
+            closed.withLock { $0 = true }
             avahi_threaded_poll_free(poll)
             throw AvahiError.unreachable(error)
         }
         guard avahi_threaded_poll_start(poll) >= 0 else {
+            closed.withLock { $0 = true }
             avahi_client_free(client)
             avahi_threaded_poll_free(poll)
             throw AvahiError(description: "Avahi could not start its poll thread.")

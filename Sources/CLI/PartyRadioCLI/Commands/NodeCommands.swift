@@ -75,6 +75,7 @@ enum NodeCommands {
                         ("track_id", .string(ack.trackID)), ("title", result.trackTitle.map(JSON.string) ?? .null),
                         ("choice", .string(ack.choice.name)), ("up", .int(ack.tally.up)), ("down", .int(ack.tally.down)),
                         ("listeners", .int(ack.listenerCount)), ("attempts", .int(result.attempts)),
+                        ("latency_ms", .double(Double(result.latencyNs) / 1e6)),
                     ]).rendered)
             } else {
                 let what = result.trackTitle.map { "“\($0)”" } ?? "track \(ack.trackID)"

@@ -8,6 +8,8 @@ public struct VoteResult: Sendable {
     /// The title of the track voted on, from the last snapshot seen.
     public var trackTitle: String?
     public var attempts: Int
+    /// From the first vote datagram to the acknowledgement.
+    public var latencyNs: Int64
 }
 
 /// `partyradio vote`: finds the station, votes on the track playing now, retries until the DJ
@@ -33,6 +35,7 @@ public enum VoteClient {
         let transport = observer.transport
         var sent: Set<UInt64> = []
         var lastSendNs: Int64 = 0
+        var firstSendNs: Int64 = 0
         var restarts = 0
         let policy = SenderPolicy.station(station.id, station.advert.publicKey)
         while clock.now() < deadline {
@@ -40,6 +43,7 @@ public enum VoteClient {
             if now - lastSendNs >= retryIntervalNs {
                 sent.insert(transport.send(.vote(Vote(trackID: trackID, choice: choice)), to: address, station: station.id))
                 lastSendNs = now
+                if firstSendNs == 0 { firstSendNs = now }
             }
             _ = waitReadable([inbox.wakeDescriptor, transport.socket.descriptor], timeoutMs: 20)
             for input in inbox.drain() { if case .quit = input { return nil } }
@@ -49,7 +53,9 @@ public enum VoteClient {
                     switch ack.status {
                     case .counted:
                         let title = station.snapshot.nowPlaying?.id == ack.trackID ? station.snapshot.nowPlaying?.title : nil
-                        return VoteResult(station: station, ack: ack, trackTitle: title, attempts: sent.count)
+                        return VoteResult(
+                            station: station, ack: ack, trackTitle: title, attempts: sent.count,
+                            latencyNs: clock.now() - firstSendNs)
                     case .staleTrack where restarts < 3:
                         // The track changed between the snapshot and the vote: the user meant the one playing now.
                         restarts += 1

@@ -45,6 +45,8 @@ enum Samples {
         .heartbeat(Heartbeat()), .leave(Leave()), .vote(Vote(trackID: "1440857781", choice: .down)),
         .voteAck(VoteAck(voteSequence: 42, status: .counted, trackID: "1440857781", choice: .up, tally: Tally(up: 5, down: 2), listenerCount: 9)),
         .goodbye(Goodbye(reason: "The DJ ended the station.")), .query(Query()),
+        .timePing(TimePing(clientSendNs: -5)),
+        .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
     ]
 }
 

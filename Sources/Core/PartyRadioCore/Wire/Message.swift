@@ -8,6 +8,8 @@ public enum Message: Equatable, Sendable {
     case voteAck(VoteAck)
     case goodbye(Goodbye)
     case query(Query)
+    case timePing(TimePing)
+    case timePong(TimePong)
 
     public var body: any WireMessage {
         switch self {
@@ -19,6 +21,8 @@ public enum Message: Equatable, Sendable {
         case .voteAck(let m): m
         case .goodbye(let m): m
         case .query(let m): m
+        case .timePing(let m): m
+        case .timePong(let m): m
         }
     }
 
@@ -34,6 +38,8 @@ public enum Message: Equatable, Sendable {
         case .voteAck: .voteAck(try VoteAck(from: &reader))
         case .goodbye: .goodbye(try Goodbye(from: &reader))
         case .query: .query(try Query(from: &reader))
+        case .timePing: .timePing(try TimePing(from: &reader))
+        case .timePong: .timePong(try TimePong(from: &reader))
         }
     }
 }

@@ -8,12 +8,14 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case voteAck = 6
     case goodbye = 7
     case query = 8
+    case timePing = 9
+    case timePong = 10
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
-        case .stateSnapshot, .voteAck, .goodbye: true
-        case .hello, .heartbeat, .leave, .vote, .query: false
+        case .stateSnapshot, .voteAck, .goodbye, .timePong: true
+        case .hello, .heartbeat, .leave, .vote, .query, .timePing: false
         }
     }
 }

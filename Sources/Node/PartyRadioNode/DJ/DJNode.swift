@@ -91,7 +91,7 @@ public final class DJNode: @unchecked Sendable {
             }
         }
         let now = clock.now()
-        for received in transport.receiveAll(policy: .listenersOf(advert.stationID), now: now) {
+        for received in transport.receiveAll(policy: .listenersOf(advert.stationID), clock: clock) {
             handle(received, now: now)
         }
         if engine.tick(now: now) { broadcastSnapshot(now: now, change: .track) }
@@ -177,7 +177,12 @@ public final class DJNode: @unchecked Sendable {
                 reporter.report(.voteCounted(trackID: ack.trackID, choice: vote.choice, tally: ack.tally, voter: sender.fingerprint))
                 broadcastSnapshot(now: now, change: .votes)
             }
-        case .stateSnapshot, .voteAck, .goodbye:
+        case .timePing(let ping):
+            // t2 is when the datagram came off the socket; t3 is stamped as late as possible.
+            transport.send(
+                .timePong(TimePong(clientSendNs: ping.clientSendNs, serverReceiveNs: received.receivedAtNs,
+                                   serverSendNs: clock.now())), to: received.from)
+        case .stateSnapshot, .voteAck, .goodbye, .timePong:
             break  // DJ kinds never pass the listener policy
         }
     }

@@ -91,8 +91,8 @@ public final class ListenerNode: @unchecked Sendable {
             }
             let now = clock.now()
             let policy = SenderPolicy.station(station.id, station.advert.publicKey)
-            for received in transport.receiveAll(from: groupSocket, policy: policy, now: now)
-                + transport.receiveAll(policy: policy, now: now)
+            for received in transport.receiveAll(from: groupSocket, policy: policy, clock: clock)
+                + transport.receiveAll(policy: policy, clock: clock)
             {
                 handle(received, now: now)
             }

@@ -47,7 +47,7 @@ public enum VoteClient {
             }
             _ = waitReadable([inbox.wakeDescriptor, transport.socket.descriptor], timeoutMs: 20)
             for input in inbox.drain() { if case .quit = input { return nil } }
-            for received in transport.receiveAll(policy: policy, now: clock.now()) {
+            for received in transport.receiveAll(policy: policy, clock: clock) {
                 switch received.message {
                 case .voteAck(let ack) where sent.contains(ack.voteSequence):
                     switch ack.status {

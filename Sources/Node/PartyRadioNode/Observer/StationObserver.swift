@@ -73,7 +73,7 @@ public final class StationObserver: @unchecked Sendable {
         if let failure { throw NodeError(failure) }
         let now = clock.now()
         let keys = Dictionary(directory.entries.map { ($0.key, $0.value.advert.publicKey) }, uniquingKeysWith: { a, _ in a })
-        for received in transport.receiveAll(policy: .stations(keys), now: now) {
+        for received in transport.receiveAll(policy: .stations(keys), clock: clock) {
             let id = received.datagram.header.stationID
             switch received.message {
             case .stateSnapshot(let snapshot):

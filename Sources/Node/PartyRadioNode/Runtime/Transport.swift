@@ -58,10 +58,11 @@ public final class Transport: @unchecked Sendable {
     }
 
     /// Drains `socket` (this transport's or another, e.g. the group socket) and returns
-    /// every datagram that passes `policy`.
-    public func receiveAll(from socket: UDPSocket? = nil, policy: SenderPolicy, now: Int64) -> [Received] {
+    /// every datagram that passes `policy`, each stamped with `clock` as it came off the socket.
+    public func receiveAll(from socket: UDPSocket? = nil, policy: SenderPolicy, clock: some NanoClock) -> [Received] {
         var result: [Received] = []
         while let (bytes, length, from) = try? (socket ?? self.socket).receive() {
+            let now = clock.now()
             if let received = accept(bytes: bytes, length: length, from: from, policy: policy, now: now) {
                 result.append(received)
             }

@@ -102,12 +102,35 @@ It multicasts on the machine's real network. Stop it (kill $(echo $pids)) before
 }
 
 # ---------------------------------------------------------------------------------------------
+# Starting processes cleanly
+# ---------------------------------------------------------------------------------------------
+
+# Children of Foundation's Process (and of Dispatch threads) arrive with SIGTERM, SIGUSR1 and most
+# other signals blocked (swift-corelibs-foundation#4772), and bash's `&` ignores SIGINT/SIGQUIT.
+# Everything we start goes through this: an empty mask, default dispositions, then exec.
+readonly CLEAN_SIGNALS=(perl -MPOSIX -e '
+    sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die "sigprocmask: $!\n";
+    $SIG{$_} = "DEFAULT" for qw(HUP INT QUIT PIPE TERM USR1 USR2);
+    exec {$ARGV[0]} @ARGV or die "exec $ARGV[0]: $!\n";')
+
+# close_extra_fds — close every descriptor above stderr (call in a subshell before exec).
+# Foundation's Process sees its child exit when an inherited socket closes; a daemon of ours that
+# kept it (or a pipe of the caller's) would make the caller wait forever.
+close_extra_fds() {
+    local fd
+    for fd in /proc/$BASHPID/fd/*; do
+        fd=${fd##*/}
+        if ((fd > 2)); then eval "exec $fd>&-"; fi
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
 # Packages
 # ---------------------------------------------------------------------------------------------
 
 ensure_packages() {
     local missing=() cmd
-    for cmd in avahi-daemon avahi-browse avahi-publish dbus-daemon dbus-send ip iptables nsenter unshare setsid flock; do
+    for cmd in avahi-daemon avahi-browse avahi-publish dbus-daemon dbus-send ip iptables nsenter unshare setsid flock perl; do
         command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd")
     done
     [[ ${#missing[@]} -eq 0 ]] && return 0
@@ -204,7 +227,7 @@ host_exec_argv() {
     if [[ $cmd != /* ]]; then
         cmd=$(type -P "$cmd") || die "command '$cmd' not found in PATH."
     fi
-    EXEC_ARGV=(nsenter -t "$pid" -m -n -- /bin/sh -c "$GUARD" guard "$want" "$(forbidden_netns)" "$cmd" "$@")
+    EXEC_ARGV=("${CLEAN_SIGNALS[@]}" nsenter -t "$pid" -m -n -- /bin/sh -c "$GUARD" guard "$want" "$(forbidden_netns)" "$cmd" "$@")
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -297,8 +320,9 @@ cmd_up() {
     trap 'rc=$?; if [[ $rc -ne 0 ]]; then log "up failed; tearing down $UP_NAME"; cmd_down "$UP_NAME" >/dev/null 2>&1 || true; fi' EXIT
     trap 'exit 130' INT TERM HUP
 
-    local br="${name}lan" i h forbidden
+    local br="${name}lan" i h forbidden mnt
     forbidden=$(forbidden_netns)
+    mnt=$(readlink /proc/self/ns/mnt)
     ip netns add "$br"
     state_set "$name" NETNS "$br"
     ip netns exec "$br" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -321,9 +345,11 @@ cmd_up() {
         ip -n "$h" route add 224.0.0.0/4 dev eth0
         state_set "$name" "HOST${i}_IP" "10.99.$x.$i"
         avahi_conf "$h" >"$dir/avahi-$i.conf"
-        setsid ip netns exec "$h" unshare -m --propagation private \
-            "$SELF" _host-init "$name" "$i" "$forbidden" "$(readlink /proc/self/ns/mnt)" \
-            >>"$dir/host$i.log" 2>&1 </dev/null &
+        (
+            close_extra_fds
+            exec setsid "${CLEAN_SIGNALS[@]}" ip netns exec "$h" unshare -m --propagation private \
+                "$SELF" _host-init "$name" "$i" "$forbidden" "$mnt"
+        ) >>"$dir/host$i.log" 2>&1 </dev/null &
     done
 
     # Wait for every init to report its PID, then for every avahi-daemon to answer on its own bus.
@@ -434,7 +460,10 @@ cmd_spawn() {
     i=$(host_index "$1" "$2")
     host_exec_argv "$1" "$i" "${@:4}"
     # No job control here, so setsid does not fork: $! is the PID the command ends up with.
-    setsid "${EXEC_ARGV[@]}" >>"$logfile" 2>&1 </dev/null &
+    (
+        close_extra_fds
+        exec setsid "${EXEC_ARGV[@]}"
+    ) >>"$logfile" 2>&1 </dev/null &
     echo "$!"
 }
 

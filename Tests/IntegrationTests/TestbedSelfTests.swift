@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// The testbed itself: hosts discover each other through their own avahi-daemons, faults apply,
+/// and nothing runs in the root network namespace.
+@Suite(
+    "Testbed", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct TestbedSelfTests {
+    @Test("A service published on host 1 is resolved on host 2")
+    func avahiServiceCrossesTheLAN() throws {
+        let testbed = try Testbed(hosts: 2)
+        defer { testbed.shutdown() }
+        let ip1 = try testbed.ip(host: 1)
+        let service = "it-\(testbed.name)"
+
+        let publisher = try testbed.spawn(host: 1, ["avahi-publish", "-s", service, "_partyradio._udp", "5004", "v=1"])
+        try publisher.waitForLine(containing: "Established", timeout: .seconds(10), stream: .stderr)
+
+        let deadline = ContinuousClock.now + .seconds(5)
+        var resolved: String?
+        while resolved == nil, ContinuousClock.now < deadline {
+            let browse = try testbed.run(host: 2, ["timeout", "5", "avahi-browse", "-rtp", "_partyradio._udp"])
+            resolved = browse.stdout.split(separator: "\n").map(String.init)
+                .first { $0.hasPrefix("=;eth0;IPv4;\(service);_partyradio._udp;") }
+        }
+        let fields = try #require(resolved, "host 2 did not resolve \(service)").split(separator: ";")
+        #expect(fields[7] == Substring(ip1))
+        #expect(fields[8] == "5004")
+        #expect(fields[9].contains("v=1"))
+
+        publisher.kill()
+        #expect(publisher.wait() == 128 + SIGTERM || publisher.wait() == 0)
+    }
+
+    @Test("Commands run in the host's namespace, never the root one")
+    func commandsRunInsideTheHost() throws {
+        let testbed = try Testbed(hosts: 1)
+        defer { testbed.shutdown() }
+        let root = try String(contentsOfFile: "/proc/2/comm", encoding: .utf8) == "kthreadd\n"
+            ? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/2/ns/net")
+            : FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/net")
+        let inside = try testbed.run(host: 1, ["readlink", "/proc/self/ns/net"])
+        #expect(inside.exit == 0)
+        #expect(inside.stdout.hasPrefix("net:["))
+        #expect(inside.stdout.trimmingCharacters(in: .whitespacesAndNewlines) != root)
+
+        let failing = try testbed.run(host: 1, ["sh", "-c", "echo out; echo err >&2; exit 7"])
+        #expect(failing.exit == 7)
+        #expect(failing.stdout == "out\n")
+        #expect(failing.stderr == "err\n")
+    }
+
+    @Test("Loss injection adds and removes the iptables rule on that host only")
+    func lossInjection() throws {
+        let testbed = try Testbed(hosts: 2)
+        defer { testbed.shutdown() }
+
+        try testbed.loss(host: 2, percent: 30)
+        let rules = try testbed.run(host: 2, ["iptables", "-S", "PR_LOSS_IN"]).stdout
+        let rule = try #require(rules.split(separator: "\n").first { $0.hasPrefix("-A PR_LOSS_IN -i eth0 -m statistic") })
+        #expect(rule.hasSuffix("-j DROP"))
+        // iptables prints the probability back as it stores it: 0.29999999981.
+        let words = rule.split(separator: " ")
+        let probability = try #require(words.firstIndex(of: "--probability").flatMap { Double(words[$0 + 1]) })
+        #expect(abs(probability - 0.3) < 0.001)
+        let other = try testbed.run(host: 1, ["iptables", "-S"]).stdout
+        #expect(!other.contains("statistic"))
+
+        try testbed.loss(host: 2, percent: 0)
+        #expect(!(try testbed.run(host: 2, ["iptables", "-S", "PR_LOSS_IN"]).stdout.contains("DROP")))
+    }
+
+    @Test("Pulling the cable drops carrier; stopping avahi takes the daemon away")
+    func linkAndAvahiFaults() throws {
+        let testbed = try Testbed(hosts: 2)
+        defer { testbed.shutdown() }
+
+        try testbed.linkDown(host: 2)
+        #expect(try testbed.run(host: 2, ["ip", "-o", "link", "show", "eth0"]).stdout.contains("NO-CARRIER"))
+        try testbed.linkUp(host: 2)
+        #expect(!(try testbed.run(host: 2, ["ip", "-o", "link", "show", "eth0"]).stdout.contains("NO-CARRIER")))
+
+        try testbed.stopAvahi(host: 1)
+        #expect(try testbed.run(host: 1, ["avahi-daemon", "--check"]).exit != 0)
+        try testbed.startAvahi(host: 1)
+        #expect(try testbed.run(host: 1, ["avahi-daemon", "--check"]).exit == 0)
+    }
+}

@@ -9,28 +9,32 @@ import Testing
 struct TestbedSelfTests {
     @Test("A service published on host 1 is resolved on host 2")
     func avahiServiceCrossesTheLAN() throws {
-        let testbed = try Testbed(hosts: 2)
-        defer { testbed.shutdown() }
-        let ip1 = try testbed.ip(host: 1)
-        let service = "it-\(testbed.name)"
+        try Testbed.withLAN(hosts: 2) { testbed in
+            let ip1 = try testbed.ip(host: 1)
+            let service = "it-\(testbed.name)"
 
-        let publisher = try testbed.spawn(host: 1, ["avahi-publish", "-s", service, "_partyradio._udp", "5004", "v=1"])
-        try publisher.waitForLine(containing: "Established", timeout: .seconds(10), stream: .stderr)
+            let publisher = try testbed.spawn(
+                host: 1, ["avahi-publish", "-s", service, "_partyradio._udp", "5004", "v=1"])
+            try publisher.waitForLine(containing: "Established", timeout: .seconds(10), stream: .stderr)
 
-        let deadline = ContinuousClock.now + .seconds(5)
-        var resolved: String?
-        while resolved == nil, ContinuousClock.now < deadline {
-            let browse = try testbed.run(host: 2, ["timeout", "5", "avahi-browse", "-rtp", "_partyradio._udp"])
-            resolved = browse.stdout.split(separator: "\n").map(String.init)
-                .first { $0.hasPrefix("=;eth0;IPv4;\(service);_partyradio._udp;") }
+            let deadline = ContinuousClock.now + .seconds(5)
+            var resolved: String?
+            while resolved == nil, ContinuousClock.now < deadline {
+                let browse = try testbed.run(host: 2, ["timeout", "5", "avahi-browse", "-rtp", "_partyradio._udp"])
+                resolved = browse.stdout.split(separator: "\n").map(String.init)
+                    .first { $0.hasPrefix("=;eth0;IPv4;\(service);_partyradio._udp;") }
+            }
+            let fields = try #require(resolved, "host 2 did not resolve \(service)").split(separator: ";")
+            #expect(fields[6] == Substring("\(try testbed.hostName(host: 1)).local"))
+            #expect(fields[7] == Substring(ip1))
+            #expect(fields[8] == "5004")
+            #expect(fields[9].contains("v=1"))
+
+            // SIGTERM reaches the command (avahi-publish quits cleanly on it).
+            publisher.kill()
+            #expect(publisher.wait() == 0)
+            #expect(publisher.readLines(.stderr).contains { $0.contains("Got SIGTERM") })
         }
-        let fields = try #require(resolved, "host 2 did not resolve \(service)").split(separator: ";")
-        #expect(fields[7] == Substring(ip1))
-        #expect(fields[8] == "5004")
-        #expect(fields[9].contains("v=1"))
-
-        publisher.kill()
-        #expect(publisher.wait() == 128 + SIGTERM || publisher.wait() == 0)
     }
 
     @Test("Commands run in the host's namespace, never the root one")
@@ -49,6 +53,13 @@ struct TestbedSelfTests {
         #expect(failing.exit == 7)
         #expect(failing.stdout == "out\n")
         #expect(failing.stderr == "err\n")
+
+        let env = try testbed.run(host: 1, ["sh", "-c", "echo $PARTYRADIO_PROBE"], env: ["PARTYRADIO_PROBE": "yes"])
+        #expect(env.stdout == "yes\n")
+
+        let started = ContinuousClock.now
+        #expect(throws: TestbedError.self) { try testbed.run(host: 1, ["sleep", "30"], timeout: .seconds(1)) }
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     @Test("Loss injection adds and removes the iptables rule on that host only")

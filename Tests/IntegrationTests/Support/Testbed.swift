@@ -42,6 +42,14 @@ final class Testbed: Sendable {
 
     deinit { shutdown() }
 
+    /// Builds a LAN, runs `body` on it and tears it down however `body` ends. Prefer this over a
+    /// bare `init`: ARC may end an unused testbed's life (and so the LAN) before the test's last line.
+    static func withLAN<T>(hosts: Int, _ body: (Testbed) throws -> T) throws -> T {
+        let testbed = try Testbed(hosts: hosts)
+        defer { testbed.shutdown() }
+        return try withExtendedLifetime(testbed) { try body(testbed) }
+    }
+
     // MARK: Running things on hosts
 
     /// Runs `args` on `host` to completion. `args[0]` is looked up in PATH unless absolute.
@@ -60,7 +68,7 @@ final class Testbed: Sendable {
     func spawn(host: Int, _ args: [String], env: [String: String] = [:]) throws -> TestbedProcess {
         try TestbedProcess(
             host: host, arguments: args,
-            launch: [Self.scriptPath, "run", name, String(try checked(host))] + args, env: env)
+            launch: [Self.scriptPath, "run", name, String(try checked(host))] + args, env: env, owner: self)
     }
 
     // MARK: Faults
@@ -91,6 +99,9 @@ final class Testbed: Sendable {
     func startAvahi(host: Int) throws { try scriptOK(["start-avahi", name, String(try checked(host))]) }
 
     // MARK: Facts
+
+    /// `host`'s name: its network namespace and its mDNS host name (`<name>.local`).
+    func hostName(host: Int) throws -> String { "\(name)\(try checked(host))" }
 
     /// `host`'s IPv4 address on the LAN, e.g. "10.99.12.1".
     func ip(host: Int) throws -> String {
@@ -182,6 +193,8 @@ final class TestbedProcess: @unchecked Sendable {
     let host: Int
     /// The command as given.
     let arguments: [String]
+    /// Keeps the LAN up while a process on it is still referenced.
+    private let owner: Testbed?
     private let process = Process()
     private let shared = Shared()
 
@@ -197,9 +210,10 @@ final class TestbedProcess: @unchecked Sendable {
         let drained = DispatchGroup()
     }
 
-    init(host: Int, arguments: [String], launch: [String], env: [String: String]) throws {
+    init(host: Int, arguments: [String], launch: [String], env: [String: String], owner: Testbed? = nil) throws {
         self.host = host
         self.arguments = arguments
+        self.owner = owner
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = launch
         process.environment = ProcessInfo.processInfo.environment.merging(env) { _, new in new }

@@ -172,6 +172,9 @@ state_get() { sed -n "s/^$2=//p" "$(state_file "$1")" 2>/dev/null | tail -n 1; }
 state_all() { sed -n "s/^$2=//p" "$(state_file "$1")" 2>/dev/null; }
 state_set() { echo "$2=$3" >>"$(state_file "$1")"; }
 
+# proc_start PID — the process's start time in clock ticks (with its PID, it names one process).
+proc_start() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+
 validate_name() {
     # Ending in a letter keeps host names (NAME<i>) and the bridge (NAMElan) of different testbeds apart.
     [[ $1 =~ ^[a-z]([a-z0-9]{0,10}[a-z])?$ ]] ||
@@ -311,7 +314,7 @@ cmd_up() {
             echo "SUBNET=10.99.$x"
             echo "BRIDGE_NS=${name}lan"
             echo "OWNER_PID=$PPID"
-            echo "OWNER_START=$(awk '{print $22}' "/proc/$PPID/stat" 2>/dev/null || echo 0)"
+            echo "OWNER_START=$(proc_start "$PPID")"
         } >"$dir/state"
     } 9>"$STATE_ROOT/.lock"
 
@@ -614,7 +617,7 @@ cmd_down_all() {
         if ((stale)); then
             owner=$(state_get "$name" OWNER_PID)
             start=$(state_get "$name" OWNER_START)
-            if [[ -n $owner && -r /proc/$owner/stat && $(awk '{print $22}' "/proc/$owner/stat") == "$start" ]]; then
+            if [[ -n $owner && -n $start && $(proc_start "$owner") == "$start" ]]; then
                 continue
             fi
         fi

@@ -23,13 +23,16 @@ final class Testbed: Sendable {
     let hostCount: Int
     private let isDown = Mutex(false)
 
-    /// Builds a LAN of `hosts` hosts and waits until every host's avahi-daemon answers.
+    /// Builds a LAN of `hosts` hosts and waits until every host's avahi-daemon answers. First removes
+    /// stale testbeds: those whose creator has exited.
     /// - Parameters:
     ///   - hosts: how many hosts (1…50).
     ///   - name: the testbed's name (1–12 of [a-z0-9], starting and ending with a letter); by default
     ///     the script picks one that is unique on this machine.
     ///   - timeout: how long `up` may take before it is killed.
     init(hosts: Int, name: String? = nil, timeout: Duration = .seconds(90)) throws {
+        // Leftovers of test runs that crashed before their deinit could run.
+        _ = try? Self.script(["down-all", "--stale"], timeout: .seconds(60))
         var args = ["up", String(hosts)]
         if let name { args += ["--name", name] }
         let result = try Self.script(args, timeout: timeout)

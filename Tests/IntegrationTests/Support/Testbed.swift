@@ -67,11 +67,14 @@ final class Testbed: Sendable {
 
     /// Starts `args` on `host` and returns at once. The handle's PID is the command's own (the
     /// script execs into it), so `kill(signal:)` reaches the command itself.
-    /// - Parameter env: variables added to this process's environment for the command.
-    func spawn(host: Int, _ args: [String], env: [String: String] = [:]) throws -> TestbedProcess {
+    /// - Parameters:
+    ///   - env: variables added to this process's environment for the command.
+    ///   - stdin: give the command a pipe for ``TestbedProcess/send(_:)`` instead of /dev/null.
+    func spawn(host: Int, _ args: [String], env: [String: String] = [:], stdin: Bool = false) throws -> TestbedProcess {
         try TestbedProcess(
             host: host, arguments: args,
-            launch: [Self.scriptPath, "run", name, String(try checked(host))] + args, env: env, owner: self)
+            launch: [Self.scriptPath, "run", name, String(try checked(host))] + args, env: env, owner: self,
+            stdin: stdin)
     }
 
     // MARK: Faults
@@ -213,14 +216,27 @@ final class TestbedProcess: @unchecked Sendable {
         let drained = DispatchGroup()
     }
 
-    init(host: Int, arguments: [String], launch: [String], env: [String: String], owner: Testbed? = nil) throws {
+    /// The write end of the command's stdin, when it was spawned with one.
+    private let input: FileHandle?
+
+    init(
+        host: Int, arguments: [String], launch: [String], env: [String: String], owner: Testbed? = nil,
+        stdin: Bool = false
+    ) throws {
         self.host = host
         self.arguments = arguments
         self.owner = owner
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = launch
         process.environment = ProcessInfo.processInfo.environment.merging(env) { _, new in new }
-        process.standardInput = FileHandle.nullDevice
+        if stdin {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            input = pipe.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            input = nil
+        }
         let pipes = [Pipe(), Pipe()]
         process.standardOutput = pipes[0]
         process.standardError = pipes[1]
@@ -302,6 +318,11 @@ final class TestbedProcess: @unchecked Sendable {
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
+    }
+
+    /// Writes one line to the command's stdin (spawned with `stdin: true`).
+    func send(_ line: String) {
+        try? input?.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Sends `signal` to the command.

@@ -15,7 +15,9 @@ extension StationObserver {
             let candidates = summaries().map { (name: $0.name, id: $0.id, value: $0) }
             switch StationMatcher.match(query, among: candidates) {
             case .found(let station):
-                return station
+                // An exact name or ID cannot become ambiguous; "the only one" or a prefix can, as
+                // long as stations are still answering, so those wait for the first sweep.
+                if settled || station.name == query || station.id.hex == query?.lowercased() { return station }
             case .ambiguous(let stations):
                 // More may still answer; decide once the first sweep is done.
                 if settled {

@@ -1,0 +1,23 @@
+# partyradio — shortcuts; the README's two commands are scripts/partyradio and scripts/test.
+.PHONY: build release test unit bench clean testbed-clean
+
+build:
+	swift build
+
+release:
+	swift build -c release --product partyradio
+
+test:
+	scripts/test
+
+unit:
+	swift test --skip IntegrationTests
+
+bench:
+	scripts/bench
+
+clean:
+	swift package clean
+
+testbed-clean:
+	scripts/testbed.sh down-all

@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+
+/// The end-to-end slice on a namespace LAN, driving the real binary: discovery, join, skip and
+/// pause propagation, votes, liveness, name conflicts and a missing avahi-daemon.
+@Suite(
+    "Station on the LAN", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct StationLANTests {
+    @Test("Discovered, joined, skip and pause propagate, votes counted once")
+    func discoverJoinControlVote() throws {
+        let lan = try Testbed(hosts: 3)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+
+        // Another host lists it, with what it plays.
+        let listing = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
+        #expect(listing.exit == 0)
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]])
+        #expect(stations.count == 1)
+        #expect(stations.first?["name"] as? String == "Rooftop")
+        #expect((stations.first?["now_playing"] as? [String: Any])?["title"] as? String != nil)
+        let table = try lan.partyradio(host: 2, ["stations"], role: "observer")
+        #expect(table.stdout.contains("Rooftop") && table.stdout.contains("STATION"))
+
+        // A listener on a third host tunes in; the DJ counts it.
+        let listener = try lan.spawn(
+            host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+        let tuned = try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        #expect(((tuned["station"] as? [String: Any])?["name"]) as? String == "Rooftop")
+        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
+
+        // Skip, pause and resume reach the listener within a snapshot interval.
+        var mark = listener.events.count
+        let skipAt = realTimeNs()
+        dj.send("next")
+        let skipped = try listener.waitForEvent(after: mark, timeout: .seconds(2), "track change") {
+            $0.name == "state" && $0.string("change") == "track" && $0.int("queue_index") == 1
+        }
+        #expect(skipped.timeNs - skipAt < 1_000_000_000)
+        mark = listener.events.count
+        dj.send("pause")
+        let paused = try listener.waitForEvent(after: mark, timeout: .seconds(2), "pause") { $0.string("change") == "paused" }
+        #expect(paused["paused"] as? Bool == true)
+        Thread.sleep(forTimeInterval: 0.6)
+        let stillPaused = listener.events.last { $0.name == "progress" || $0.name == "state" }
+        #expect(stillPaused?.int("position_ms") == paused.int("position_ms"))
+        mark = listener.events.count
+        dj.send("resume")
+        try listener.waitForEvent(after: mark, timeout: .seconds(2), "resume") { $0.string("change") == "resumed" }
+
+        // Votes from two hosts; a repeated vote is not counted twice; a vote can change.
+        let up = try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "voter")
+        #expect(up.exit == 0, "\(up.stderr)")
+        let upResult = try #require(parseJSON(up.stdout) as? [String: Any])
+        #expect(upResult["up"] as? Int == 1 && upResult["down"] as? Int == 0 && upResult["listeners"] as? Int == 1)
+        #expect(upResult["track_id"] as? String == skipped.string("track_id"))
+        let again = try #require(parseJSON(try lan.partyradio(host: 2, ["vote", "up", "--json", "--station", "roof"], role: "voter").stdout) as? [String: Any])
+        #expect(again["up"] as? Int == 1)
+        let down = try #require(parseJSON(try lan.partyradio(host: 3, ["vote", "down", "--json"], role: "listener").stdout) as? [String: Any])
+        #expect(down["up"] as? Int == 1 && down["down"] as? Int == 1)
+        let changed = try #require(parseJSON(try lan.partyradio(host: 2, ["vote", "down", "--json"], role: "voter").stdout) as? [String: Any])
+        #expect(changed["up"] as? Int == 0 && changed["down"] as? Int == 2)
+        let text = try lan.partyradio(host: 2, ["vote", "clear"], role: "voter")
+        #expect(text.exit == 0 && text.stdout.contains("1 down"))
+        try listener.waitForEvent("tally reaches the listener") { $0.string("change") == "votes" && $0.int("down") == 1 && $0.int("up") == 0 }
+
+        // Tallies reset on a track change.
+        dj.send("next")
+        try dj.waitForEvent("next track") { $0.string("change") == "track" && $0.int("queue_index") == 2 }
+        let fresh = try #require(parseJSON(try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "voter").stdout) as? [String: Any])
+        #expect(fresh["up"] as? Int == 1 && fresh["down"] as? Int == 0)
+
+        // A listener that leaves is no longer counted; the DJ's clean exit reaches everyone.
+        listener.kill(signal: SIGINT)
+        #expect(listener.wait(timeout: .seconds(5)) == 0)
+        try dj.waitForEvent("listener left") { $0.name == "listener_left" && $0.int("listeners") == 0 }
+        let watcher = try lan.spawn(host: 2, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
+        try watcher.waitForEvent("appeared") { $0.name == "appeared" }
+        let quitAt = realTimeNs()
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+        let gone = try watcher.waitForEvent(timeout: .seconds(3), "vanished") { $0.name == "vanished" }
+        #expect(gone.timeNs - quitAt < 1_000_000_000, "a clean exit disappears at once")
+        watcher.kill()
+    }
+
+    @Test("Votes are counted exactly once with 30% loss on the DJ's host")
+    func votesUnderLoss() throws {
+        let lan = try Testbed(hosts: 2)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        let dj = try lan.startDJ(host: 1, name: "Lossy")
+        try lan.loss(host: 1, percent: 30, direction: .both)
+        for voter in 1...6 {
+            let result = try lan.partyradio(host: 2, ["vote", "up", "--json", "--timeout", "20"], role: "voter\(voter)", timeout: .seconds(40))
+            #expect(result.exit == 0, "voter \(voter): \(result.stderr)")
+            let json = parseJSON(result.stdout) as? [String: Any]
+            #expect(json?["up"] as? Int == voter)
+            // The same voter again: still counted once.
+            let repeated = try lan.partyradio(host: 2, ["vote", "up", "--json", "--timeout", "20"], role: "voter\(voter)", timeout: .seconds(40))
+            #expect((parseJSON(repeated.stdout) as? [String: Any])?["up"] as? Int == voter)
+        }
+        try lan.loss(host: 1, percent: 0)
+        let counted = dj.events.filter { $0.name == "vote_counted" }
+        #expect(counted.count == 6)
+        #expect(counted.last?.int("up") == 6)
+    }
+
+    @Test("A DJ whose host drops off leaves every listing within 3 s; listeners say it went silent")
+    func hostDropsOff() throws {
+        let lan = try Testbed(hosts: 3)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        let dj = try lan.startDJ(host: 1, name: "Fragile")  // kept: a dropped handle kills its process
+        defer { withExtendedLifetime(dj) {} }
+        let watcher = try lan.spawn(host: 2, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
+        try watcher.waitForEvent("appeared") { $0.name == "appeared" }
+        let listener = try lan.spawn(host: 3, [Testbed.partyradioBinary, "listen", "Fragile", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+        try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }
+
+        let pulledAt = realTimeNs()
+        try lan.linkDown(host: 1)
+        let vanished = try watcher.waitForEvent(timeout: .seconds(5), "vanished") { $0.name == "vanished" }
+        #expect(vanished.timeNs - pulledAt < 3_000_000_000)
+        #expect(vanished.string("reason") == "went silent")
+        let silent = try listener.waitForEvent(timeout: .seconds(5), "silent") { $0.name == "station_silent" }
+        #expect(silent.timeNs - pulledAt < 3_000_000_000)
+
+        // A freshly started listing does not show it, although Avahi still has its records.
+        let fresh = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
+        #expect(fresh.exit == 0)
+        #expect((parseJSON(fresh.stdout) as? [Any])?.count == 0, "\(fresh.stdout)")
+
+        // Cable back in: the station returns to the listener.
+        try lan.linkUp(host: 1)
+        try listener.waitForEvent(timeout: .seconds(10), "back") { $0.name == "station_back" }
+        watcher.kill()
+        listener.kill()
+    }
+
+    @Test("kill -9 of the DJ; a silent listener stops being counted")
+    func killedProcesses() throws {
+        let lan = try Testbed(hosts: 3)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        let dj = try lan.startDJ(host: 1, name: "Doomed")
+        let listener = try lan.spawn(host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+        try dj.waitForEvent("joined") { $0.name == "listener_joined" }
+        listener.kill(signal: SIGKILL)
+        let left = try dj.waitForEvent(timeout: .seconds(6), "silent listener dropped") { $0.name == "listener_left" && $0.int("listeners") == 0 }
+        #expect(left.int("listeners") == 0)
+
+        let listener2 = try lan.spawn(host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+        try listener2.waitForEvent("tuned in") { $0.name == "tuned_in" }
+        let watcher = try lan.spawn(host: 2, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
+        try watcher.waitForEvent("appeared") { $0.name == "appeared" }
+        let killedAt = realTimeNs()
+        dj.kill(signal: SIGKILL)
+        let vanished = try watcher.waitForEvent(timeout: .seconds(5), "vanished") { $0.name == "vanished" }
+        #expect(vanished.timeNs - killedAt < 3_000_000_000)
+        let silentOrGone = try listener2.waitForEvent(timeout: .seconds(5), "silent or gone") {
+            $0.name == "station_silent" || $0.name == "station_gone"
+        }
+        #expect(silentOrGone.timeNs - killedAt < 3_000_000_000)
+        watcher.kill()
+        listener2.kill()
+    }
+
+    @Test("A name conflict takes Avahi's alternative name, and the DJ says so")
+    func nameConflict() throws {
+        let lan = try Testbed(hosts: 3)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        let first = try lan.startDJ(host: 1, name: "Twin")
+        let second = try lan.startDJ(host: 2, name: "Twin", role: "dj2")
+        let renamed = (first.events + second.events).filter { $0.name == "station_renamed" }
+        #expect(renamed.count == 1)
+        #expect(renamed.first?.string("to") == "Twin #2")
+        var names: [String] = []
+        for _ in 0..<20 where names.count < 2 {
+            let listing = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
+            names = ((parseJSON(listing.stdout) as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
+        }
+        #expect(names == ["Twin", "Twin #2"])
+        let ambiguous = try lan.partyradio(host: 3, ["vote", "up", "--timeout", "5"], role: "observer")
+        #expect(ambiguous.exit == 2 && ambiguous.stderr.contains("Several stations"))
+        let exact = try lan.partyradio(host: 3, ["vote", "up", "--station", "Twin #2", "--json"], role: "observer")
+        #expect((parseJSON(exact.stdout) as? [String: Any])?["station"] as? String == "Twin #2")
+    }
+
+    @Test("Without avahi-daemon every command says so in one sentence, with the fix")
+    func avahiAbsent() throws {
+        let lan = try Testbed(hosts: 1)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        try lan.stopAvahi(host: 1)
+        for args in [["stations"], ["dj", "--name", "Nope", "--no-audio"], ["listen", "--no-audio"], ["vote", "up"]] {
+            let result = try lan.partyradio(host: 1, args, role: "node")
+            #expect(result.exit == 1, "\(args)")
+            #expect(result.stderr.hasPrefix("Error: avahi-daemon is not reachable"), "\(args): \(result.stderr)")
+            #expect(result.stderr.contains("start"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        let missing = try lan.partyradio(host: 1, ["vote", "up", "--timeout", "1"], role: "node")
+        #expect(missing.exit == 1)
+    }
+
+    @Test("No station: listen and vote time out with exit code 3")
+    func nothingOnTheAir() throws {
+        let lan = try Testbed(hosts: 1)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        let vote = try lan.partyradio(host: 1, ["vote", "up", "--timeout", "1.5"], role: "node")
+        #expect(vote.exit == 3)
+        #expect(vote.stderr.hasPrefix("Error: No station found"))
+        let listen = try lan.partyradio(host: 1, ["listen", "Ghost", "--timeout", "1.5", "--no-audio"], role: "node")
+        #expect(listen.exit == 3)
+        #expect(listen.stderr.contains("No station matches 'Ghost'"))
+        let stations = try lan.partyradio(host: 1, ["stations", "--timeout", "1"], role: "node")
+        #expect(stations.exit == 0 && stations.stdout.contains("No stations"))
+    }
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Network benchmark on the namespace testbed (needs root; every node runs in a test namespace).
+
+Prints, over RUNS runs (at least 5):
+  - DJ start -> visible in `stations --watch` on another host
+  - listener start -> first now playing
+  - vote sent -> acknowledged (the DJ's ack, measured by the voter) and the whole `vote` command
+"""
+import json, os, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
+BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+RUNS = max(5, int(os.environ.get("RUNS", "10")))
+VOTES = max(5, int(os.environ.get("VOTES", "40")))
+
+
+def sh(*args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout.strip()
+
+
+def now_ns():
+    return time.clock_gettime_ns(time.CLOCK_REALTIME)
+
+
+def spawn(lan, host, log, *args):
+    return int(sh(TESTBED, "spawn", lan, str(host), log, BIN, *args))
+
+
+def wait_event(log, predicate, timeout=15.0, start=0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(log) as handle:
+            lines = handle.read().splitlines()[start:]
+        for line in lines:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if predicate(event):
+                return event
+        time.sleep(0.005)
+    raise RuntimeError(f"timed out waiting in {log}")
+
+
+def line_count(log):
+    with open(log) as handle:
+        return len(handle.read().splitlines())
+
+
+def stop(pid, sig="TERM"):
+    subprocess.run(["kill", f"-{sig}", str(pid)], capture_output=True)
+    for _ in range(300):
+        if not os.path.exists(f"/proc/{pid}"):
+            return
+        time.sleep(0.01)
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def report(name, values_ms):
+    print(f"{name:44s} n={len(values_ms):3d}  p50 {percentile(values_ms, .5):8.1f} ms  "
+          f"p99 {percentile(values_ms, .99):8.1f} ms  max {max(values_ms):8.1f} ms")
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("bench: needs root to build the namespace testbed")
+    work = tempfile.mkdtemp(prefix="partyradio-bench-")
+    lan = sh(TESTBED, "up", "3").splitlines()[-1]
+    try:
+        watch_log = f"{work}/watch.log"
+        spawn(lan, 2, watch_log, "stations", "--watch", "--json", "--state-dir", f"{work}/watch")
+        time.sleep(1.5)
+        visible, first_now_playing, acks, votes = [], [], [], []
+        for run in range(RUNS):
+            mark = line_count(watch_log)
+            dj_log = f"{work}/dj{run}.log"
+            started = now_ns()
+            dj = spawn(lan, 1, dj_log, "dj", "--name", f"Bench {run}", "--no-audio", "--json-events",
+                       "--state-dir", f"{work}/dj")
+            seen = wait_event(watch_log, lambda e: e.get("event") == "appeared", start=mark)
+            visible.append((seen["time_ns"] - started) / 1e6)
+
+            listen_log = f"{work}/listen{run}.log"
+            started = now_ns()
+            listener = spawn(lan, 3, listen_log, "listen", "--no-audio", "--json-events", "--state-dir", f"{work}/l")
+            state = wait_event(listen_log, lambda e: e.get("event") == "state")
+            first_now_playing.append((state["time_ns"] - started) / 1e6)
+            stop(listener, "INT")
+            mark = line_count(watch_log)
+            stop(dj)
+            wait_event(watch_log, lambda e: e.get("event") == "vanished", start=mark)
+
+        dj = spawn(lan, 1, f"{work}/dj-votes.log", "dj", "--name", "Bench votes", "--no-audio", "--json-events",
+                   "--state-dir", f"{work}/dj")
+        wait_event(f"{work}/dj-votes.log", lambda e: e.get("event") == "station_published")
+        for index in range(VOTES):
+            choice = "up" if index % 2 == 0 else "down"
+            started = time.monotonic_ns()
+            out = sh(TESTBED, "run", lan, "2", BIN, "vote", choice, "--json", "--station", "Bench votes",
+                     "--state-dir", f"{work}/voter")
+            votes.append((time.monotonic_ns() - started) / 1e6)
+            acks.append(json.loads(out)["latency_ms"])
+        stop(dj)
+
+        print(f"partyradio network benchmark: {RUNS} runs, {VOTES} votes, 3 namespace hosts, binary {BIN}")
+        report("DJ start -> visible on another host", visible)
+        report("listener start -> first now playing", first_now_playing)
+        report("vote sent -> acknowledged", acks)
+        report("whole `vote` command (incl. discovery)", votes)
+    finally:
+        subprocess.run([TESTBED, "down", lan], capture_output=True)
+
+
+if __name__ == "__main__":
+    main()

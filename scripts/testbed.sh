@@ -22,7 +22,8 @@ OVERVIEW: A LAN of network namespaces for partyradio integration tests (needs ro
 USAGE: scripts/testbed.sh <command> [arguments]
 
 COMMANDS:
-  up N [--name PREFIX]          Build a LAN of N hosts (PREFIX1..PREFIXN) and print its name.
+  up N [--name PREFIX] [--tag TAG]
+                                Build a LAN of N hosts (PREFIX1..PREFIXN) and print its name.
   run NAME HOST CMD...          Run CMD on HOST in the foreground; its exit code is ours.
   spawn NAME HOST LOGFILE CMD...
                                 Run CMD on HOST in the background (output to LOGFILE); print its PID.
@@ -35,8 +36,12 @@ COMMANDS:
   stop-avahi NAME HOST          Stop HOST's avahi-daemon.
   start-avahi NAME HOST         Start it again and wait until it answers.
   down NAME                     Kill everything in NAME's namespaces and delete them (idempotent).
-  down-all [--stale]            down every partyradio testbed (--stale: only those whose owner died).
+  down-all [--stale] [--tag TAG]
+                                down every partyradio testbed; --stale: only those whose owner (the
+                                process that ran `up`) has exited; --tag: only those made with TAG.
   list                          Print the names of the testbeds on this machine.
+  audit                         Rule-one check: list processes of testbed hosts found in the root
+                                network namespace, and any avahi-daemon there; exit 1 if any.
   selftest                      Check the testbed itself on 2 hosts; prints PASS/FAIL lines.
 
 HOST is a 1-based index or the host's full name (PREFIX<i>).
@@ -94,11 +99,38 @@ avahi_pids_in_root_netns() {
     return 0
 }
 
+# On CI and shared machines an avahi-daemon in the root namespace means some install step broke
+# rule one, so we stop. A developer desktop runs its own on purpose: PARTYRADIO_TESTBED_ALLOW_ROOT_AVAHI=1.
 refuse_if_root_avahi() {
     local pids
     pids=$(avahi_pids_in_root_netns)
-    [[ -z $pids ]] || die "rule one: avahi-daemon runs in the root network namespace (PIDs: $(echo $pids)).
-It multicasts on the machine's real network. Stop it (kill $(echo $pids)) before using the testbed."
+    [[ -z $pids ]] && return 0
+    if [[ ${PARTYRADIO_TESTBED_ALLOW_ROOT_AVAHI:-0} == 1 ]]; then
+        log "warning: avahi-daemon runs in the root network namespace (PIDs: $(echo $pids)); allowed by PARTYRADIO_TESTBED_ALLOW_ROOT_AVAHI=1."
+        return 0
+    fi
+    die "rule one: avahi-daemon runs in the root network namespace (PIDs: $(echo $pids)).
+It multicasts on the machine's real network. Stop it (kill $(echo $pids)) before using the testbed,
+or, on a desktop whose own avahi-daemon that is, set PARTYRADIO_TESTBED_ALLOW_ROOT_AVAHI=1."
+}
+
+# audit_root_netns — print every process in the root (or the caller's) network namespace that
+# carries a testbed host's mark (PARTYRADIO_TESTBED_HOST in its environment, set for everything
+# started on a host) — each is a rule-one violation. Returns 1 if there is any.
+audit_root_netns() {
+    local forbidden procdir pid ns found=0
+    forbidden=$(forbidden_netns)
+    for procdir in /proc/[0-9]*; do
+        pid=${procdir#/proc/}
+        ns=$(readlink "$procdir/ns/net" 2>/dev/null) || continue
+        is_forbidden "$ns" "$forbidden" || continue
+        if tr '\0' '\n' 2>/dev/null <"$procdir/environ" | grep -q '^PARTYRADIO_TESTBED_HOST='; then
+            echo "rule one: PID $pid ($(cat "$procdir/comm" 2>/dev/null)) of host $(tr '\0' '\n' <"$procdir/environ" |
+                sed -n 's/^PARTYRADIO_TESTBED_HOST=//p') runs in the root network namespace $ns"
+            found=1
+        fi
+    done
+    return $((found))
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -210,13 +242,15 @@ host_pid() {
 
 # The guard runs as the first thing inside the host: it re-checks the namespace from within and
 # only then execs the command, so a wrong PID can never start a command in the root namespace.
-# Arguments: EXPECTED-LINK "FORBIDDEN-LINKS" CMD...
+# It also marks the command (PARTYRADIO_TESTBED_HOST) so that `audit` can find strays.
+# Arguments: EXPECTED-LINK "FORBIDDEN-LINKS" HOST-NAME CMD...
 readonly GUARD='me=$(readlink /proc/self/ns/net)
 case " $2 $(readlink /proc/1/ns/net 2>/dev/null) " in *" $me "*) me_forbidden=1 ;; *) me_forbidden=0 ;; esac
 if [ "$me_forbidden" = 1 ] || [ "$me" != "$1" ]; then
   echo "Error: rule one: refusing to run in network namespace $me (expected $1, forbidden $2)" >&2; exit 97
 fi
-shift 2; exec "$@"'
+PARTYRADIO_TESTBED_HOST=$3; export PARTYRADIO_TESTBED_HOST
+shift 3; exec "$@"'
 
 # host_exec_argv NAME I CMD... — set EXEC_ARGV to the command line that runs CMD inside host I.
 host_exec_argv() {
@@ -230,7 +264,7 @@ host_exec_argv() {
     if [[ $cmd != /* ]]; then
         cmd=$(type -P "$cmd") || die "command '$cmd' not found in PATH."
     fi
-    EXEC_ARGV=("${CLEAN_SIGNALS[@]}" nsenter -t "$pid" -m -n -- /bin/sh -c "$GUARD" guard "$want" "$(forbidden_netns)" "$cmd" "$@")
+    EXEC_ARGV=("${CLEAN_SIGNALS[@]}" nsenter -t "$pid" -m -n -- /bin/sh -c "$GUARD" guard "$want" "$(forbidden_netns)" "$name$i" "$cmd" "$@")
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -283,18 +317,21 @@ avahi_ready() {
 }
 
 cmd_up() {
-    local n="" name="" start
+    local n="" name="" tag="" start
     start=$(date +%s.%N)
     while [[ $# -gt 0 ]]; do
         case $1 in
             --name) name=${2:-}; shift 2 || die "--name needs a value." ;;
             --name=*) name=${1#--name=}; shift ;;
+            --tag) tag=${2:-}; shift 2 || die "--tag needs a value." ;;
+            --tag=*) tag=${1#--tag=}; shift ;;
             -*) die "unknown option '$1'. See 'scripts/testbed.sh --help'." ;;
             *) [[ -z $n ]] || die "unexpected argument '$1'."; n=$1; shift ;;
         esac
     done
     [[ $n =~ ^[0-9]+$ ]] && ((n >= 1 && n <= MAX_HOSTS)) || die "up needs a host count 1..$MAX_HOSTS. See 'scripts/testbed.sh --help'."
     [[ -n $name ]] || name="pr$$h"
+    [[ $tag =~ ^[a-z0-9-]{0,32}$ ]] || die "bad tag '$tag': use up to 32 of [a-z0-9-]."
     validate_name "$name"
     require_root
     ensure_packages
@@ -315,6 +352,7 @@ cmd_up() {
             echo "BRIDGE_NS=${name}lan"
             echo "OWNER_PID=$PPID"
             echo "OWNER_START=$(proc_start "$PPID")"
+            echo "TAG=$tag"
         } >"$dir/state"
     } 9>"$STATE_ROOT/.lock"
 
@@ -394,6 +432,7 @@ cmd_host_init() {
         echo "Error: host init shares the root mount namespace; refusing to mount over /run." >&2
         exit 97
     fi
+    export PARTYRADIO_TESTBED_HOST="$name$i"
     mount --make-rprivate /
     mount -t tmpfs -o mode=0755,size=16m "partyradio-$name$i-run" /run
     # Static services from the machine's /etc/avahi/services must not appear on our LAN.
@@ -608,12 +647,19 @@ cmd_down() {
 }
 
 cmd_down_all() {
-    local stale=0 dir name owner start
-    [[ ${1:-} == --stale ]] && stale=1
+    local stale=0 tag="" any_tag=1 dir name owner start
+    while [[ $# -gt 0 ]]; do
+        case $1 in
+            --stale) stale=1; shift ;;
+            --tag) tag=${2:-}; any_tag=0; shift 2 || die "--tag needs a value." ;;
+            *) die "usage: down-all [--stale] [--tag TAG]" ;;
+        esac
+    done
     require_root
     for dir in "$STATE_ROOT"/*/; do
         [[ -f $dir/state ]] || continue
         name=$(basename "$dir")
+        ((any_tag)) || [[ $(state_get "$name" TAG) == "$tag" ]] || continue
         if ((stale)); then
             owner=$(state_get "$name" OWNER_PID)
             start=$(state_get "$name" OWNER_START)
@@ -625,12 +671,24 @@ cmd_down_all() {
         cmd_down "$name"
     done
     # Namespaces of default-named testbeds whose state vanished.
-    if ((!stale)); then
+    if ((!stale && any_tag)); then
         for name in $(ip netns list 2>/dev/null | awk '{print $1}' | sed -nE 's/^(pr[0-9]+h)([0-9]+|lan)$/\1/p' | sort -u); do
             log "down $name (no state)"
             cmd_down "$name"
         done
     fi
+}
+
+cmd_audit() {
+    require_root
+    local rc=0 pids
+    audit_root_netns || rc=1
+    pids=$(avahi_pids_in_root_netns)
+    if [[ -n $pids ]]; then
+        echo "rule one: avahi-daemon in the root network namespace: PIDs $(echo $pids)"
+        [[ ${PARTYRADIO_TESTBED_ALLOW_ROOT_AVAHI:-0} == 1 ]] || rc=1
+    fi
+    return $rc
 }
 
 cmd_list() {
@@ -737,20 +795,21 @@ for _ in range(3):
     fi
 
     # Nothing of ours in the root namespace.
-    local bad=""
-    for pid in $(pgrep -x avahi-daemon || true) $(pgrep -x dbus-daemon || true) $(pgrep -x avahi-publish || true); do
-        [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) == "$root" ]] && bad+=" $(cat "/proc/$pid/comm")[$pid]"
+    local bad="" marked
+    for pid in $(ip netns pids "${name}1") $(ip netns pids "${name}2"); do
+        [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) != "$root" ]] || bad+=" $pid"
     done
-    for i in 1 2; do
-        for pid in $(ip netns pids "$name$i"); do
-            [[ $(readlink "/proc/$pid/ns/net") != "$root" ]] || bad+=" $pid"
-        done
-    done
+    marked=$(for pid in $(ip netns pids "${name}1") $(ip netns pids "${name}2"); do
+        tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -c '^PARTYRADIO_TESTBED_HOST=' || true
+    done | grep -c 1 || true)
+    [[ $marked -ge 4 ]] || bad+=" (only $marked host processes carry the PARTYRADIO_TESTBED_HOST mark)"
+    out=$(audit_root_netns) || bad+=" $out"
+    [[ -z $(avahi_pids_in_root_netns) ]] || bad+=" avahi-daemon $(echo $(avahi_pids_in_root_netns))"
     if ip maddr show 2>/dev/null | grep -q '239\.255\.1\.2'; then bad+=" root-ns-joined-239.255.1.2"; fi
     if [[ -z $bad ]]; then
-        pass "no avahi-daemon, dbus-daemon, publisher or group membership in the root network namespace"
+        pass "audit: $marked marked host processes, none of ours and no avahi-daemon in the root network namespace"
     else
-        fail "found in the root network namespace:$bad"
+        fail "rule one:$bad"
     fi
 
     "$SELF" down "$name"
@@ -792,6 +851,7 @@ main() {
         down) cmd_down "$@" ;;
         down-all) cmd_down_all "$@" ;;
         list) cmd_list ;;
+        audit) cmd_audit ;;
         selftest | --self-test) cmd_selftest ;;
         _host-init) cmd_host_init "$@" ;;
         *) die "unknown command '$cmd'. See 'scripts/testbed.sh --help'." ;;

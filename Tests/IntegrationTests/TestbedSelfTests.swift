@@ -30,6 +30,8 @@ struct TestbedSelfTests {
             #expect(fields[8] == "5004")
             #expect(fields[9].contains("v=1"))
 
+            #expect(try Testbed.auditRootNamespace() == [])
+
             // SIGTERM reaches the command (avahi-publish quits cleanly on it).
             publisher.kill()
             #expect(publisher.wait() == 0)

@@ -24,16 +24,17 @@ final class Testbed: Sendable {
     private let isDown = Mutex(false)
 
     /// Builds a LAN of `hosts` hosts and waits until every host's avahi-daemon answers. First removes
-    /// stale testbeds: those whose creator has exited.
+    /// stale test testbeds: those tagged `Testbed.tag` whose test process has exited.
     /// - Parameters:
     ///   - hosts: how many hosts (1…50).
     ///   - name: the testbed's name (1–12 of [a-z0-9], starting and ending with a letter); by default
     ///     the script picks one that is unique on this machine.
     ///   - timeout: how long `up` may take before it is killed.
     init(hosts: Int, name: String? = nil, timeout: Duration = .seconds(90)) throws {
-        // Leftovers of test runs that crashed before their deinit could run.
-        _ = try? Self.script(["down-all", "--stale"], timeout: .seconds(60))
-        var args = ["up", String(hosts)]
+        // Leftovers of test runs that crashed before their deinit could run. Only ours (by tag):
+        // a testbed made by hand from a shell that has since exited is stale too, but in use.
+        _ = try? Self.script(["down-all", "--stale", "--tag", Self.tag], timeout: .seconds(60))
+        var args = ["up", String(hosts), "--tag", Self.tag]
         if let name { args += ["--name", name] }
         let result = try Self.script(args, timeout: timeout)
         guard result.exit == 0, let built = result.stdout.split(separator: "\n").last.map(String.init) else {
@@ -124,7 +125,17 @@ final class Testbed: Sendable {
         _ = try? Self.script(["down", name], timeout: .seconds(60))
     }
 
+    /// Rule one, checked: the processes of any testbed host found in the root network namespace,
+    /// plus any avahi-daemon there, one line each. Empty is the only good answer.
+    static func auditRootNamespace() throws -> [String] {
+        let result = try script(["audit"], timeout: .seconds(60))
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
     // MARK: Locations
+
+    /// Marks the testbeds made by integration tests, for the stale clean-up.
+    static let tag = "swift-test"
 
     /// Whether this process runs as root, which building namespaces needs.
     static var isRoot: Bool { geteuid() == 0 }

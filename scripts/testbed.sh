@@ -11,7 +11,7 @@ set -euo pipefail
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 readonly SELF
 readonly STATE_ROOT=${PARTYRADIO_TESTBED_DIR:-/tmp/partyradio-testbed}
-readonly PACKAGES=(avahi-daemon avahi-utils dbus iproute2 iptables)
+readonly PACKAGES=(avahi-daemon avahi-utils dbus iproute2 iptables procps)
 readonly MAX_HOSTS=50
 readonly READY_TIMEOUT_S=${PARTYRADIO_TESTBED_READY_TIMEOUT:-30}
 
@@ -160,13 +160,16 @@ close_extra_fds() {
 # Packages
 # ---------------------------------------------------------------------------------------------
 
+# ensure_packages [EXTRA-COMMAND EXTRA-PACKAGE] — install PACKAGES (and EXTRA-PACKAGE) when a
+# command we need is missing.
 ensure_packages() {
-    local missing=() cmd
-    for cmd in avahi-daemon avahi-browse avahi-publish dbus-daemon dbus-send ip iptables nsenter unshare setsid flock perl; do
+    local missing=() cmd packages=("${PACKAGES[@]}")
+    for cmd in avahi-daemon avahi-browse avahi-publish dbus-daemon dbus-send ip iptables pgrep nsenter unshare setsid flock perl ${1:-}; do
         command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd")
     done
     [[ ${#missing[@]} -eq 0 ]] && return 0
-    log "missing ${missing[*]}; installing ${PACKAGES[*]}"
+    [[ -n ${2:-} ]] && packages+=("$2")
+    log "missing ${missing[*]}; installing ${packages[*]}"
 
     # Debian's maintainer scripts start avahi-daemon (invoke-rc.d) on install — in the root
     # namespace. A policy-rc.d that answers 101 forbids that; we restore whatever was there.
@@ -177,14 +180,18 @@ ensure_packages() {
     fi
     printf '#!/bin/sh\n# partyradio testbed: never start services while installing\nexit 101\n' >"$policy"
     chmod 755 "$policy"
+    POLICY_RESTORE="if [[ -n '$backup' ]]; then mv -f '$backup' '$policy'; else rm -f '$policy'; fi"
+    trap 'eval "$POLICY_RESTORE"' EXIT
+    trap 'exit 130' INT TERM HUP
     local rc=0
     {
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PACKAGES[@]}" ||
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}" ||
             { DEBIAN_FRONTEND=noninteractive apt-get update -q &&
-                DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PACKAGES[@]}"; }
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}"; }
     } >&2 || rc=$?
-    if [[ -n $backup ]]; then mv -f "$backup" "$policy"; else rm -f "$policy"; fi
-    [[ $rc -eq 0 ]] || die "apt-get install ${PACKAGES[*]} failed (exit $rc)."
+    eval "$POLICY_RESTORE"
+    trap - EXIT INT TERM HUP
+    [[ $rc -eq 0 ]] || die "apt-get install ${packages[*]} failed (exit $rc)."
 
     local pids
     pids=$(avahi_pids_in_root_netns)
@@ -712,7 +719,7 @@ fail() {
 
 cmd_selftest() {
     require_root
-    command -v python3 >/dev/null || die "selftest needs python3."
+    ensure_packages python3 python3-minimal
     local name="pr$$st" t0 t1 out elapsed
     t0=$(date +%s.%N)
     SELFTEST_NAME=$name

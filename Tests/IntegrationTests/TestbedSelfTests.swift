@@ -56,12 +56,25 @@ struct TestbedSelfTests {
         #expect(failing.stdout == "out\n")
         #expect(failing.stderr == "err\n")
 
+        // Nothing reaches the command with signals blocked (Foundation would hand it Dispatch's mask).
+        let status = try testbed.run(host: 1, ["grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"]).stdout
+        #expect(status.contains("SigBlk:\t0000000000000000"))
+
         let env = try testbed.run(host: 1, ["sh", "-c", "echo $PARTYRADIO_PROBE"], env: ["PARTYRADIO_PROBE": "yes"])
         #expect(env.stdout == "yes\n")
 
         let started = ContinuousClock.now
         #expect(throws: TestbedError.self) { try testbed.run(host: 1, ["sleep", "30"], timeout: .seconds(1)) }
         #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test("An up that times out leaves nothing behind")
+    func timedOutUpCleansUp() throws {
+        #expect(throws: TestbedError.self) { try Testbed(hosts: 3, name: "tbtimeoutx", timeout: .milliseconds(300)) }
+        let namespaces = try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains("/run/netns/tbtimeoutx") }
+        #expect(namespaces == [])
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/partyradio-testbed/tbtimeoutx"))
     }
 
     @Test("Loss injection adds and removes the iptables rule on that host only")

@@ -28,20 +28,36 @@ final class Testbed: Sendable {
     /// - Parameters:
     ///   - hosts: how many hosts (1…50).
     ///   - name: the testbed's name (1–12 of [a-z0-9], starting and ending with a letter); by default
-    ///     the script picks one that is unique on this machine.
+    ///     one that is unique on this machine.
     ///   - timeout: how long `up` may take before it is killed.
     init(hosts: Int, name: String? = nil, timeout: Duration = .seconds(90)) throws {
         // Leftovers of test runs that crashed before their deinit could run. Only ours (by tag):
         // a testbed made by hand from a shell that has since exited is stale too, but in use.
         _ = try? Self.script(["down-all", "--stale", "--tag", Self.tag], timeout: .seconds(60))
-        var args = ["up", String(hosts), "--tag", Self.tag]
-        if let name { args += ["--name", name] }
-        let result = try Self.script(args, timeout: timeout)
-        guard result.exit == 0, let built = result.stdout.split(separator: "\n").last.map(String.init) else {
-            throw TestbedError("testbed.sh up \(hosts) failed (exit \(result.exit)): \(result.stderr)")
+        // Our own name, so that whatever `up` leaves behind when it fails or times out can be removed.
+        let name = name ?? Self.uniqueName()
+        do {
+            let result = try Self.script(["up", String(hosts), "--name", name, "--tag", Self.tag], timeout: timeout)
+            guard result.exit == 0 else {
+                throw TestbedError("testbed.sh up \(hosts) failed (exit \(result.exit)): \(result.stderr)")
+            }
+        } catch {
+            _ = try? Self.script(["down", name], timeout: .seconds(60))
+            throw error
         }
-        self.name = built
+        self.name = name
         self.hostCount = hosts
+    }
+
+    private static let counter = Mutex(0)
+
+    /// "t<pid>n<k>h": unique among live processes, and within this one for 100 testbeds at a time.
+    private static func uniqueName() -> String {
+        let k = counter.withLock { value in
+            defer { value = (value + 1) % 100 }
+            return value
+        }
+        return "t\(getpid())n\(k)h"
     }
 
     deinit { shutdown() }
@@ -185,8 +201,11 @@ final class Testbed: Sendable {
     ) {
         let process = try TestbedProcess(host: 0, arguments: args, launch: [scriptPath] + args, env: env)
         guard let status = process.wait(timeout: timeout) else {
-            process.kill(signal: SIGKILL)
-            _ = process.wait(timeout: .seconds(5))
+            process.kill(signal: SIGTERM)  // `up` traps it and tears down what it built
+            if process.wait(timeout: .seconds(10)) == nil {
+                process.kill(signal: SIGKILL)
+                _ = process.wait(timeout: .seconds(5))
+            }
             throw TestbedError(
                 "testbed.sh \(args.joined(separator: " ")) timed out after \(timeout); stderr: \(process.text(.stderr))")
         }
@@ -260,7 +279,7 @@ final class TestbedProcess: @unchecked Sendable {
             shared.exited.leave()
         }
         do {
-            try process.run()
+            try Self.launchWithSignalsUnblocked(process)
         } catch {
             shared.exited.leave()
             throw TestbedError("cannot start \(launch.joined(separator: " ")): \(error)")
@@ -280,6 +299,32 @@ final class TestbedProcess: @unchecked Sendable {
                 shared.drained.leave()
             }
         }
+    }
+
+    /// Foundation's Process hands the child the calling thread's signal mask, and Dispatch's and
+    /// Swift Testing's threads block nearly everything (swift-corelibs-foundation#4772): the script
+    /// could not trap SIGTERM and clean up. So the launch happens on a fresh thread with an empty mask.
+    private static func launchWithSignalsUnblocked(_ process: Process) throws {
+        final class Launch: @unchecked Sendable {  // the Process is handed over, not shared
+            let process: Process
+            let outcome = Mutex<(any Error)?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            init(process: Process) { self.process = process }
+        }
+        let launch = Launch(process: process)
+        Thread.detachNewThread {
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            pthread_sigmask(SIG_SETMASK, &empty, nil)
+            do {
+                try launch.process.run()
+            } catch {
+                launch.outcome.withLock { $0 = error }
+            }
+            launch.done.signal()
+        }
+        launch.done.wait()
+        if let error = launch.outcome.withLock({ $0 }) { throw error }
     }
 
     deinit {

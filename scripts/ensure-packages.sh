@@ -29,14 +29,31 @@ sudo=""
 [[ $(id -u) -eq 0 ]] || sudo=sudo
 echo "partyradio: installing ${missing[*]}" >&2
 
-blocker=""
-if [[ $purpose == test && ! -e /usr/sbin/policy-rc.d ]]; then
-    blocker=/usr/sbin/policy-rc.d
-    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$blocker" >/dev/null
-    $sudo chmod +x "$blocker"
-    trap '$sudo rm -f "$blocker"' EXIT
+policy=/usr/sbin/policy-rc.d
+backup=""
+if [[ $purpose == test ]]; then
+    # Whatever policy is there is kept aside and put back; ours answers 101 ("never start").
+    if [[ -e $policy ]]; then
+        backup=$(mktemp /tmp/partyradio-policy-rc.d.XXXXXX)
+        $sudo cp -p "$policy" "$backup"
+    fi
+    printf '#!/bin/sh\n# partyradio tests: never start services while installing\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    trap 'if [[ -n $backup ]]; then $sudo mv -f "$backup" "$policy"; else $sudo rm -f "$policy"; fi' EXIT
 fi
 
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+if [[ $purpose == test ]]; then
+    # Rule one: nothing of ours multicasts from the root network namespace.
+    root_ns=$(readlink /proc/1/ns/net 2>/dev/null || readlink /proc/2/ns/net)
+    for pid in $(pgrep -x avahi-daemon || true); do
+        if [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) == "$root_ns" ]]; then
+            $sudo kill "$pid"
+            echo "Error: installing avahi-daemon started it in the root network namespace; stopped it." >&2
+            exit 1
+        fi
+    done
+fi

@@ -27,7 +27,8 @@ let package = Package(
     ],
     targets: [
         // MARK: Core
-        .target(name: "PartyRadioCore", path: "Sources/Core/PartyRadioCore"),
+        // libm: the stdlib's rounding and square root call into it on Linux.
+        .target(name: "PartyRadioCore", path: "Sources/Core/PartyRadioCore", linkerSettings: [.linkedLibrary("m")]),
 
         // MARK: C shims
         systemLibrary("CAvahi", pkgConfig: nil, apt: "libavahi-client-dev"),

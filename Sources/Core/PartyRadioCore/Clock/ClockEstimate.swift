@@ -1,0 +1,39 @@
+/// The listener's current model of the DJ clock: `dj = local + offset(local)` with
+/// `offset(local) = offsetNs + drift × (local − referenceLocalNs)`.
+public struct ClockEstimate: Hashable, Sendable {
+    /// Local instant at which `offsetNs` holds exactly (the centre of the samples used).
+    public var referenceLocalNs: Int64
+    /// DJ clock minus local clock at `referenceLocalNs`, in nanoseconds.
+    public var offsetNs: Int64
+    /// Frequency error of the local clock relative to the DJ clock: how many nanoseconds the offset
+    /// grows per second of local time, divided by 1000 (parts per million).
+    public var driftPPM: Double
+    /// A rough one-sigma uncertainty of the offset, in nanoseconds (spread of the trusted samples).
+    public var uncertaintyNs: Int64
+    /// How many samples the estimate rests on (after selection and outlier rejection).
+    public var samplesUsed: Int
+
+    public init(referenceLocalNs: Int64, offsetNs: Int64, driftPPM: Double, uncertaintyNs: Int64, samplesUsed: Int) {
+        self.referenceLocalNs = referenceLocalNs
+        self.offsetNs = offsetNs
+        self.driftPPM = driftPPM
+        self.uncertaintyNs = uncertaintyNs
+        self.samplesUsed = samplesUsed
+    }
+
+    /// DJ clock minus local clock at local instant `local`.
+    public func offset(atLocal local: Int64) -> Int64 {
+        let elapsed = Double(local &- referenceLocalNs)
+        return offsetNs &+ Int64((elapsed * driftPPM / 1_000_000).rounded())
+    }
+
+    /// The DJ-clock reading that corresponds to local instant `local`.
+    public func djTime(local: Int64) -> Int64 { local &+ offset(atLocal: local) }
+
+    /// The local instant at which the DJ clock reads `dj` (inverse of `djTime(local:)`).
+    public func localTime(dj: Int64) -> Int64 {
+        // dj = local + offsetNs + d·(local − ref)  ⇒  local − ref = (dj − ref − offsetNs) / (1 + d)
+        let sinceReference = Double(dj &- referenceLocalNs &- offsetNs) / (1 + driftPPM / 1_000_000)
+        return referenceLocalNs &+ Int64(sinceReference.rounded())
+    }
+}

@@ -1,0 +1,191 @@
+/// Estimates the DJ clock from NTP-style time samples: offset and drift, robust to jitter,
+/// asymmetric delay, outliers and loss. Pure: no clock reads, no I/O; every instant is a parameter.
+///
+/// The filter (docs/CLOCK-SYNC.md has the maths):
+/// 1. keep a window of recent plausible samples (by default the last 60 s, at most 256);
+/// 2. trust only the samples with the smallest round trips (the lowest 30 %, plus the best of each
+///    sixth of the window), because a sample's offset error is bounded by half its round trip
+///    whatever the asymmetry;
+/// 3. fit `offset = a + b·(t − tRef)` over the trusted samples: a Theil–Sen line (median of pairwise
+///    slopes) to find outliers, then weighted least squares on the inliers, weights falling with
+///    the excess round trip. `b` is the drift. While the trusted samples span too little time for
+///    a slope, keep the previous drift and take a weighted median offset;
+/// 4. a run of samples that contradict the model beyond their own error bound means the DJ clock
+///    stepped: start again from those samples.
+///
+/// Ping quickly right after joining (the burst), a little slower while the drift settles, then slowly: see `suggestedPingIntervalNs(atLocal:)`.
+public struct ClockSync: Sendable {
+    public struct Configuration: Hashable, Sendable {
+        /// Samples older than this (by local midpoint, relative to the newest) leave the window.
+        public var windowNs: Int64 = 60 * Nanos.perSecond
+        /// Hard cap on the window size; the oldest samples go first.
+        public var maxSamples: Int = 256
+        /// Share of the window, by smallest round trip, that the fit trusts.
+        public var trustedFraction: Double = 0.3
+        /// The fit trusts at least this many samples (when the window has them).
+        public var minTrusted: Int = 3
+        /// The best sample of each of this many equal time slices of the window is trusted too.
+        public var timeBuckets: Int = 6
+        /// Trusted samples must span at least this much local time before a drift is fitted.
+        public var minDriftSpanNs: Int64 = 1_000 * Nanos.perMillisecond
+        /// Drift estimates are clamped to ± this (crystal oscillators stay well within 200 ppm).
+        public var maxDriftPPM: Double = 1_000
+        /// Ping interval while joining.
+        public var burstIntervalNs: Int64 = 75 * Nanos.perMillisecond
+        /// The burst lasts at least this long after the first sample…
+        public var burstDurationNs: Int64 = 2 * Nanos.perSecond
+        /// …and until this many samples have arrived.
+        public var burstMinSamples: Int = 16
+        /// After the burst, ping at this interval until `settleDurationNs` after the first sample, so
+        /// that the drift is pinned down early from many samples.
+        public var settleIntervalNs: Int64 = 200 * Nanos.perMillisecond
+        public var settleDurationNs: Int64 = 10 * Nanos.perSecond
+        /// Ping interval once synchronised.
+        public var steadyIntervalNs: Int64 = 500 * Nanos.perMillisecond
+        /// A sample whose offset misses the model by more than half its round trip plus this margin
+        /// contradicts the model.
+        public var stepMarginNs: Int64 = 2 * Nanos.perMillisecond
+        /// This many contradicting samples in a row reset the estimator (the DJ clock stepped).
+        public var stepRun: Int = 3
+        /// The estimate counts as synchronised once the window holds this many samples.
+        public var minSamplesForSync: Int = 8
+        /// Floor of the per-sample noise in the fit weights (timestamping noise), in nanoseconds.
+        public var weightFloorNs: Double = 20_000
+
+        public init() {}
+    }
+
+    /// What became of a sample handed to `add(_:)`.
+    public enum Verdict: Hashable, Sendable {
+        /// In the window and in the estimate.
+        case accepted
+        /// Timestamps that cannot describe a real exchange; ignored.
+        case implausible
+        /// Contradicts the current model; held back in case the DJ clock stepped.
+        case contradicting
+        /// The last samples all contradicted the model: the estimator restarted from them.
+        case reset
+    }
+
+    public private(set) var configuration: Configuration
+    /// The current model, nil until the first sample arrives.
+    public private(set) var estimate: ClockEstimate?
+    /// Samples currently in the window, oldest first.
+    public private(set) var samples: [TimeSample] = []
+    /// Counters for diagnostics (`doctor`, traces).
+    public private(set) var acceptedCount = 0
+    public private(set) var rejectedCount = 0
+    public private(set) var resetCount = 0
+
+    private var firstSampleLocalNs: Int64?
+    private var contradicting: [TimeSample] = []
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Whether the estimate rests on enough samples to drive playback.
+    public var isSynchronized: Bool { estimate != nil && samples.count >= configuration.minSamplesForSync }
+
+    /// DJ clock minus local clock at `local`, or nil before the first sample.
+    public func offset(atLocal local: Int64) -> Int64? { estimate?.offset(atLocal: local) }
+
+    /// The DJ-clock reading for local instant `local`, or nil before the first sample.
+    public func djTime(local: Int64) -> Int64? { estimate?.djTime(local: local) }
+
+    /// Drift of the DJ clock relative to the local clock, in ppm (0 before there is an estimate).
+    public var driftPPM: Double { estimate?.driftPPM ?? 0 }
+
+    /// How long to wait before the next ping, given local time `now`: `burstIntervalNs` while
+    /// joining, `settleIntervalNs` while the drift settles, `steadyIntervalNs` afterwards.
+    public func suggestedPingIntervalNs(atLocal now: Int64) -> Int64 {
+        guard let first = firstSampleLocalNs else { return configuration.burstIntervalNs }
+        let elapsed = now &- first
+        if elapsed < configuration.burstDurationNs || samples.count < configuration.burstMinSamples {
+            return configuration.burstIntervalNs
+        }
+        if elapsed < configuration.settleDurationNs { return configuration.settleIntervalNs }
+        return configuration.steadyIntervalNs
+    }
+
+    /// Forgets every sample (e.g. after switching to another station).
+    public mutating func reset() {
+        samples.removeAll()
+        contradicting.removeAll()
+        estimate = nil
+        firstSampleLocalNs = nil
+    }
+
+    /// Feeds one completed exchange into the filter and updates `estimate`.
+    @discardableResult
+    public mutating func add(_ sample: TimeSample) -> Verdict {
+        guard sample.isPlausible else {
+            rejectedCount += 1
+            return .implausible
+        }
+        if let estimate, samples.count >= configuration.minSamplesForSync {
+            let residual = sample.offsetNs &- estimate.offset(atLocal: sample.midpointNs)
+            if residual.magnitude > UInt64(sample.delayNs / 2 &+ configuration.stepMarginNs) {
+                contradicting.append(sample)
+                guard contradicting.count >= configuration.stepRun else { return .contradicting }
+                let fresh = contradicting
+                reset()
+                resetCount += 1
+                for held in fresh { insert(held) }
+                recompute()
+                return .reset
+            }
+        }
+        contradicting.removeAll()
+        insert(sample)
+        recompute()
+        return .accepted
+    }
+
+    private mutating func insert(_ sample: TimeSample) {
+        acceptedCount += 1
+        if firstSampleLocalNs == nil { firstSampleLocalNs = sample.midpointNs }
+        // Keep the window ordered by midpoint; pongs can arrive out of order.
+        let index = samples.lastIndex(where: { $0.midpointNs <= sample.midpointNs }).map { $0 + 1 } ?? 0
+        samples.insert(sample, at: index)
+        let newest = samples[samples.count - 1].midpointNs
+        let cutoff = newest &- configuration.windowNs
+        if let keepFrom = samples.firstIndex(where: { $0.midpointNs >= cutoff }), keepFrom > 0 {
+            samples.removeFirst(keepFrom)
+        }
+        if samples.count > configuration.maxSamples { samples.removeFirst(samples.count - configuration.maxSamples) }
+    }
+
+    private mutating func recompute() {
+        guard !samples.isEmpty else {
+            estimate = nil
+            return
+        }
+        let trusted = trustedSamples()
+        let fit = OffsetLineFit(
+            samples: trusted, weightFloorNs: configuration.weightFloorNs,
+            minDriftSpanNs: configuration.minDriftSpanNs, maxDriftPPM: configuration.maxDriftPPM,
+            fallbackDriftPPM: estimate?.driftPPM ?? 0)
+        estimate = fit.estimate
+    }
+
+    /// The samples with the smallest round trips: the lowest `trustedFraction` of the window, plus
+    /// the best sample of each of `timeBuckets` equal slices of the window so that the trusted set
+    /// spans the window and the drift can be seen (a poor bucket winner gets little weight).
+    private func trustedSamples() -> [TimeSample] {
+        let delays = samples.map(\.delayNs).sorted()
+        var count = Int((Double(delays.count) * configuration.trustedFraction).rounded(.up))
+        count = min(delays.count, max(configuration.minTrusted, count))
+        let threshold = delays[count - 1]
+        let first = samples[0].midpointNs
+        let bucketNs = max(1, (samples[samples.count - 1].midpointNs &- first) / Int64(configuration.timeBuckets) + 1)
+        var bucketBest: [Int64: Int] = [:]
+        for (index, sample) in samples.enumerated() {
+            let bucket = (sample.midpointNs &- first) / bucketNs
+            if let best = bucketBest[bucket], samples[best].delayNs <= sample.delayNs { continue }
+            bucketBest[bucket] = index
+        }
+        let winners = Set(bucketBest.values)
+        return samples.indices.filter { samples[$0].delayNs <= threshold || winners.contains($0) }.map { samples[$0] }
+    }
+}

@@ -1,0 +1,118 @@
+import Testing
+@testable import PartyRadioCore
+
+@Suite("ClockSync")
+struct ClockSyncTests {
+    @Test("four-timestamp offset and delay")
+    func formulas() {
+        // Local clock 5 s behind the DJ; 300 µs out, 100 µs back, the DJ holds it 50 µs.
+        let t1: Int64 = 1_000_000_000
+        let sample = TimeSample(t1: t1, t2: t1 + 5_000_300_000, t3: t1 + 5_000_350_000, t4: t1 + 450_000)
+        #expect(sample.delayNs == 400_000)
+        // Asymmetry (300 vs 100 µs) biases the offset by half the difference: +100 µs.
+        #expect(sample.offsetNs == 5_000_100_000)
+        #expect(sample.midpointNs == t1 + 225_000)
+        #expect(sample.isPlausible)
+        // Negative offsets round the same way.
+        let behind = TimeSample(t1: 10, t2: -3, t3: -3, t4: 12)
+        #expect(behind.offsetNs == -14)
+    }
+
+    @Test("implausible samples are ignored")
+    func implausible() {
+        var sync = ClockSync()
+        #expect(sync.add(TimeSample(t1: 100, t2: 5, t3: 6, t4: 50)) == .implausible)  // reply before ping
+        #expect(sync.add(TimeSample(t1: 0, t2: 0, t3: 500, t4: 100)) == .implausible)  // held longer than round trip
+        #expect(sync.add(TimeSample(t1: 0, t2: 10, t3: 5, t4: 100)) == .implausible)  // sent before received
+        #expect(sync.estimate == nil)
+        #expect(sync.rejectedCount == 3)
+    }
+
+    @Test("one sample gives an offset at once")
+    func firstSample() {
+        var sync = ClockSync()
+        let sample = TimeSample(t1: 1_000, t2: 2_000_001_100, t3: 2_000_001_200, t4: 1_300)
+        #expect(sync.add(sample) == .accepted)
+        #expect(sync.offset(atLocal: 1_150) == sample.offsetNs)
+        #expect(sync.djTime(local: 1_150) == 1_150 + sample.offsetNs)
+        #expect(!sync.isSynchronized)
+    }
+
+    @Test("ping interval: burst while joining, then steady")
+    func pingInterval() {
+        var sync = ClockSync()
+        let config = sync.configuration
+        #expect(sync.suggestedPingIntervalNs(atLocal: 0) == config.burstIntervalNs)
+        var local: Int64 = 0
+        for _ in 0..<40 {
+            sync.add(TimeSample(t1: local, t2: local + 7_000, t3: local + 8_000, t4: local + 200_000))
+            local += config.burstIntervalNs
+        }
+        #expect(local > config.burstDurationNs)
+        #expect(sync.suggestedPingIntervalNs(atLocal: local) == config.settleIntervalNs)
+        #expect(sync.suggestedPingIntervalNs(atLocal: config.settleDurationNs + 1_000_000) == config.steadyIntervalNs)
+        #expect(sync.suggestedPingIntervalNs(atLocal: 100_000_000) == config.burstIntervalNs)
+        #expect(sync.isSynchronized)
+    }
+
+    @Test("converges within 3 s and tracks to sub-millisecond", arguments: [
+        (UInt64(1), Int64(2_000_000_000), 200.0), (2, -2_000_000_000, -200.0), (3, 1_234_567_890, 0.0),
+        (4, -734_000_000, 137.0), (5, 1_999_999_999, -200.0), (6, -1_500_000_000, 200.0),
+        (7, 42_000_000, -55.0), (8, -2_000_000_000, 199.0),
+    ])
+    func convergence(seed: UInt64, offsetNs: Int64, driftPPM: Double) {
+        var network = SimulatedTimeNetwork(seed: seed, listenerOffsetNs: offsetNs, listenerDriftPPM: driftPPM)
+        network.dj = .init(offsetNs: 0, driftPPM: 23)  // the DJ's clock is not perfect either
+        let run = network.run(durationNs: 90_000_000_000)
+        let p50 = quantile(run.errorsAfterWarmupNs, 0.5)
+        let p99 = quantile(run.errorsAfterWarmupNs, 0.99)
+        let worst = quantile(run.errorsAfterWarmupNs, 1)
+        let relativeDrift = (23 - driftPPM) / (1 + driftPPM / 1e6)
+        print(
+            "clock-sync seed \(seed) offset \(offsetNs) ns drift \(driftPPM) ppm: p50 \(p50) ns p99 \(p99) ns max \(worst) ns, "
+                + "converged after \(run.convergenceNs / 1_000_000) ms, drift estimate \(run.final.driftPPM) ppm "
+                + "(true \(relativeDrift))")
+        #expect(run.convergenceNs <= 3_000_000_000)
+        #expect(p99 < 1_000_000)
+        #expect(worst < 1_000_000)
+        #expect((run.final.driftPPM - relativeDrift).magnitude < 5)
+    }
+
+    @Test("heavy outliers and loss do not derail the estimate")
+    func hostileNetwork() {
+        var network = SimulatedTimeNetwork(seed: 99, listenerOffsetNs: -1_800_000_000, listenerDriftPPM: 180)
+        network.lossRate = 0.5
+        network.outlierRate = 0.25
+        network.upJitterMeanNs = 900_000
+        let run = network.run(durationNs: 120_000_000_000, warmupNs: 5_000_000_000)
+        let p99 = quantile(run.errorsAfterWarmupNs, 0.99)
+        print("clock-sync hostile: p50 \(quantile(run.errorsAfterWarmupNs, 0.5)) ns p99 \(p99) ns")
+        #expect(p99 < 1_000_000)
+    }
+
+    @Test("a stepped DJ clock resets the estimator and it converges again")
+    func clockStep() {
+        var network = SimulatedTimeNetwork(seed: 7, listenerOffsetNs: 900_000_000, listenerDriftPPM: -120)
+        var stepped = false
+        let run = network.run(durationNs: 40_000_000_000, warmupNs: 30_000_000_000) { elapsed, net in
+            if !stepped && elapsed >= 20_000_000_000 {
+                net.dj.offsetNs += 5_000_000_000  // the DJ machine's clock jumps 5 s
+                stepped = true
+            }
+        }
+        #expect(run.final.resetCount == 1)
+        #expect(quantile(run.errorsAfterWarmupNs, 1) < 1_000_000)
+    }
+
+    @Test("estimate inverse maps DJ time back to local time")
+    func inverse() {
+        let estimate = ClockEstimate(
+            referenceLocalNs: 1_764_000_000_000_000_000, offsetNs: -1_999_000_000, driftPPM: 187.5,
+            uncertaintyNs: 0, samplesUsed: 10)
+        for delta: Int64 in [-3_600_000_000_000, 0, 12_345_678_901] {
+            let local = estimate.referenceLocalNs + delta
+            #expect(estimate.localTime(dj: estimate.djTime(local: local)) == local)
+        }
+    }
+}
+

@@ -1,0 +1,100 @@
+/// Keeps a player on the station position: a seek when it is far off, a gentle speed nudge
+/// proportional to the error when it is close, normal speed again once it is within a millisecond
+/// or two. Pure: the caller reads the player and the clock and applies the decision.
+///
+/// The error is `(player position − output latency) − station position`: positive means the
+/// speakers are ahead. A nudge of speed `1 − error/τ` makes the error decay exponentially with time
+/// constant τ (`correctionTimeNs`). A seek takes time to take effect; the corrector waits for it to
+/// settle, then learns how far behind the player landed and seeks that much further next time.
+public struct PlaybackCorrector: Sendable {
+    public struct Configuration: Hashable, Sendable {
+        /// Errors beyond this are fixed by seeking.
+        public var seekThresholdNs: Int64 = 40 * Nanos.perMillisecond
+        /// At normal speed, errors below this are left alone (hysteresis against speed churn).
+        public var nudgeStartNs: Int64 = 3 * Nanos.perMillisecond
+        /// While nudging, errors below this return the speed to exactly 1.
+        public var settledNs: Int64 = 1_500_000
+        /// The nudge never changes the speed by more than this fraction (0.03 = ±3 %).
+        public var maxSpeedDeviation: Double = 0.03
+        /// Time constant of the nudge: the error shrinks by e every this long.
+        public var correctionTimeNs: Int64 = 2 * Nanos.perSecond
+        /// After a seek, player positions are not trusted for this long.
+        public var seekSettleNs: Int64 = 400 * Nanos.perMillisecond
+        /// The learnt seek lead stays within 0…this.
+        public var maxSeekLeadNs: Int64 = 500 * Nanos.perMillisecond
+
+        public init() {}
+    }
+
+    /// What the player should do now.
+    public struct Decision: Hashable, Sendable {
+        /// Seek to this position (ns), if set.
+        public var seekToNs: Int64?
+        /// The playback speed to run at (1 = normal); apply it if it differs from the current one.
+        public var speed: Double
+        /// The measured error (ns, positive = ahead), nil while a seek settles.
+        public var errorNs: Int64?
+    }
+
+    public var configuration: Configuration
+    /// The speed last decided.
+    public private(set) var speed: Double = 1
+    /// How far ahead of the station position a seek aims, to cover the player's restart time.
+    public private(set) var seekLeadNs: Int64 = 0
+    private var lastSeekAt: Int64?
+    private var checkSeekLanding = false
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Forgets the nudge and the settling seek (new track, pause, resume). Keeps the learnt seek lead.
+    public mutating func reset() {
+        speed = 1
+        lastSeekAt = nil
+        checkSeekLanding = false
+    }
+
+    /// Tells the corrector that the player was just started or seeked by someone else at `now`
+    /// (for example a `loadfile` with a start position), so it lets the player settle first.
+    public mutating func noteSeek(at now: Int64) {
+        speed = 1
+        lastSeekAt = now
+        checkSeekLanding = true
+    }
+
+    /// Decides what to do, given where the station is and where the player is at local instant `now`.
+    /// - Parameters:
+    ///   - stationPositionNs: where the station is at `now` (from the playback anchor and the DJ clock).
+    ///   - playerPositionNs: the position the player reports at `now`.
+    ///   - outputLatencyNs: how long the player's output takes to reach the speakers, beyond what its
+    ///     position already accounts for.
+    public mutating func update(
+        stationPositionNs: Int64, playerPositionNs: Int64, outputLatencyNs: Int64 = 0, now: Int64
+    ) -> Decision {
+        if let lastSeekAt, now &- lastSeekAt < configuration.seekSettleNs {
+            return Decision(seekToNs: nil, speed: speed, errorNs: nil)
+        }
+        let error = (playerPositionNs &- outputLatencyNs) &- stationPositionNs
+        if checkSeekLanding {
+            // Landing behind (negative error) means the seek needs more lead.
+            seekLeadNs = min(configuration.maxSeekLeadNs, max(0, seekLeadNs &- error))
+            checkSeekLanding = false
+        }
+        if error.magnitude > UInt64(configuration.seekThresholdNs) {
+            let target = max(0, stationPositionNs &+ outputLatencyNs &+ seekLeadNs)
+            noteSeek(at: now)
+            return Decision(seekToNs: target, speed: 1, errorNs: error)
+        }
+        let nudging = speed != 1
+        if error.magnitude < UInt64(nudging ? configuration.settledNs : configuration.nudgeStartNs) {
+            speed = 1
+        } else {
+            let proposed = 1 - Double(error) / Double(configuration.correctionTimeNs)
+            let limit = configuration.maxSpeedDeviation
+            let clamped = min(1 + limit, max(1 - limit, proposed))
+            speed = (clamped * 10_000).rounded() / 10_000  // 0.01 % steps: no churn on noise
+        }
+        return Decision(seekToNs: nil, speed: speed, errorNs: error)
+    }
+}

@@ -1,0 +1,72 @@
+import Testing
+@testable import PartyRadioCore
+
+@Suite("PlaybackCorrector")
+struct PlaybackCorrectorTests {
+    let ms = Nanos.perMillisecond
+
+    @Test("large error seeks, with the output latency added")
+    func seeks() {
+        var corrector = PlaybackCorrector()
+        let decision = corrector.update(
+            stationPositionNs: 10_000 * ms, playerPositionNs: 9_900 * ms, outputLatencyNs: 20 * ms, now: 0)
+        #expect(decision.seekToNs == 10_020 * ms)
+        #expect(decision.speed == 1)
+        // While the seek settles, nothing else happens.
+        let waiting = corrector.update(stationPositionNs: 10_100 * ms, playerPositionNs: 0, now: 100 * ms)
+        #expect(waiting.seekToNs == nil && waiting.errorNs == nil)
+    }
+
+    @Test("small error nudges the speed, proportionally and clamped")
+    func nudges() {
+        var corrector = PlaybackCorrector()
+        // 20 ms ahead: slow down by 20 ms / 2 s = 1 %.
+        let ahead = corrector.update(stationPositionNs: 5_000 * ms, playerPositionNs: 5_020 * ms, now: 0)
+        #expect(ahead.seekToNs == nil)
+        #expect(ahead.speed == 0.99)
+        // 39 ms behind with a short time constant: clamped at +3 %.
+        corrector.configuration.correctionTimeNs = 500 * ms
+        let behind = corrector.update(stationPositionNs: 5_000 * ms, playerPositionNs: 4_961 * ms, now: 1)
+        #expect(behind.speed == 1.03)
+    }
+
+    @Test("hysteresis: tiny errors leave speed 1, nudging stops within the settled band")
+    func hysteresis() {
+        var corrector = PlaybackCorrector()
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 2 * ms, now: 0).speed == 1)
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 4 * ms, now: 1).speed < 1)
+        // Still nudging at 2 ms (inside the start band, outside the settled band)…
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 2 * ms, now: 2).speed < 1)
+        // …and back to exactly 1 under 1.5 ms.
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 1 * ms, now: 3).speed == 1)
+    }
+
+    @Test("a simulated player stays within the nudge band and learns the seek lead")
+    func simulatedPlayer() {
+        // The player restarts 60 ms after a seek and its clock runs 500 ppm fast (a poor sound card).
+        var corrector = PlaybackCorrector()
+        var player: Int64 = 0
+        var speed = 1.0
+        var frozenUntil: Int64 = 0
+        let station: (Int64) -> Int64 = { $0 + 30_000 * ms }
+        var seeks = 0
+        var errors: [Int64] = []
+        let step = 50 * ms
+        var now: Int64 = 0
+        while now < 30_000 * ms {
+            if now >= frozenUntil { player += Int64(Double(step) * speed * 1.0005) }
+            let decision = corrector.update(stationPositionNs: station(now), playerPositionNs: player, now: now)
+            if let target = decision.seekToNs {
+                player = target
+                frozenUntil = now + 60 * ms
+                seeks += 1
+            }
+            speed = decision.speed
+            if now > 15_000 * ms, let error = decision.errorNs { errors.append(error) }
+            now += step
+        }
+        #expect(seeks <= 3)
+        #expect(corrector.seekLeadNs > 30 * ms)
+        #expect(quantile(errors, 1) <= corrector.configuration.nudgeStartNs + ms / 2)
+    }
+}

@@ -39,6 +39,7 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
 
         // MARK: Adapters
         .target(
@@ -47,6 +48,9 @@ let package = Package(
         .target(
             name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi"],
             path: "Sources/Adapters/PartyRadioNet"),
+        .target(
+            name: "PartyRadioMedia", dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib"],
+            path: "Sources/Adapters/PartyRadioMedia"),
 
         // MARK: Node
         .target(
@@ -70,5 +74,6 @@ let package = Package(
             dependencies: ["PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
         .testTarget(name: "PartyRadioCLITests", dependencies: ["PartyRadioCLI", "PartyRadioCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
+        .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore"]),
     ]
 )

@@ -27,7 +27,14 @@ struct WAVWriterTests {
         #expect(bytes[71] == 0)  // pad byte
         #expect(Array(bytes[72..<76]) == Array("data".utf8))
         #expect(le32(bytes, 76) == 6)
-        #expect(Array(bytes[80...]) == [0, 0, 1, 0, 0xFF, 0xFF])
+        #expect(Array(bytes[80..<86]) == [0, 0, 1, 0, 0xFF, 0xFF])
+        // Then the ID3v2.4 tag: header, TIT2 "Odd" (1 + 3 bytes), TPE1 "Ab" (1 + 2 bytes).
+        #expect(Array(bytes[86..<90]) == Array("id3 ".utf8))
+        #expect(le32(bytes, 90) == 10 + 14 + 13)
+        #expect(Array(bytes[94..<104]) == Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 27])
+        #expect(Array(bytes[104..<118]) == Array("TIT2".utf8) + [0, 0, 0, 4, 0, 0, 3] + Array("Odd".utf8))
+        #expect(Array(bytes[118..<131]) == Array("TPE1".utf8) + [0, 0, 0, 3, 0, 0, 3] + Array("Ab".utf8))
+        #expect(bytes.count == 132)  // odd-sized id3 chunk padded
     }
 
     @Test("melodies render the requested length without clipping")

@@ -1,5 +1,6 @@
-/// Builds RIFF/WAVE files of 16-bit PCM with an optional LIST/INFO chunk (INAM title, IART artist,
-/// IPRD album), the tags TagLib and mpv read back. Pure byte building; the caller writes the file.
+/// Builds RIFF/WAVE files of 16-bit PCM with tags in two places: a LIST/INFO chunk (INAM title,
+/// IART artist, IPRD album), which most tools read, and an `id3 ` chunk holding an ID3v2.4 tag,
+/// which is the only WAV tag TagLib 1.x's C API returns. Pure byte building; the caller writes the file.
 public enum WAVWriter {
     /// Text tags for the LIST/INFO chunk.
     public struct Info: Hashable, Sendable {
@@ -33,6 +34,7 @@ public enum WAVWriter {
         body.appendChunk("fmt ", format)
         if let info, let list = infoList(info) { body.appendChunk("LIST", list) }
         body.appendChunk("data", data)
+        if let info, let id3 = id3v2Tag(info) { body.appendChunk("id3 ", id3) }
 
         var file: [UInt8] = Array("RIFF".utf8)
         file.appendLE(UInt32(body.count))
@@ -50,6 +52,27 @@ public enum WAVWriter {
             any = true
         }
         return any ? list : nil
+    }
+
+    /// An ID3v2.4 tag with UTF-8 TIT2/TPE1/TALB text frames.
+    static func id3v2Tag(_ info: Info) -> [UInt8]? {
+        let fields = [("TIT2", info.title), ("TPE1", info.artist), ("TALB", info.album)]
+        var frames: [UInt8] = []
+        for (id, value) in fields {
+            guard let value, !value.isEmpty else { continue }
+            let payload = [UInt8(3)] + Array(value.utf8)  // encoding 3 = UTF-8
+            frames += Array(id.utf8)
+            frames += syncsafe(payload.count)
+            frames += [0, 0]  // flags
+            frames += payload
+        }
+        guard !frames.isEmpty else { return nil }
+        return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frames.count) + frames
+    }
+
+    /// ID3v2's 28-bit big-endian integer with the top bit of each byte clear.
+    private static func syncsafe(_ value: Int) -> [UInt8] {
+        [UInt8((value >> 21) & 0x7F), UInt8((value >> 14) & 0x7F), UInt8((value >> 7) & 0x7F), UInt8(value & 0x7F)]
     }
 }
 

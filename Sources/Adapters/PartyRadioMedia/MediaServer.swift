@@ -1,0 +1,230 @@
+import CMicroHTTPDShim
+import Glibc
+import PartyRadioCore
+import Synchronization
+
+/// Why the media server could not start or register a file.
+public struct MediaServerError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Serves the DJ's registered files to listeners over HTTP (libmicrohttpd), with Range requests so
+/// a listener can start mid-track. Nothing but registered files is reachable: a request names an
+/// opaque token (`/media/<token>`), never a path, so there is nothing to traverse. GET and HEAD only.
+public final class MediaServer: Sendable {
+    /// The address the server is bound to, as given.
+    public let address: String
+    /// The port it listens on (the kernel's pick when 0 was asked for).
+    public let port: UInt16
+    /// URL path prefix of every served file.
+    public static let pathPrefix = "/media/"
+
+    private let registry: Registry
+    private let daemon: Mutex<DaemonHandle?>
+
+    /// Starts serving on `address` (an IPv4 or IPv6 literal) and `port` (0 = any free port).
+    public init(address: String = "127.0.0.1", port: UInt16 = 0) throws(MediaServerError) {
+        self.address = address
+        let registry = Registry()
+        self.registry = registry
+        if !MHD_is_feature_supported(.FEATURE_AUTOSUPPRESS_SIGPIPE).isYes {
+            signal(SIGPIPE, SIG_IGN)  // a listener hanging up mid-file must not kill the DJ
+        }
+        let context = Unmanaged.passRetained(registry).toOpaque()
+        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_POLL.rawValue)
+        let started: OpaquePointer?
+        if address.contains(":") {
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = port.bigEndian
+            guard inet_pton(AF_INET6, address, &socketAddress.sin6_addr) == 1 else {
+                Unmanaged<Registry>.fromOpaque(context).release()
+                throw MediaServerError("'\(address)' is not an IP address; give the media server a numeric address.")
+            }
+            flags |= UInt32(MHD_USE_IPv6.rawValue)
+            started = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    prmhd_start_daemon(flags, $0, mediaServerAccess, context, 30, 64)
+                }
+            }
+        } else {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 else {
+                Unmanaged<Registry>.fromOpaque(context).release()
+                throw MediaServerError("'\(address)' is not an IP address; give the media server a numeric address.")
+            }
+            started = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    prmhd_start_daemon(flags, $0, mediaServerAccess, context, 30, 64)
+                }
+            }
+        }
+        guard let started else {
+            Unmanaged<Registry>.fromOpaque(context).release()
+            throw MediaServerError(
+                "Could not listen on \(address) port \(port); pick another port or check the address is on this machine.")
+        }
+        self.port = prmhd_daemon_port(started)
+        daemon = Mutex(DaemonHandle(daemon: started, context: context))
+    }
+
+    deinit { stop() }
+
+    /// Stops the server; in-flight responses are cut. Safe to call twice.
+    public func stop() {
+        guard let handle = daemon.withLock({ state -> DaemonHandle? in
+            defer { state = nil }
+            return state
+        }) else { return }
+        MHD_stop_daemon(handle.daemon)  // joins the polling thread: no callback runs after this
+        Unmanaged<Registry>.fromOpaque(handle.context).release()
+    }
+
+    /// Makes the file at `path` available and returns its token. The file must be a regular file;
+    /// it is opened afresh for every request, so it may be replaced but not moved.
+    /// - Parameter token: the token to use (letters, digits, `-` and `_`, at most 64), or nil for a
+    ///   random one.
+    @discardableResult
+    public func register(path: String, token: String? = nil) throws(MediaServerError) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw MediaServerError("'\(path)' is not a readable regular file, so it cannot be served.")
+        }
+        let token = token ?? Self.randomToken()
+        guard Self.isValidToken(token) else {
+            throw MediaServerError("Media token '\(token)' must be 1–64 letters, digits, '-' or '_'.")
+        }
+        registry.entries.withLock {
+            $0[token] = Registry.Entry(path: path, contentType: MediaKind.contentType(forFileName: path))
+        }
+        return token
+    }
+
+    /// Stops serving the file registered under `token`.
+    public func unregister(token: String) {
+        _ = registry.entries.withLock { $0.removeValue(forKey: token) }
+    }
+
+    /// Stops serving every file.
+    public func unregisterAll() {
+        registry.entries.withLock { $0.removeAll() }
+    }
+
+    /// The URL path of a token: `/media/<token>`.
+    public static func path(token: String) -> String { pathPrefix + token }
+
+    /// The full URL listeners fetch, with `host` (default: the bound address) and the port.
+    public func url(token: String, host: String? = nil) -> String {
+        let host = host ?? address
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port)\(Self.path(token: token))"
+    }
+
+    static func isValidToken(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.count <= 64
+            && token.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F
+            }
+    }
+
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// What the access handler reads: token → file. Shared with the polling thread.
+    final class Registry: Sendable {
+        struct Entry: Sendable {
+            var path: String
+            var contentType: String
+        }
+        let entries = Mutex<[String: Entry]>([:])
+
+        func lookup(urlPath: String) -> Entry? {
+            guard urlPath.hasPrefix(MediaServer.pathPrefix) else { return nil }
+            let token = String(urlPath.dropFirst(MediaServer.pathPrefix.count))
+            guard MediaServer.isValidToken(token) else { return nil }
+            return entries.withLock { $0[token] }
+        }
+    }
+
+    struct DaemonHandle: @unchecked Sendable {  // the pointers are only used under the Mutex, then once in stop()
+        let daemon: OpaquePointer
+        let context: UnsafeMutableRawPointer
+    }
+}
+
+extension MHD_Result {
+    var isYes: Bool { self == .YES }
+}
+
+/// libmicrohttpd's access handler, called on its polling thread. Looks the token up, opens the
+/// file and hands MHD an fd-backed response (sendfile); no other work.
+private func mediaServerAccess(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+    uploadDataSize: UnsafeMutablePointer<Int>?, connectionContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context, let connection, let url, let method else { return .NO }
+    let registry = Unmanaged<MediaServer.Registry>.fromOpaque(context).takeUnretainedValue()
+    let methodName = String(cString: method)
+    guard methodName == "GET" || methodName == "HEAD" else {
+        return sendStatus(connection, 405, extraHeaders: [("Allow", "GET, HEAD")])
+    }
+    // A body on a GET or HEAD is not ours to read: refuse rather than buffer it.
+    if let uploadDataSize, uploadDataSize.pointee > 0 { return sendStatus(connection, 400) }
+    guard let entry = registry.lookup(urlPath: String(cString: url)) else { return sendStatus(connection, 404) }
+
+    let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return sendStatus(connection, 404) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        close(fd)
+        return sendStatus(connection, 404)
+    }
+    let size = Int64(info.st_size)
+    let rangeHeader = MHD_lookup_connection_value(connection, .HEADER_KIND, "Range").map { String(cString: $0) }
+    let range = ByteRange.resolve(header: rangeHeader, size: size)
+
+    let response: OpaquePointer?
+    let status: UInt32
+    switch range {
+    case .full:
+        response = MHD_create_response_from_fd64(UInt64(size), fd)
+        status = 200
+    case .partial(let start, let end):
+        response = MHD_create_response_from_fd_at_offset64(UInt64(end - start + 1), fd, UInt64(start))
+        status = 206
+    case .unsatisfiable:
+        close(fd)
+        return sendStatus(connection, 416, extraHeaders: [("Content-Range", "bytes */\(size)")])
+    }
+    guard let response else {
+        close(fd)
+        return sendStatus(connection, 500)
+    }
+    MHD_add_response_header(response, "Content-Type", entry.contentType)
+    MHD_add_response_header(response, "Accept-Ranges", "bytes")
+    if let contentRange = range.contentRange(size: size) {
+        MHD_add_response_header(response, "Content-Range", contentRange)
+    }
+    let result = MHD_queue_response(connection, status, response)
+    MHD_destroy_response(response)  // MHD keeps its own reference until sent; it closes the fd
+    return result
+}
+
+/// A short response with an empty body.
+private func sendStatus(_ connection: OpaquePointer, _ status: UInt32, extraHeaders: [(String, String)] = []) -> MHD_Result {
+    guard let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
+    for (name, value) in extraHeaders { MHD_add_response_header(response, name, value) }
+    let result = MHD_queue_response(connection, status, response)
+    MHD_destroy_response(response)
+    return result
+}

@@ -1,0 +1,369 @@
+import CMpv
+import Dispatch
+import Foundation
+import PartyRadioCore
+import Synchronization
+
+/// Why the player could not do what was asked, with mpv's own error text.
+public struct PlayerError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    /// mpv's error code (negative), or 0 when the error is ours.
+    public let mpvCode: Int32
+
+    init(_ description: String, mpvCode: Int32 = 0) {
+        self.description = description
+        self.mpvCode = mpvCode
+    }
+
+    init(_ what: String, code: Int32) {
+        self.init("\(what): \(String(cString: mpv_error_string(code)))", mpvCode: code)
+    }
+}
+
+/// Something the player did, delivered on `Player.events`.
+public enum PlayerEvent: Hashable, Sendable {
+    /// A file or URL was opened and its playback is starting.
+    case fileLoaded
+    /// Playback (re)started after a load or a seek: positions are meaningful again.
+    case playbackRestarted
+    /// The current file ended: reached its end, was stopped or replaced, or failed.
+    case endOfFile(EndReason)
+    /// The player shut down; no more events follow.
+    case shutdown
+
+    public enum EndReason: Hashable, Sendable {
+        case finished
+        case stopped
+        case error(String)
+    }
+}
+
+/// Where the player is: `positionNs` into the file at local instant `sampledAtNs`.
+public struct PlayerPosition: Hashable, Sendable {
+    public var positionNs: Int64
+    public var sampledAtNs: Int64
+    /// The current speed (1 = normal), so callers can extrapolate.
+    public var speed: Double
+
+    /// The position extrapolated to local instant `now`.
+    public func position(at now: Int64) -> Int64 {
+        positionNs + Int64((Double(now - sampledAtNs) * speed).rounded())
+    }
+}
+
+/// Plays one source at a time through libmpv: headless-capable (`ao=null`, `vo=null`), started at a
+/// position, seekable, with speed control for synchronisation. Thread-safe. Events are read on a
+/// dedicated thread: mpv's wakeup callback only signals it (no work inside the callback).
+public final class Player: Sendable {
+    /// Configuration fixed at creation.
+    public struct Options: Hashable, Sendable {
+        public enum AudioOutput: Hashable, Sendable {
+            /// `ao=null`: decode and keep time in real time, no sound (headless nodes, `--no-audio`).
+            case none
+            /// The first working of PipeWire, PulseAudio and ALSA, else `null` (machines without a sound card).
+            case automatic
+            /// An mpv audio output driver list, as for `--ao` (e.g. `"alsa"`, `"pulse,alsa"`).
+            case driver(String)
+        }
+
+        public var audio: AudioOutput
+        /// Initial volume 0…100 (mpv's scale), nil for mpv's default.
+        public var volume: Int?
+        /// Keep the pitch when the speed is nudged (mpv's scaletempo). Off: small nudges resample
+        /// instead, which is cleaner for ±3 % but shifts the pitch slightly.
+        public var pitchCorrection: Bool
+        /// Any further mpv options, set before initialisation (e.g. `["ao-null-latency": "0.05"]`).
+        public var extraOptions: [String: String]
+
+        public init(
+            audio: AudioOutput = .automatic, volume: Int? = nil, pitchCorrection: Bool = true,
+            extraOptions: [String: String] = [:]
+        ) {
+            self.audio = audio
+            self.volume = volume
+            self.pitchCorrection = pitchCorrection
+            self.extraOptions = extraOptions
+        }
+    }
+
+    /// Player events, in order. Finishes when the player shuts down.
+    public let events: AsyncStream<PlayerEvent>
+
+    private let handle: MpvHandle
+    private let clock: any NanoClock
+    private let wakeup: WakeupSignal
+    private let state: Mutex<State>
+    private let eventThreadDone = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var shutDown = false
+        var speed = 1.0
+    }
+
+    /// Creates and starts an idle player.
+    /// - Parameter clock: the clock positions are timestamped with (the machine's real clock by default).
+    public init(options: Options = Options(), clock: any NanoClock = RealtimeClock()) throws(PlayerError) {
+        guard let raw = mpv_create() else { throw PlayerError("mpv could not be created (out of memory?)") }
+        let handle = MpvHandle(raw: raw)
+        var settings: [(String, String)] = [
+            ("vo", "null"), ("vid", "no"), ("video", "no"), ("audio-display", "no"), ("terminal", "no"),
+            ("idle", "yes"), ("keep-open", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "no"),
+            ("osc", "no"), ("load-scripts", "no"), ("ytdl", "no"), ("config", "no"), ("resume-playback", "no"),
+            ("audio-pitch-correction", options.pitchCorrection ? "yes" : "no"),
+        ]
+        switch options.audio {
+        case .none: settings.append(("ao", "null"))
+        case .automatic: settings.append(("ao", "pipewire,pulse,alsa,null"))
+        case .driver(let list): settings.append(("ao", list))
+        }
+        if let volume = options.volume { settings.append(("volume", String(min(100, max(0, volume))))) }
+        settings += options.extraOptions.sorted { $0.key < $1.key }
+        for (name, value) in settings {
+            let code = mpv_set_option_string(raw, name, value)
+            // "video"/"vid" differ across mpv versions; an unknown option name is not fatal.
+            if code < 0 && code != MPV_ERROR_OPTION_NOT_FOUND.rawValue {
+                mpv_terminate_destroy(raw)
+                throw PlayerError("mpv option \(name)=\(value)", code: code)
+            }
+        }
+        let initialised = mpv_initialize(raw)
+        guard initialised >= 0 else {
+            mpv_terminate_destroy(raw)
+            throw PlayerError("mpv could not start", code: initialised)
+        }
+        self.handle = handle
+        self.clock = clock
+        self.wakeup = WakeupSignal()
+        self.state = Mutex(State())
+        let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self, bufferingPolicy: .bufferingNewest(256))
+        self.events = stream
+
+        mpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
+        let thread = Thread { [handle, wakeup, eventThreadDone] in
+            Player.runEventLoop(handle: handle, wakeup: wakeup, continuation: continuation)
+            eventThreadDone.signal()
+        }
+        thread.name = "partyradio.mpv-events"
+        thread.start()
+        wakeup.signal()  // drain anything queued before the callback was set
+    }
+
+    deinit { shutdown() }
+
+    /// Stops playback and destroys the mpv instance. Further calls fail with an error. Idempotent.
+    public func shutdown() {
+        let first = state.withLock { state -> Bool in
+            defer { state.shutDown = true }
+            return !state.shutDown
+        }
+        guard first else { return }
+        wakeup.stop()
+        eventThreadDone.wait()
+        mpv_set_wakeup_callback(handle.raw, nil, nil)
+        mpv_terminate_destroy(handle.raw)
+    }
+
+    /// Opens `source` (a file path or URL) and plays it from `startNs`, replacing what was playing.
+    /// - Parameter paused: open it paused at `startNs` (e.g. to pre-roll before a synchronised start).
+    public func load(_ source: String, startNs: Int64 = 0, paused: Bool = false) throws(PlayerError) {
+        var options = "start=\(Self.seconds(startNs)),pause=\(paused ? "yes" : "no"),speed=1"
+        if options.contains("\"") { options = "" }  // never: numbers only
+        var arguments = ["loadfile", source, "replace"]
+        // mpv 0.38 (client API 2.3) inserted an index argument before the options.
+        if mpv_client_api_version() >= (2 << 16 | 3) { arguments.append("-1") }
+        arguments.append(options)
+        try command(arguments)
+        state.withLock { $0.speed = 1 }
+    }
+
+    /// Jumps to `positionNs` exactly (decoding from the previous keyframe if needed).
+    public func seek(toNs positionNs: Int64) throws(PlayerError) {
+        try command(["seek", Self.seconds(max(0, positionNs)), "absolute+exact"])
+    }
+
+    /// Pauses or resumes.
+    public func setPaused(_ paused: Bool) throws(PlayerError) {
+        try setProperty("pause", flag: paused)
+    }
+
+    /// Stops playback and unloads the file (the player stays ready for the next `load`).
+    public func stop() throws(PlayerError) {
+        try command(["stop"])
+    }
+
+    /// Sets the playback speed (1 = normal); synchronisation uses values within a few percent of 1.
+    public func setSpeed(_ speed: Double) throws(PlayerError) {
+        try setProperty("speed", double: speed)
+        state.withLock { $0.speed = speed }
+    }
+
+    /// Sets the volume, 0…100.
+    public func setVolume(_ volume: Int) throws(PlayerError) {
+        try setProperty("volume", double: Double(min(100, max(0, volume))))
+    }
+
+    /// The current position, timestamped with the player's clock at the middle of the query; nil
+    /// when nothing plays or the position is unknown (loading, seeking).
+    public func position() -> PlayerPosition? {
+        var seconds = 0.0
+        let before = clock.now()
+        let code = mpv_get_property(handle.raw, "time-pos", MPV_FORMAT_DOUBLE, &seconds)
+        let after = clock.now()
+        guard code >= 0 else { return nil }
+        return PlayerPosition(
+            positionNs: Int64((seconds * 1e9).rounded()), sampledAtNs: before + (after - before) / 2,
+            speed: state.withLock { $0.speed })
+    }
+
+    /// Whether the player is paused (or idle), from mpv.
+    public var isPaused: Bool { (try? flagProperty("pause")) ?? true }
+
+    /// Whether no file is loaded.
+    public var isIdle: Bool { (try? flagProperty("idle-active")) ?? true }
+
+    /// Duration of the current file, when known.
+    public var durationNs: Int64? { doubleProperty("duration").map { Int64(($0 * 1e9).rounded()) } }
+
+    /// The audio output driver in use (e.g. `"null"`, `"pulse"`), nil before audio starts.
+    public var audioOutputDriver: String? { stringProperty("current-ao") }
+
+    /// Extra output latency to add to the corrector's sums, in nanoseconds: mpv's user
+    /// `audio-delay` (negative delay = audio earlier). mpv 0.35 already subtracts the device
+    /// buffer it knows about from `time-pos`, and exposes no separate latency property.
+    public var outputLatencyNs: Int64 {
+        let delay = doubleProperty("audio-delay") ?? 0
+        return Int64((-delay * 1e9).rounded())
+    }
+
+    /// Any mpv property as a string, for diagnostics (`doctor`, traces).
+    public func stringProperty(_ name: String) -> String? {
+        guard let value = mpv_get_property_string(handle.raw, name) else { return nil }
+        defer { mpv_free(value) }
+        return String(cString: value)
+    }
+
+    /// Any mpv property as a double.
+    public func doubleProperty(_ name: String) -> Double? {
+        var value = 0.0
+        return mpv_get_property(handle.raw, name, MPV_FORMAT_DOUBLE, &value) >= 0 ? value : nil
+    }
+
+    // MARK: mpv calls
+
+    private func command(_ arguments: [String]) throws(PlayerError) {
+        try ensureRunning()
+        let code = withCStrings(arguments) { argv in mpv_command(handle.raw, argv) }
+        guard code >= 0 else { throw PlayerError("mpv \(arguments[0])", code: code) }
+    }
+
+    private func setProperty(_ name: String, flag: Bool) throws(PlayerError) {
+        try ensureRunning()
+        var value: Int32 = flag ? 1 : 0
+        let code = mpv_set_property(handle.raw, name, MPV_FORMAT_FLAG, &value)
+        guard code >= 0 else { throw PlayerError("mpv \(name)", code: code) }
+    }
+
+    private func setProperty(_ name: String, double: Double) throws(PlayerError) {
+        try ensureRunning()
+        var value = double
+        let code = mpv_set_property(handle.raw, name, MPV_FORMAT_DOUBLE, &value)
+        guard code >= 0 else { throw PlayerError("mpv \(name)", code: code) }
+    }
+
+    private func flagProperty(_ name: String) throws(PlayerError) -> Bool {
+        try ensureRunning()
+        var value: Int32 = 0
+        let code = mpv_get_property(handle.raw, name, MPV_FORMAT_FLAG, &value)
+        guard code >= 0 else { throw PlayerError("mpv \(name)", code: code) }
+        return value != 0
+    }
+
+    private func ensureRunning() throws(PlayerError) {
+        if state.withLock({ $0.shutDown }) { throw PlayerError("the player was shut down") }
+    }
+
+    static func seconds(_ nanoseconds: Int64) -> String {
+        let sign = nanoseconds < 0 ? "-" : ""
+        let magnitude = nanoseconds.magnitude
+        let fraction = String(magnitude % 1_000_000_000)
+        return "\(sign)\(magnitude / 1_000_000_000).\(String(repeating: "0", count: 9 - fraction.count))\(fraction)"
+    }
+
+    // MARK: Event thread
+
+    /// Waits for wakeups and drains mpv's event queue until shutdown.
+    private static func runEventLoop(
+        handle: MpvHandle, wakeup: WakeupSignal, continuation: AsyncStream<PlayerEvent>.Continuation
+    ) {
+        defer { continuation.finish() }
+        while wakeup.wait() {
+            while let event = mpv_wait_event(handle.raw, 0)?.pointee, event.event_id != MPV_EVENT_NONE {
+                switch event.event_id {
+                case MPV_EVENT_FILE_LOADED:
+                    continuation.yield(.fileLoaded)
+                case MPV_EVENT_PLAYBACK_RESTART:
+                    continuation.yield(.playbackRestarted)
+                case MPV_EVENT_END_FILE:
+                    if let data = event.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee {
+                        continuation.yield(.endOfFile(endReason(data)))
+                    }
+                case MPV_EVENT_SHUTDOWN:
+                    continuation.yield(.shutdown)
+                    return
+                default:
+                    break
+                }
+            }
+        }
+        continuation.yield(.shutdown)
+    }
+
+    private static func endReason(_ data: mpv_event_end_file) -> PlayerEvent.EndReason {
+        switch data.reason {
+        case MPV_END_FILE_REASON_EOF: .finished
+        case MPV_END_FILE_REASON_ERROR: .error(String(cString: mpv_error_string(data.error)))
+        default: .stopped
+        }
+    }
+}
+
+/// The mpv handle. mpv's client API is thread-safe (except `mpv_wait_event`, which only the event
+/// thread calls, and destruction, which `shutdown()` orders after that thread ends).
+private struct MpvHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+}
+
+/// What mpv's wakeup callback touches: a counting signal and a stop flag.
+final class WakeupSignal: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+
+    /// Called from mpv's wakeup callback: must return at once.
+    func signal() { semaphore.signal() }
+
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        semaphore.signal()
+    }
+
+    /// Blocks until signalled; false once stopped.
+    func wait() -> Bool {
+        semaphore.wait()
+        return !stopped.load(ordering: .acquiring)
+    }
+}
+
+/// mpv's wakeup callback (any mpv thread): only signals the event thread.
+private func playerWakeup(_ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    Unmanaged<WakeupSignal>.fromOpaque(context).takeUnretainedValue().signal()
+}
+
+/// Runs `body` with a NULL-terminated C argv built from `strings`.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let duplicated = strings.map { strdup($0) }
+    defer { duplicated.forEach { free($0) } }
+    var argv: [UnsafePointer<CChar>?] = duplicated.map { UnsafePointer($0) }
+    argv.append(nil)
+    return argv.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}

@@ -1,0 +1,21 @@
+// Typed wrappers for the libmicrohttpd calls Swift cannot make: the variadic ones.
+#ifndef PARTYRADIO_CMICROHTTPD_SHIM_H
+#define PARTYRADIO_CMICROHTTPD_SHIM_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// MHD_start_daemon is variadic: starts a daemon on `address` (IPv4 or IPv6, port inside) with an
+/// internal polling thread, the access handler, and per-connection timeout and total limit.
+struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr *address,
+                                      MHD_AccessHandlerCallback handler, void *handler_context,
+                                      unsigned int connection_timeout_seconds,
+                                      unsigned int connection_limit);
+
+/// MHD_get_daemon_info is variadic: the port the daemon listens on, 0 if unknown.
+uint16_t prmhd_daemon_port(struct MHD_Daemon *daemon);
+
+#endif

@@ -207,7 +207,10 @@ public final class Player: Sendable {
     public func position() -> PlayerPosition? {
         var seconds = 0.0
         let before = clock.now()
-        let code = mpv_get_property(handle.raw, "time-pos", MPV_FORMAT_DOUBLE, &seconds)
+        // audio-pts, not time-pos: time-pos moves in audio-chunk steps (±50 ms seen with ao=null),
+        // audio-pts is the written position minus the output's buffered delay, smooth to ~15 µs.
+        var code = mpv_get_property(handle.raw, "audio-pts", MPV_FORMAT_DOUBLE, &seconds)
+        if code < 0 { code = mpv_get_property(handle.raw, "time-pos", MPV_FORMAT_DOUBLE, &seconds) }
         let after = clock.now()
         guard code >= 0 else { return nil }
         return PlayerPosition(

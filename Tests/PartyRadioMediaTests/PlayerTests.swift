@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import PartyRadioCore
+@testable import PartyRadioMedia
+
+/// Real libmpv, headless (`ao=null`), playing a generated WAV. Each test takes a few seconds.
+@Suite("Player (libmpv, ao=null)", .serialized)
+final class PlayerTests {
+    let directory: TemporaryDirectory
+    let trackPath: String
+    let clock = RealtimeClock()
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        // "Last Call Arpeggio" at a quarter length: 10 s.
+        trackPath = try DemoLibrary.generate(into: directory.path, durationScale: 0.25)[5]
+    }
+
+    deinit { directory.cleanup() }
+
+    /// Polls until `condition` holds or `seconds` pass.
+    func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = clock.now() + Int64(seconds * 1e9)
+        while clock.now() < deadline {
+            if condition() { return true }
+            usleep(5_000)
+        }
+        return condition()
+    }
+
+    /// Samples (local time, position) pairs every `intervalMs` for `seconds`.
+    func samples(_ player: Player, seconds: Double, intervalMs: UInt32 = 20) -> [PlayerPosition] {
+        var result: [PlayerPosition] = []
+        let end = clock.now() + Int64(seconds * 1e9)
+        while clock.now() < end {
+            if let position = player.position() { result.append(position) }
+            usleep(intervalMs * 1000)
+        }
+        return result
+    }
+
+    /// Least-squares slope of position over local time, and the residuals (ns).
+    func fit(_ points: [PlayerPosition]) -> (slope: Double, residuals: [Int64]) {
+        let t0 = points[0].sampledAtNs, p0 = points[0].positionNs
+        let xs = points.map { Double($0.sampledAtNs - t0) }, ys = points.map { Double($0.positionNs - p0) }
+        let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
+        let sxy = zip(xs, ys).reduce(0) { $0 + ($1.0 - mx) * ($1.1 - my) }
+        let sxx = xs.reduce(0) { $0 + ($1 - mx) * ($1 - mx) }
+        let slope = sxy / sxx
+        return (slope, zip(xs, ys).map { Int64(($0.1 - my - slope * ($0.0 - mx)).rounded()) })
+    }
+
+    func magnitudeQuantile(_ values: [Int64], _ q: Double) -> Int64 {
+        let sorted = values.map { $0.magnitude }.sorted()
+        return Int64(sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * q))])
+    }
+
+    @Test("the position advances in real time (and how precisely)")
+    func realTime() throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        try player.load(trackPath)
+        #expect(waitUntil(3) { (player.position()?.positionNs ?? 0) > 50_000_000 })
+        let points = samples(player, seconds: 2)
+        #expect(points.count > 50)
+        let (slope, residuals) = fit(points)
+        let p50 = magnitudeQuantile(residuals, 0.5), p99 = magnitudeQuantile(residuals, 0.99)
+        print(
+            "player position (audio-pts) vs CLOCK_REALTIME over 2 s, \(points.count) samples: rate \(slope), "
+                + "residual p50 \(p50 / 1000) µs p99 \(p99 / 1000) µs max \(magnitudeQuantile(residuals, 1) / 1000) µs; "
+                + "ao \(player.audioOutputDriver ?? "?"), audio-pts \(player.stringProperty("audio-pts") ?? "n/a"), "
+                + "time-pos \(player.stringProperty("time-pos") ?? "n/a"), audio-delay \(player.outputLatencyNs) ns")
+        let names = (player.stringProperty("property-list") ?? "").split(separator: ",")
+            .filter { $0.contains("latency") || $0.contains("delay") || $0.contains("ao-") || $0.contains("pts") }
+        print("mpv \(player.stringProperty("mpv-version") ?? "?") timing-related properties: \(names.joined(separator: " "))")
+        #expect(abs(slope - 1) < 0.01)
+        #expect(p99 < 20_000_000)
+        #expect(player.audioOutputDriver == "null")
+        #expect(!player.isPaused)
+    }
+
+    @Test("starts at the requested position")
+    func startOffset() throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        let loadedAt = clock.now()
+        try player.load(trackPath, startNs: 6_500_000_000)
+        #expect(waitUntil(3) { player.position() != nil })
+        let first = try #require(player.position())
+        print("player: first position after load at 6.5 s: \(first.positionNs) ns, \((first.sampledAtNs - loadedAt) / 1_000_000) ms after load")
+        #expect(first.positionNs >= 6_500_000_000 && first.positionNs < 6_800_000_000)
+        #expect(player.durationNs.map { abs($0 - 10_000_000_000) < 50_000_000 } == true)
+    }
+
+    @Test("seeks exactly, pauses, changes speed, stops")
+    func controls() throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        try player.load(trackPath, startNs: 1_000_000_000)
+        #expect(waitUntil(3) { (player.position()?.positionNs ?? 0) > 1_050_000_000 })
+
+        let seekAt = clock.now()
+        try player.seek(toNs: 7_250_000_000)
+        #expect(waitUntil(2) { (player.position()?.positionNs ?? 0) >= 7_250_000_000 })
+        usleep(300_000)
+        let afterSeek = try #require(player.position())
+        let restart = afterSeek.positionNs - 7_250_000_000 - (afterSeek.sampledAtNs - seekAt)
+        print("player: seek landed \(restart / 1_000_000) ms off (negative = restart delay)")
+        #expect(afterSeek.positionNs >= 7_250_000_000 && afterSeek.positionNs < 7_700_000_000)
+
+        try player.setPaused(true)
+        usleep(100_000)
+        let pausedA = try #require(player.position())
+        usleep(300_000)
+        let pausedB = try #require(player.position())
+        #expect(pausedA.positionNs == pausedB.positionNs)
+        #expect(player.isPaused)
+
+        try player.seek(toNs: 1_000_000_000)
+        try player.setSpeed(1.05)
+        try player.setPaused(false)
+        usleep(200_000)
+        let fast = fit(samples(player, seconds: 1))
+        print("player: rate at speed 1.05: \(fast.slope)")
+        #expect(abs(fast.slope - 1.05) < 0.01)
+
+        try player.stop()
+        #expect(waitUntil(2) { player.isIdle && player.position() == nil })
+    }
+
+    @Test("events: loaded, restarted, end of file")
+    func events() async throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        try player.load(trackPath, startNs: 9_700_000_000)
+        var seen: [PlayerEvent] = []
+        for await event in player.events {
+            seen.append(event)
+            if case .endOfFile = event { break }
+        }
+        #expect(seen.contains(.fileLoaded))
+        #expect(seen.contains(.playbackRestarted))
+        #expect(seen.last == .endOfFile(.finished))
+        try player.load(directory.file("missing.wav"))
+        for await event in player.events {
+            if case .endOfFile(let reason) = event {
+                #expect(reason != .finished)
+                break
+            }
+        }
+    }
+
+    @Test("SyncController holds the player on a moving station position")
+    func syncController() throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        let controller = SyncController(player: player)
+        let epoch = clock.now()
+        var jump: Int64 = 0
+        let station: (Int64) -> Int64 = { 2_000_000_000 + ($0 - epoch) + jump }
+        try controller.load(trackPath, stationPositionAt: station)
+        var errors: [Int64] = []
+        var seeks = 0
+        let end = epoch + 5_000_000_000
+        while clock.now() < end {
+            if jump == 0 && clock.now() > epoch + 2_500_000_000 { jump = 25_000_000 }  // station jumps 25 ms: nudge
+            let status = controller.tick(stationPositionAt: station)
+            if status.seekedToNs != nil { seeks += 1 }
+            if clock.now() > epoch + 4_500_000_000, let error = status.errorNs { errors.append(error) }
+            usleep(100_000)
+        }
+        let worst = errors.map { $0.magnitude }.max() ?? .max
+        print(
+            "sync controller on real mpv: \(seeks) seek(s), learnt seek lead \(controller.seekLeadNs / 1_000_000) ms, "
+                + "errors over the last 0.5 s (ms): \(errors.map { Double($0 / 10_000) / 100 })")
+        #expect(!errors.isEmpty)
+        #expect(worst < 12_000_000)
+    }
+}
+

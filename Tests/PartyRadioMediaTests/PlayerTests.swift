@@ -79,6 +79,16 @@ final class PlayerTests {
         #expect(!player.isPaused)
     }
 
+    @Test("automatic audio output falls back to null without a sound server or card")
+    func automaticOutput() throws {
+        let player = try Player(options: .init(audio: .automatic))
+        defer { player.shutdown() }
+        try player.load(trackPath)
+        #expect(waitUntil(3) { (player.position()?.positionNs ?? 0) > 0 })
+        print("player: automatic audio output chose \(player.audioOutputDriver ?? "nothing")")
+        #expect(player.audioOutputDriver != nil)
+    }
+
     @Test("starts at the requested position")
     func startOffset() throws {
         let player = try Player(options: .init(audio: .none))

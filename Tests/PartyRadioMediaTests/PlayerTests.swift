@@ -89,6 +89,20 @@ final class PlayerTests {
         #expect(player.audioOutputDriver != nil)
     }
 
+    @Test("plays a file served by MediaServer over loopback HTTP, joining mid-track")
+    func overHTTP() throws {
+        let server = try MediaServer(address: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let token = try server.register(path: trackPath)
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        try player.load(server.url(token: token), startNs: 7_000_000_000)
+        #expect(waitUntil(3) { (player.position()?.positionNs ?? 0) > 7_100_000_000 })
+        let position = try #require(player.position())
+        #expect(position.positionNs < 7_600_000_000)
+        #expect(player.durationNs.map { abs($0 - 10_000_000_000) < 50_000_000 } == true)
+    }
+
     @Test("starts at the requested position")
     func startOffset() throws {
         let player = try Player(options: .init(audio: .none))

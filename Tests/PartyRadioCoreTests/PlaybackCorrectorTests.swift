@@ -41,6 +41,19 @@ struct PlaybackCorrectorTests {
         #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 1 * ms, now: 3).speed == 1)
     }
 
+    @Test("a resume lets the player settle without learning a seek lead from it")
+    func resume() {
+        var corrector = PlaybackCorrector()
+        corrector.noteSeek(at: 0, learnLanding: false)
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: -30 * ms, now: 100 * ms).errorNs == nil)
+        let settled = corrector.update(stationPositionNs: 0, playerPositionNs: -30 * ms, now: 500 * ms)
+        #expect(settled.errorNs == -30 * ms)
+        #expect(corrector.seekLeadNs == 0)
+        corrector.noteSeek(at: 1_000 * ms)
+        _ = corrector.update(stationPositionNs: 0, playerPositionNs: -30 * ms, now: 1_500 * ms)
+        #expect(corrector.seekLeadNs == 30 * ms)
+    }
+
     @Test("a simulated player stays within the nudge band and learns the seek lead")
     func simulatedPlayer() {
         // The player restarts 60 ms after a seek and its clock runs 500 ppm fast (a poor sound card).

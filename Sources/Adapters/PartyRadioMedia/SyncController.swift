@@ -45,12 +45,13 @@ public final class SyncController: Sendable {
         }
     }
 
-    /// Forgets the nudge state (after a pause, or when the caller seeked the player itself).
+    /// Forgets the nudge state and lets the player settle before the next correction (after a
+    /// resume, or when the caller seeked the player itself).
     public func reset() {
         let now = clock.now()
         corrector.withLock {
             $0.reset()
-            $0.noteSeek(at: now)
+            $0.noteSeek(at: now, learnLanding: false)
         }
     }
 

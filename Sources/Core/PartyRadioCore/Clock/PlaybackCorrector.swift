@@ -57,10 +57,12 @@ public struct PlaybackCorrector: Sendable {
 
     /// Tells the corrector that the player was just started or seeked by someone else at `now`
     /// (for example a `loadfile` with a start position), so it lets the player settle first.
-    public mutating func noteSeek(at now: Int64) {
+    /// - Parameter learnLanding: whether the first error after settling measures the player's
+    ///   restart delay (true for seeks and loads aimed at the station position; false for a resume).
+    public mutating func noteSeek(at now: Int64, learnLanding: Bool = true) {
         speed = 1
         lastSeekAt = now
-        checkSeekLanding = true
+        checkSeekLanding = learnLanding
     }
 
     /// Decides what to do, given where the station is and where the player is at local instant `now`.

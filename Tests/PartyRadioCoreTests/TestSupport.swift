@@ -10,17 +10,7 @@ struct FakeSigner: Signer {
     }
 }
 
-/// A seeded generator so that "random" tests fail the same way twice.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed | 1 }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 2_685_821_657_736_338_717
-    }
-}
+// SeededGenerator (SplitMix64) lives in SimulatedTimeNetwork.swift.
 
 enum Samples {
     static let track = Track(

@@ -55,7 +55,7 @@ let package = Package(
         // MARK: Node
         .target(
             name: "PartyRadioNode",
-            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"],
+            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia"],
             path: "Sources/Node/PartyRadioNode"),
 
         // MARK: CLI and app

@@ -17,7 +17,7 @@ import Testing
         }
         #expect(options.name.value == "Rooftop")
         #expect(options.libraries == ["/a", "/b"])
-        #expect(options.noAudio && options.jsonEvents && options.port == 4000)
+        #expect(options.playback.noAudio && options.jsonEvents && options.port == 4000)
         #expect(options.common == CommonOptions(interface: "eth0", stateDir: "/tmp/s"))
         #expect(usage(["dj"])?.message.contains("--name") == true)
         #expect(usage(["dj", "--name", "   "])?.message.contains("empty") == true)
@@ -48,7 +48,7 @@ import Testing
             Issue.record("not listen")
             return
         }
-        #expect(listen.station == "Roof" && listen.noAudio && listen.timeout == 3)
+        #expect(listen.station == "Roof" && listen.playback.noAudio && listen.timeout == 3)
         #expect(usage(["listen", "a", "b"]) != nil)
         guard case .stations(let stations) = try Command.parse(["stations", "-w", "--json", "--timeout", "1"]) else {
             Issue.record("not stations")

@@ -20,25 +20,25 @@ struct PlaybackCorrectorTests {
     @Test("small error nudges the speed, proportionally and clamped")
     func nudges() {
         var corrector = PlaybackCorrector()
-        // 20 ms ahead: slow down by 20 ms / 2 s = 1 %.
-        let ahead = corrector.update(stationPositionNs: 5_000 * ms, playerPositionNs: 5_020 * ms, now: 0)
+        // 10 ms ahead: slow down by 10 ms / 0.5 s = 2 %.
+        let ahead = corrector.update(stationPositionNs: 5_000 * ms, playerPositionNs: 5_010 * ms, now: 0)
         #expect(ahead.seekToNs == nil)
-        #expect(ahead.speed == 0.99)
-        // 39 ms behind with a short time constant: clamped at +3 %.
-        corrector.configuration.correctionTimeNs = 500 * ms
+        #expect(ahead.speed == 0.98)
+        // 39 ms behind: 7.8 % proposed, clamped at +4 %.
         let behind = corrector.update(stationPositionNs: 5_000 * ms, playerPositionNs: 4_961 * ms, now: 1)
-        #expect(behind.speed == 1.03)
+        #expect(behind.speed == 1.04)
     }
 
     @Test("hysteresis: tiny errors leave speed 1, nudging stops within the settled band")
     func hysteresis() {
         var corrector = PlaybackCorrector()
-        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 2 * ms, now: 0).speed == 1)
-        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 4 * ms, now: 1).speed < 1)
-        // Still nudging at 2 ms (inside the start band, outside the settled band)…
-        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 2 * ms, now: 2).speed < 1)
-        // …and back to exactly 1 under 1.5 ms.
-        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 1 * ms, now: 3).speed == 1)
+        let us: Int64 = 1_000
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 800 * us, now: 0).speed == 1)
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 2 * ms, now: 1).speed < 1)
+        // Still nudging at 0.5 ms (inside the start band, outside the settled band)…
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 500 * us, now: 2).speed < 1)
+        // …and back to exactly 1 under 0.3 ms.
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 200 * us, now: 3).speed == 1)
     }
 
     @Test("a resume lets the player settle without learning a seek lead from it")
@@ -81,5 +81,25 @@ struct PlaybackCorrectorTests {
         #expect(seeks <= 3)
         #expect(corrector.seekLeadNs > 30 * ms)
         #expect(quantile(errors, 1) <= corrector.configuration.nudgeStartNs + ms / 2)
+    }
+}
+
+@Suite("StartPlanner")
+struct StartPlannerTests {
+    @Test("finds the instant the station reaches the target, for any rate the DJ clock may have")
+    func instant() {
+        for ppm in [-1000.0, -200, 0, 150, 1000] {
+            let station: (Int64) -> Int64 = { local in Int64(Double(local - 1_000) * (1 + ppm / 1e6)) + 5_000_000_000 }
+            let at = StartPlanner.instant(reaching: 5_300_000_000, from: 1_000, stationPositionAt: station)
+            #expect(abs(station(at) - 5_300_000_000) <= 1)
+        }
+    }
+
+    @Test("the lead covers twice the last readiness time, within bounds")
+    func lead() {
+        #expect(StartPlanner.lead(lastReadyNs: nil) == 300_000_000)
+        #expect(StartPlanner.lead(lastReadyNs: 10_000_000) == 150_000_000)
+        #expect(StartPlanner.lead(lastReadyNs: 200_000_000) == 450_000_000)
+        #expect(StartPlanner.lead(lastReadyNs: 9_000_000_000) == 3_000_000_000)
     }
 }

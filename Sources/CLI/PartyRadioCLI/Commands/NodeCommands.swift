@@ -4,12 +4,20 @@ import PartyRadioNode
 
 /// Runs the networked commands: dj, listen, stations, vote.
 enum NodeCommands {
-    static func settings(_ common: CommonOptions, reporter: any NodeReporter, environment: [String: String]) -> NodeSettings {
+    static func settings(
+        _ common: CommonOptions, playback: PlaybackFlags = PlaybackFlags(), reporter: any NodeReporter,
+        environment: [String: String]
+    ) -> NodeSettings {
         NodeSettings(
             interfaceName: common.interface,
             stateDirectory: common.stateDir.map { URL(fileURLWithPath: $0) }
                 ?? NodeSettings.defaultStateDirectory(environment: environment),
+            clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
             reporter: reporter, faults: NodeSettings.faults(environment: environment))
+    }
+
+    static func playbackOptions(_ flags: PlaybackFlags) -> PlaybackOptions {
+        PlaybackOptions(noAudio: flags.noAudio, audioDriver: flags.audioDriver, tracePath: flags.tracePath)
     }
 
     static func fail(_ error: NodeError) -> Int32 {
@@ -22,17 +30,13 @@ enum NodeCommands {
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
-        let queue: [Track]
-        if options.libraries.isEmpty {
-            queue = DemoLibrary.tracks()
-        } else {
-            Console.error("Local libraries are not supported yet; run without --library for the demo library.")
-            return ExitCode.failure.rawValue
-        }
         do {
             let node = try DJNode(
-                configuration: DJConfiguration(name: options.name, queue: queue, port: options.port),
-                settings: settings(options.common, reporter: printer, environment: environment), inbox: inbox)
+                configuration: DJConfiguration(
+                    name: options.name, libraries: options.libraries, port: options.port,
+                    playback: playbackOptions(options.playback)),
+                settings: settings(options.common, playback: options.playback, reporter: printer, environment: environment),
+                inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }
             try node.run()
@@ -48,8 +52,9 @@ enum NodeCommands {
         do {
             guard
                 let node = try ListenerNode.tuneIn(
-                    options.station, timeoutNs: Nanos.seconds(options.timeout),
-                    settings: settings(options.common, reporter: printer, environment: environment), inbox: inbox)
+                    options.station, timeoutNs: Nanos.seconds(options.timeout), playback: playbackOptions(options.playback),
+                    settings: settings(options.common, playback: options.playback, reporter: printer, environment: environment),
+                    inbox: inbox)
             else { return ExitCode.success.rawValue }
             try node.run()
             return ExitCode.success.rawValue

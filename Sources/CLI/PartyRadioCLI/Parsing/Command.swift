@@ -13,17 +13,17 @@ public enum Command: Equatable, Sendable {
     public struct DJOptions: Equatable, Sendable {
         public var name: StationName
         public var libraries: [String] = []
-        public var noAudio = false
         public var jsonEvents = false
         public var port: UInt16 = 0
+        public var playback = PlaybackFlags()
         public var common = CommonOptions()
     }
 
     public struct ListenOptions: Equatable, Sendable {
         public var station: String?
-        public var noAudio = false
         public var jsonEvents = false
         public var timeout: Double = 10
+        public var playback = PlaybackFlags()
         public var common = CommonOptions()
     }
 
@@ -66,10 +66,10 @@ public enum Command: Equatable, Sendable {
         var options = DJOptions(name: try! StationName(validating: "x"))
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
+            if try options.playback.consume(option, from: &scanner) { continue }
             switch option {
             case "--name", "-n": name = try scanner.value(for: option)
             case "--library", "-l": options.libraries.append(try scanner.value(for: option))
-            case "--no-audio": options.noAudio = true
             case "--json-events": options.jsonEvents = true
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
             default: throw scanner.unknown(option)
@@ -94,8 +94,8 @@ public enum Command: Equatable, Sendable {
         var options = ListenOptions()
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
+            if try options.playback.consume(option, from: &scanner) { continue }
             switch option {
-            case "--no-audio": options.noAudio = true
             case "--json-events": options.jsonEvents = true
             case "--timeout": options.timeout = try scanner.seconds(for: option)
             default: throw scanner.unknown(option)

@@ -29,13 +29,14 @@ enum HelpPages {
                 options: [
                     ("-n, --name <name>", "The station's name: 1 to 60 characters (required)."),
                     ("-l, --library <dir>", "Queue the music in this folder; repeat for more. Default: a generated demo library."),
-                    ("--no-audio", "Do not play sound on this machine."),
                     ("--json-events", "Print one JSON object per line instead of the live view."),
                     ("--port <port>", "UDP port for listeners (default: any free port)."),
-                ] + CommonOptions.help + [
-                    ("CONTROLS", "Keys on a terminal: n next, p prev, space pause/resume, q quit. Otherwise one command"),
-                    ("", "per line on stdin: next, prev, pause, resume, seek SECONDS, quit."),
-                ])
+                ] + PlaybackFlags.help + CommonOptions.help,
+                discussion: """
+                    CONTROLS:
+                      On a terminal: n next, p previous, space pause/resume, q quit.
+                      Otherwise one command per line on stdin: next, prev, pause, resume, seek SECONDS, quit.
+                    """)
         case "stations":
             HelpText(
                 overview: "List the stations on the local network, with what they play and who listens.",
@@ -51,10 +52,9 @@ enum HelpPages {
                 usage: "partyradio listen [<station>] [--no-audio] [--json-events] [--timeout <seconds>] [options]",
                 arguments: [("<station>", "Name, unique name prefix or ID. Default: the only station on the air.")],
                 options: [
-                    ("--no-audio", "Do not play sound on this machine."),
                     ("--json-events", "Print one JSON object per line instead of the live view."),
                     ("--timeout <seconds>", "How long to look for the station (default: 10)."),
-                ] + CommonOptions.help)
+                ] + PlaybackFlags.help + CommonOptions.help)
         case "vote":
             HelpText(
                 overview: "Vote the track playing now up or down, or clear your vote; returns once the DJ counted it.",

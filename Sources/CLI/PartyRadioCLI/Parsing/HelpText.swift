@@ -4,12 +4,18 @@ public struct HelpText: Sendable {
     public var usage: String
     public var arguments: [(String, String)]
     public var options: [(String, String)]
+    /// Free text after the options (e.g. the DJ's controls).
+    public var discussion: String?
 
-    public init(overview: String, usage: String, arguments: [(String, String)] = [], options: [(String, String)]) {
+    public init(
+        overview: String, usage: String, arguments: [(String, String)] = [], options: [(String, String)],
+        discussion: String? = nil
+    ) {
         self.overview = overview
         self.usage = usage
         self.arguments = arguments
         self.options = options + [("-h, --help", "Show help information.")]
+        self.discussion = discussion
     }
 
     public var rendered: String {
@@ -27,6 +33,7 @@ public struct HelpText: Sendable {
         }
         section("ARGUMENTS:", arguments)
         section("OPTIONS:", options)
+        if let discussion { lines += [discussion, ""] }
         return lines.joined(separator: "\n")
     }
 }

@@ -10,16 +10,18 @@ public struct PlaybackCorrector: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// Errors beyond this are fixed by seeking.
         public var seekThresholdNs: Int64 = 40 * Nanos.perMillisecond
-        /// At normal speed, errors below this are left alone (hysteresis against speed churn).
-        public var nudgeStartNs: Int64 = 3 * Nanos.perMillisecond
+        /// At normal speed, errors below this are left alone (hysteresis against speed churn;
+        /// audio-pts is steady to ~15 µs, so a millisecond is well clear of its noise).
+        public var nudgeStartNs: Int64 = 1 * Nanos.perMillisecond
         /// While nudging, errors below this return the speed to exactly 1.
-        public var settledNs: Int64 = 1_500_000
-        /// The nudge never changes the speed by more than this fraction (0.03 = ±3 %).
-        public var maxSpeedDeviation: Double = 0.03
-        /// Time constant of the nudge: the error shrinks by e every this long.
-        public var correctionTimeNs: Int64 = 2 * Nanos.perSecond
-        /// After a seek, player positions are not trusted for this long.
-        public var seekSettleNs: Int64 = 400 * Nanos.perMillisecond
+        public var settledNs: Int64 = 300_000
+        /// The nudge never changes the speed by more than this fraction (0.04 = ±4 %).
+        public var maxSpeedDeviation: Double = 0.04
+        /// Time constant of the nudge: the error shrinks by e every this long. Half a second
+        /// takes a 20 ms hiccup back under 3 ms within a second, at speeds that still sound right.
+        public var correctionTimeNs: Int64 = 500 * Nanos.perMillisecond
+        /// After a start or seek, player positions are not trusted for this long.
+        public var seekSettleNs: Int64 = 150 * Nanos.perMillisecond
         /// The learnt seek lead stays within 0…this.
         public var maxSeekLeadNs: Int64 = 500 * Nanos.perMillisecond
 

@@ -5,14 +5,23 @@ import PartyRadioSecurity
 /// How a DJ is started (`partyradio dj`).
 public struct DJConfiguration: Sendable {
     public var name: StationName
-    public var queue: [Track]
+    /// Folders of music to queue; empty: a generated demo library in the state directory.
+    public var libraries: [String]
+    /// Tracks queued besides the library (catalog tracks), in order.
+    public var extraTracks: [Track]
     /// UDP port for listeners' unicast traffic and the SRV record; 0 lets the kernel pick.
     public var port: UInt16
+    public var playback: PlaybackOptions
 
-    public init(name: StationName, queue: [Track], port: UInt16 = 0) {
+    public init(
+        name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
+        playback: PlaybackOptions = PlaybackOptions()
+    ) {
         self.name = name
-        self.queue = queue
+        self.libraries = libraries
+        self.extraTracks = extraTracks
         self.port = port
+        self.playback = playback
     }
 }
 
@@ -36,6 +45,8 @@ public final class DJNode: @unchecked Sendable {
     /// Who queried or listened lately (address → last heard), to unicast the goodbye to observers
     /// that do not join the group.
     private var recentPeers: [SocketAddress: Int64] = [:]
+    private let library: LocalLibrary?
+    private let playback: PlaybackSession
     private var exitError: NodeError?
 
     /// A snapshot goes to the group at least this often (PRODUCT.md: at least once a second;
@@ -56,7 +67,17 @@ public final class DJNode: @unchecked Sendable {
         let group = stationID.multicastGroup
         groupAddress = SocketAddress(group.addressString, port: group.port)!
         advert = StationAdvert(stationID: stationID, group: group, publicKey: identity.publicKey)
-        engine = StationEngine(name: configuration.name.value, queue: configuration.queue, now: clock.now())
+        // Catalog tracks alone need no library; otherwise the folders (or the demo library) are served.
+        if configuration.libraries.isEmpty && !configuration.extraTracks.isEmpty {
+            library = nil
+        } else {
+            library = try LocalLibrary(
+                folders: configuration.libraries, stateDirectory: settings.stateDirectory, address: interface.address.host)
+        }
+        for warning in library?.warnings ?? [] { settings.reporter.report(.warning(warning)) }
+        let queue = (library?.tracks ?? []) + configuration.extraTracks
+        engine = StationEngine(name: configuration.name.value, queue: queue, now: clock.now())
+        playback = try PlaybackSession(role: "dj", options: configuration.playback, clock: clock, inbox: inbox)
         avahi = try settings.avahi(interface: interface, inbox: inbox)
         let port: UInt16
         do { port = try socket.localAddress().port } catch { throw NodeError("Cannot read the DJ's UDP port: \(error).") }
@@ -66,7 +87,7 @@ public final class DJNode: @unchecked Sendable {
         reporter.report(
             .stationStarted(
                 name: configuration.name.value, id: stationID, interface: interface.name, address: interface.address.host,
-                port: port, group: group, fingerprint: identity.publicKey.fingerprint, queueLength: configuration.queue.count))
+                port: port, group: group, fingerprint: identity.publicKey.fingerprint, queueLength: queue.count))
     }
 
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.
@@ -75,7 +96,7 @@ public final class DJNode: @unchecked Sendable {
         broadcastSnapshot(now: now, change: .track)
         while running {
             let untilSnapshot = (lastSnapshotNs + Self.snapshotIntervalNs - clock.now()) / Nanos.perMillisecond
-            _ = waitReadable([inbox.wakeDescriptor, transport.socket.descriptor], timeoutMs: Int32(max(1, min(50, untilSnapshot))))
+            _ = waitReadable([inbox.wakeDescriptor, transport.socket.descriptor], timeoutMs: Int32(max(1, min(20, untilSnapshot))))
             step()
         }
         goOffAir()
@@ -87,6 +108,9 @@ public final class DJNode: @unchecked Sendable {
             switch input {
             case .command(let line): perform(line)
             case .quit: running = false
+            case .playerError(let message):
+                reporter.report(.warning("The player could not play the track (\(message)); retrying."))
+                playback.playerFailed()
             case .avahi(let box): handle(box.event)
             }
         }
@@ -103,6 +127,7 @@ public final class DJNode: @unchecked Sendable {
             }
         }
         if now - lastSnapshotNs >= Self.snapshotIntervalNs { broadcastSnapshot(now: now, change: .progress) }
+        playback.step()
     }
 
     /// One control command: `next`, `prev`, `pause`, `resume`, `toggle`, `quit`.
@@ -196,6 +221,7 @@ public final class DJNode: @unchecked Sendable {
         let snapshot = engine.snapshot(now: now)
         transport.send(.stateSnapshot(snapshot), to: groupAddress)
         lastSnapshotNs = now
+        playback.follow(snapshot)
         reporter.report(.state(snapshot, positionNs: engine.positionNs(at: now), change: change))
     }
 
@@ -209,6 +235,8 @@ public final class DJNode: @unchecked Sendable {
             transport.send(goodbye, to: peer)
         }
         avahi.close()
+        playback.shutdown()
+        library?.server.stop()
         reporter.report(.stationStopped(name: engine.name))
     }
 

@@ -18,8 +18,10 @@ public final class ListenerNode: @unchecked Sendable {
     private var lastHelloNs: Int64 = 0
     private var lastHeartbeatNs: Int64 = 0
     private var lastProgressNs: Int64 = 0
+    private var lastPingNs: Int64 = 0
     private var silent = false
     private var running = true
+    private let playback: PlaybackSession
     private var reporter: any NodeReporter { settings.reporter }
 
     public static let heartbeatIntervalNs = Nanos.seconds(1)
@@ -32,23 +34,30 @@ public final class ListenerNode: @unchecked Sendable {
     /// Finds the station (see ``StationObserver/find(_:timeoutNs:clock:)``) and joins its group.
     /// Returns nil when the user quit while it was looking.
     public static func tuneIn(
-        _ query: String?, timeoutNs: Int64, settings: NodeSettings, inbox: Inbox<NodeInput>
+        _ query: String?, timeoutNs: Int64, playback: PlaybackOptions = PlaybackOptions(), settings: NodeSettings,
+        inbox: Inbox<NodeInput>
     ) throws(NodeError) -> ListenerNode? {
         let observer = try StationObserver(settings: settings, inbox: inbox)
         guard let station = try observer.find(query, timeoutNs: timeoutNs, clock: settings.clock) else {
             observer.close()
             return nil
         }
-        return try ListenerNode(station: station, observer: observer, settings: settings)
+        return try ListenerNode(station: station, observer: observer, playback: playback, settings: settings)
     }
 
-    private init(station: StationSummary, observer: StationObserver, settings: NodeSettings) throws(NodeError) {
+    private init(
+        station: StationSummary, observer: StationObserver, playback: PlaybackOptions, settings: NodeSettings
+    ) throws(NodeError) {
         self.settings = settings
+        self.playback = try PlaybackSession(role: "listener", options: playback, clock: settings.clock, inbox: observer.inbox)
         self.observer = observer
         self.station = station
         clock = settings.clock
+        // A socket of its own: the observer drains its socket for the directory, and would take
+        // the DJ's answers to this listener (snapshots, pongs) with it.
         transport = settings.transport(
-            socket: observer.transport.socket, identity: observer.transport.identity, stationID: station.id)
+            socket: try settings.unicastSocket(interface: observer.interface), identity: observer.transport.identity,
+            stationID: station.id)
         guard let address = SocketAddress(station.address, port: station.port) else {
             throw NodeError("The station's address '\(station.address)' is not IPv4.")
         }
@@ -64,16 +73,20 @@ public final class ListenerNode: @unchecked Sendable {
         }
         snapshot = station.snapshot
         lastHeardNs = clock.now()
+        self.playback.follow(station.snapshot)
         reporter.report(.tunedIn(station))
     }
 
     /// Runs until quit, or until the station says goodbye.
     public func run() throws(NodeError) {
         let hostName = Self.hostName()
-        defer { observer.close() }
+        defer {
+            observer.close()
+            playback.shutdown()
+        }
         while running {
             _ = waitReadable(
-                [observer.inbox.wakeDescriptor, transport.socket.descriptor, groupSocket.descriptor], timeoutMs: 50)
+                [observer.inbox.wakeDescriptor, transport.socket.descriptor, groupSocket.descriptor], timeoutMs: 20)
             // Keep the observer's DNS-SD view fresh: a restarted DJ may come back on a new port.
             for change in try observer.handleReady() {
                 if case .vanished(let id, _, let reason) = change, id == station.id, reason == "withdrawn" {
@@ -81,7 +94,13 @@ public final class ListenerNode: @unchecked Sendable {
                 }
             }
             for input in observer.takeOtherInputs() {
-                if case .quit = input { running = false }
+                switch input {
+                case .quit: running = false
+                case .playerError(let message):
+                    reporter.report(.warning("The player could not play the track (\(message)); retrying."))
+                    playback.playerFailed()
+                case .command, .avahi: break
+                }
             }
             if let entry = observer.directory.entries[station.id],
                 let address = SocketAddress(entry.address, port: entry.port), address != djAddress
@@ -97,6 +116,11 @@ public final class ListenerNode: @unchecked Sendable {
                 handle(received, now: now)
             }
             keepInTouch(now: now, hostName: hostName)
+            if playback.djClock.nextPingDue(after: lastPingNs, now: clock.now()) {
+                lastPingNs = clock.now()
+                transport.send(.timePing(TimePing(clientSendNs: lastPingNs)), to: djAddress)
+            }
+            playback.step()
         }
         for _ in 0..<2 { transport.send(.leave(Leave()), to: djAddress) }
     }
@@ -112,6 +136,7 @@ public final class ListenerNode: @unchecked Sendable {
             }
             let old = snapshot
             snapshot = new
+            playback.follow(new)
             let change = Self.change(from: old, to: new)
             if let change {
                 lastProgressNs = now
@@ -119,6 +144,9 @@ public final class ListenerNode: @unchecked Sendable {
             }
         case .goodbye(let goodbye):
             stationGone(reason: goodbye.reason)
+        case .timePong(let pong):
+            playback.djClock.add(
+                TimeSample(t1: pong.clientSendNs, t2: pong.serverReceiveNs, t3: pong.serverSendNs, t4: received.receivedAtNs))
         default:
             break
         }
@@ -151,10 +179,11 @@ public final class ListenerNode: @unchecked Sendable {
         }
     }
 
-    /// Where the station is now. Until clock synchronisation lands, the DJ clock is taken to be ours.
+    /// Where the station is now, by the DJ clock as estimated (our own until the estimate is ready).
     private func position(of snapshot: StateSnapshot, now: Int64) -> Int64 {
         snapshot.anchor.position(
-            atDJTime: now, durationNs: snapshot.nowPlaying.map { Int64($0.durationMs) * Nanos.perMillisecond })
+            atDJTime: playback.djClock.djTime(local: now) ?? now,
+            durationNs: snapshot.nowPlaying.map { Int64($0.durationMs) * Nanos.perMillisecond })
     }
 
     static func change(from old: StateSnapshot?, to new: StateSnapshot) -> NodeEvent.StateChange? {

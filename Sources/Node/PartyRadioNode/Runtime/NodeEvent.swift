@@ -63,6 +63,8 @@ public struct NodeError: Error, CustomStringConvertible, Sendable {
 public enum NodeInput: Sendable {
     case command(String)
     case avahi(AvahiEventBox)
+    /// The player could not play the source (it is retried).
+    case playerError(String)
     case quit
 }
 

@@ -1,5 +1,5 @@
-/// A JSON value for `--json` and `--json-events` output; keys keep their insertion order so
-/// lines read the same every time.
+/// A JSON value for `--json`, `--json-events` and `--trace` output; keys keep their insertion
+/// order so lines read the same every time. Pure: rendering only, no parsing.
 public enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -23,7 +23,7 @@ public enum JSON: Sendable, Equatable {
         }
     }
 
-    static func quote(_ text: String) -> String {
+    public static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -43,5 +43,5 @@ public enum JSON: Sendable, Equatable {
 }
 
 extension JSON {
-    static func int<T: BinaryInteger>(_ value: T) -> JSON { .integer(Int64(value)) }
+    public static func int<T: BinaryInteger>(_ value: T) -> JSON { .integer(Int64(value)) }
 }

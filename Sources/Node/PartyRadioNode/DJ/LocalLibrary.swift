@@ -1,0 +1,56 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioMedia
+
+/// The DJ's local music: scanned from `--library` folders (or a generated demo library) and
+/// served to listeners over HTTP. Only the queued files are registered with the server.
+final class LocalLibrary {
+    let server: MediaServer
+    private(set) var tracks: [Track] = []
+    private(set) var warnings: [String] = []
+
+    /// - Parameters:
+    ///   - folders: the user's `--library` folders; empty means the demo library in `stateDirectory`.
+    ///   - address: the IPv4 address listeners reach the DJ on.
+    init(folders: [String], stateDirectory: URL, address: String, port: UInt16 = 0) throws(NodeError) {
+        var roots = folders
+        for folder in folders {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw NodeError("The library folder '\(folder)' does not exist; pass a folder of music files.", exitCode: 2)
+            }
+        }
+        if folders.isEmpty {
+            let demo = stateDirectory.appendingPathComponent("demo-library").path
+            roots = [demo]
+            if Self.audioFiles(in: demo) < DemoTrackSpec.standard().count {
+                do { _ = try DemoLibrary.generate(into: demo) } catch {
+                    throw NodeError("Cannot write the demo library to \(demo) (\(error)); pass a writable --state-dir.")
+                }
+            }
+        }
+        let scan = LibraryScanner().scan(roots)
+        warnings = scan.warnings.map { "Skipped \($0.description)" }
+        guard !scan.tracks.isEmpty else {
+            throw NodeError(
+                "No playable music in \(roots.joined(separator: ", ")) (mp3, ogg, opus, flac, m4a or wav); "
+                    + "pass another --library.")
+        }
+        do { server = try MediaServer(address: address, port: port) } catch {
+            throw NodeError("Cannot serve the music over HTTP on \(address) (\(error)).")
+        }
+        for file in scan.tracks {
+            // The track ID's hash is the token, so a restarted DJ serves the same URLs.
+            let token = String(file.id.split(separator: ":").last ?? "")
+            guard (try? server.register(path: file.path, token: token)) != nil else {
+                warnings.append("Skipped \(file.path): it cannot be served")
+                continue
+            }
+            tracks.append(file.track(source: server.url(token: token)))
+        }
+    }
+
+    private static func audioFiles(in directory: String) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".wav") }.count
+    }
+}

@@ -1,0 +1,15 @@
+/// How a node plays (`--no-audio`, `--audio-driver`) and what it records (`--trace`).
+public struct PlaybackOptions: Sendable {
+    /// No player at all: the node still follows the station and its clock.
+    public var noAudio: Bool
+    /// An mpv audio output (`null`, `alsa`, `pulse`, …); nil: the first that works, else `null`.
+    public var audioDriver: String?
+    /// Write one JSON object per line here, 20 times a second (see docs/CLOCK-SYNC.md).
+    public var tracePath: String?
+
+    public init(noAudio: Bool = false, audioDriver: String? = nil, tracePath: String? = nil) {
+        self.noAudio = noAudio
+        self.audioDriver = audioDriver
+        self.tracePath = tracePath
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PartyRadioCore
+
+/// `--trace FILE`: one JSON object per line, 20 a second, so that synchronisation can be
+/// measured against the true clock that all test namespaces share (docs/CLOCK-SYNC.md).
+final class TraceWriter {
+    private let handle: FileHandle
+    private var lastWriteNs: Int64 = 0
+    static let intervalNs = Nanos.ms(50)
+
+    init(path: String) throws(NodeError) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+        else { throw NodeError("Cannot write the trace file \(path); check the path.") }
+        self.handle = handle
+    }
+
+    deinit { try? handle.close() }
+
+    /// True when a line is due at local time `now`.
+    func isDue(_ now: Int64) -> Bool { now - lastWriteNs >= Self.intervalNs }
+
+    /// Writes one sample. All times refer to the same instant: `trueTimeNs` on the machine's
+    /// real clock, `djTimeNs` the node's estimate of the DJ clock then.
+    func write(
+        role: String, trueTimeNs: Int64, localTimeNs: Int64, djTimeNs: Int64?, snapshot: StateSnapshot?,
+        playerPositionNs: Int64?, latencyNs: Int64, offsetNs: Int64?, driftPPM: Double?
+    ) {
+        lastWriteNs = localTimeNs
+        let track = snapshot?.nowPlaying
+        let station = djTimeNs.flatMap { dj in
+            snapshot.map { $0.anchor.position(atDJTime: dj, durationNs: track.map { Int64($0.durationMs) * Nanos.perMillisecond }) }
+        }
+        let heard = playerPositionNs.map { $0 - latencyNs }
+        let error = heard.flatMap { heard in station.map { heard - $0 } }
+        func ms(_ ns: Int64?) -> JSON { ns.map { .double(Double($0) / 1e6) } ?? .null }
+        let line = JSON.object([
+            ("true_time_ns", .integer(trueTimeNs)), ("dj_time_ns", djTimeNs.map(JSON.integer) ?? .null),
+            ("local_time_ns", .integer(localTimeNs)), ("role", .string(role)),
+            ("track_id", track.map { .string($0.id) } ?? .null), ("paused", .bool(snapshot?.anchor.isPaused ?? true)),
+            ("station_position_ms", ms(station)), ("player_position_ms", ms(playerPositionNs)),
+            ("sync_error_ms", ms(error)), ("clock_offset_ns", offsetNs.map(JSON.integer) ?? .null),
+            ("drift_ppm", driftPPM.map(JSON.double) ?? .null),
+        ]).rendered + "\n"
+        handle.write(Data(line.utf8))
+    }
+}

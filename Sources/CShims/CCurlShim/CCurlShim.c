@@ -1,0 +1,37 @@
+#include "CCurlShim.h"
+
+CURLcode prcurl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode prcurl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode prcurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode prcurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list) {
+    return curl_easy_setopt(handle, option, list);
+}
+
+CURLcode prcurl_setopt_data_callback(CURL *handle, CURLoption option, prcurl_data_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+CURLcode prcurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode prcurl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode prcurl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+size_t prcurl_error_buffer_size(void) {
+    return CURL_ERROR_SIZE;
+}

@@ -1,0 +1,38 @@
+// Typed wrappers for libcurl's variadic entry points, which Swift cannot call directly.
+// One wrapper per argument type; each says which C type curl expects, so Swift passes exactly that.
+#ifndef PARTYRADIO_CCURLSHIM_H
+#define PARTYRADIO_CCURLSHIM_H
+
+#include <curl/curl.h>
+
+/// The write/header callback type curl expects (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION).
+typedef size_t (*prcurl_data_callback)(char *data, size_t size, size_t count, void *context);
+
+/// curl_easy_setopt is variadic; options of type `long` (timeouts, flags) go through here.
+CURLcode prcurl_setopt_long(CURL *handle, CURLoption option, long value);
+
+/// curl_easy_setopt is variadic; options taking a NUL-terminated string (curl copies it) go through here.
+CURLcode prcurl_setopt_string(CURL *handle, CURLoption option, const char *value);
+
+/// curl_easy_setopt is variadic; options taking an opaque pointer (WRITEDATA, HEADERDATA, ERRORBUFFER).
+CURLcode prcurl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+
+/// curl_easy_setopt is variadic; a header list (CURLOPT_HTTPHEADER) must be passed as `struct curl_slist *`.
+CURLcode prcurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list);
+
+/// curl_easy_setopt is variadic; a function pointer must arrive as a function pointer, not a data pointer.
+CURLcode prcurl_setopt_data_callback(CURL *handle, CURLoption option, prcurl_data_callback callback);
+
+/// curl_easy_getinfo is variadic; CURLINFO_LONG values (response code, redirect count).
+CURLcode prcurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+
+/// curl_easy_getinfo is variadic; CURLINFO_STRING values (effective URL, content type), owned by curl.
+CURLcode prcurl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+/// curl_easy_getinfo is variadic; CURLINFO_DOUBLE values (total time in seconds).
+CURLcode prcurl_getinfo_double(CURL *handle, CURLINFO info, double *value);
+
+/// CURL_ERROR_SIZE is a macro; the error buffer passed with CURLOPT_ERRORBUFFER must be this large.
+size_t prcurl_error_buffer_size(void);
+
+#endif

@@ -35,3 +35,7 @@ CURLcode prcurl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
 size_t prcurl_error_buffer_size(void) {
     return CURL_ERROR_SIZE;
 }
+
+CURLcode prcurl_global_init(void) {
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}

@@ -35,4 +35,7 @@ CURLcode prcurl_getinfo_double(CURL *handle, CURLINFO info, double *value);
 /// CURL_ERROR_SIZE is a macro; the error buffer passed with CURLOPT_ERRORBUFFER must be this large.
 size_t prcurl_error_buffer_size(void);
 
+/// CURL_GLOBAL_DEFAULT is a macro expression Swift does not import; initialises libcurl once per process.
+CURLcode prcurl_global_init(void);
+
 #endif

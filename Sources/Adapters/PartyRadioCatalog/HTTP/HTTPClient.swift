@@ -1,0 +1,210 @@
+import CCurl
+import CCurlShim
+import Dispatch
+import Synchronization
+
+/// One GET request.
+public struct HTTPRequest: Sendable {
+    public var url: String
+    /// Extra headers, in order (e.g. `Authorization`).
+    public var headers: [(String, String)]
+    /// Seconds for the whole transfer, redirects included.
+    public var timeout: Double
+
+    public init(url: String, headers: [(String, String)] = [], timeout: Double = HTTPClient.defaultTimeout) {
+        self.url = url
+        self.headers = headers
+        self.timeout = timeout
+    }
+}
+
+/// A complete response: any status, the final URL after redirects, headers with lowercased names.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: [UInt8]
+    public var effectiveURL: String
+    /// Seconds the transfer took, as libcurl measured it.
+    public var totalTime: Double
+
+    public var contentType: String? { headers["content-type"] }
+}
+
+/// An HTTP client on libcurl's easy interface: timeouts, redirects, gzip/deflate/br, a
+/// User-Agent, and connection reuse by keeping finished easy handles (and so their
+/// connections) in a pool.
+///
+/// Transfers run on a Dispatch worker so `curl_easy_perform` never blocks Swift's cooperative
+/// pool. Transport failures come back as ``CatalogError`` values; HTTP statuses are returned for
+/// the caller to judge.
+public final class HTTPClient: Sendable {
+    public static let userAgent = "partyradio/0.1"
+    public static let defaultTimeout: Double = 15
+    public static let defaultConnectTimeout: Double = 5
+    /// Apple's largest answers (200 results) are about 300 KB; 16 MB means something is wrong.
+    public static let defaultMaximumBodyBytes = 16 << 20
+
+    private let idleHandles = Mutex<[CurlHandle]>([])
+    private let connectTimeout: Double
+    private let maximumBodyBytes: Int
+    private static let maximumIdleHandles = 4
+    private static let globalInit: CURLcode = prcurl_global_init()
+
+    public init(connectTimeout: Double = defaultConnectTimeout, maximumBodyBytes: Int = defaultMaximumBodyBytes) {
+        self.connectTimeout = connectTimeout
+        self.maximumBodyBytes = maximumBodyBytes
+    }
+
+    deinit {
+        idleHandles.withLock { handles in
+            for handle in handles { curl_easy_cleanup(handle.raw) }
+            handles.removeAll()
+        }
+    }
+
+    /// Performs `request`; throws only transport failures (DNS, connect, timeout, truncation).
+    public func get(_ request: HTTPRequest) async throws(CatalogError) -> HTTPResponse {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, CatalogError>, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.perform(request))
+            }
+        }
+        return try result.get()
+    }
+
+    /// The blocking transfer; runs on a Dispatch worker.
+    func perform(_ request: HTTPRequest) -> Result<HTTPResponse, CatalogError> {
+        guard Self.globalInit == CURLE_OK else {
+            return .failure(CatalogError(.other, "libcurl failed to initialise; reinstall libcurl4."))
+        }
+        guard let handle = checkOut() else {
+            return .failure(CatalogError(.other, "libcurl could not create a transfer handle (out of memory?)."))
+        }
+        var reusable = true
+        defer { checkIn(handle, reusable: reusable) }
+        let easy = handle.raw
+        curl_easy_reset(easy)  // forgets options, keeps the connection cache
+
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        for (name, value) in [("Accept", "application/json")] + request.headers {
+            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+        defer { curl_slist_free_all(headerList) }
+
+        let transfer = Transfer(limit: maximumBodyBytes)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        var errorBuffer = [CChar](repeating: 0, count: prcurl_error_buffer_size())
+        let code: CURLcode = withExtendedLifetime(transfer) {
+            errorBuffer.withUnsafeMutableBufferPointer { buffer in
+                var setup = CURLE_OK
+                func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
+                set(prcurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, buffer.baseAddress))
+                set(prcurl_setopt_string(easy, CURLOPT_URL, request.url))
+                set(prcurl_setopt_string(easy, CURLOPT_USERAGENT, Self.userAgent))
+                set(prcurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))  // every encoding curl can decode
+                set(prcurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+                set(prcurl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+                set(prcurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
+                set(prcurl_setopt_long(easy, CURLOPT_MAXREDIRS, 5))
+                set(prcurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))  // no SIGALRM in a threaded process
+                set(prcurl_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1))
+                set(prcurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout)))
+                set(prcurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
+                set(prcurl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+                set(prcurl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody))
+                set(prcurl_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
+                set(prcurl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader))
+                set(prcurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+                guard setup == CURLE_OK else { return setup }
+                let result = curl_easy_perform(easy)
+                _ = prcurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, nil)
+                return result
+            }
+        }
+        guard code == CURLE_OK else {
+            reusable = false  // a broken transfer may leave the connection in an odd state
+            let detail = String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let codeValue = transfer.exceededLimit ? 23 : Int(code.rawValue)
+            return .failure(
+                TransferFailure.error(curlCode: codeValue, url: request.url, detail: detail, timeout: request.timeout))
+        }
+        var status = 0
+        _ = prcurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var effective: UnsafePointer<CChar>?
+        _ = prcurl_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
+        var seconds = 0.0
+        _ = prcurl_getinfo_double(easy, CURLINFO_TOTAL_TIME, &seconds)
+        return .success(
+            HTTPResponse(
+                status: status, headers: transfer.headers, body: transfer.body,
+                effectiveURL: effective.map { String(cString: $0) } ?? request.url, totalTime: seconds))
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int {
+        Int(max(1, min(seconds, 86_400)) * 1000)
+    }
+
+    private func checkOut() -> CurlHandle? {
+        if let handle = idleHandles.withLock({ $0.popLast() }) { return handle }
+        return curl_easy_init().map(CurlHandle.init)
+    }
+
+    private func checkIn(_ handle: CurlHandle, reusable: Bool) {
+        let keep = reusable && idleHandles.withLock { handles in
+            guard handles.count < Self.maximumIdleHandles else { return false }
+            handles.append(handle)
+            return true
+        }
+        if !keep { curl_easy_cleanup(handle.raw) }
+    }
+}
+
+/// A libcurl easy handle. `@unchecked Sendable`: a handle is used by one transfer at a time,
+/// handed between threads only through the client's mutex-guarded pool.
+struct CurlHandle: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+}
+
+/// What the C callbacks fill during one transfer. Only the transferring thread touches it.
+final class Transfer {
+    let limit: Int
+    var body: [UInt8] = []
+    var headers: [String: String] = [:]
+    var exceededLimit = false
+
+    init(limit: Int) { self.limit = limit }
+}
+
+/// CURLOPT_WRITEFUNCTION: appends body bytes; returning less than given aborts an oversized body.
+private func curlWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard transfer.body.count + length <= transfer.limit else {
+        transfer.exceededLimit = true
+        return 0
+    }
+    transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}
+
+/// CURLOPT_HEADERFUNCTION: one header line per call; a status line starts a new response
+/// (after a redirect), so earlier headers are dropped.
+private func curlWriteHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        transfer.headers.removeAll()
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].lowercased()
+        let value = String(line[line.index(after: colon)...]).trimmingWhitespace
+        transfer.headers[name] = value
+    }
+    return length
+}

@@ -33,7 +33,13 @@ public enum ChartFeedDecoder {
 
     static func track(from entry: JSONValue, artworkSize: Int) -> Result<CatalogTrack, ITunesDecoder.Skip> {
         guard case .object = entry else { return .failure(.init(text: "not an object")) }
-        if let term = entry["im:contentType"]?["attributes"]?["term"]?.string, term != "Track", term != "Song" {
+        // `im:contentType` nests the kind ("Track") inside the medium ("Music"); a feed entry
+        // with only the outer one names a medium such as "Music Video".
+        let contentType = entry["im:contentType"]
+        if let term = contentType?["im:contentType"]?["attributes"]?["term"]?.string
+            ?? contentType?["attributes"]?["term"]?.string,
+            !["Track", "Song", "Music"].contains(term)
+        {
             return .failure(.init(text: "not a song (content type '\(term)')"))
         }
         guard let id = entry["id"]?["attributes"]?["im:id"]?.identifier ?? idFromURL(entry["id"]?["label"]?.string)

@@ -26,6 +26,8 @@ public struct HTTPResponse: Sendable {
     public var effectiveURL: String
     /// Seconds the transfer took, as libcurl measured it.
     public var totalTime: Double
+    /// New connections this transfer opened: 0 when it reused a kept-alive one.
+    public var connectionsOpened: Int
 
     public var contentType: String? { headers["content-type"] }
 }
@@ -134,10 +136,13 @@ public final class HTTPClient: Sendable {
         _ = prcurl_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
         var seconds = 0.0
         _ = prcurl_getinfo_double(easy, CURLINFO_TOTAL_TIME, &seconds)
+        var connects = 0
+        _ = prcurl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
         return .success(
             HTTPResponse(
                 status: status, headers: transfer.headers, body: transfer.body,
-                effectiveURL: effective.map { String(cString: $0) } ?? request.url, totalTime: seconds))
+                effectiveURL: effective.map { String(cString: $0) } ?? request.url, totalTime: seconds,
+                connectionsOpened: connects))
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {

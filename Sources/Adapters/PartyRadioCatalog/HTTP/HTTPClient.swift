@@ -146,7 +146,7 @@ public final class HTTPClient: Sendable {
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {
-        Int(max(1, min(seconds, 86_400)) * 1000)
+        Int(max(0.05, min(seconds, 86_400)) * 1000)
     }
 
     private func checkOut() -> CurlHandle? {

@@ -251,8 +251,11 @@ public final class Catalog: Sendable {
             do throws(CatalogError) {
                 response = try await http.get(HTTPRequest(url: url, headers: headers, timeout: configuration.timeout))
             } catch {
-                // Offline at the party: an expired answer beats none, said out loud.
-                if [.dns, .connect, .timeout].contains(error.code), let stale, let page = try? decode(stale.body, nil) {
+                // Offline at the party: an expired answer beats none, said out loud. Not when the
+                // user asked for a fresh one with --refresh.
+                if !refresh, [.dns, .connect, .timeout].contains(error.code), let stale,
+                    let page = try? decode(stale.body, nil)
+                {
                     notices.append(
                         "\(error.message) Showing the answer cached \(Self.describeAge(stale.age)) ago instead.")
                     return CatalogResult(page: page, fromCache: true, age: stale.age, notices: notices, url: url)

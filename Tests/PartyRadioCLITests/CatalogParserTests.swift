@@ -70,7 +70,6 @@ import Testing
         #expect(usageError("search", ["x", "--bogus"])?.message == "Unknown option '--bogus'.")
         #expect(usageError("search", ["x", "--itunes-url", "ftp://x"])?.message.contains("http(s) URL") == true)
         #expect(usageError("search", ["x", "--types", "songs"])?.message == "'--types' works with --apple-music only.")
-        #expect(usageError("search", ["x"])?.hint == nil || true)
         #expect(usageError("search", ["x", "--limit", "0"])?.hint == "See 'partyradio search --help'.")
     }
 
@@ -150,11 +149,10 @@ import Testing
         ]
         let lines = CatalogTable.render(tracks).split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("#  TITLE"))
-        #expect(lines[1].contains("6:10"))
+        #expect(lines[1].contains("6:09"))
         #expect(lines[2].contains("坂本 *"))
         #expect(lines[2].contains("–"))
         #expect(lines.last == "* no preview: cannot be queued.")
-        #expect(CatalogTable.displayWidth(lines[1]) == CatalogTable.displayWidth(lines[2]) || true)
         #expect(CatalogTable.displayWidth("坂本") == 4)
         #expect(CatalogTable.clip("abcdefgh", to: 5) == "abcd…")
         #expect(CatalogTable.duration(59_400) == "0:59")

@@ -52,10 +52,10 @@ enum CatalogTable {
         return lines.joined(separator: "\n")
     }
 
-    /// `m:ss`, or `–` when unknown.
+    /// `m:ss` (whole seconds, as Apple's apps show them), or `–` when unknown.
     static func duration(_ milliseconds: Int?) -> String {
         guard let milliseconds, milliseconds >= 0 else { return "–" }
-        let seconds = (milliseconds + 500) / 1000
+        let seconds = milliseconds / 1000
         let rest = seconds % 60
         return "\(seconds / 60):\(rest < 10 ? "0" : "")\(rest)"
     }

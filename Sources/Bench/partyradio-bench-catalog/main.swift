@@ -102,9 +102,9 @@ if let given = options.baseURL {
 do {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-bench-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: state) }
-    let catalog = Catalog(
-        configuration: CatalogConfiguration(endpoints: CatalogEndpoints(iTunesBaseURL: baseURL)),
-        cache: try CatalogCache(stateDirectory: state))
+    let cache = try CatalogCache(stateDirectory: state)
+    let endpoints = CatalogEndpoints(iTunesBaseURL: baseURL)
+    let catalog = Catalog(configuration: CatalogConfiguration(endpoints: endpoints), cache: cache)
 
     let big = try await HTTPClient().get(HTTPRequest(url: baseURL + "/search?term=big&limit=200"))
     let decodeIterations = max(options.iterations * 4, 20)
@@ -112,10 +112,12 @@ do {
     let decodeSamples = try await measure(decodeIterations) {
         decoded = try ITunesDecoder.decode(big.body).tracks.count
     }
+    let parseSamples = try await measure(decodeIterations) { _ = try JSONParser.parse(big.body) }
     print("partyradio catalog benchmark (fixture server \(baseURL))")
     print("")
     print("decode 200-result response (\(big.body.count / 1024) KiB, \(decoded) tracks)")
     print("  " + summary(decodeSamples))
+    print("  of which JSON parsing:  " + summary(parseSamples))
 
     for (term, label) in [("big", "200 results"), ("daft punk", "4 results")] {
         let uncached = try await measure(options.iterations) {
@@ -129,6 +131,9 @@ do {
         print("search '\(term)' (\(label))")
         print("  uncached (network + decode + store): " + summary(uncached))
         print("  cached   (SQLite + decode):          " + summary(cached) + "   hits \(hits)/\(options.iterations)")
+        let key = "GET " + endpoints.search(term: term, country: "us", limit: 200, allowExplicit: true)
+        let read = await measure(options.iterations) { _ = cache.lookup(key, now: Int(now())) }
+        print("  of which the SQLite read + checksum: " + summary(read))
     }
 } catch {
     FileHandle.standardError.write(Data("Error: \(error)\n".utf8))

@@ -257,8 +257,11 @@ public struct JSONParser {
             guard position < bytes.count else { throw endOfInput() }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
+                defer { position += 1 }
+                if utf8.isEmpty {  // no escapes: one copy straight from the input
+                    return String(decoding: bytes[runStart..<position], as: UTF8.self)
+                }
                 utf8.append(contentsOf: bytes[runStart..<position])
-                position += 1
                 return String(decoding: utf8, as: UTF8.self)
             }
             if byte < 0x20 { throw error("control character in a string") }

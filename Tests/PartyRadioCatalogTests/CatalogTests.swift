@@ -241,3 +241,24 @@ func fixtureCatalog(
         }
     }
 }
+
+@Suite struct CatalogFromEnvironmentTests {
+    @Test func theDJsWayIn() async throws {
+        let server = FixtureServer.shared
+        let directory = temporaryDirectory()
+        let (catalog, notices) = Catalog.fromEnvironment(
+            ["PARTYRADIO_ITUNES_URL": server.baseURL], stateDirectory: directory)
+        #expect(notices.isEmpty)
+        #expect(catalog.configuration.endpoints.iTunesBaseURL == server.baseURL)
+        let queue = try await catalog.search("daft punk", country: "us", limit: 10, allowExplicit: false)
+            .compactMap(\.queueTrack)
+        #expect(queue.count == 3)
+        #expect(queue[0].source.hasSuffix(".m4a"))
+        let added = try await catalog.lookup(["617154366"])
+        #expect(added.first?.queueTrack?.id == "617154366")
+
+        let (fallback, warnings) = Catalog.fromEnvironment([:], stateDirectory: "/proc/none")
+        #expect(fallback.configuration.endpoints.iTunesBaseURL == "https://itunes.apple.com")
+        #expect(warnings.count == 1)
+    }
+}

@@ -121,6 +121,12 @@ import Testing
         #expect(run.code == 0, "\(run.err)")
         #expect(run.out.contains("Get Lucky"))
         #expect(run.out.contains("Daft Punk Essentials"))
+        let playlist = await runCatalog(
+            "lookup", ["--apple-music", "--developer-token", "a.b.c", "--playlist", "pl.4ae23f69b1a54ae0", "--json"])
+        #expect(playlist.code == 0, "\(playlist.err)")
+        #expect(playlist.json["count"] as? Int == 2)
+        let songs = await runCatalog("lookup", ["--apple-music", "--developer-token", "a.b.c", "697195462"])
+        #expect(songs.out.contains("One More Time"))
         let refused = await runCatalog("search", ["--apple-music", "--developer-token", "bad.x.y", "daft"])
         #expect(refused.code == 1)
         #expect(refused.err.contains("refused the token (HTTP 401)"))

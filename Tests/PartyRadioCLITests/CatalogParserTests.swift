@@ -97,6 +97,12 @@ import Testing
         #expect(options.ids == ["617154366", "697195462", "1440935467"])
         #expect(usageError("lookup", [])?.message.contains("one or more track IDs") == true)
         #expect(usageError("lookup", ["abc"])?.message == "Track IDs are numbers such as 617154366; got 'abc'.")
+        #expect(usageError("lookup", ["--playlist", "pl.abc"])?.message == "'--playlist' works with --apple-music only.")
+        #expect(usageError("lookup", ["--apple-music", "--developer-token", "t", "--playlist", "x"]) != nil)
+        guard case .lookup(let playlist) = try parse(
+            "lookup", ["--apple-music", "--developer-token", "t", "--playlist", "pl.abc123"])
+        else { return }
+        #expect(playlist.playlist == "pl.abc123" && playlist.ids.isEmpty)
     }
 
     @Test func charts() throws {

@@ -92,7 +92,11 @@ public enum CatalogCommands {
     {
         let catalog = makeCatalog(options.service, console: console, clock: clock)
         let result: CatalogResult
-        if options.appleMusic {
+        if let playlist = options.playlist {
+            result = try await catalog.appleMusicPlaylist(
+                playlist, storefront: options.country, credentials: try credentials(options.auth, clock: clock),
+                refresh: options.service.refresh)
+        } else if options.appleMusic {
             result = try await catalog.appleMusicSongs(
                 options.ids, storefront: options.country, credentials: try credentials(options.auth, clock: clock),
                 refresh: options.service.refresh)
@@ -111,6 +115,9 @@ public enum CatalogCommands {
                         notices: result.notices)))
         }
         guard !result.tracks.isEmpty else {
+            if let playlist = options.playlist {
+                throw CatalogError(.httpStatus, "The playlist \(playlist) has no songs in the \(options.country) store.")
+            }
             throw CatalogError(
                 .httpStatus,
                 "No songs with ID\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) in the "

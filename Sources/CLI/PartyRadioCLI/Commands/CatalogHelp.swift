@@ -18,11 +18,13 @@ enum CatalogHelp {
         case "lookup":
             HelpText(
                 overview: "Look up songs by their catalog track IDs.",
-                usage: "partyradio lookup <id>... [--country <cc>] [--json]",
+                usage: "partyradio lookup <id>... [--country <cc>] [--json]\n"
+                    + "       partyradio lookup --apple-music [<id>... | --playlist <playlist-id>]",
                 arguments: [("<id>", "Track IDs, as separate arguments or comma-separated.")],
                 options: [
                     ("--country <cc>", "Storefront country code (default: from the locale, else us)."),
                     ("--apple-music", "Look up in the Apple Music API (needs a developer token)."),
+                    ("--playlist <id>", "With --apple-music: list an Apple Music playlist's songs."),
                 ] + AppleMusicAuthOptions.help + CatalogServiceOptions.help)
         case "charts":
             HelpText(

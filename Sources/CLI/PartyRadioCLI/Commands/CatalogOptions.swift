@@ -159,6 +159,8 @@ public struct LookupOptions: Equatable, Sendable {
     public var ids: [String]
     public var country: String
     public var appleMusic = false
+    /// `--playlist ID` with `--apple-music`: the tracks of a catalog playlist instead of IDs.
+    public var playlist: String?
     public var auth: AppleMusicAuthOptions
     public var service: CatalogServiceOptions
 }
@@ -283,14 +285,34 @@ public enum CatalogCommandParser {
         var auth = AppleMusicAuthOptions(environment: environment)
         var country = Storefront.fromLocale(environment)
         var appleMusic = false
+        var playlist: String?
         while let option = scanner.nextOption() {
             if try service.consume(option, from: &scanner) { continue }
             if try auth.consume(option, from: &scanner) { continue }
             switch option {
             case "--country": country = try CatalogServiceOptions.country(scanner.value(for: option), command: command)
             case "--apple-music": appleMusic = true
+            case "--playlist":
+                let id = try scanner.value(for: option)
+                guard id.hasPrefix("pl."), id.count > 3, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
+                else {
+                    throw UsageError("'--playlist' takes an Apple Music playlist ID such as pl.u-… or pl.4ae2…; got '\(id)'.",
+                                     command: command)
+                }
+                playlist = id
             default: throw scanner.unknown(option)
             }
+        }
+        if let playlist {
+            guard appleMusic else {
+                throw UsageError("'--playlist' works with --apple-music only.", command: command)
+            }
+            guard scanner.positionals.isEmpty else {
+                throw UsageError("Give either track IDs or --playlist, not both.", command: command)
+            }
+            auth = try auth.validated(command: command)
+            return LookupOptions(
+                ids: [], country: country, appleMusic: true, playlist: playlist, auth: auth, service: service)
         }
         var ids: [String] = []
         for argument in scanner.positionals {
@@ -306,7 +328,8 @@ public enum CatalogCommandParser {
         }
         guard ids.count <= 200 else { throw UsageError("Look up at most 200 IDs at once.", command: command) }
         if appleMusic { auth = try auth.validated(command: command) }
-        return LookupOptions(ids: ids, country: country, appleMusic: appleMusic, auth: auth, service: service)
+        return LookupOptions(
+            ids: ids, country: country, appleMusic: appleMusic, playlist: nil, auth: auth, service: service)
     }
 
     static func charts(_ arguments: [String], _ environment: [String: String]) throws(UsageError) -> ChartsOptions {

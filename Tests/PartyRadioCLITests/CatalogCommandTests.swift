@@ -15,7 +15,9 @@ import Testing
         let run = await runCatalog("search", ["x", "--limit", "500"])
         #expect(run.code == 2)
         #expect(run.out.isEmpty)
-        #expect(run.err == "Error: '--limit' takes a whole number from 1 to 200; got '500'.\nSee 'partyradio search --help'.")
+        #expect(
+            run.err
+                == "Error: '--limit' takes a whole number from 1 to 200; got '500'.\nSee 'partyradio search --help'.")
     }
 
     @Test func searchPrintsATable() async {
@@ -38,8 +40,11 @@ import Testing
         let tracks = try #require(json["tracks"] as? [[String: Any]])
         #expect(tracks[1]["artist"] as? String == "坂本龍一")
         #expect(tracks[2]["artworkURL"] is NSNull)  // missing values are null, never absent
-        #expect(Set(tracks[0].keys) == ["trackID", "title", "artist", "album", "durationMs", "previewURL", "artworkURL",
-                                         "explicit"])
+        #expect(
+            Set(tracks[0].keys) == [
+                "trackID", "title", "artist", "album", "durationMs", "previewURL", "artworkURL",
+                "explicit",
+            ])
     }
 
     @Test func secondRunComesFromTheCache() async throws {
@@ -116,8 +121,11 @@ import Testing
     @Test func appleMusicSearchWithAKey() async throws {
         let key = try makeP8Key()
         let run = await runCatalog(
-            "search", ["--apple-music", "--types", "songs,playlists", "--key", key, "--team", "ABCDE12345",
-                       "--key-id", "KEY1234567", "daft", "punk"])
+            "search",
+            [
+                "--apple-music", "--types", "songs,playlists", "--key", key, "--team", "ABCDE12345",
+                "--key-id", "KEY1234567", "daft", "punk",
+            ])
         #expect(run.code == 0, "\(run.err)")
         #expect(run.out.contains("Get Lucky"))
         #expect(run.out.contains("Daft Punk Essentials"))

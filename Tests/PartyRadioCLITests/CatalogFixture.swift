@@ -85,7 +85,9 @@ func makeP8Key(curve: String = "P-256") throws -> String {
     let path = makeTemporaryDirectory() + "/AuthKey_KEY1234567.p8"
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)", "-out", path]
+    process.arguments = [
+        "openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:\(curve)", "-out", path,
+    ]
     process.standardError = FileHandle.nullDevice
     try process.run()
     process.waitUntilExit()

@@ -38,10 +38,13 @@ import Testing
     @Test func searchEveryOption() throws {
         let env = environment.merging(
             ["XDG_STATE_HOME": "/state", "PARTYRADIO_ITUNES_URL": "http://127.0.0.1:1"]) { _, new in new }
-        guard case .search(let options) = try parse(
-            "search",
-            ["--country", "FR", "--limit=200", "--no-explicit", "--json", "--refresh", "--timeout", "2.5",
-             "--artwork-size", "1200", "-v", "AC/DC", "&", "friends", "--no-cache"], env)
+        guard
+            case .search(let options) = try parse(
+                "search",
+                [
+                    "--country", "FR", "--limit=200", "--no-explicit", "--json", "--refresh", "--timeout", "2.5",
+                    "--artwork-size", "1200", "-v", "AC/DC", "&", "friends", "--no-cache",
+                ], env)
         else {
             Issue.record("not a search")
             return
@@ -75,14 +78,19 @@ import Testing
 
     @Test func appleMusicSearch() throws {
         #expect(usageError("search", ["x", "--apple-music"])?.message.contains("needs a developer token") == true)
-        #expect(usageError("search", ["x", "--apple-music", "--key", "k.p8", "--team", "ABCDE12345"])?.message
-            .contains("--key-id") == true)
-        #expect(usageError("search", ["x", "--apple-music", "--developer-token", "t", "--limit", "26"])?.message
-            .contains("1 to 25") == true)
+        #expect(
+            usageError("search", ["x", "--apple-music", "--key", "k.p8", "--team", "ABCDE12345"])?.message
+                .contains("--key-id") == true)
+        #expect(
+            usageError("search", ["x", "--apple-music", "--developer-token", "t", "--limit", "26"])?.message
+                .contains("1 to 25") == true)
         #expect(usageError("search", ["x", "--apple-music", "--developer-token", "t", "--types", "albums"]) != nil)
-        guard case .search(let options) = try parse(
-            "search", ["x", "--apple-music", "--types", "songs,playlists"],
-            environment.merging(["PARTYRADIO_APPLE_MUSIC_TOKEN": "a.b.c", "PARTYRADIO_MUSIC_USER_TOKEN": "u"]) { $1 })
+        guard
+            case .search(let options) = try parse(
+                "search", ["x", "--apple-music", "--types", "songs,playlists"],
+                environment.merging(["PARTYRADIO_APPLE_MUSIC_TOKEN": "a.b.c", "PARTYRADIO_MUSIC_USER_TOKEN": "u"]) {
+                    $1
+                })
         else { return }
         #expect(options.appleMusic)
         #expect(options.limit == 25)
@@ -97,10 +105,12 @@ import Testing
         #expect(options.ids == ["617154366", "697195462", "1440935467"])
         #expect(usageError("lookup", [])?.message.contains("one or more track IDs") == true)
         #expect(usageError("lookup", ["abc"])?.message == "Track IDs are numbers such as 617154366; got 'abc'.")
-        #expect(usageError("lookup", ["--playlist", "pl.abc"])?.message == "'--playlist' works with --apple-music only.")
+        #expect(
+            usageError("lookup", ["--playlist", "pl.abc"])?.message == "'--playlist' works with --apple-music only.")
         #expect(usageError("lookup", ["--apple-music", "--developer-token", "t", "--playlist", "x"]) != nil)
-        guard case .lookup(let playlist) = try parse(
-            "lookup", ["--apple-music", "--developer-token", "t", "--playlist", "pl.abc123"])
+        guard
+            case .lookup(let playlist) = try parse(
+                "lookup", ["--apple-music", "--developer-token", "t", "--playlist", "pl.abc123"])
         else { return }
         #expect(playlist.playlist == "pl.abc123" && playlist.ids.isEmpty)
     }
@@ -117,19 +127,25 @@ import Testing
     @Test func token() throws {
         let base = ["--key", "AuthKey.p8", "--team", "ABCDE12345", "--key-id", "KEY1234567"]
         guard case .token(let options) = try parse("token", base) else { return }
-        #expect(options == TokenOptions(keyPath: "AuthKey.p8", teamID: "ABCDE12345", keyID: "KEY1234567", lifetimeDays: 30))
+        #expect(
+            options == TokenOptions(keyPath: "AuthKey.p8", teamID: "ABCDE12345", keyID: "KEY1234567", lifetimeDays: 30))
         guard case .token(let longest) = try parse("token", base + ["--ttl", "180"]) else { return }
         #expect(longest.lifetimeDays == 180)
         #expect(usageError("token", base + ["--ttl", "181"])?.message.contains("at most 180 days") == true)
         #expect(usageError("token", base + ["--ttl", "0"]) != nil)
         #expect(usageError("token", base + ["--ttl", "1.5"]) != nil)
-        #expect(usageError("token", ["--team", "ABCDE12345", "--key-id", "KEY1234567"])?.message.contains("--key") == true)
-        #expect(usageError("token", ["--key", "k", "--team", "abc", "--key-id", "KEY1234567"])?.message
-            .contains("10-character Team ID") == true)
-        guard case .token(let fromEnvironment) = try parse(
-            "token", [],
-            ["PARTYRADIO_APPLE_MUSIC_KEY": "/k.p8", "PARTYRADIO_APPLE_MUSIC_TEAM_ID": "ABCDE12345",
-             "PARTYRADIO_APPLE_MUSIC_KEY_ID": "KEY1234567"])
+        #expect(
+            usageError("token", ["--team", "ABCDE12345", "--key-id", "KEY1234567"])?.message.contains("--key") == true)
+        #expect(
+            usageError("token", ["--key", "k", "--team", "abc", "--key-id", "KEY1234567"])?.message
+                .contains("10-character Team ID") == true)
+        guard
+            case .token(let fromEnvironment) = try parse(
+                "token", [],
+                [
+                    "PARTYRADIO_APPLE_MUSIC_KEY": "/k.p8", "PARTYRADIO_APPLE_MUSIC_TEAM_ID": "ABCDE12345",
+                    "PARTYRADIO_APPLE_MUSIC_KEY_ID": "KEY1234567",
+                ])
         else { return }
         #expect(fromEnvironment.keyPath == "/k.p8")
     }
@@ -139,7 +155,9 @@ import Testing
             #expect(try parse(command, ["--help"]) == .help(command: command))
             #expect(try parse(command, ["-h", "--bogus"]) == .help(command: command))
             let page = try #require(CatalogCommands.help(for: command)).rendered
-            #expect(page.contains("OVERVIEW:") && page.contains("USAGE: partyradio \(command)") && page.contains("OPTIONS:"))
+            #expect(
+                page.contains("OVERVIEW:") && page.contains("USAGE: partyradio \(command)") && page.contains("OPTIONS:")
+            )
         }
         #expect(CatalogCommands.help(for: "dj") == nil)
         #expect(CatalogCommands.names == ["search", "lookup", "charts", "token"])
@@ -149,9 +167,11 @@ import Testing
 @Suite struct CatalogTableTests {
     @Test func tableAlignsAndMarksMissingPreviews() {
         let tracks = [
-            CatalogTrack(trackID: "1", title: "Get Lucky", artist: "Daft Punk", album: "RAM", durationMs: 369_629,
-                         previewURL: "https://p/1.m4a"),
-            CatalogTrack(trackID: "22", title: "坂本", artist: "Ryuichi", album: nil, durationMs: nil, previewURL: nil),
+            CatalogTrack(
+                trackID: "1", title: "Get Lucky", artist: "Daft Punk", album: "RAM", durationMs: 369_629,
+                previewURL: "https://p/1.m4a"),
+            CatalogTrack(
+                trackID: "22", title: "坂本", artist: "Ryuichi", album: nil, durationMs: nil, previewURL: nil),
         ]
         let lines = CatalogTable.render(tracks).split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("#  TITLE"))

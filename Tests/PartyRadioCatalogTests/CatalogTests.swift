@@ -30,10 +30,12 @@ func fixtureCatalog(
     }
 
     @Test func termIsEncodedOnTheWire() async throws {
-        let result = try await fixtureCatalog().searchResult("echo Beyoncé & AC/DC+1", country: "gb", limit: 7,
-                                                             allowExplicit: false)
+        let result = try await fixtureCatalog().searchResult(
+            "echo Beyoncé & AC/DC+1", country: "gb", limit: 7,
+            allowExplicit: false)
         let query = try #require(result.tracks.first?.title)
-        #expect(query == "term=echo+Beyonc%C3%A9+%26+AC%2FDC%2B1&media=music&entity=song&limit=7&country=gb&explicit=No")
+        #expect(
+            query == "term=echo+Beyonc%C3%A9+%26+AC%2FDC%2B1&media=music&entity=song&limit=7&country=gb&explicit=No")
         #expect(result.tracks.first?.album == "echo Beyoncé & AC/DC+1")  // what the server decoded
     }
 

@@ -100,7 +100,8 @@ import Testing
         #expect(espresso.artist == "Sabrina Carpenter")
         #expect(espresso.album == "Espresso - Single")
         #expect(espresso.previewURL == "https://audio-ssl.itunes.apple.com/itunes-assets/AudioPreview211/espresso.m4a")
-        #expect(espresso.artworkURL == "https://is1-ssl.mzstatic.com/image/thumb/Music211/v4/espresso.jpg/600x600bb.png")
+        #expect(
+            espresso.artworkURL == "https://is1-ssl.mzstatic.com/image/thumb/Music211/v4/espresso.jpg/600x600bb.png")
         let smile = page.tracks[1]  // ID only in the store URL, one link object, no preview
         #expect(smile.previewURL == nil)
         #expect(smile.artworkURL?.hasSuffix("600x600bb.png") == true)
@@ -126,7 +127,8 @@ import Testing
         let page = try AppleMusicDecoder.decode(FixtureServer.fixture("applemusic-search.json"))
         #expect(page.tracks.map(\.trackID) == ["617154366", "697195462"])
         #expect(page.skipped == ["song 3: not a song (type 'music-videos')"])
-        #expect(page.tracks[0].artworkURL == "https://is1-ssl.mzstatic.com/image/thumb/Music125/v4/ram.jpg/600x600bb.jpg")
+        #expect(
+            page.tracks[0].artworkURL == "https://is1-ssl.mzstatic.com/image/thumb/Music125/v4/ram.jpg/600x600bb.jpg")
         #expect(page.tracks[0].durationMs == 369_629)
         #expect(page.tracks[1].previewURL == nil)
         #expect(page.tracks[1].isExplicit == true)

@@ -1,4 +1,5 @@
 import Foundation
+import PartyRadioCatalog
 
 /// Runs Tests/Fixtures/catalog_fixture_server.py on 127.0.0.1 (loopback only) and knows its URL.
 /// The script exits when its stdin closes, so it never outlives the test process.
@@ -26,7 +27,9 @@ final class FixtureServer: @unchecked Sendable {
     init() throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.fixturesDirectory.appendingPathComponent("catalog_fixture_server.py").path, "0"]
+        process.arguments = [
+            "python3", Self.fixturesDirectory.appendingPathComponent("catalog_fixture_server.py").path, "0",
+        ]
         input = Pipe()
         let output = Pipe()
         process.standardInput = input
@@ -65,8 +68,6 @@ enum URLSessionShim {
         return (Data(response.body), response.status)
     }
 }
-
-import PartyRadioCatalog
 
 enum TestHTTP {
     static let client = HTTPClient()

@@ -25,8 +25,10 @@ import Testing
     }
 
     @Test func rejectsMalformed() {
-        for text in ["", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "-", "\"\\x\"", "\"a\u{01}\"", "[1] 2", "nul",
-                     "{\"a\":1,}", "\"\\u12G4\""] {
+        for text in [
+            "", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "-", "\"\\x\"", "\"a\u{01}\"", "[1] 2", "nul",
+            "{\"a\":1,}", "\"\\u12G4\"",
+        ] {
             #expect(throws: JSONParseError.self, "\(text)") { try JSONParser.parse(text) }
         }
         #expect((try? JSONParser.parse("\"\\ud800\"")) == .string("\u{FFFD}"))  // lone surrogate
@@ -72,8 +74,10 @@ import Testing
         }
     }
 
-    @Test(arguments: ["search-daft-punk.json", "search-unicode.json", "lookup-tracks.json", "topsongs-us.json",
-                      "applemusic-search.json"])
+    @Test(arguments: [
+        "search-daft-punk.json", "search-unicode.json", "lookup-tracks.json", "topsongs-us.json",
+        "applemusic-search.json",
+    ])
     func everyTruncationOfAFixture(_ name: String) throws {
         let bytes = try FixtureServer.fixture(name)
         for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 700)) {

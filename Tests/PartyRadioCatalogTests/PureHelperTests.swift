@@ -95,11 +95,15 @@ import Testing
         let connect = TransferFailure.error(curlCode: 7, url: "http://127.0.0.1:9/x", detail: "refused", timeout: 15)
         #expect(connect.code == .connect && connect.message.contains("127.0.0.1:9"))
         let timeout = TransferFailure.error(curlCode: 28, url: url, detail: "", timeout: 2.5)
-        #expect(timeout.code == .timeout && timeout.message.contains("2.5 seconds") && timeout.message.contains("--timeout"))
+        #expect(
+            timeout.code == .timeout && timeout.message.contains("2.5 seconds") && timeout.message.contains("--timeout")
+        )
         #expect(TransferFailure.error(curlCode: 18, url: url, detail: "", timeout: 1).code == .transfer)
         #expect(TransferFailure.error(curlCode: 60, url: url, detail: "", timeout: 1).code == .tls)
         #expect(TransferFailure.error(curlCode: 23, url: url, detail: "", timeout: 1).code == .tooLarge)
-        #expect(TransferFailure.error(curlCode: 999, url: url, detail: "odd", timeout: 1).message.contains("curl error 999"))
+        #expect(
+            TransferFailure.error(curlCode: 999, url: url, detail: "odd", timeout: 1).message.contains("curl error 999")
+        )
         #expect(TransferFailure.hostPort(of: "http://user@host:8080/path?q") == "host:8080")
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Settings for a ``Catalog``: where to send requests and how patiently.
@@ -156,9 +156,10 @@ public final class Catalog: Sendable {
     }
 
     /// The top songs of a country from the iTunes RSS feed.
-    public func topSongs(country: String = Storefront.fallback, limit: Int = CatalogEndpoints.defaultChartLimit,
-                         refresh: Bool = false) async throws(CatalogError) -> CatalogResult
-    {
+    public func topSongs(
+        country: String = Storefront.fallback, limit: Int = CatalogEndpoints.defaultChartLimit,
+        refresh: Bool = false
+    ) async throws(CatalogError) -> CatalogResult {
         let url = configuration.endpoints.topSongs(country: country, limit: min(max(limit, 1), 200))
         var result = try await fetch(
             url, service: ChartFeedDecoder.service, lifetime: configuration.chartLifetime, refresh: refresh,
@@ -236,7 +237,8 @@ public final class Catalog: Sendable {
                     return CatalogResult(page: page, fromCache: true, age: age, notices: notices, url: url)
                 } catch {
                     cache.remove(key)
-                    notices.append("A cached answer no longer decoded (\(error.message)); it was dropped and fetched again.")
+                    notices.append(
+                        "A cached answer no longer decoded (\(error.message)); it was dropped and fetched again.")
                 }
             case .fresh(let body, let age), .expired(let body, let age):
                 stale = (body, age)
@@ -281,11 +283,12 @@ public final class Catalog: Sendable {
                     await sleep(wait)
                     continue
                 }
-                let when = retryAfter.map { "wait \(Self.describeAge(Int($0.rounded(.up)))) and try again" }
+                let when =
+                    retryAfter.map { "wait \(Self.describeAge(Int($0.rounded(.up)))) and try again" }
                     ?? "wait a minute and try again"
+                let attempts = "\(attempt + 1) attempt\(attempt == 0 ? "" : "s")"
                 throw CatalogError(
-                    .rateLimited,
-                    "\(service) is limiting requests (HTTP \(status), \(attempt + 1) attempt\(attempt == 0 ? "" : "s")); \(when).",
+                    .rateLimited, "\(service) is limiting requests (HTTP \(status), \(attempts)); \(when).",
                     status: status, retryAfter: retryAfter)
             }
             throw Self.statusError(response, service: service, baseFlag: baseFlag)
@@ -322,7 +325,8 @@ public final class Catalog: Sendable {
                 .httpStatus, "\(service) failed on its side (HTTP \(status)); try again later.", status: status)
         default:
             return CatalogError(
-                .httpStatus, "\(service) answered HTTP \(status), which partyradio does not understand; check \(baseFlag).",
+                .httpStatus,
+                "\(service) answered HTTP \(status), which partyradio does not understand; check \(baseFlag).",
                 status: status)
         }
     }

@@ -17,7 +17,8 @@ func parseOptions() -> Options {
     var arguments = CommandLine.arguments.dropFirst().makeIterator()
     while let argument = arguments.next() {
         switch argument {
-        case "--iterations": options.iterations = arguments.next().flatMap(Int.init).map { max(1, $0) } ?? options.iterations
+        case "--iterations":
+            options.iterations = arguments.next().flatMap(Int.init).map { max(1, $0) } ?? options.iterations
         case "--itunes-url": options.baseURL = arguments.next()
         case "-h", "--help":
             print("USAGE: partyradio-bench-catalog [--iterations N] [--itunes-url URL]")
@@ -70,8 +71,9 @@ func now() -> Double { Catalog.systemTime() }
 func summary(_ samples: [Double]) -> String {
     let sorted = samples.sorted()
     func at(_ fraction: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))] }
-    return String(format: "median %7.3f ms   p90 %7.3f ms   min %7.3f ms   (n=%d)", at(0.5) * 1000, at(0.9) * 1000,
-                  sorted[0] * 1000, sorted.count)
+    return String(
+        format: "median %7.3f ms   p90 %7.3f ms   min %7.3f ms   (n=%d)", at(0.5) * 1000, at(0.9) * 1000,
+        sorted[0] * 1000, sorted.count)
 }
 
 func measure(_ iterations: Int, _ body: () async throws -> Void) async rethrows -> [Double] {
@@ -93,14 +95,16 @@ if let given = options.baseURL {
     do {
         fixture = try FixtureProcess()
     } catch {
-        FileHandle.standardError.write(Data("Error: cannot start the fixture server (python3 needed): \(error).\n".utf8))
+        FileHandle.standardError.write(
+            Data("Error: cannot start the fixture server (python3 needed): \(error).\n".utf8))
         exit(1)
     }
     baseURL = fixture!.baseURL
 }
 
 do {
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-bench-\(UUID().uuidString)").path
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-bench-\(UUID().uuidString)")
+        .path
     defer { try? FileManager.default.removeItem(atPath: state) }
     let cache = try CatalogCache(stateDirectory: state)
     let endpoints = CatalogEndpoints(iTunesBaseURL: baseURL)

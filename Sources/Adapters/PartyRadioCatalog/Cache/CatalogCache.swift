@@ -74,8 +74,10 @@ public final class CatalogCache: Sendable {
         _ = withConnection { connection throws(SQLiteError) -> Bool in
             try connection.query(
                 "INSERT OR REPLACE INTO responses (key, body, stored_at, expires_at, checksum) VALUES (?, ?, ?, ?, ?)",
-                [.text(key), .blob(body), .integer(Int64(now)), .integer(Int64(now + lifetime)),
-                 .integer(Self.checksum(body))])
+                [
+                    .text(key), .blob(body), .integer(Int64(now)), .integer(Int64(now + lifetime)),
+                    .integer(Self.checksum(body)),
+                ])
             try connection.query("DELETE FROM responses WHERE expires_at < ?", [.integer(Int64(now - 7 * 86_400))])
             return true
         }
@@ -103,7 +105,8 @@ public final class CatalogCache: Sendable {
                     state.notices += notices
                 } else {
                     state.notices.append(
-                        "The catalog cache at \(path) could not be used (\(error.message)); answering from the network.")
+                        "The catalog cache at \(path) could not be used (\(error.message)); answering from the network."
+                    )
                 }
                 return nil
             }
@@ -159,7 +162,7 @@ public final class CatalogCache: Sendable {
     }
 
     /// Checks the file (quick_check reads every page) and creates the schema when new.
-    private static func prepare(_ connection: SQLiteConnection, path: String) throws -> Void {
+    private static func prepare(_ connection: SQLiteConnection, path: String) throws {
         let check = try connection.query("PRAGMA quick_check")
         if let first = check.first?.first, case .text(let verdict) = first, verdict != "ok" {
             throw SQLiteError(code: SQLITE_CORRUPT, message: verdict)

@@ -54,7 +54,9 @@ final class SQLiteConnection: @unchecked Sendable {
             case .text(let text): code = sqlite3_bind_text(statement, index, text, -1, sqliteTransient)
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes {
-                    sqlite3_bind_blob(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), sqliteTransient)
+                    sqlite3_bind_blob(
+                        statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count),
+                        sqliteTransient)
                 }
             case .null: code = sqlite3_bind_null(statement, index)
             }

@@ -34,7 +34,8 @@ public enum ResponseBody {
     static func htmlTitle(_ body: [UInt8]) -> String? {
         let text = String(decoding: body.prefix(8192), as: UTF8.self)
         let lower = text.lowercased()
-        guard let open = lower.firstRange(of: "<title"), let close = lower[open.upperBound...].firstRange(of: "</title>"),
+        guard let open = lower.firstRange(of: "<title"),
+            let close = lower[open.upperBound...].firstRange(of: "</title>"),
             let tagEnd = lower[open.upperBound..<close.lowerBound].firstIndex(of: ">")
         else { return nil }
         let startOffset = lower.distance(from: lower.startIndex, to: lower.index(after: tagEnd))

@@ -66,7 +66,8 @@ public final class HTTPClient: Sendable {
 
     /// Performs `request`; throws only transport failures (DNS, connect, timeout, truncation).
     public func get(_ request: HTTPRequest) async throws(CatalogError) -> HTTPResponse {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, CatalogError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<HTTPResponse, CatalogError>, Never>) in
             DispatchQueue.global().async {
                 continuation.resume(returning: self.perform(request))
             }
@@ -125,7 +126,8 @@ public final class HTTPClient: Sendable {
         }
         guard code == CURLE_OK else {
             reusable = false  // a broken transfer may leave the connection in an odd state
-            let detail = String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let detail = String(
+                decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let codeValue = transfer.exceededLimit ? 23 : Int(code.rawValue)
             return .failure(
                 TransferFailure.error(curlCode: codeValue, url: request.url, detail: detail, timeout: request.timeout))
@@ -155,11 +157,13 @@ public final class HTTPClient: Sendable {
     }
 
     private func checkIn(_ handle: CurlHandle, reusable: Bool) {
-        let keep = reusable && idleHandles.withLock { handles in
-            guard handles.count < Self.maximumIdleHandles else { return false }
-            handles.append(handle)
-            return true
-        }
+        let keep =
+            reusable
+            && idleHandles.withLock { handles in
+                guard handles.count < Self.maximumIdleHandles else { return false }
+                handles.append(handle)
+                return true
+            }
         if !keep { curl_easy_cleanup(handle.raw) }
     }
 }

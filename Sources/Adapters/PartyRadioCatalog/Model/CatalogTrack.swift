@@ -46,7 +46,8 @@ public struct CatalogTrack: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case trackID, title, artist, album, durationMs, previewURL, artworkURL, isExplicit = "explicit"
+        case trackID, title, artist, album, durationMs, previewURL, artworkURL
+        case isExplicit = "explicit"
     }
 
     /// Missing values are written as `null`, so scripts see every key in every object.
@@ -71,7 +72,8 @@ public struct CatalogPlaylist: Hashable, Sendable, Codable {
     public var artworkURL: String?
     public var url: String?
 
-    public init(playlistID: String, name: String, curator: String? = nil, artworkURL: String? = nil, url: String? = nil) {
+    public init(playlistID: String, name: String, curator: String? = nil, artworkURL: String? = nil, url: String? = nil)
+    {
         self.playlistID = playlistID
         self.name = name
         self.curator = curator

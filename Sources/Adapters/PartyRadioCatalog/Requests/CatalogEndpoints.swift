@@ -27,15 +27,18 @@ public struct CatalogEndpoints: Sendable, Equatable {
 
     /// `GET /search?term=…&entity=song&limit=…&country=…[&explicit=No]`.
     public func search(term: String, country: String, limit: Int, allowExplicit: Bool) -> String {
-        var items = [("term", term), ("media", "music"), ("entity", "song"), ("limit", String(limit)),
-                     ("country", country)]
+        var items = [
+            ("term", term), ("media", "music"), ("entity", "song"), ("limit", String(limit)),
+            ("country", country),
+        ]
         if !allowExplicit { items.append(("explicit", "No")) }
         return iTunesBaseURL + "/search?" + QueryEncoding.query(items)
     }
 
     /// `GET /lookup?id=1,2,3&country=…`: several IDs in one request.
     public func lookup(ids: [String], country: String) -> String {
-        iTunesBaseURL + "/lookup?" + QueryEncoding.query([("id", ids.joined(separator: ",")), ("country", country)])
+        iTunesBaseURL + "/lookup?"
+            + QueryEncoding.query([("id", ids.joined(separator: ",")), ("country", country)])
             .replacing("%2C", with: ",")
     }
 
@@ -77,8 +80,9 @@ public enum Storefront {
     /// The region of the locale in `LC_ALL`, `LC_MESSAGES` or `LANG`, the first one set, as POSIX
     /// ranks them (`en_GB.UTF-8` → `gb`); "us" when that locale names no region (`C.UTF-8`).
     public static func fromLocale(_ environment: [String: String]) -> String {
-        guard let value = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap({ environment[$0] })
-            .first(where: { !$0.isEmpty })
+        guard
+            let value = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap({ environment[$0] })
+                .first(where: { !$0.isEmpty })
         else { return fallback }
         let locale = value.split(separator: ".").first.map(String.init) ?? value
         let base = locale.split(separator: "@").first.map(String.init) ?? locale

@@ -101,7 +101,8 @@ public enum CatalogCommands {
                 options.ids, storefront: options.country, credentials: try credentials(options.auth, clock: clock),
                 refresh: options.service.refresh)
         } else {
-            result = try await catalog.lookupResult(options.ids, country: options.country, refresh: options.service.refresh)
+            result = try await catalog.lookupResult(
+                options.ids, country: options.country, refresh: options.service.refresh)
         }
         report(result, service: options.service, console: console)
         let found = Set(result.tracks.map(\.trackID))
@@ -116,7 +117,8 @@ public enum CatalogCommands {
         }
         guard !result.tracks.isEmpty else {
             if let playlist = options.playlist {
-                throw CatalogError(.httpStatus, "The playlist \(playlist) has no songs in the \(options.country) store.")
+                throw CatalogError(
+                    .httpStatus, "The playlist \(playlist) has no songs in the \(options.country) store.")
             }
             throw CatalogError(
                 .httpStatus,
@@ -127,7 +129,9 @@ public enum CatalogCommands {
             console.err("Note: not found in the \(options.country) store: \(missing.joined(separator: ", ")).")
         }
         if !options.service.json {
-            console.out(CatalogTable.render(result.tracks) + "\n\n" + footer(count: result.tracks.count, noun: "song", result: result))
+            console.out(
+                CatalogTable.render(result.tracks) + "\n\n"
+                    + footer(count: result.tracks.count, noun: "song", result: result))
         }
     }
 
@@ -156,7 +160,8 @@ public enum CatalogCommands {
                 + footer(count: result.tracks.count, noun: "song", result: result))
     }
 
-    static func token(_ options: TokenOptions, console: CatalogConsole, clock: @escaping @Sendable () -> Double) throws {
+    static func token(_ options: TokenOptions, console: CatalogConsole, clock: @escaping @Sendable () -> Double) throws
+    {
         let key = try ES256Key(contentsOfFile: options.keyPath)
         let claims = DeveloperTokenClaims(
             teamID: options.teamID, keyID: options.keyID, issuedAt: Int(clock()),
@@ -201,7 +206,8 @@ public enum CatalogCommands {
             return AppleMusicCredentials(developerToken: token, musicUserToken: auth.musicUserToken)
         }
         guard let keyPath = auth.keyPath, let team = auth.teamID, let keyID = auth.keyID else {
-            throw CatalogError(.key, "No Apple Music developer token; pass --developer-token or --key, --team and --key-id.")
+            throw CatalogError(
+                .key, "No Apple Music developer token; pass --developer-token or --key, --team and --key-id.")
         }
         let key = try ES256Key(contentsOfFile: keyPath)
         // A short-lived token is enough for one command.

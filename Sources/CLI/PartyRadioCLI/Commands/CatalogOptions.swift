@@ -20,9 +20,11 @@ public struct CatalogServiceOptions: Equatable, Sendable {
     public var artworkSize = ArtworkURL.defaultSize
 
     public init(environment: [String: String]) {
-        iTunesURL = environment["PARTYRADIO_ITUNES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        iTunesURL =
+            environment["PARTYRADIO_ITUNES_URL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? CatalogEndpoints.defaultITunesBaseURL
-        appleMusicURL = environment["PARTYRADIO_APPLE_MUSIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        appleMusicURL =
+            environment["PARTYRADIO_APPLE_MUSIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? CatalogEndpoints.defaultAppleMusicBaseURL
         stateDir = Self.defaultStateDir(environment)
     }
@@ -52,7 +54,9 @@ public struct CatalogServiceOptions: Equatable, Sendable {
         case "--apple-music-url": appleMusicURL = try Self.url(scanner.value(for: option), option, scanner.command)
         case "--state-dir":
             stateDir = try scanner.value(for: option)
-            guard !stateDir.isEmpty else { throw UsageError("'--state-dir' needs a directory.", command: scanner.command) }
+            guard !stateDir.isEmpty else {
+                throw UsageError("'--state-dir' needs a directory.", command: scanner.command)
+            }
         case "--timeout": timeout = try scanner.seconds(for: option, in: 0.1...600)
         case "--refresh": refresh = true
         case "--no-cache": useCache = false
@@ -66,8 +70,9 @@ public struct CatalogServiceOptions: Equatable, Sendable {
 
     static func url(_ text: String, _ option: String, _ command: String) throws(UsageError) -> String {
         guard text.hasPrefix("http://") || text.hasPrefix("https://"), text.count > 8 else {
-            throw UsageError("'\(option)' takes an http(s) URL such as http://127.0.0.1:8080; got '\(text)'.",
-                             command: command)
+            throw UsageError(
+                "'\(option)' takes an http(s) URL such as http://127.0.0.1:8080; got '\(text)'.",
+                command: command)
         }
         return text
     }
@@ -75,8 +80,9 @@ public struct CatalogServiceOptions: Equatable, Sendable {
     /// The storefront from `--country` or the locale.
     static func country(_ text: String, command: String) throws(UsageError) -> String {
         guard let code = Storefront.normalized(text) else {
-            throw UsageError("'--country' takes a two-letter country code such as us or gb; got '\(text)'.",
-                             command: command)
+            throw UsageError(
+                "'--country' takes a two-letter country code such as us or gb; got '\(text)'.",
+                command: command)
         }
         return code
     }
@@ -183,20 +189,24 @@ public struct TokenOptions: Equatable, Sendable {
 
     static func checkIdentifiers(team: String?, keyID: String?, command: String) throws(UsageError) {
         guard let team else {
-            throw UsageError("Pass your Apple Developer Team ID with --team (10 characters, e.g. ABCDE12345).",
-                             command: command)
+            throw UsageError(
+                "Pass your Apple Developer Team ID with --team (10 characters, e.g. ABCDE12345).",
+                command: command)
         }
         guard DeveloperTokenClaims.isAppleIdentifier(team) else {
-            throw UsageError("'--team' takes your 10-character Team ID (capital letters and digits); got '\(team)'.",
-                             command: command)
+            throw UsageError(
+                "'--team' takes your 10-character Team ID (capital letters and digits); got '\(team)'.",
+                command: command)
         }
         guard let keyID else {
-            throw UsageError("Pass the key's 10-character ID with --key-id (it is in the AuthKey_<ID>.p8 file name).",
-                             command: command)
+            throw UsageError(
+                "Pass the key's 10-character ID with --key-id (it is in the AuthKey_<ID>.p8 file name).",
+                command: command)
         }
         guard DeveloperTokenClaims.isAppleIdentifier(keyID) else {
-            throw UsageError("'--key-id' takes the key's 10-character ID (capital letters and digits); got '\(keyID)'.",
-                             command: command)
+            throw UsageError(
+                "'--key-id' takes the key's 10-character ID (capital letters and digits); got '\(keyID)'.",
+                command: command)
         }
     }
 }
@@ -250,8 +260,9 @@ public enum CatalogCommandParser {
                 let raw = try scanner.value(for: option)
                 let list = raw.split(separator: ",").map { $0.trimmingCharacters() }
                 guard !list.isEmpty, list.allSatisfy({ ["songs", "playlists"].contains($0) }) else {
-                    throw UsageError("'--types' takes songs, playlists or songs,playlists; got '\(raw)'.",
-                                     command: command)
+                    throw UsageError(
+                        "'--types' takes songs, playlists or songs,playlists; got '\(raw)'.",
+                        command: command)
                 }
                 types = list
             default: throw scanner.unknown(option)
@@ -261,18 +272,22 @@ public enum CatalogCommandParser {
         guard !term.isEmpty else {
             throw UsageError("Give a search term, e.g. 'partyradio search daft punk'.", command: command)
         }
-        guard term.utf8.count <= 500 else { throw UsageError("The search term is too long (500 bytes at most).", command: command) }
+        guard term.utf8.count <= 500 else {
+            throw UsageError("The search term is too long (500 bytes at most).", command: command)
+        }
         if types != nil && !appleMusic {
             throw UsageError("'--types' works with --apple-music only.", command: command)
         }
         if appleMusic {
             auth = try auth.validated(command: command)
             if let limit, !CatalogEndpoints.appleMusicLimits.contains(limit) {
-                throw UsageError("With --apple-music, '--limit' goes from 1 to 25 (the API's page size); got '\(limit)'.",
-                                 command: command)
+                throw UsageError(
+                    "With --apple-music, '--limit' goes from 1 to 25 (the API's page size); got '\(limit)'.",
+                    command: command)
             }
         }
-        let defaultLimit = appleMusic ? CatalogEndpoints.appleMusicLimits.upperBound : CatalogEndpoints.defaultSearchLimit
+        let defaultLimit =
+            appleMusic ? CatalogEndpoints.appleMusicLimits.upperBound : CatalogEndpoints.defaultSearchLimit
         return SearchOptions(
             term: term, country: country, limit: limit ?? defaultLimit, allowExplicit: allowExplicit,
             appleMusic: appleMusic, types: types ?? ["songs"], auth: auth, service: service)
@@ -294,10 +309,12 @@ public enum CatalogCommandParser {
             case "--apple-music": appleMusic = true
             case "--playlist":
                 let id = try scanner.value(for: option)
-                guard id.hasPrefix("pl."), id.count > 3, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
+                guard id.hasPrefix("pl."), id.count > 3,
+                    id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) })
                 else {
-                    throw UsageError("'--playlist' takes an Apple Music playlist ID such as pl.u-… or pl.4ae2…; got '\(id)'.",
-                                     command: command)
+                    throw UsageError(
+                        "'--playlist' takes an Apple Music playlist ID such as pl.u-… or pl.4ae2…; got '\(id)'.",
+                        command: command)
                 }
                 playlist = id
             default: throw scanner.unknown(option)
@@ -347,8 +364,9 @@ public enum CatalogCommandParser {
             }
         }
         if let extra = scanner.positionals.first {
-            throw UsageError("'charts' takes no arguments; got '\(extra)'. Use --country to pick a country.",
-                             command: command)
+            throw UsageError(
+                "'charts' takes no arguments; got '\(extra)'. Use --country to pick a country.",
+                command: command)
         }
         return ChartsOptions(country: country, limit: limit, service: service)
     }
@@ -372,7 +390,8 @@ public enum CatalogCommandParser {
                 let raw = try scanner.value(for: option)
                 let digits = raw.hasSuffix("d") ? String(raw.dropLast()) : raw
                 guard let value = Int(digits), value >= 1 else {
-                    throw UsageError("'--ttl' takes a whole number of days from 1 to 180; got '\(raw)'.", command: command)
+                    throw UsageError(
+                        "'--ttl' takes a whole number of days from 1 to 180; got '\(raw)'.", command: command)
                 }
                 guard value <= DeveloperTokenClaims.maximumLifetimeDays else {
                     throw UsageError(

@@ -47,7 +47,8 @@ enum CatalogTable {
         var lines = ["PLAYLISTS"]
         for (index, playlist) in playlists.enumerated() {
             lines.append(
-                "\(index + 1). \(playlist.name)" + (playlist.curator.map { " — \($0)" } ?? "") + "  (\(playlist.playlistID))")
+                "\(index + 1). \(playlist.name)" + (playlist.curator.map { " — \($0)" } ?? "")
+                    + "  (\(playlist.playlistID))")
         }
         return lines.joined(separator: "\n")
     }

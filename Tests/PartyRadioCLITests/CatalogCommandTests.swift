@@ -137,7 +137,7 @@ import Testing
         #expect(songs.out.contains("One More Time"))
         let refused = await runCatalog("search", ["--apple-music", "--developer-token", "bad.x.y", "daft"])
         #expect(refused.code == 1)
-        #expect(refused.err.contains("refused the token (HTTP 401)"))
+        #expect(refused.err.contains("refused the token (HTTP 401: Unauthorized"))
     }
 
     @Test func unusableStateDirIsAWarningNotAFailure() async {

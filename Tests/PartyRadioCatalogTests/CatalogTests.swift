@@ -129,7 +129,7 @@ func fixtureCatalog(
             Issue.record("bad token accepted")
         } catch {
             #expect(error.code == .unauthorized)
-            #expect(error.message.contains("Invalid authentication"))
+            #expect(error.message.contains("(HTTP 401: Unauthorized: Invalid authentication)"))
             #expect(error.message.contains("partyradio token"))
         }
         let result = try await catalog.appleMusicSearch(

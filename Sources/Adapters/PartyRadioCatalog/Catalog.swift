@@ -302,15 +302,15 @@ public final class Catalog: Sendable {
         if let json = try? JSONParser.parse(response.body) {
             if let message = json["errorMessage"]?.string {
                 explanation = ": \(message)"
-            } else if let message = AppleMusicDecoder.errorMessage(json) {
-                explanation = " (\(message))"
+            } else if let summary = AppleMusicDecoder.errorSummary(json) {
+                explanation = ": \(summary)"
             }
         }
         switch status {
         case 401, 403:
             return CatalogError(
                 .unauthorized,
-                "\(service) refused the token (HTTP \(status))\(explanation); make a new one with 'partyradio token' "
+                "\(service) refused the token (HTTP \(status)\(explanation)); make a new one with 'partyradio token' "
                     + "and check the team and key IDs.", status: status)
         case 404:
             return CatalogError(

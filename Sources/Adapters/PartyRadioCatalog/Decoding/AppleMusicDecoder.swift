@@ -55,7 +55,16 @@ public enum AppleMusicDecoder {
         return page
     }
 
-    /// `"Unauthorized (401): Invalid authentication"` from an `errors` document, if it is one.
+    /// `"Unauthorized: Invalid authentication"`: the first error's title and detail, if `json` is
+    /// an `errors` document.
+    public static func errorSummary(_ json: JSONValue) -> String? {
+        guard let first = json["errors"]?.array?.first else { return nil }
+        let title = first["title"]?.string ?? "Error"
+        return title + (first["detail"]?.string.map { ": \($0)" } ?? "")
+    }
+
+    /// `"The Apple Music API answered Unauthorized (401): Invalid authentication"` from an
+    /// `errors` document, if it is one.
     public static func errorMessage(_ json: JSONValue) -> String? {
         guard let first = json["errors"]?.array?.first else { return nil }
         let title = first["title"]?.string ?? "Error"

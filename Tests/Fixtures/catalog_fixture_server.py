@@ -16,7 +16,7 @@ Routes (as Apple serves them):
 Special search terms: empty, big (200 results), unicode, echo… (title = raw query),
 useragent, gzip, redirect, forbidden (403), ratelimited (429, Retry-After 120),
 flaky429-N (429 with Retry-After 0 for the first N requests), servererror (500 HTML),
-html (200 HTML page), slow (answers after 3 s), truncated (Content-Length longer than the
+html (200 HTML page), slow (answers after 3 s), veryslow (10 s), truncated (Content-Length longer than the
 body), cutoff (body cut mid-JSON, connection closed), malformed, notfound (404).
 """
 import gzip
@@ -186,8 +186,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(500, HTML_ERROR.replace(b"Service Unavailable", b"Internal Server Error"), "text/html")
         if term == "html":
             return self.send(200, HTML_ERROR, "text/html; charset=utf-8")
-        if term == "slow":
-            time.sleep(3)
+        if term in ("slow", "veryslow"):
+            time.sleep(3 if term == "slow" else 10)
             return self.send(200, fixture("search-daft-punk.json"), "text/javascript; charset=utf-8")
         if term == "truncated":
             body = fixture("search-daft-punk.json")

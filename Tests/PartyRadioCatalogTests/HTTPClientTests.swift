@@ -42,6 +42,23 @@ import Testing
         }
     }
 
+    @Test func cancellingTheTaskStopsTheTransfer() async {
+        let start = Catalog.systemTime()
+        let url = server.baseURL + "/search?term=veryslow"
+        let task = Task { try await HTTPClient().get(HTTPRequest(url: url, timeout: 20)) }
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("cancelled transfer finished")
+        } catch let error as CatalogError {
+            #expect(error.code == .cancelled)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        #expect(Catalog.systemTime() - start < 6)  // the server answers only after 10 s
+    }
+
     @Test func shortBodyIsAnError() async {
         do {
             _ = try await HTTPClient().get(HTTPRequest(url: server.baseURL + "/search?term=truncated"))

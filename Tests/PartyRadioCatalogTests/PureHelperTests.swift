@@ -101,6 +101,7 @@ import Testing
         #expect(TransferFailure.error(curlCode: 18, url: url, detail: "", timeout: 1).code == .transfer)
         #expect(TransferFailure.error(curlCode: 60, url: url, detail: "", timeout: 1).code == .tls)
         #expect(TransferFailure.error(curlCode: 23, url: url, detail: "", timeout: 1).code == .tooLarge)
+        #expect(TransferFailure.error(curlCode: 42, url: url, detail: "", timeout: 1).code == .cancelled)
         #expect(
             TransferFailure.error(curlCode: 999, url: url, detail: "odd", timeout: 1).message.contains("curl error 999")
         )

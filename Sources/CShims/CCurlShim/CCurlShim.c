@@ -20,6 +20,10 @@ CURLcode prcurl_setopt_data_callback(CURL *handle, CURLoption option, prcurl_dat
     return curl_easy_setopt(handle, option, callback);
 }
 
+CURLcode prcurl_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
 CURLcode prcurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

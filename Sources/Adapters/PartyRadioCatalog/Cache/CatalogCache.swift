@@ -54,19 +54,30 @@ public final class CatalogCache: Sendable {
 
     /// The entry for `key` at Unix time `now`.
     public func lookup(_ key: String, now: Int) -> Lookup {
-        withConnection { connection throws(SQLiteError) -> Lookup in
-            let rows = try connection.query(
-                "SELECT body, stored_at, expires_at, checksum FROM responses WHERE key = ?", [.text(key)])
-            guard let row = rows.first, row.count == 4, let body = row[0].blob, let storedAt = row[1].integer,
-                let expiresAt = row[2].integer, let checksum = row[3].integer
-            else { return .miss }
-            guard checksum == Self.checksum(body) else {
-                try connection.query("DELETE FROM responses WHERE key = ?", [.text(key)])
-                throw SQLiteError(code: -1, message: "an entry failed its checksum")
+        var damaged = false
+        let found =
+            withConnection { connection throws(SQLiteError) -> Lookup in
+                let rows = try connection.query(
+                    "SELECT body, stored_at, expires_at, checksum FROM responses WHERE key = ?", [.text(key)])
+                guard let row = rows.first, row.count == 4, let body = row[0].blob, let storedAt = row[1].integer,
+                    let expiresAt = row[2].integer, let checksum = row[3].integer
+                else { return .miss }
+                guard checksum == Self.checksum(body) else {
+                    // One damaged entry: drop it, keep the rest of the cache.
+                    try connection.query("DELETE FROM responses WHERE key = ?", [.text(key)])
+                    damaged = true
+                    return .miss
+                }
+                let age = max(0, now - Int(storedAt))
+                return Int64(now) < expiresAt ? .fresh(body: body, age: age) : .expired(body: body, age: age)
+            } ?? .miss
+        if damaged {
+            state.withLock {
+                $0.notices.append(
+                    "A cached answer in \(path) was damaged (checksum mismatch); it was dropped and fetched again.")
             }
-            let age = max(0, now - Int(storedAt))
-            return Int64(now) < expiresAt ? .fresh(body: body, age: age) : .expired(body: body, age: age)
-        } ?? .miss
+        }
+        return found
     }
 
     /// Stores `body` under `key` for `lifetime` seconds; also drops entries long expired.
@@ -98,7 +109,7 @@ public final class CatalogCache: Sendable {
             do throws(SQLiteError) {
                 return try body(connection)
             } catch {
-                if error.isCorruption || error.code == -1 {
+                if error.isCorruption {
                     state.connection = nil
                     var notices: [String] = []
                     state.connection = try? Self.recover(path: path, reason: error.message, notices: &notices)

@@ -3,6 +3,12 @@ import CCurlShim
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One GET request.
 public struct HTTPRequest: Sendable {
     public var url: String
@@ -51,6 +57,13 @@ public final class HTTPClient: Sendable {
     private let maximumBodyBytes: Int
     private static let maximumIdleHandles = 4
     private static let globalInit: CURLcode = prcurl_global_init()
+    /// The user's `no_proxy` plus loopback: a fixture server on 127.0.0.1 is never reached
+    /// through a proxy (setting CURLOPT_NOPROXY replaces the variable, so it is kept here).
+    private static let noProxy: String = {
+        let user = [getenv("no_proxy"), getenv("NO_PROXY")].compactMap { $0.map { String(cString: $0) } }
+            .first(where: { !$0.isEmpty })
+        return ([user].compactMap { $0 } + ["localhost", "127.0.0.1", "::1"]).joined(separator: ",")
+    }()
 
     public init(connectTimeout: Double = defaultConnectTimeout, maximumBodyBytes: Int = defaultMaximumBodyBytes) {
         self.connectTimeout = connectTimeout
@@ -64,19 +77,28 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    /// Performs `request`; throws only transport failures (DNS, connect, timeout, truncation).
+    /// Performs `request`; throws only transport failures (DNS, connect, timeout, truncation)
+    /// and `.cancelled` when the calling task is cancelled (noticed within about a second).
     public func get(_ request: HTTPRequest) async throws(CatalogError) -> HTTPResponse {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<HTTPResponse, CatalogError>, Never>) in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.perform(request))
+        let cancellation = CancellationFlag()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<HTTPResponse, CatalogError>, Never>) in
+                DispatchQueue.global().async {
+                    continuation.resume(returning: self.perform(request, cancellation: cancellation))
+                }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
         return try result.get()
     }
 
     /// The blocking transfer; runs on a Dispatch worker.
-    func perform(_ request: HTTPRequest) -> Result<HTTPResponse, CatalogError> {
+    func perform(_ request: HTTPRequest, cancellation: CancellationFlag) -> Result<HTTPResponse, CatalogError> {
+        guard !cancellation.isCancelled else {
+            return .failure(CatalogError(.cancelled, "The request was cancelled before it started."))
+        }
         guard Self.globalInit == CURLE_OK else {
             return .failure(CatalogError(.other, "libcurl failed to initialise; reinstall libcurl4."))
         }
@@ -94,7 +116,7 @@ public final class HTTPClient: Sendable {
         }
         defer { curl_slist_free_all(headerList) }
 
-        let transfer = Transfer(limit: maximumBodyBytes)
+        let transfer = Transfer(limit: maximumBodyBytes, cancellation: cancellation)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: prcurl_error_buffer_size())
         let code: CURLcode = withExtendedLifetime(transfer) {
@@ -118,6 +140,10 @@ public final class HTTPClient: Sendable {
                 set(prcurl_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
                 set(prcurl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader))
                 set(prcurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+                set(prcurl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))  // turns the cancellation check on
+                set(prcurl_setopt_xferinfo_callback(easy, curlCheckCancellation))
+                set(prcurl_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
+                set(prcurl_setopt_string(easy, CURLOPT_NOPROXY, Self.noProxy))
                 guard setup == CURLE_OK else { return setup }
                 let result = curl_easy_perform(easy)
                 _ = prcurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, nil)
@@ -174,14 +200,35 @@ struct CurlHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
 }
 
+/// Set from the task's cancellation handler, read by the progress callback on curl's thread.
+final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isCancelled: Bool { flag.load(ordering: .acquiring) }
+    func cancel() { flag.store(true, ordering: .releasing) }
+}
+
 /// What the C callbacks fill during one transfer. Only the transferring thread touches it.
 final class Transfer {
     let limit: Int
+    let cancellation: CancellationFlag
     var body: [UInt8] = []
     var headers: [String: String] = [:]
     var exceededLimit = false
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, cancellation: CancellationFlag) {
+        self.limit = limit
+        self.cancellation = cancellation
+    }
+}
+
+/// CURLOPT_XFERINFOFUNCTION: called about once a second and on progress; non-zero aborts the
+/// transfer with CURLE_ABORTED_BY_CALLBACK.
+private func curlCheckCancellation(
+    _ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t,
+    _ uploadTotal: curl_off_t, _ uploaded: curl_off_t
+) -> Int32 {
+    guard let context else { return 0 }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().cancellation.isCancelled ? 1 : 0
 }
 
 /// CURLOPT_WRITEFUNCTION: appends body bytes; returning less than given aborts an oversized body.

@@ -29,6 +29,8 @@ public enum TransferFailure {
                 .tls, "A secure connection to \(host) failed\(said); check the system clock and CA certificates.")
         case 1, 3:  // UNSUPPORTED_PROTOCOL, URL_MALFORMAT
             return CatalogError(.connect, "'\(url)' is not a usable http(s) URL; check the base URL.")
+        case 42:  // ABORTED_BY_CALLBACK: our progress callback saw the task cancelled
+            return CatalogError(.cancelled, "The request to \(host) was cancelled.")
         case 61:  // BAD_CONTENT_ENCODING
             return CatalogError(.badResponse, "\(host) sent a body that could not be decompressed; try again.")
         default:

@@ -33,6 +33,8 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let key = Code("key")
         /// The on-disk cache could not be used.
         public static let cache = Code("cache")
+        /// The caller's task was cancelled mid-request.
+        public static let cancelled = Code("cancelled")
         /// Anything else curl reports.
         public static let other = Code("other")
     }

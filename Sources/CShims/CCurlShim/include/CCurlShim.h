@@ -23,6 +23,9 @@ CURLcode prcurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist 
 /// curl_easy_setopt is variadic; a function pointer must arrive as a function pointer, not a data pointer.
 CURLcode prcurl_setopt_data_callback(CURL *handle, CURLoption option, prcurl_data_callback callback);
 
+/// curl_easy_setopt is variadic; the progress callback (CURLOPT_XFERINFOFUNCTION) lets a transfer be cancelled.
+CURLcode prcurl_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback);
+
 /// curl_easy_getinfo is variadic; CURLINFO_LONG values (response code, redirect count).
 CURLcode prcurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 

@@ -103,6 +103,23 @@ import Testing
         }
     }
 
+    @Test func htmlLikeBodies() {
+        var random = SplitMix(state: 7)
+        let page = Array("<!DOCTYPE html><HTML><head><TiTlE x=1>İstanbul ﬁ  Service\n Unavailable</title></head>".utf8)
+        for length in 0...page.count { Self.decodeAll(Array(page.prefix(length))) }
+        let pieces = ["<", "title", ">", "</title>", "<title>", "İ", "ß", "\u{301}", " ", "x", "{", "\""]
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 1...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+            Self.decodeAll(Array(text.joined().utf8))
+            _ = try? ResponseBody.json(Array(text.joined().utf8), contentType: "text/html", service: "S")
+        }
+        do {
+            _ = try ResponseBody.json(page, contentType: nil, service: "S")
+        } catch {
+            #expect(error.message.contains("'İstanbul ﬁ Service Unavailable'"))
+        }
+    }
+
     @Test func typeConfusedDocuments() {
         // Valid JSON, wrong types everywhere: every field lookup must cope.
         let documents = [

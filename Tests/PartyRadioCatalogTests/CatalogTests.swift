@@ -139,6 +139,10 @@ func fixtureCatalog(
         let personal = try await catalog.appleMusicSearch(
             "daft punk", credentials: .init(developerToken: "a.b.c", musicUserToken: "user"))
         #expect(personal.tracks.first?.title == "For You")
+        let clean = try await catalog.appleMusicSearch(
+            "daft punk", allowExplicit: false, credentials: .init(developerToken: "a.b.c"))
+        #expect(clean.tracks.map(\.title) == ["Get Lucky (feat. Pharrell Williams & Nile Rodgers)"])
+        #expect(clean.page.skipped.contains("song 697195462: explicit (clean mode)"))
         #expect(personal.page.playlists.isEmpty)
     }
 

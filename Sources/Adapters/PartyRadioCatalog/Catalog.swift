@@ -172,13 +172,22 @@ public final class Catalog: Sendable {
     }
 
     /// Apple Music API catalog search (`/v1/catalog/{storefront}/search`) for songs and/or playlists.
+    /// - Parameter allowExplicit: false drops songs rated explicit (the API has no clean-search
+    ///   parameter, so this filters the answer).
     public func appleMusicSearch(
         _ term: String, storefront: String = Storefront.fallback, types: [String] = ["songs"], limit: Int = 25,
-        credentials: AppleMusicCredentials, refresh: Bool = false
+        allowExplicit: Bool = true, credentials: AppleMusicCredentials, refresh: Bool = false
     ) async throws(CatalogError) -> CatalogResult {
         let url = configuration.endpoints.appleMusicSearch(
             term: term, storefront: storefront, types: types, limit: min(max(limit, 1), 25))
-        return try await appleMusic(url, credentials: credentials, refresh: refresh)
+        var result = try await appleMusic(url, credentials: credentials, refresh: refresh)
+        if !allowExplicit {
+            for track in result.page.tracks where track.isExplicit == true {
+                result.page.skipped.append("song \(track.trackID): explicit (clean mode)")
+            }
+            result.page.tracks.removeAll { $0.isExplicit == true }
+        }
+        return result
     }
 
     /// Apple Music API songs by catalog ID (`/v1/catalog/{storefront}/songs?ids=`).

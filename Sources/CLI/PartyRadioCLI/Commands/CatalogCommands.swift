@@ -58,7 +58,7 @@ public enum CatalogCommands {
             let credentials = try credentials(options.auth, clock: clock)
             result = try await catalog.appleMusicSearch(
                 options.term, storefront: options.country, types: options.types, limit: options.limit,
-                credentials: credentials, refresh: options.service.refresh)
+                allowExplicit: options.allowExplicit, credentials: credentials, refresh: options.service.refresh)
         } else {
             result = try await catalog.searchResult(
                 options.term, country: options.country, limit: options.limit, allowExplicit: options.allowExplicit,

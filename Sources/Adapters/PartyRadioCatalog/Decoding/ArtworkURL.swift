@@ -11,24 +11,24 @@ public enum ArtworkURL {
     public static func resized(_ url: String, width: Int = defaultSize, height: Int? = nil) -> String? {
         let height = height ?? width
         guard width > 0, height > 0 else { return nil }
-        if url.contains("{w}") || url.contains("{h}") {
+        let bytes = Array(url.utf8)
+        if bytes.contains(UInt8(ascii: "{")) && (url.contains("{w}") || url.contains("{h}")) {
             return url.replacing("{w}", with: String(width)).replacing("{h}", with: String(height))
         }
         // Only the last path component is rewritten; a query string stays as it is.
-        let queryStart = url.firstIndex(of: "?") ?? url.endIndex
-        let path = url[..<queryStart]
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        let component = path[path.index(after: slash)...]
-        var rest = Substring(component)
-        let widthDigits = rest.prefix(while: { $0.isASCII && $0.isNumber })
-        guard !widthDigits.isEmpty else { return nil }
-        rest = rest.dropFirst(widthDigits.count)
-        guard rest.first == "x" else { return nil }
-        rest = rest.dropFirst()
-        let heightDigits = rest.prefix(while: { $0.isASCII && $0.isNumber })
-        guard !heightDigits.isEmpty else { return nil }
-        rest = rest.dropFirst(heightDigits.count)
-        return String(path[...slash]) + "\(width)x\(height)" + rest + url[queryStart...]
+        let queryStart = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        guard let slash = bytes[..<queryStart].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        func digits(from start: Int) -> Int {
+            var end = start
+            while end < queryStart, (0x30...0x39).contains(bytes[end]) { end += 1 }
+            return end
+        }
+        let widthEnd = digits(from: slash + 1)
+        guard widthEnd > slash + 1, widthEnd < queryStart, bytes[widthEnd] == UInt8(ascii: "x") else { return nil }
+        let heightEnd = digits(from: widthEnd + 1)
+        guard heightEnd > widthEnd + 1 else { return nil }
+        return String(decoding: bytes[...slash], as: UTF8.self) + "\(width)x\(height)"
+            + String(decoding: bytes[heightEnd...], as: UTF8.self)
     }
 
     /// `url` resized when possible, else unchanged: a URL we cannot resize is still a picture.

@@ -64,7 +64,11 @@ public enum ITunesDecoder {
 }
 
 extension String {
+    /// The text without surrounding whitespace, nil when nothing is left.
     var nonEmpty: String? {
+        guard let first = utf8.first, let last = utf8.last else { return nil }
+        // Fast path: most of Apple's strings need no trimming.
+        if first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 { return self }
         let trimmed = trimmingWhitespace
         return trimmed.isEmpty ? nil : trimmed
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PartyRadioCatalog
+import PartyRadioCatalog
 
 /// Runs Tests/Fixtures/catalog_fixture_server.py on 127.0.0.1 (loopback only) and knows its URL.
 /// The script exits when its stdin closes, so it never outlives the test process.
@@ -55,20 +56,13 @@ final class FixtureServer: @unchecked Sendable {
     /// How many /search requests with `term` the server has seen.
     func searchCount(_ term: String) async throws -> Int {
         let encoded = term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? term
-        let (data, _) = try await URLSessionShim.get("\(baseURL)/_count?term=\(encoded)")
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let response = try await TestHTTP.client.get(HTTPRequest(url: "\(baseURL)/_count?term=\(encoded)"))
+        let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         return object?["count"] as? Int ?? -1
     }
 }
 
-/// The count endpoint is read with our own client, so the tests need no URLSession.
-enum URLSessionShim {
-    static func get(_ url: String) async throws -> (Data, Int) {
-        let response = try await TestHTTP.client.get(.init(url: url))
-        return (Data(response.body), response.status)
-    }
-}
-
+/// One client for the tests' own requests to the fixture server (the count endpoint).
 enum TestHTTP {
     static let client = HTTPClient()
 }

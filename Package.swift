@@ -39,6 +39,7 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
 
         // MARK: Adapters
@@ -48,6 +49,9 @@ let package = Package(
         .target(
             name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi"],
             path: "Sources/Adapters/PartyRadioNet"),
+        .target(
+            name: "PartyRadioCatalog", dependencies: ["PartyRadioCore", "CCurl", "CCurlShim", "CSQLite", "COpenSSL"],
+            path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia", dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib"],
             path: "Sources/Adapters/PartyRadioMedia"),
@@ -60,9 +64,14 @@ let package = Package(
 
         // MARK: CLI and app
         .target(
-            name: "PartyRadioCLI", dependencies: ["PartyRadioCore", "PartyRadioNode"],
+            name: "PartyRadioCLI", dependencies: ["PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog"],
             path: "Sources/CLI/PartyRadioCLI"),
         .executableTarget(name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio"),
+
+        // MARK: Benchmarks
+        .executableTarget(
+            name: "partyradio-bench-catalog", dependencies: ["PartyRadioCatalog"],
+            path: "Sources/Bench/partyradio-bench-catalog"),
 
         // MARK: Tests
         .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore"]),
@@ -74,6 +83,7 @@ let package = Package(
             dependencies: ["PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
         .testTarget(name: "PartyRadioCLITests", dependencies: ["PartyRadioCLI", "PartyRadioCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
+        .testTarget(name: "PartyRadioCatalogTests", dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite"]),
         .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore"]),
     ]
 )

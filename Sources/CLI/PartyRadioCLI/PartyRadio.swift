@@ -5,6 +5,9 @@ public enum PartyRadio {
     public static let version = "0.1.0"
 
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        if let name = arguments.first, CatalogCommands.names.contains(name) {
+            return runCatalog(name, Array(arguments.dropFirst()), environment: environment)
+        }
         let command: Command
         do { command = try Command.parse(arguments) } catch {
             Console.error(error.message, hint: error.hint)
@@ -16,7 +19,7 @@ public enum PartyRadio {
                 Console.write(HelpPages.topLevel, to: 1)
                 return ExitCode.success.rawValue
             }
-            guard let page = HelpPages.page(for: name) else {
+            guard let page = HelpPages.page(for: name) ?? CatalogCommands.help(for: name) else {
                 Console.error("Unknown command '\(name)'.", hint: "See 'partyradio --help'.")
                 return ExitCode.usage.rawValue
             }
@@ -30,5 +33,10 @@ public enum PartyRadio {
         case .stations(let options): return StationsCommand.run(options, environment: environment)
         case .vote(let options): return NodeCommands.vote(options, environment: environment)
         }
+    }
+
+    /// The catalog commands are async (libcurl transfers run as tasks); the CLI's entry is not.
+    private static func runCatalog(_ name: String, _ arguments: [String], environment: [String: String]) -> Int32 {
+        Blocking.run { await CatalogCommands.run(name, arguments, environment: environment) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PartyRadioCatalog
 import PartyRadioCore
 import PartyRadioNode
 
@@ -30,18 +31,71 @@ enum NodeCommands {
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
+        let nodeSettings = settings(options.common, playback: options.playback, reporter: printer, environment: environment)
+        let (catalog, notices) = Catalog.fromEnvironment(environment, stateDirectory: nodeSettings.stateDirectory.path)
+        for notice in notices { printer.report(.warning(notice)) }
+        let source = CatalogTrackSource(
+            catalog: catalog, country: options.country ?? Storefront.fromLocale(environment),
+            allowExplicit: !options.noExplicit)
+        let catalogTracks: [Track]
+        let fetched: Result<[Track], NodeError> = Blocking.run {
+            do throws(NodeError) { return .success(try await startingTracks(options, source: source)) } catch {
+                return .failure(error)
+            }
+        }
+        switch fetched {
+        case .success(let tracks): catalogTracks = tracks
+        case .failure(let error): return fail(error)
+        }
         do {
             let node = try DJNode(
                 configuration: DJConfiguration(
-                    name: options.name, libraries: options.libraries, port: options.port,
-                    playback: playbackOptions(options.playback)),
-                settings: settings(options.common, playback: options.playback, reporter: printer, environment: environment),
-                inbox: inbox)
+                    name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
+                    playback: playbackOptions(options.playback), catalog: source),
+                settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }
             try node.run()
             return ExitCode.success.rawValue
         } catch { return fail(error) }
+    }
+
+    /// The catalog tracks `--search`/`--pick` and `--add` ask for, in that order.
+    static func startingTracks(_ options: Command.DJOptions, source: CatalogTrackSource) async throws(NodeError) -> [Track] {
+        var tracks: [Track] = []
+        do {
+            if let term = options.search {
+                let found = try await source.search(term)
+                guard !found.isEmpty else {
+                    throw NodeError("The catalog has no playable tracks for '\(term)'; try another --search.")
+                }
+                if options.picks.isEmpty {
+                    tracks += found
+                } else {
+                    for pick in options.picks {
+                        guard pick <= found.count else {
+                            throw NodeError(
+                                "'--pick \(pick)': the search for '\(term)' found \(found.count) playable tracks; pick one of 1–\(found.count).",
+                                exitCode: 2)
+                        }
+                        tracks.append(found[pick - 1])
+                    }
+                }
+            }
+            if !options.adds.isEmpty {
+                let found = try await source.lookup(options.adds)
+                let missing = options.adds.filter { id in !found.contains { $0.id == id } }
+                guard missing.isEmpty else {
+                    throw NodeError("The catalog has no playable track with ID \(missing.joined(separator: ", ")); check the IDs with 'partyradio lookup'.")
+                }
+                tracks += found
+            }
+        } catch let error as NodeError {
+            throw error
+        } catch {
+            throw NodeError("The catalog could not be reached: \(error)")
+        }
+        return tracks
     }
 
     static func listen(_ options: Command.ListenOptions, environment: [String: String]) -> Int32 {

@@ -82,6 +82,12 @@ final class EventPrinter: NodeReporter {
         case .warning(let message):
             name = "warning"
             fields = [("message", .string(message))]
+        case .searchResults(let term, let tracks):
+            name = "search_results"
+            fields = [("term", .string(term)), ("tracks", .array(tracks.map(Render.track)))]
+        case .queued(let tracks, let length):
+            name = "queued"
+            fields = [("tracks", .array(tracks.map(Render.track))), ("queue_length", .int(length))]
         case .stationsChanged(let stations, let change):
             name = "stations"
             fields = [("change", .string(Self.describe(change))), ("stations", .array(stations.map(Render.station)))]
@@ -130,6 +136,13 @@ final class EventPrinter: NodeReporter {
                 + " | \(snapshot.tally.up) up, \(snapshot.tally.down) down | \(snapshot.listenerCount) listening"
         case .warning(let message):
             return "Warning: \(message)"
+        case .searchResults(let term, let tracks):
+            guard !tracks.isEmpty else { return "No playable tracks for '\(term)'." }
+            return (["Results for '\(term)' (queue one with 'add ID'):"]
+                + tracks.prefix(10).enumerated().map { "  \($0.offset + 1). \(Render.trackLine($0.element))  ID \($0.element.id)" })
+                .joined(separator: "\n")
+        case .queued(let tracks, let length):
+            return "Queued \(tracks.map { "“\($0.title)”" }.joined(separator: ", ")) (\(length) in the queue)."
         case .stationsChanged:
             return nil
         }
@@ -153,8 +166,8 @@ final class EventPrinter: NodeReporter {
                 ]
             default:
                 if let text = line(event) {
-                    view.notes.append(text)
-                    view.notes = Array(view.notes.suffix(5))
+                    view.notes += text.split(separator: "\n").map(String.init)
+                    view.notes = Array(view.notes.suffix(12))
                 }
             }
             var out = view.drawnLines > 0 ? "\u{1B}[\(view.drawnLines)F" : ""

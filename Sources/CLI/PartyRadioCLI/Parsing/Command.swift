@@ -13,6 +13,15 @@ public enum Command: Equatable, Sendable {
     public struct DJOptions: Equatable, Sendable {
         public var name: StationName
         public var libraries: [String] = []
+        /// `--search TERM`: queue catalog results (all playable ones, or those `--pick`ed).
+        public var search: String?
+        /// `--pick N`: 1-based result numbers of `--search` to queue.
+        public var picks: [Int] = []
+        /// `--add ID`: catalog track IDs to queue.
+        public var adds: [String] = []
+        /// `--country CC` for the catalog; nil: from the locale.
+        public var country: String?
+        public var noExplicit = false
         public var jsonEvents = false
         public var port: UInt16 = 0
         public var playback = PlaybackFlags()
@@ -70,6 +79,11 @@ public enum Command: Equatable, Sendable {
             switch option {
             case "--name", "-n": name = try scanner.value(for: option)
             case "--library", "-l": options.libraries.append(try scanner.value(for: option))
+            case "--search": options.search = try scanner.value(for: option)
+            case "--pick": options.picks += try numbers(for: option, from: &scanner)
+            case "--add": options.adds += try scanner.value(for: option).split(separator: ",").map(String.init)
+            case "--country": options.country = try country(for: option, from: &scanner)
+            case "--no-explicit": options.noExplicit = true
             case "--json-events": options.jsonEvents = true
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
             default: throw scanner.unknown(option)
@@ -77,6 +91,12 @@ public enum Command: Equatable, Sendable {
         }
         try noPositionals(scanner)
         guard let name else { throw UsageError("A station needs a name: pass --name \"My Party\".", command: "dj") }
+        if !options.picks.isEmpty && options.search == nil {
+            throw UsageError("'--pick' chooses among '--search' results; add --search TERM.", command: "dj")
+        }
+        if let bad = options.adds.first(where: { $0.isEmpty || !$0.allSatisfy(\.isNumber) }) {
+            throw UsageError("'--add' takes numeric catalog track IDs; got '\(bad)'.", command: "dj")
+        }
         do { options.name = try StationName(validating: name) } catch {
             switch error {
             case .empty: throw UsageError("The station name is empty; give 1 to 60 characters.", command: "dj")
@@ -143,6 +163,25 @@ public enum Command: Equatable, Sendable {
             throw UsageError("Say how to vote: 'up', 'down' or 'clear'.", command: "vote")
         }
         return VoteOptions(choice: choice, station: station, timeout: timeout, json: json, common: common)
+    }
+
+    /// `--pick 3` or `--pick 1,4`: result numbers from 1 to 200.
+    private static func numbers(for option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> [Int] {
+        let raw = try scanner.value(for: option)
+        let numbers = raw.split(separator: ",").compactMap { Int($0) }.filter { (1...200).contains($0) }
+        guard !numbers.isEmpty, numbers.count == raw.split(separator: ",").count else {
+            throw UsageError("'\(option)' takes result numbers from 1 to 200, e.g. 2 or 1,3; got '\(raw)'.", command: scanner.command)
+        }
+        return numbers
+    }
+
+    /// A two-letter storefront country code.
+    private static func country(for option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> String {
+        let raw = try scanner.value(for: option)
+        guard raw.count == 2, raw.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw UsageError("'\(option)' takes a two-letter country code such as us or de; got '\(raw)'.", command: scanner.command)
+        }
+        return raw.lowercased()
     }
 
     private static func noPositionals(_ scanner: ArgumentScanner) throws(UsageError) {

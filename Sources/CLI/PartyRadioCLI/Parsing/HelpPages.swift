@@ -13,6 +13,10 @@ enum HelpPages {
           stations   List the stations on the local network.
           listen     Tune in to a station and follow what it plays.
           vote       Vote the current track up or down (or clear your vote).
+          search     Search the iTunes catalog (or Apple Music with --apple-music).
+          lookup     Look tracks up by catalog ID.
+          charts     Show a country's top songs.
+          token      Make an Apple Music developer token from your .p8 key.
 
           See 'partyradio <command> --help' for a command's options.
 
@@ -25,17 +29,25 @@ enum HelpPages {
         case "dj":
             HelpText(
                 overview: "Host a named party station and announce it on the local network.",
-                usage: "partyradio dj --name <name> [--library <dir> ...] [--no-audio] [--json-events] [options]",
+                usage: "partyradio dj --name <name> [--library <dir> ...] [--search <term> [--pick <n>]] [--add <id> ...] [options]",
                 options: [
                     ("-n, --name <name>", "The station's name: 1 to 60 characters (required)."),
                     ("-l, --library <dir>", "Queue the music in this folder; repeat for more. Default: a generated demo library."),
+                    ("--search <term>", "Queue catalog tracks matching the term (their 30 s previews)."),
+                    ("--pick <n>", "Queue only result n (or n,m,…) of --search, as numbered by 'partyradio search'."),
+                    ("--add <id>", "Queue this catalog track ID; repeat or separate with commas."),
+                    ("--country <cc>", "Catalog storefront (default: from the locale)."),
+                    ("--no-explicit", "Clean mode: no explicit catalog tracks."),
                     ("--json-events", "Print one JSON object per line instead of the live view."),
                     ("--port <port>", "UDP port for listeners (default: any free port)."),
                 ] + PlaybackFlags.help + CommonOptions.help,
                 discussion: """
                     CONTROLS:
                       On a terminal: n next, p previous, space pause/resume, q quit.
-                      Otherwise one command per line on stdin: next, prev, pause, resume, seek SECONDS, quit.
+                      Otherwise one command per line on stdin: next, prev, pause, resume, seek SECONDS,
+                      search TERM (numbered results with their IDs), add ID [ID…], quit.
+
+                    The catalog is $PARTYRADIO_ITUNES_URL (default https://itunes.apple.com).
                     """)
         case "stations":
             HelpText(

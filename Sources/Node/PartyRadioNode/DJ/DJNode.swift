@@ -12,11 +12,14 @@ public struct DJConfiguration: Sendable {
     /// UDP port for listeners' unicast traffic and the SRV record; 0 lets the kernel pick.
     public var port: UInt16
     public var playback: PlaybackOptions
+    /// Where `search` and `add` controls look; nil: they say the catalog is not available.
+    public var catalog: (any TrackCatalog)?
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
-        playback: PlaybackOptions = PlaybackOptions()
+        playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil
     ) {
+        self.catalog = catalog
         self.name = name
         self.libraries = libraries
         self.extraTracks = extraTracks
@@ -47,6 +50,7 @@ public final class DJNode: @unchecked Sendable {
     private var recentPeers: [SocketAddress: Int64] = [:]
     private let library: LocalLibrary?
     private let playback: PlaybackSession
+    private let catalog: (any TrackCatalog)?
     private var exitError: NodeError?
 
     /// A snapshot goes to the group at least this often (PRODUCT.md: at least once a second;
@@ -58,6 +62,7 @@ public final class DJNode: @unchecked Sendable {
     {
         self.settings = settings
         self.inbox = inbox
+        catalog = configuration.catalog
         clock = settings.clock
         interface = try settings.chooseInterface()
         let identity = try settings.identity("station")
@@ -111,6 +116,15 @@ public final class DJNode: @unchecked Sendable {
             case .playerError(let message):
                 reporter.report(.warning("The player could not play the track (\(message)); retrying."))
                 playback.playerFailed()
+            case .catalogResults(let term, let tracks):
+                reporter.report(.searchResults(term: term, tracks: tracks))
+            case .catalogQueue(let tracks, let failure):
+                if let failure { reporter.report(.warning(failure)) }
+                let now = clock.now()
+                if engine.enqueue(tracks, now: now) {
+                    reporter.report(.queued(tracks: tracks, queueLength: engine.queue.count))
+                    broadcastSnapshot(now: now, change: engine.queue.count == tracks.count ? .track : .queue)
+                }
             case .avahi(let box): handle(box.event)
             }
         }
@@ -152,11 +166,44 @@ public final class DJNode: @unchecked Sendable {
                 return
             }
             if engine.seek(toNs: Nanos.seconds(seconds), now: now) { broadcastSnapshot(now: now, change: .seek) }
+        case "search":
+            guard words.count == 2 else { return reporter.report(.warning("'search' takes a term, e.g. 'search daft punk'.")) }
+            askCatalog { catalog in
+                let term = words[1]
+                do { return .catalogResults(term: term, tracks: try await catalog.search(term)) } catch {
+                    return .catalogQueue(tracks: [], failure: "The search for '\(term)' failed: \(error)")
+                }
+            }
+        case "add":
+            let ids = words.count == 2 ? words[1].split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) : []
+            guard !ids.isEmpty else { return reporter.report(.warning("'add' takes catalog track IDs, e.g. 'add 1440857781'.")) }
+            askCatalog { catalog in
+                do {
+                    let tracks = try await catalog.lookup(ids)
+                    let missing = ids.filter { id in !tracks.contains { $0.id == id } }
+                    return .catalogQueue(
+                        tracks: tracks,
+                        failure: missing.isEmpty ? nil : "No playable track for ID \(missing.joined(separator: ", ")).")
+                } catch {
+                    return .catalogQueue(tracks: [], failure: "Adding \(ids.joined(separator: ", ")) failed: \(error)")
+                }
+            }
         case "quit", "q", "exit":
             running = false
         default:
-            reporter.report(.warning("Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS or quit."))
+            reporter.report(
+                .warning("Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, search TERM, add ID or quit."))
         }
+    }
+
+    /// Runs a catalog request off the loop; its answer comes back through the inbox.
+    private func askCatalog(_ request: @escaping @Sendable (any TrackCatalog) async -> NodeInput) {
+        guard let catalog else {
+            reporter.report(.warning("The catalog is not available to this DJ."))
+            return
+        }
+        let inbox = self.inbox
+        Task { inbox.push(await request(catalog)) }
     }
 
     private func handle(_ event: AvahiEvent) {

@@ -99,7 +99,7 @@ public final class ListenerNode: @unchecked Sendable {
                 case .playerError(let message):
                     reporter.report(.warning("The player could not play the track (\(message)); retrying."))
                     playback.playerFailed()
-                case .command, .avahi: break
+                case .command, .avahi, .catalogResults, .catalogQueue: break
                 }
             }
             if let entry = observer.directory.entries[station.id],
@@ -193,6 +193,7 @@ public final class ListenerNode: @unchecked Sendable {
         if old.anchor != new.anchor { return .seek }
         if old.tally != new.tally { return .votes }
         if old.listenerCount != new.listenerCount { return .listeners }
+        if old.queueLength != new.queueLength { return .queue }
         return nil
     }
 

@@ -33,11 +33,15 @@ public enum NodeEvent: Sendable {
     // Both: the state changed (track, pause, votes, listeners), or a periodic progress update.
     case state(StateSnapshot, positionNs: Int64, change: StateChange)
     case warning(String)
+    /// The DJ searched the catalog: numbered results, each with the ID to `add`.
+    case searchResults(term: String, tracks: [Track])
+    /// Tracks were added to the queue.
+    case queued(tracks: [Track], queueLength: Int)
     // Observer
     case stationsChanged([StationSummary], change: StationDirectory.Change)
 
     public enum StateChange: String, Sendable {
-        case track, paused, resumed, seek, votes, listeners, progress
+        case track, paused, resumed, seek, votes, listeners, queue, progress
     }
 }
 
@@ -65,6 +69,10 @@ public enum NodeInput: Sendable {
     case avahi(AvahiEventBox)
     /// The player could not play the source (it is retried).
     case playerError(String)
+    /// A catalog search the DJ asked for came back (numbered results to `add`).
+    case catalogResults(term: String, tracks: [Track])
+    /// Catalog tracks to queue, or why none could be.
+    case catalogQueue(tracks: [Track], failure: String?)
     case quit
 }
 

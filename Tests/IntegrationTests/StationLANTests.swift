@@ -214,4 +214,51 @@ struct StationLANTests {
         let stations = try lan.partyradio(host: 1, ["stations", "--timeout", "1"], role: "node")
         #expect(stations.exit == 0 && stations.stdout.contains("No stations"))
     }
+
+    @Test("Malformed, unknown-version, oversized and forged datagrams are dropped and counted; nothing stalls")
+    func hostileDatagrams() throws {
+        let lan = try Testbed(hosts: 3)
+        defer { lan.shutdown(); lan.cleanStateDirs() }
+        let dj = try lan.startDJ(host: 1, name: "Sturdy")
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        let address = try #require(started.string("address")), port = try #require(started.int("port"))
+        let group = try #require(started.string("group")).split(separator: ":")
+        let listener = try lan.spawn(
+            host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")],
+            stdin: true)
+        try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }
+        // Random bytes, a header of an unknown version, an unknown kind, a truncated header, an
+        // oversized datagram, and a "goodbye" with a bad signature: to the DJ and to the group.
+        let script = """
+            import os, socket, sys
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+            station = bytes.fromhex(sys.argv[5])
+            forged = b"PR\\x01\\x07" + station + os.urandom(40) + b"\\x00" + os.urandom(64)
+            bad = [os.urandom(100), b"PR\\x09\\x01" + os.urandom(120), b"PR\\x01\\xee" + os.urandom(120),
+                   b"PR\\x01", os.urandom(1500), forged]
+            for target in [(sys.argv[1], int(sys.argv[2])), (sys.argv[3], int(sys.argv[4]))]:
+                for _ in range(20):
+                    for datagram in bad:
+                        s.sendto(datagram, target)
+            """
+        let sent = try lan.run(
+            host: 2, ["python3", "-c", script, address, String(port), String(group[0]), String(group[1]),
+                      try #require(started.string("id"))])
+        #expect(sent.exit == 0, "\(sent.stderr)")
+        // Both still work: a vote is counted and reaches the listener.
+        let vote = try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "voter")
+        #expect(vote.exit == 0)
+        try listener.waitForEvent("tally") { $0.string("change") == "votes" && $0.int("up") == 1 }
+        #expect(!listener.events.contains { $0.name == "station_gone" }, "a forged goodbye must not end the listener")
+        listener.kill(signal: SIGINT)
+        #expect(listener.wait(timeout: .seconds(5)) == 0)
+        let listenerDrops = try #require(listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
+        #expect(listenerDrops.values.reduce(0, +) >= 100, "\(listenerDrops)")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+        let drops = try #require(dj.events.last { $0.name == "station_stopped" }?["dropped"] as? [String: Int])
+        #expect(drops["unknown_version"] == 20 && drops["unknown_kind"] == 20 && drops["oversized"] == 20, "\(drops)")
+        #expect(drops.values.reduce(0, +) >= 100, "\(drops)")
+    }
 }

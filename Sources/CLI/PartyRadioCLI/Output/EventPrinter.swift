@@ -61,9 +61,12 @@ final class EventPrinter: NodeReporter {
                 ("track_id", .string(trackID)), ("choice", .string(choice.name)), ("up", .int(tally.up)),
                 ("down", .int(tally.down)), ("voter", .string(voter)),
             ]
-        case .stationStopped(let station):
+        case .stationStopped(let station, let dropped):
             name = "station_stopped"
-            fields = [("station", .string(station))]
+            fields = [("station", .string(station)), ("dropped", Self.json(dropped))]
+        case .listenerStopped(let dropped):
+            name = "listener_stopped"
+            fields = [("dropped", Self.json(dropped))]
         case .tunedIn(let summary):
             name = "tuned_in"
             fields = [("station", Render.station(summary))]
@@ -95,6 +98,17 @@ final class EventPrinter: NodeReporter {
         return JSON.object([("event", .string(name)), ("time_ns", .int(NodeClock.realTimeNs()))] + fields).rendered
     }
 
+    static func json(_ dropped: DropCounters) -> JSON {
+        .object(dropped.counts.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })
+    }
+
+    /// " Dropped 3 datagrams (2 bad_signature, 1 truncated)." or nothing.
+    static func describe(_ dropped: DropCounters) -> String {
+        guard dropped.total > 0 else { return "" }
+        let parts = dropped.counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        return " Dropped \(dropped.total) bad datagrams (\(parts.joined(separator: ", ")))."
+    }
+
     static func describe(_ change: StationDirectory.Change) -> String {
         switch change {
         case .appeared: "appeared"
@@ -118,8 +132,10 @@ final class EventPrinter: NodeReporter {
             return left ? "A listener left (\(count) listening)." : nil
         case .voteCounted(_, let choice, let tally, let voter):
             return "Vote \(choice.name) from \(voter): \(tally.up) up, \(tally.down) down."
-        case .stationStopped(let station):
-            return "Station '\(station)' is off the air."
+        case .stationStopped(let station, let dropped):
+            return "Station '\(station)' is off the air." + Self.describe(dropped)
+        case .listenerStopped(let dropped):
+            return dropped.total > 0 ? "Stopped listening." + Self.describe(dropped) : nil
         case .tunedIn(let summary):
             return "Tuned in to '\(summary.name)' (\(summary.id.hex)) at \(summary.address):\(summary.port)."
         case .stationSilent(let station):

@@ -284,7 +284,7 @@ public final class DJNode: @unchecked Sendable {
         avahi.close()
         playback.shutdown()
         library?.server.stop()
-        reporter.report(.stationStopped(name: engine.name))
+        reporter.report(.stationStopped(name: engine.name, dropped: transport.drops))
     }
 
     /// Drops counted so far, by reason.

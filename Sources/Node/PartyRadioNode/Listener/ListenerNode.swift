@@ -123,6 +123,7 @@ public final class ListenerNode: @unchecked Sendable {
             playback.step()
         }
         for _ in 0..<2 { transport.send(.leave(Leave()), to: djAddress) }
+        reporter.report(.listenerStopped(dropped: transport.drops))
     }
 
     private func handle(_ received: Received, now: Int64) {

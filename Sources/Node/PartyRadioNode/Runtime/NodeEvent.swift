@@ -24,12 +24,15 @@ public enum NodeEvent: Sendable {
     case stationRenamed(from: String, to: String)
     case listenersChanged(count: Int, joined: String?, left: Bool)
     case voteCounted(trackID: String, choice: VoteChoice, tally: Tally, voter: String)
-    case stationStopped(name: String)
+    /// The DJ went off air; `dropped` counts the datagrams it refused, by reason.
+    case stationStopped(name: String, dropped: DropCounters)
     // Listener
     case tunedIn(StationSummary)
     case stationSilent(name: String)
     case stationBack(name: String)
     case stationGone(name: String, reason: String)
+    /// The listener stopped; `dropped` counts the datagrams it refused, by reason.
+    case listenerStopped(dropped: DropCounters)
     // Both: the state changed (track, pause, votes, listeners), or a periodic progress update.
     case state(StateSnapshot, positionNs: Int64, change: StateChange)
     case warning(String)

@@ -3,7 +3,8 @@
 
 Prints, over RUNS runs (at least 5):
   - DJ start -> visible in `stations --watch` on another host
-  - listener start -> first now playing
+  - listener start -> first now playing (`listen`, which waits for the first DNS-SD sweep to
+    be sure there is only one station, and `listen NAME`, which does not)
   - vote sent -> acknowledged (the DJ's ack, measured by the voter) and the whole `vote` command
 """
 import json, os, statistics, subprocess, sys, tempfile, time
@@ -75,7 +76,7 @@ def main():
         watch_log = f"{work}/watch.log"
         spawn(lan, 2, watch_log, "stations", "--watch", "--json", "--state-dir", f"{work}/watch")
         time.sleep(1.5)
-        visible, first_now_playing, acks, votes = [], [], [], []
+        visible, first_now_playing, first_by_name, acks, votes = [], [], [], [], []
         for run in range(RUNS):
             mark = line_count(watch_log)
             dj_log = f"{work}/dj{run}.log"
@@ -85,12 +86,15 @@ def main():
             seen = wait_event(watch_log, lambda e: e.get("event") == "appeared", start=mark)
             visible.append((seen["time_ns"] - started) / 1e6)
 
-            listen_log = f"{work}/listen{run}.log"
-            started = now_ns()
-            listener = spawn(lan, 3, listen_log, "listen", "--no-audio", "--json-events", "--state-dir", f"{work}/l")
-            state = wait_event(listen_log, lambda e: e.get("event") == "state")
-            first_now_playing.append((state["time_ns"] - started) / 1e6)
-            stop(listener, "INT")
+            for by_name, results in ((False, first_now_playing), (True, first_by_name)):
+                listen_log = f"{work}/listen{run}-{by_name}.log"
+                started = now_ns()
+                station = [f"Bench {run}"] if by_name else []
+                listener = spawn(lan, 3, listen_log, "listen", *station, "--no-audio", "--json-events",
+                                 "--state-dir", f"{work}/l")
+                state = wait_event(listen_log, lambda e: e.get("event") == "state")
+                results.append((state["time_ns"] - started) / 1e6)
+                stop(listener, "INT")
             mark = line_count(watch_log)
             stop(dj)
             wait_event(watch_log, lambda e: e.get("event") == "vanished", start=mark)
@@ -110,6 +114,7 @@ def main():
         print(f"partyradio network benchmark: {RUNS} runs, {VOTES} votes, 3 namespace hosts, binary {BIN}")
         report("DJ start -> visible on another host", visible)
         report("listener start -> first now playing", first_now_playing)
+        report("  the same, station named (`listen NAME`)", first_by_name)
         report("vote sent -> acknowledged", acks)
         report("whole `vote` command (incl. discovery)", votes)
     finally:

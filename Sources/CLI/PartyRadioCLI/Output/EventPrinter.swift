@@ -166,6 +166,17 @@ final class EventPrinter: NodeReporter {
 
     // MARK: Live view
 
+    /// Lines are cut to the terminal's width: a wrapped line would throw off the redraw.
+    static func fit(_ line: String, width: Int) -> String {
+        line.count < width ? line : String(line.prefix(max(1, width - 2))) + "…"
+    }
+
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
     private func live(_ event: NodeEvent) {
         state.withLock { view in
             switch event {
@@ -173,7 +184,7 @@ final class EventPrinter: NodeReporter {
                 let track = snapshot.nowPlaying
                 let duration = Render.durationNs(track)
                 view.header = [
-                    "\u{1B}[1m\(snapshot.stationName)\u{1B}[0m  \(snapshot.listenerCount) listening  "
+                    "\(snapshot.stationName)  \(snapshot.listenerCount) listening  "
                         + "track \(snapshot.queueIndex + 1)/\(snapshot.queueLength)",
                     (snapshot.anchor.isPaused ? "|| " : "▶  ") + Render.trackLine(track),
                     "   \(Render.progressBar(position, duration)) \(Render.time(position)) / \(Render.time(duration))",
@@ -186,9 +197,10 @@ final class EventPrinter: NodeReporter {
                     view.notes = Array(view.notes.suffix(12))
                 }
             }
-            var out = view.drawnLines > 0 ? "\u{1B}[\(view.drawnLines)F" : ""
-            let lines = view.header + view.notes
-            for line in lines { out += "\u{1B}[2K" + line + "\r\n" }
+            let lines = (view.header + view.notes).map { Self.fit($0, width: Self.terminalWidth()) }
+            // Back to the top of the last drawing, clear to the end of the screen, draw again.
+            var out = view.drawnLines > 0 ? "\u{1B}[\(view.drawnLines)F\u{1B}[J" : ""
+            for line in lines { out += line + "\r\n" }
             view.drawnLines = lines.count
             Console.write(out, to: STDOUT_FILENO)
         }

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func secondRunComesFromTheCache() async throws {
-        let server = try CatalogFixture()
+        let server = try FixtureServer()
         let state = makeTemporaryDirectory()
         let first = await runCatalog("search", ["daft punk", "--json"], server: server, stateDir: state)
         #expect(first.json["cached"] as? Bool == false)

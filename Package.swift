@@ -70,10 +70,13 @@ let package = Package(
 
         // MARK: Benchmarks
         .executableTarget(
-            name: "partyradio-bench-catalog", dependencies: ["PartyRadioCatalog"],
+            name: "partyradio-bench-catalog", dependencies: ["PartyRadioCatalog", "CatalogTestSupport"],
             path: "Sources/Bench/partyradio-bench-catalog"),
 
         // MARK: Tests
+        // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the catalog and CLI tests and
+        // the catalog benchmark; a plain target, since the benchmark cannot depend on a test target.
+        .target(name: "CatalogTestSupport", path: "Tests/CatalogTestSupport"),
         .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioAdapterTests",
@@ -81,9 +84,12 @@ let package = Package(
         .testTarget(
             name: "PartyRadioNodeTests",
             dependencies: ["PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
-        .testTarget(name: "PartyRadioCLITests", dependencies: ["PartyRadioCLI", "PartyRadioCore"]),
+        .testTarget(
+            name: "PartyRadioCLITests", dependencies: ["PartyRadioCLI", "PartyRadioCore", "CatalogTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
-        .testTarget(name: "PartyRadioCatalogTests", dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite"]),
+        .testTarget(
+            name: "PartyRadioCatalogTests",
+            dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"]),
         .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore"]),
     ]
 )

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -37,6 +38,12 @@ import Testing
         #expect(json["country"] as? String == "jp")
         #expect(json["explicit"] as? Bool == false)
         #expect(json["source"] as? String == "itunes")
+        // `playlists` only with --apple-music, where playlists can be asked for.
+        #expect(
+            Set(json.keys) == [
+                "source", "term", "country", "limit", "explicit", "cached", "ageSeconds", "count", "tracks",
+                "skipped", "notices",
+            ])
         let tracks = try #require(json["tracks"] as? [[String: Any]])
         #expect(tracks[1]["artist"] as? String == "坂本龍一")
         #expect(tracks[2]["artworkURL"] is NSNull)  // missing values are null, never absent
@@ -48,7 +55,7 @@ import Testing
     }
 
     @Test func secondRunComesFromTheCache() async throws {
-        let server = try CatalogFixture()
+        let server = try FixtureServer()
         let state = makeTemporaryDirectory()
         let first = await runCatalog("search", ["daft punk", "--json"], server: server, stateDir: state)
         #expect(first.json["cached"] as? Bool == false)
@@ -129,6 +136,11 @@ import Testing
         #expect(run.code == 0, "\(run.err)")
         #expect(run.out.contains("Get Lucky"))
         #expect(run.out.contains("Daft Punk Essentials"))
+        let searchJSON = await runCatalog(
+            "search", ["--apple-music", "--types", "songs,playlists", "--developer-token", "a.b.c", "daft", "--json"])
+        #expect(searchJSON.code == 0, "\(searchJSON.err)")
+        #expect(searchJSON.json["source"] as? String == "apple-music")
+        #expect((searchJSON.json["playlists"] as? [[String: Any]])?.isEmpty == false)
         let playlist = await runCatalog(
             "lookup", ["--apple-music", "--developer-token", "a.b.c", "--playlist", "pl.4ae23f69b1a54ae0", "--json"])
         #expect(playlist.code == 0, "\(playlist.err)")

@@ -138,7 +138,16 @@ import Testing
             usageError("token", ["--team", "ABCDE12345", "--key-id", "KEY1234567"])?.message.contains("--key") == true)
         #expect(
             usageError("token", ["--key", "k", "--team", "abc", "--key-id", "KEY1234567"])?.message
-                .contains("10-character Team ID") == true)
+                == "'--team' takes your 10-character Team ID (capital letters and digits); got 'abc'.")
+        #expect(
+            usageError("token", ["--key", "k", "--key-id", "KEY1234567"])?.message
+                == "Pass your Apple Developer Team ID with --team (10 characters, e.g. ABCDE12345).")
+        #expect(
+            usageError("token", ["--key", "k", "--team", "ABCDE12345", "--key-id", "key1"])?.message
+                == "'--key-id' takes the key's 10-character ID (capital letters and digits); got 'key1'.")
+        #expect(
+            usageError("token", ["--key", "k", "--team", "ABCDE12345"])?.message
+                == "Pass the key's 10-character ID with --key-id (it is in the AuthKey_<ID>.p8 file name).")
         guard
             case .token(let fromEnvironment) = try parse(
                 "token", [],

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Synchronization
 import Testing
 

@@ -81,6 +81,13 @@ enum TestKeys {
         #expect(!TestKeys.verify(signature, message: Array((parts[0] + "." + parts[1] + "x").utf8), key: publicKey))
     }
 
+    @Test func headerAndClaimsAreCompactJSONInAFixedOrder() {
+        let claims = DeveloperTokenClaims(
+            teamID: "ABCDE12345", keyID: "KEY\"\\\n1", issuedAt: 1_700_000_000, lifetimeSeconds: 60)
+        #expect(claims.headerJSON == #"{"alg":"ES256","kid":"KEY\"\\\n1","typ":"JWT"}"#)
+        #expect(claims.claimsJSON == #"{"iss":"ABCDE12345","iat":1700000000,"exp":1700000060}"#)
+    }
+
     @Test func appleLimitIsSixMonths() {
         #expect(DeveloperTokenClaims.maximumLifetimeDays * 86_400 <= 15_777_000)
         #expect(DeveloperTokenClaims.isAppleIdentifier("ABCDE12345"))

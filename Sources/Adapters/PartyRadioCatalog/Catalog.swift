@@ -131,11 +131,9 @@ public final class Catalog: Sendable {
         let url = configuration.endpoints.search(
             term: term, country: country, limit: min(max(limit, 1), 200), allowExplicit: allowExplicit)
         return try await fetch(
-            url, service: ITunesDecoder.service, lifetime: configuration.searchLifetime, refresh: refresh,
+            url, decoder: ITunesDecoder.self, lifetime: configuration.searchLifetime, refresh: refresh,
             baseFlag: "--itunes-url", forbiddenIsRateLimit: true
-        ) { body, type throws(CatalogError) in
-            try ITunesDecoder.decode(body, contentType: type, artworkSize: self.configuration.artworkSize)
-        }
+        )
     }
 
     public func lookupResult(_ ids: [String], country: String = Storefront.fallback, refresh: Bool = false)
@@ -145,11 +143,9 @@ public final class Catalog: Sendable {
         for id in ids where !unique.contains(id) { unique.append(id) }
         let url = configuration.endpoints.lookup(ids: unique, country: country)
         var result = try await fetch(
-            url, service: ITunesDecoder.service, lifetime: configuration.lookupLifetime, refresh: refresh,
+            url, decoder: ITunesDecoder.self, lifetime: configuration.lookupLifetime, refresh: refresh,
             baseFlag: "--itunes-url", forbiddenIsRateLimit: true
-        ) { body, type throws(CatalogError) in
-            try ITunesDecoder.decode(body, contentType: type, artworkSize: self.configuration.artworkSize)
-        }
+        )
         let rank = Dictionary(unique.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         result.page.tracks.sort { (rank[$0.trackID] ?? Int.max) < (rank[$1.trackID] ?? Int.max) }
         return result
@@ -162,11 +158,9 @@ public final class Catalog: Sendable {
     ) async throws(CatalogError) -> CatalogResult {
         let url = configuration.endpoints.topSongs(country: country, limit: min(max(limit, 1), 200))
         var result = try await fetch(
-            url, service: ChartFeedDecoder.service, lifetime: configuration.chartLifetime, refresh: refresh,
+            url, decoder: ChartFeedDecoder.self, lifetime: configuration.chartLifetime, refresh: refresh,
             baseFlag: "--itunes-url", forbiddenIsRateLimit: true
-        ) { body, type throws(CatalogError) in
-            try ChartFeedDecoder.decode(body, contentType: type, artworkSize: self.configuration.artworkSize)
-        }
+        )
         if result.page.tracks.count > limit { result.page.tracks.removeLast(result.page.tracks.count - limit) }
         return result
     }
@@ -218,21 +212,22 @@ public final class Catalog: Sendable {
         // A user token personalises answers: keep them apart in the cache.
         let key = credentials.musicUserToken == nil ? url : url + " #user"
         return try await fetch(
-            url, cacheKey: key, headers: headers, service: AppleMusicDecoder.service,
+            url, cacheKey: key, headers: headers, decoder: AppleMusicDecoder.self,
             lifetime: configuration.searchLifetime, refresh: refresh, baseFlag: "--apple-music-url",
             forbiddenIsRateLimit: false
-        ) { body, type throws(CatalogError) in
-            try AppleMusicDecoder.decode(body, contentType: type, artworkSize: self.configuration.artworkSize)
-        }
+        )
     }
 
     // MARK: Fetching
 
-    private func fetch(
-        _ url: String, cacheKey: String? = nil, headers: [(String, String)] = [], service: String, lifetime: Int,
-        refresh: Bool, baseFlag: String, forbiddenIsRateLimit: Bool,
-        decode: ([UInt8], String?) throws(CatalogError) -> CatalogPage
+    private func fetch<Decoder: CatalogDecoder>(
+        _ url: String, cacheKey: String? = nil, headers: [(String, String)] = [], decoder: Decoder.Type,
+        lifetime: Int, refresh: Bool, baseFlag: String, forbiddenIsRateLimit: Bool
     ) async throws(CatalogError) -> CatalogResult {
+        let service = decoder.service
+        func decode(_ body: [UInt8], _ contentType: String?) throws(CatalogError) -> CatalogPage {
+            try decoder.decode(body, contentType: contentType, artworkSize: configuration.artworkSize)
+        }
         let key = "GET " + (cacheKey ?? url)
         var notices: [String] = []
         var stale: (body: [UInt8], age: Int)?

@@ -4,6 +4,7 @@
 //
 // Without --itunes-url it starts Tests/Fixtures/catalog_fixture_server.py on 127.0.0.1 (loopback
 // only). Prints figures; asserts nothing about them.
+import CatalogTestSupport
 import Foundation
 import PartyRadioCatalog
 
@@ -31,40 +32,6 @@ func parseOptions() -> Options {
     return options
 }
 
-/// The fixture server, started from the source tree.
-final class FixtureProcess {
-    let process = Process()
-    let input = Pipe()
-    let baseURL: String
-
-    init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Tests/Fixtures/catalog_fixture_server.py")
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "0"]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw CocoaError(.fileReadUnknown) }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else { throw CocoaError(.fileReadCorruptFile) }
-        baseURL = "http://127.0.0.1:\(port)"
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
-    }
-}
-
 func now() -> Double { Catalog.systemTime() }
 
 /// Median, 90th percentile and minimum of `samples`, in milliseconds.
@@ -87,13 +54,13 @@ func measure(_ iterations: Int, _ body: () async throws -> Void) async rethrows 
 }
 
 let options = parseOptions()
-var fixture: FixtureProcess?
+var fixture: FixtureServer?
 let baseURL: String
 if let given = options.baseURL {
     baseURL = given
 } else {
     do {
-        fixture = try FixtureProcess()
+        fixture = try FixtureServer()
     } catch {
         FileHandle.standardError.write(
             Data("Error: cannot start the fixture server (python3 needed): \(error).\n".utf8))

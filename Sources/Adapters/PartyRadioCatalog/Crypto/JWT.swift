@@ -1,3 +1,5 @@
+import PartyRadioCore
+
 /// Assembles JSON Web Tokens apart from the signing itself, which ``ES256Key`` does. Pure.
 public enum JWT {
     /// base64url without padding (RFC 7515 §2).
@@ -42,25 +44,6 @@ public enum JWT {
             }
         }
         return output
-    }
-
-    /// `text` as a JSON string literal, quotes included.
-    public static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 
     /// `base64url(header) + "." + base64url(claims)`: the bytes the signature covers.
@@ -156,10 +139,12 @@ public struct DeveloperTokenClaims: Sendable, Equatable {
 
     public var expiresAt: Int { issuedAt + lifetimeSeconds }
 
-    public var headerJSON: String { "{\"alg\":\"ES256\",\"kid\":\(JWT.jsonString(keyID)),\"typ\":\"JWT\"}" }
+    public var headerJSON: String {
+        JSON.object([("alg", .string("ES256")), ("kid", .string(keyID)), ("typ", .string("JWT"))]).rendered
+    }
 
     public var claimsJSON: String {
-        "{\"iss\":\(JWT.jsonString(teamID)),\"iat\":\(issuedAt),\"exp\":\(expiresAt)}"
+        JSON.object([("iss", .string(teamID)), ("iat", .int(issuedAt)), ("exp", .int(expiresAt))]).rendered
     }
 
     public var signingInput: String { JWT.signingInput(headerJSON: headerJSON, claimsJSON: claimsJSON) }

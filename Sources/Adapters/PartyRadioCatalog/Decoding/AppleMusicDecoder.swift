@@ -2,15 +2,8 @@
 /// `results.playlists.data`), `songs?ids=` (`data`) and playlists with their tracks
 /// (`data[0].relationships.tracks.data`). Errors arrive as `{"errors": [{status, title, detail}]}`.
 /// Pure.
-public enum AppleMusicDecoder {
+public enum AppleMusicDecoder: CatalogDecoder {
     public static let service = "The Apple Music API"
-
-    public static func decode(
-        _ body: [UInt8], contentType: String? = nil, artworkSize: Int = ArtworkURL.defaultSize
-    ) throws(CatalogError) -> CatalogPage {
-        let json = try ResponseBody.json(body, contentType: contentType, service: service)
-        return try decode(json, artworkSize: artworkSize)
-    }
 
     public static func decode(_ json: JSONValue, artworkSize: Int = ArtworkURL.defaultSize) throws(CatalogError)
         -> CatalogPage

@@ -4,15 +4,8 @@
 /// `im:image[]` (sizes in `attributes.height`) and `link[]`, one of which has
 /// `im:assetType: "preview"`. Values sit in `label`. With a single entry the feed drops the array,
 /// and so does `link` with a single link: both shapes are read.
-public enum ChartFeedDecoder {
+public enum ChartFeedDecoder: CatalogDecoder {
     public static let service = "The iTunes top-songs feed"
-
-    public static func decode(
-        _ body: [UInt8], contentType: String? = nil, artworkSize: Int = ArtworkURL.defaultSize
-    ) throws(CatalogError) -> CatalogPage {
-        let json = try ResponseBody.json(body, contentType: contentType, service: service)
-        return try decode(json, artworkSize: artworkSize)
-    }
 
     public static func decode(_ json: JSONValue, artworkSize: Int = ArtworkURL.defaultSize) throws(CatalogError)
         -> CatalogPage

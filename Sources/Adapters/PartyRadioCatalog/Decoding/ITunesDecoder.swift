@@ -3,15 +3,8 @@
 /// Tolerant by design: IDs may be numbers or strings, any field may be missing, lookups mix
 /// artists and albums in with songs, and `resultCount` need not match `results`. Only songs with
 /// an ID and a title come out; everything else is listed in ``CatalogPage/skipped``.
-public enum ITunesDecoder {
+public enum ITunesDecoder: CatalogDecoder {
     public static let service = "The iTunes Search API"
-
-    public static func decode(
-        _ body: [UInt8], contentType: String? = nil, artworkSize: Int = ArtworkURL.defaultSize
-    ) throws(CatalogError) -> CatalogPage {
-        let json = try ResponseBody.json(body, contentType: contentType, service: service)
-        return try decode(json, artworkSize: artworkSize)
-    }
 
     public static func decode(_ json: JSONValue, artworkSize: Int = ArtworkURL.defaultSize) throws(CatalogError)
         -> CatalogPage

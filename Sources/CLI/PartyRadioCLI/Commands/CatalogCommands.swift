@@ -261,29 +261,10 @@ struct SearchReport: Encodable {
     var ageSeconds: Int
     var count: Int
     var tracks: [CatalogTrack]
+    /// Only with --apple-music; the synthesized encoding leaves the key out when nil.
     var playlists: [CatalogPlaylist]?
     var skipped: [String]
     var notices: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case source, term, country, limit, explicit, cached, ageSeconds, count, tracks, playlists, skipped, notices
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(source, forKey: .source)
-        try container.encode(term, forKey: .term)
-        try container.encode(country, forKey: .country)
-        try container.encode(limit, forKey: .limit)
-        try container.encode(explicit, forKey: .explicit)
-        try container.encode(cached, forKey: .cached)
-        try container.encode(ageSeconds, forKey: .ageSeconds)
-        try container.encode(count, forKey: .count)
-        try container.encode(tracks, forKey: .tracks)
-        try container.encodeIfPresent(playlists, forKey: .playlists)
-        try container.encode(skipped, forKey: .skipped)
-        try container.encode(notices, forKey: .notices)
-    }
 }
 
 struct LookupReport: Encodable {

@@ -1,5 +1,6 @@
-/// A JSON value for `--json`, `--json-events` and `--trace` output; keys keep their insertion
-/// order so lines read the same every time. Pure: rendering only, no parsing.
+/// A JSON value for `--json`, `--json-events` and `--trace` output and for the catalog's JWT
+/// header and claims; keys keep their insertion order so lines (and signed bytes) read the same
+/// every time. Pure: rendering only, no parsing.
 public enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)

@@ -1,49 +1,7 @@
+import CatalogTestSupport
 import Foundation
 import PartyRadioCLI
 import Synchronization
-
-/// Runs Tests/Fixtures/catalog_fixture_server.py on 127.0.0.1 (loopback only). The script exits
-/// when its stdin closes, so it never outlives the test process.
-final class CatalogFixture: @unchecked Sendable {
-    let port: Int
-    private let process = Process()
-    private let input = Pipe()
-
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    static let shared: CatalogFixture = {
-        do { return try CatalogFixture() } catch { fatalError("fixture server: \(error)") }
-    }()
-
-    static var fixtures: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures")
-    }
-
-    init() throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.fixtures.appendingPathComponent("catalog_fixture_server.py").path, "0"]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw CocoaError(.fileReadUnknown) }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else { throw CocoaError(.fileReadCorruptFile) }
-        self.port = port
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
-    }
-}
 
 /// What one in-process command run printed and returned.
 struct CommandRun {
@@ -57,7 +15,7 @@ struct CommandRun {
 }
 
 func runCatalog(
-    _ command: String, _ arguments: [String], server: CatalogFixture = .shared, stateDir: String? = nil,
+    _ command: String, _ arguments: [String], server: FixtureServer = .shared, stateDir: String? = nil,
     environment extra: [String: String] = [:]
 ) async -> CommandRun {
     let out = Mutex<[String]>([])

@@ -1,3 +1,4 @@
+import Foundation
 import PartyRadioCore
 import PartyRadioMedia
 
@@ -20,6 +21,12 @@ final class PlaybackFollower {
 
     static let retryAfterErrorNs = Nanos.seconds(1)
 
+    /// A machine with no sound card gets mpv's null output straight away, instead of ALSA and
+    /// PipeWire filling the terminal with their complaints on the way to the same fallback.
+    static var hasSoundDevice: Bool {
+        FileManager.default.fileExists(atPath: "/dev/snd") || ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil
+    }
+
     init(options: PlaybackOptions, clock: NodeClock, djClock: DJClock, inbox: Inbox<NodeInput>) throws(NodeError) {
         self.clock = clock
         self.djClock = djClock
@@ -28,7 +35,8 @@ final class PlaybackFollower {
             sync = nil
             return
         }
-        let audio: Player.Options.AudioOutput = options.audioDriver.map { $0 == "null" ? .none : .driver($0) } ?? .automatic
+        let audio: Player.Options.AudioOutput = options.audioDriver.map { $0 == "null" ? .none : .driver($0) }
+            ?? (Self.hasSoundDevice ? .automatic : .none)
         do {
             // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
             // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.

@@ -179,6 +179,14 @@ struct PlaybackLANTests {
         print("sync on the LAN with 30% loss, 5–12 s after joining: \(held.summary)")
         #expect(held.count >= 100, "\(held.count) trace lines in 7 s")
         #expect(held.worstLogicalMs < 1, "from 5 s after joining, under loss: \(held.summary)")
+        // The media comes over TCP, whose connection set-up backs off for seconds under this loss
+        // (1 s, 3 s, 7 s…): when the player starts is the network's business, but once it plays,
+        // it plays in sync.
+        let playing = samples.filter { $0.trueTimeNs > joined && $0.line.playerPositionMs != nil }
+        if let start = playing.first?.trueTimeNs {
+            print("under loss the player started \(Double(start - joined) / 1e9) s after joining")
+            #expect(playing.worstPlayerMs < 20, "player under loss: \(playing.summary)")
+        }
         try lan.loss(host: 2, percent: 0)
     }
 

@@ -157,9 +157,13 @@ public final class SyncController: Sendable {
             if early.magnitude < 10_000_000 { return true }
             return self.player.playbackRestartCount > preparing.restartsBefore && (0..<Nanos.ms(500)).contains(early)
         }
-        guard let position = player.position(), landed(position) else {
-            if now - preparing.requestedAt > 3 * Nanos.perSecond {
-                try? prepare(source: nil, stationPositionAt: stationPositionAt)  // lost: try again
+        let position = player.position()
+        guard let position, landed(position) else {
+            // Lost: try again. But no position at all means the source is still opening (over HTTP
+            // on a lossy network TCP backs off for seconds), and a seek now would only make it open
+            // another connection and start over: give that longer.
+            if now - preparing.requestedAt > (position == nil ? 10 : 3) * Nanos.perSecond {
+                try? prepare(source: nil, stationPositionAt: stationPositionAt)
             }
             return idle
         }

@@ -144,6 +144,15 @@ extension Collection where Element == SyncSample {
         }
         return "logical \(describe(logical)); player \(describe(player)); \(count) lines"
     }
+
+    /// The signed player errors, one in `every` lines, as "seconds-since-first:error-ms", for failure messages.
+    func playerErrors(every: Int = 5) -> String {
+        guard let start = first?.trueTimeNs else { return "" }
+        return enumerated().filter { $0.offset % every == 0 }.map { _, sample in
+            String(format: "%.2f:", Double(sample.trueTimeNs - start) / 1e9)
+                + (sample.playerErrorMs.map { String(format: "%.1f", $0) } ?? "-")
+        }.joined(separator: " ")
+    }
 }
 
 extension Testbed {

@@ -44,8 +44,12 @@ struct PlaybackLANTests {
             #expect(held.playerCount >= held.count * 9 / 10, "\(label) plays: \(held.summary)")
             #expect(held.worstPlayerMs < 20, "\(label) from 3 s after joining: \(held.summary)")
             // It estimated the DJ's clock, not its own: the offset it undid is seconds large.
-            let estimateGap = held.last.flatMap { line in line.line.djTimeNs.map { Double($0 - line.line.localTimeNs) / 1e6 } }
-            #expect(estimateGap.map { abs($0 - Double(400 - clock.offsetMs)) < 10 } == true, "\(label): \(String(describing: estimateGap))")
+            let estimateGap = held.last.flatMap { sample in
+                sample.line.djTimeNs.map { Double($0 - sample.line.localTimeNs) / 1e6 }
+            }
+            #expect(
+                estimateGap.map { abs($0 - Double(400 - clock.offsetMs)) < 10 } == true,
+                "\(label): DJ clock - own clock = \(String(describing: estimateGap)) ms")
         }
         // The DJ plays in time with its own station too.
         let djSamples = truth.measure(djTrace).within(joined.min()!...joined.max()! + 8 * Self.second)
@@ -63,9 +67,7 @@ struct PlaybackLANTests {
         let listener = try lan.startListener(host: 2, role: "listener", station: "Console", offsetMs: -700, driftPPM: -120)
         let joined = try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }.timeNs
         sleep(untilTrue: joined + 3 * Self.second)
-        func samples() -> [SyncSample] {
-            DJTruth(djTrace: TraceLine.read(lan.tracePath("dj"))).measure(TraceLine.read(lan.tracePath("listener")))
-        }
+        func samples() -> [SyncSample] { lan.measureListener("listener") }
         let settled = samples().within(joined + 2 * Self.second...joined + 3 * Self.second)
         #expect(settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync before the controls: \(settled.summary)")
 
@@ -149,7 +151,7 @@ struct PlaybackLANTests {
         var playing: [SyncSample] = []
         while realTimeNs() < deadline && playing.count < 10 {
             Thread.sleep(forTimeInterval: 0.2)
-            let samples = DJTruth(djTrace: TraceLine.read(lan.tracePath("dj"))).measure(TraceLine.read(lan.tracePath("listener")))
+            let samples = lan.measureListener("listener")
             playing = samples.filter { $0.line.playerPositionMs != nil }
         }
         try #require(playing.count >= 10, "the listener plays within 6 s: \(listener.text(.stderr))")
@@ -157,7 +159,9 @@ struct PlaybackLANTests {
         print("late joiner's first player positions: \(first.summary)")
         #expect(first.allSatisfy { $0.line.trackID == track }, "still the first track")
         #expect(first.first!.trueTimeNs - startedAt < 4 * Self.second, "playing within 4 s of starting")
-        #expect(first.allSatisfy { ($0.line.playerPositionMs ?? 0) > 7_500 }, "it starts mid-track, not at 0: \(first.map(\.line.playerPositionMs))")
+        #expect(
+            first.allSatisfy { ($0.line.playerPositionMs ?? 0) > 7_500 },
+            "it starts mid-track, not at 0: \(first.map(\.line.playerPositionMs))")
         #expect(first.playerCount == first.count && first.worstPlayerMs < 20, "its first positions: \(first.summary)")
         listener.kill(signal: SIGINT)
         #expect(listener.wait(timeout: .seconds(5)) == 0)
@@ -174,7 +178,7 @@ struct PlaybackLANTests {
             host: 2, role: "listener", station: "Lossy", offsetMs: -2000, driftPPM: 180, extra: ["--timeout", "20"])
         let joined = try listener.waitForEvent(timeout: .seconds(25), "tuned in") { $0.name == "tuned_in" }.timeNs
         sleep(untilTrue: joined + 12 * Self.second)
-        let samples = DJTruth(djTrace: TraceLine.read(lan.tracePath("dj"))).measure(TraceLine.read(lan.tracePath("listener")))
+        let samples = lan.measureListener("listener")
         let held = samples.within(joined + 5 * Self.second...joined + 12 * Self.second)
         print("sync on the LAN with 30% loss, 5–12 s after joining: \(held.summary)")
         #expect(held.count >= 100, "\(held.count) trace lines in 7 s")
@@ -348,7 +352,9 @@ enum HTTPProbe {
     static func run(on lan: Testbed, host: Int, server: String, port: Int, _ requests: [Request]) throws -> [Answer] {
         let encoded = String(decoding: try JSONEncoder().encode(requests), as: UTF8.self)
         let result = try lan.run(host: host, ["python3", "-c", script, server, String(port), encoded])
-        guard result.exit == 0 else { throw TestbedError("python3 http probe failed (exit \(result.exit)): \(result.stderr)") }
+        guard result.exit == 0 else {
+            throw TestbedError("python3 http probe failed (exit \(result.exit)): \(result.stderr)")
+        }
         return try JSONDecoder().decode([Answer].self, from: Data(result.stdout.utf8))
     }
 }

@@ -158,6 +158,11 @@ extension Collection where Element == SyncSample {
 extension Testbed {
     /// Where a node of this testbed writes its `--trace`.
     func tracePath(_ role: String) -> String { "/tmp/partyradio-it-\(name)/\(role).trace.jsonl" }
+
+    /// The trace of the node `role` so far, measured against the trace of the node `dj`.
+    func measureListener(_ role: String, dj: String = "dj") -> [SyncSample] {
+        DJTruth(djTrace: TraceLine.read(tracePath(dj))).measure(TraceLine.read(tracePath(role)))
+    }
 }
 
 /// Sleeps until the machine's real clock reads `trueNs`.

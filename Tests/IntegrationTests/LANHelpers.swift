@@ -11,12 +11,16 @@ extension Testbed {
     }
 
     /// Starts a DJ with `--json-events` and waits until it is announced.
-    func startDJ(host: Int, name: String, role: String = "dj", extra: [String] = [], env: [String: String] = [:])
-        throws -> TestbedProcess
-    {
+    /// - Parameter playing: play through mpv's null audio output (`--audio-driver null`) instead of
+    ///   `--no-audio`, for tests of the DJ's own player.
+    func startDJ(
+        host: Int, name: String, role: String = "dj", playing: Bool = false, extra: [String] = [],
+        env: [String: String] = [:]
+    ) throws -> TestbedProcess {
+        let audio = playing ? ["--audio-driver", "null"] : ["--no-audio"]
         let dj = try spawn(
             host: host,
-            [Testbed.partyradioBinary, "dj", "--name", name, "--json-events", "--no-audio", "--state-dir", stateDir(role)]
+            [Testbed.partyradioBinary, "dj", "--name", name, "--json-events"] + audio + ["--state-dir", stateDir(role)]
                 + extra, env: env, stdin: true)
         try dj.waitForLine(containing: "\"station_published\"", timeout: .seconds(15))
         return dj

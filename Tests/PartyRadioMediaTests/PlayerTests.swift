@@ -200,5 +200,33 @@ final class PlayerTests {
         #expect(!errors.isEmpty)
         #expect(worst < 12_000_000)
     }
+
+    @Test("SyncController resumes after a pause: a paused seek of a player that has played starts on time")
+    func syncControllerResume() throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        let controller = SyncController(player: player)
+        let epoch = clock.now()
+        try controller.load(trackPath, stationPositionAt: { 1_000_000_000 + ($0 - epoch) })
+        while clock.now() < epoch + 1_500_000_000 {
+            controller.tick(stationPositionAt: { 1_000_000_000 + ($0 - epoch) })
+            usleep(controller.isPreparing ? 10_000 : 100_000)
+        }
+        #expect(!controller.isPreparing, "started")
+        try controller.pause()
+        usleep(300_000)
+        // Resumed 3 s further on: mpv reports such a paused seek ~185 ms early until it plays.
+        let resumedAt = clock.now()
+        let station: (Int64) -> Int64 = { 4_000_000_000 + ($0 - resumedAt) }
+        try controller.resume(stationPositionAt: station)
+        var errors: [Int64] = []
+        while clock.now() < resumedAt + 2_000_000_000 {
+            let status = controller.tick(stationPositionAt: station)
+            if clock.now() > resumedAt + 1_000_000_000, let error = status.errorNs { errors.append(error) }
+            usleep(controller.isPreparing ? 10_000 : 100_000)
+        }
+        #expect(!controller.isPreparing, "playing again within 2 s")
+        #expect(!errors.isEmpty && errors.allSatisfy { $0.magnitude < 12_000_000 }, "\(errors)")
+    }
 }
 

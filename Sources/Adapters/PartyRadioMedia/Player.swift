@@ -92,6 +92,7 @@ public final class Player: Sendable {
     private let handle: MpvHandle
     private let clock: any NanoClock
     private let wakeup: WakeupSignal
+    private let restarts = RestartCounter()
     private let state: Mutex<State>
     private let eventThreadDone = DispatchSemaphore(value: 0)
 
@@ -139,8 +140,8 @@ public final class Player: Sendable {
         self.events = stream
 
         mpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
-        let thread = Thread { [handle, wakeup, eventThreadDone] in
-            Player.runEventLoop(handle: handle, wakeup: wakeup, continuation: continuation)
+        let thread = Thread { [handle, wakeup, restarts, eventThreadDone] in
+            Player.runEventLoop(handle: handle, wakeup: wakeup, restarts: restarts, continuation: continuation)
             eventThreadDone.signal()
         }
         thread.name = "partyradio.mpv-events"
@@ -216,6 +217,10 @@ public final class Player: Sendable {
             positionNs: Int64((seconds * 1e9).rounded()), sampledAtNs: before + (after - before) / 2,
             speed: state.withLock { $0.speed })
     }
+
+    /// How many times playback has (re)started after a load or a seek so far: a load or seek is
+    /// done once this grows past its value from before the command.
+    public var playbackRestartCount: Int { restarts.value }
 
     /// Whether the player is paused (or idle), from mpv.
     public var isPaused: Bool { (try? flagProperty("pause")) ?? true }
@@ -295,7 +300,8 @@ public final class Player: Sendable {
 
     /// Waits for wakeups and drains mpv's event queue until shutdown.
     private static func runEventLoop(
-        handle: MpvHandle, wakeup: WakeupSignal, continuation: AsyncStream<PlayerEvent>.Continuation
+        handle: MpvHandle, wakeup: WakeupSignal, restarts: RestartCounter,
+        continuation: AsyncStream<PlayerEvent>.Continuation
     ) {
         defer { continuation.finish() }
         while wakeup.wait() {
@@ -304,6 +310,7 @@ public final class Player: Sendable {
                 case MPV_EVENT_FILE_LOADED:
                     continuation.yield(.fileLoaded)
                 case MPV_EVENT_PLAYBACK_RESTART:
+                    restarts.increment()
                     continuation.yield(.playbackRestarted)
                 case MPV_EVENT_END_FILE:
                     if let data = event.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee {
@@ -353,6 +360,13 @@ final class WakeupSignal: Sendable {
         semaphore.wait()
         return !stopped.load(ordering: .acquiring)
     }
+}
+
+/// Playback restarts seen by the event thread, read by anyone.
+final class RestartCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .releasing) }
+    var value: Int { count.load(ordering: .acquiring) }
 }
 
 /// mpv's wakeup callback (any mpv thread): only signals the event thread.

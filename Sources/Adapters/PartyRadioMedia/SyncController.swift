@@ -43,6 +43,8 @@ public final class SyncController: Sendable {
     private struct Preparing {
         var targetNs: Int64
         var requestedAt: Int64
+        /// The player's playback-restart count before the load or seek was issued.
+        var restartsBefore: Int
         /// The local instant the unpause is armed for, once the player is ready.
         var startAt: Int64?
     }
@@ -99,9 +101,10 @@ public final class SyncController: Sendable {
         let now = clock.now()
         let lead = StartPlanner.lead(lastReadyNs: state.withLock { $0.lastReadyNs })
         let target = max(0, stationPositionAt(now + lead) + player.outputLatencyNs)
+        let restarts = player.playbackRestartCount
         state.withLock {
             $0.generation += 1
-            $0.preparing = Preparing(targetNs: target, requestedAt: now)
+            $0.preparing = Preparing(targetNs: target, requestedAt: now, restartsBefore: restarts)
             $0.corrector.reset()
         }
         if let source {
@@ -145,10 +148,22 @@ public final class SyncController: Sendable {
     private func tickPreparing(_ preparing: Preparing, now: Int64, stationPositionAt: (Int64) -> Int64) -> SyncStatus {
         let idle = SyncStatus(atLocalNs: now, stationPositionNs: stationPositionAt(now), speed: 1)
         guard preparing.startAt == nil else { return idle }
-        // Ready once the paused player reports the target position (a seek may still show the old one).
-        guard let position = player.position(), (position.positionNs - preparing.targetNs).magnitude < 10_000_000 else {
-            if now - preparing.requestedAt > 3 * Nanos.perSecond {
-                try? prepare(source: nil, stationPositionAt: stationPositionAt)  // lost: try again
+        // Ready once the paused player reports the target position (a seek may still show the old one)…
+        // or once the seek has finished and reports a little before it: after the player has played,
+        // mpv (0.35, ao=null) reports a paused exact seek as landed where the output's stale buffer
+        // began (~185 ms early) until unpaused, though it then plays from the target exactly.
+        let landed = { (position: PlayerPosition) -> Bool in
+            let early = preparing.targetNs - position.positionNs
+            if early.magnitude < 10_000_000 { return true }
+            return self.player.playbackRestartCount > preparing.restartsBefore && (0..<Nanos.ms(500)).contains(early)
+        }
+        let position = player.position()
+        guard let position, landed(position) else {
+            // Lost: try again. But no position at all means the source is still opening (over HTTP
+            // on a lossy network TCP backs off for seconds), and a seek now would only make it open
+            // another connection and start over: give that longer.
+            if now - preparing.requestedAt > (position == nil ? 10 : 3) * Nanos.perSecond {
+                try? prepare(source: nil, stationPositionAt: stationPositionAt)
             }
             return idle
         }

@@ -25,7 +25,9 @@ final class TraceWriter {
         role: String, trueTimeNs: Int64, localTimeNs: Int64, djTimeNs: Int64?, snapshot: StateSnapshot?,
         playerPositionNs: Int64?, latencyNs: Int64, offsetNs: Int64?, driftPPM: Double?
     ) {
-        lastWriteNs = localTimeNs
+        // Keep the cadence: the node's loop wakes every 20 ms or so, and restarting the interval
+        // from each late write would give ~16 lines a second instead of 20.
+        lastWriteNs = localTimeNs - lastWriteNs < 2 * Self.intervalNs ? lastWriteNs + Self.intervalNs : localTimeNs
         let track = snapshot?.nowPlaying
         let station = djTimeNs.flatMap { dj in
             snapshot.map { $0.anchor.position(atDJTime: dj, durationNs: track.map { Int64($0.durationMs) * Nanos.perMillisecond }) }

@@ -1,5 +1,5 @@
-import Glibc
 import PartyRadioCore
+import PartyRadioMedia
 
 /// The node's wall clock: CLOCK_REALTIME in nanoseconds, optionally made wrong on purpose
 /// (`--clock-offset-ms`, `--clock-drift-ppm`) so that clock synchronisation can be tested on
@@ -16,11 +16,7 @@ public struct NodeClock: NanoClock {
     }
 
     /// The machine's true CLOCK_REALTIME, untouched by the testing offsets.
-    public static func realTimeNs() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
+    public static func realTimeNs() -> Int64 { RealtimeClock().now() }
 
     public func now() -> Int64 { localTime(atRealTime: Self.realTimeNs()) }
 

@@ -71,6 +71,7 @@ public final class ListenerNode: @unchecked Sendable {
         } catch {
             throw NodeError("Cannot join the station's multicast group \(group): \(error); check --interface.")
         }
+        observer.isQuerying = false
         snapshot = station.snapshot
         lastHeardNs = clock.now()
         self.playback.follow(station.snapshot)

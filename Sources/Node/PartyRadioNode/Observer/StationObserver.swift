@@ -25,6 +25,9 @@ public final class StationObserver: @unchecked Sendable {
     public private(set) var otherInputs: [NodeInput] = []
 
     public let queryIntervalNs = Nanos.ms(500)
+    /// Off once a listener has tuned in: it hears the station on the group and only needs the
+    /// observer for DNS-SD (a new address, a withdrawal), not for a second stream of snapshots.
+    public var isQuerying = true
 
     public init(settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox()) throws(NodeError) {
         self.inbox = inbox
@@ -87,7 +90,7 @@ public final class StationObserver: @unchecked Sendable {
             }
         }
         changes += directory.expire(now: now)
-        queryStations(now: now)
+        if isQuerying { queryStations(now: now) }
         updateSettled(now: now)
         return changes
     }

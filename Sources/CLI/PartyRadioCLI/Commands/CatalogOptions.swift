@@ -1,4 +1,5 @@
 import PartyRadioCatalog
+import PartyRadioNode
 
 /// Where the catalog commands send requests and keep their cache; shared by search, lookup, charts.
 public struct CatalogServiceOptions: Equatable, Sendable {
@@ -26,14 +27,7 @@ public struct CatalogServiceOptions: Equatable, Sendable {
         appleMusicURL =
             environment["PARTYRADIO_APPLE_MUSIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? CatalogEndpoints.defaultAppleMusicBaseURL
-        stateDir = Self.defaultStateDir(environment)
-    }
-
-    /// `$XDG_STATE_HOME/partyradio`, else `$HOME/.local/state/partyradio`, else `./.partyradio`.
-    public static func defaultStateDir(_ environment: [String: String]) -> String {
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/partyradio" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/partyradio" }
-        return ".partyradio"
+        stateDir = NodeSettings.defaultStateDirectory(environment: environment).path
     }
 
     static let help: [(String, String)] = [

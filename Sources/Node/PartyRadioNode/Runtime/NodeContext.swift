@@ -37,12 +37,13 @@ public struct NodeSettings: Sendable {
         return transport
     }
 
-    /// `$XDG_STATE_HOME/partyradio`, else `~/.local/state/partyradio`.
+    /// `$XDG_STATE_HOME/partyradio`, else `~/.local/state/partyradio` (a relative
+    /// `XDG_STATE_HOME` is ignored, as the XDG spec says). Every command uses this one rule.
     public static func defaultStateDirectory(environment: [String: String]) -> URL {
-        if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("partyradio")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/partyradio")
     }
 

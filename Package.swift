@@ -78,6 +78,8 @@ let package = Package(
         // the catalog benchmark; a plain target, since the benchmark cannot depend on a test target.
         .target(name: "CatalogTestSupport", path: "Tests/CatalogTestSupport"),
         .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore"]),
+        // The simulated LAN: the node state machines on an in-memory network, hundreds of seeds.
+        .testTarget(name: "PartyRadioSimulationTests", dependencies: ["PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioAdapterTests",
             dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),

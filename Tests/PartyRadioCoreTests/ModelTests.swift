@@ -9,7 +9,7 @@ import Testing
         #expect(anchor.position(atDJTime: 1_000 + Nanos.seconds(500), durationNs: Nanos.seconds(30)) == Nanos.seconds(30))
         let paused = PlaybackAnchor.paused(at: 77, djTime: 0)
         #expect(paused.position(atDJTime: Nanos.seconds(1000)) == 77)
-        #expect(paused.djTime(whenPositionReaches: 100) == nil)
+        #expect(paused.djTime(whenPositionReaches: 100) as DJTime? == nil)
         let slow = PlaybackAnchor(djTimeNs: 0, positionNs: 0, rateMicros: 500_000)
         #expect(slow.position(atDJTime: 2_000) == 1_000)
         #expect(anchor.djTime(whenPositionReaches: Nanos.seconds(12)) == 1_000 + Nanos.seconds(2))
@@ -18,7 +18,7 @@ import Testing
     @Test func extremeTimesDoNotTrap() {
         let anchor = PlaybackAnchor(djTimeNs: .min, positionNs: .max, rateMicros: .max)
         _ = anchor.position(atDJTime: .max)
-        _ = anchor.djTime(whenPositionReaches: .min)
+        _ = anchor.djTime(whenPositionReaches: .min) as DJTime?
         _ = PlaybackAnchor(djTimeNs: .max, positionNs: .min, rateMicros: .max).position(atDJTime: .min)
     }
 }

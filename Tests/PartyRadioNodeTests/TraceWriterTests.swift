@@ -14,7 +14,7 @@ import Testing
         while now < start + 10_000_000_000 {  // 10 s of a loop waking every 13–20 ms
             if writer.isDue(now) {
                 writer.write(
-                    role: "dj", trueTimeNs: now, localTimeNs: now, djTimeNs: now, snapshot: nil, playerPositionNs: nil,
+                    role: "dj", trueTimeNs: now, localTimeNs: now, djTimeNs: now, view: nil, playerPositionNs: nil,
                     latencyNs: 0, offsetNs: 0, driftPPM: 0)
                 written += 1
             }

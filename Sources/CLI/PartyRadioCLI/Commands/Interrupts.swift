@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import PartyRadioCore
 import PartyRadioNode
 
 /// Turns SIGINT and SIGTERM into a `quit` for the node, so it says goodbye before exiting.

@@ -67,7 +67,7 @@ enum NodeCommands {
             if let term = options.search {
                 let found = try await source.search(term)
                 guard !found.isEmpty else {
-                    throw NodeError("The catalog has no playable tracks for '\(term)'; try another --search.")
+                    throw NodeError(.catalog, "The catalog has no playable tracks for '\(term)'; try another --search.")
                 }
                 if options.picks.isEmpty {
                     tracks += found
@@ -75,8 +75,8 @@ enum NodeCommands {
                     for pick in options.picks {
                         guard pick <= found.count else {
                             throw NodeError(
-                                "'--pick \(pick)': the search for '\(term)' found \(found.count) playable tracks; pick one of 1–\(found.count).",
-                                exitCode: 2)
+                                .usage,
+                                "'--pick \(pick)': the search for '\(term)' found \(found.count) playable tracks; pick one of 1–\(found.count).")
                         }
                         tracks.append(found[pick - 1])
                     }
@@ -86,14 +86,14 @@ enum NodeCommands {
                 let found = try await source.lookup(options.adds)
                 let missing = options.adds.filter { id in !found.contains { $0.id == id } }
                 guard missing.isEmpty else {
-                    throw NodeError("The catalog has no playable track with ID \(missing.joined(separator: ", ")); check the IDs with 'partyradio lookup'.")
+                    throw NodeError(.catalog, "The catalog has no playable track with ID \(missing.joined(separator: ", ")); check the IDs with 'partyradio lookup'.")
                 }
                 tracks += found
             }
         } catch let error as NodeError {
             throw error
         } catch {
-            throw NodeError("The catalog could not be reached: \(error)")
+            throw NodeError(.catalog, "The catalog could not be reached: \(error)")
         }
         return tracks
     }

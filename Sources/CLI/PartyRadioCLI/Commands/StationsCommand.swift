@@ -60,8 +60,8 @@ enum StationsCommand {
                     Console.out(describe(change, stations: stations))
                 }
             }
-            if live && (!changes.isEmpty || clock.now() - lastDraw > Nanos.ms(500)) {
-                lastDraw = clock.now()
+            if live && (!changes.isEmpty || clock.now().ns - lastDraw > Nanos.ms(500)) {
+                lastDraw = clock.now().ns
                 let text = stations.isEmpty ? "No stations on the air (watching; Ctrl-C to stop)." : table(stations)
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
                 var out = drawn > 0 ? "\u{1B}[\(drawn)F\u{1B}[J" : ""

@@ -46,7 +46,7 @@ enum Render {
             ("position_ms", .int(positionNs / Nanos.perMillisecond)),
             ("paused", .bool(snapshot.anchor.isPaused)),
             ("anchor", .object([
-                ("dj_time_ns", .int(snapshot.anchor.djTimeNs)), ("position_ns", .int(snapshot.anchor.positionNs)),
+                ("dj_time_ns", .int(snapshot.anchor.djTime.ns)), ("position_ns", .int(snapshot.anchor.positionNs)),
                 ("rate", .double(Double(snapshot.anchor.rateMicros) / 1_000_000)),
             ])),
             ("up", .int(snapshot.tally.up)), ("down", .int(snapshot.tally.down)),

@@ -21,19 +21,22 @@ public struct ClockEstimate: Hashable, Sendable {
         self.samplesUsed = samplesUsed
     }
 
-    /// DJ clock minus local clock at local instant `local`.
-    public func offset(atLocal local: Int64) -> Int64 {
+    /// DJ clock minus local clock at a raw local instant (the fit's own arithmetic).
+    func offset(atLocal local: Int64) -> Int64 {
         let elapsed = Double(local &- referenceLocalNs)
         return offsetNs &+ Int64((elapsed * driftPPM / 1_000_000).rounded())
     }
 
-    /// The DJ-clock reading that corresponds to local instant `local`.
-    public func djTime(local: Int64) -> Int64 { local &+ offset(atLocal: local) }
+    /// DJ clock minus local clock at local instant `local`.
+    public func offset(at local: LocalTime) -> Int64 { offset(atLocal: local.ns) }
 
-    /// The local instant at which the DJ clock reads `dj` (inverse of `djTime(local:)`).
-    public func localTime(dj: Int64) -> Int64 {
+    /// The DJ-clock reading that corresponds to local instant `local`.
+    public func djTime(at local: LocalTime) -> DJTime { DJTime(ns: local.ns &+ offset(atLocal: local.ns)) }
+
+    /// The local instant at which the DJ clock reads `dj` (inverse of `djTime(at:)`).
+    public func localTime(at dj: DJTime) -> LocalTime {
         // dj = local + offsetNs + d·(local − ref)  ⇒  local − ref = (dj − ref − offsetNs) / (1 + d)
-        let sinceReference = Double(dj &- referenceLocalNs &- offsetNs) / (1 + driftPPM / 1_000_000)
-        return referenceLocalNs &+ Int64(sinceReference.rounded())
+        let sinceReference = Double(dj.ns &- referenceLocalNs &- offsetNs) / (1 + driftPPM / 1_000_000)
+        return LocalTime(ns: referenceLocalNs &+ Int64(sinceReference.rounded()))
     }
 }

@@ -13,7 +13,7 @@
 /// 4. a run of samples that contradict the model beyond their own error bound means the DJ clock
 ///    stepped: start again from those samples.
 ///
-/// Ping quickly right after joining (the burst), a little slower while the drift settles, then slowly: see `suggestedPingIntervalNs(atLocal:)`.
+/// Ping quickly right after joining (the burst), a little slower while the drift settles, then slowly: see `suggestedPingIntervalNs(at:)`.
 public struct ClockSync: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// Samples older than this (by local midpoint, relative to the newest) leave the window.
@@ -88,19 +88,19 @@ public struct ClockSync: Sendable {
     public var isSynchronized: Bool { estimate != nil && samples.count >= configuration.minSamplesForSync }
 
     /// DJ clock minus local clock at `local`, or nil before the first sample.
-    public func offset(atLocal local: Int64) -> Int64? { estimate?.offset(atLocal: local) }
+    public func offset(at local: LocalTime) -> Int64? { estimate?.offset(at: local) }
 
     /// The DJ-clock reading for local instant `local`, or nil before the first sample.
-    public func djTime(local: Int64) -> Int64? { estimate?.djTime(local: local) }
+    public func djTime(at local: LocalTime) -> DJTime? { estimate?.djTime(at: local) }
 
     /// Drift of the DJ clock relative to the local clock, in ppm (0 before there is an estimate).
     public var driftPPM: Double { estimate?.driftPPM ?? 0 }
 
     /// How long to wait before the next ping, given local time `now`: `burstIntervalNs` while
     /// joining, `settleIntervalNs` while the drift settles, `steadyIntervalNs` afterwards.
-    public func suggestedPingIntervalNs(atLocal now: Int64) -> Int64 {
+    public func suggestedPingIntervalNs(at now: LocalTime) -> Int64 {
         guard let first = firstSampleLocalNs else { return configuration.burstIntervalNs }
-        let elapsed = now &- first
+        let elapsed = now.ns &- first
         if elapsed < configuration.burstDurationNs || samples.count < configuration.burstMinSamples {
             return configuration.burstIntervalNs
         }

@@ -18,11 +18,11 @@ public struct TimeSample: Hashable, Sendable {
     /// Listener receives the pong (local clock).
     public var t4: Int64
 
-    public init(t1: Int64, t2: Int64, t3: Int64, t4: Int64) {
-        self.t1 = t1
-        self.t2 = t2
-        self.t3 = t3
-        self.t4 = t4
+    public init(t1: LocalTime, t2: DJTime, t3: DJTime, t4: LocalTime) {
+        self.t1 = t1.ns
+        self.t2 = t2.ns
+        self.t3 = t3.ns
+        self.t4 = t4.ns
     }
 
     /// Network round trip without the DJ's hold time, in nanoseconds (may be negative for a bogus sample).

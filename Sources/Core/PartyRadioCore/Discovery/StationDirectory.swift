@@ -10,7 +10,7 @@ public struct StationDirectory: Sendable {
         public var address: String
         public var port: UInt16
         public var snapshot: StateSnapshot?
-        public var lastHeardNs: Int64?
+        public var lastHeard: LocalTime?
 
         public var isListed: Bool { snapshot != nil }
     }
@@ -45,7 +45,7 @@ public struct StationDirectory: Sendable {
             entries[id] = entry
         } else {
             entries[id] = Entry(
-                serviceName: serviceName, advert: advert, address: address, port: port, snapshot: nil, lastHeardNs: nil)
+                serviceName: serviceName, advert: advert, address: address, port: port, snapshot: nil, lastHeard: nil)
         }
     }
 
@@ -56,7 +56,7 @@ public struct StationDirectory: Sendable {
     }
 
     /// A verified snapshot arrived from a station.
-    public mutating func heard(_ id: StationID, snapshot: StateSnapshot, now: Int64) -> Change? {
+    public mutating func heard(_ id: StationID, snapshot: StateSnapshot, now: LocalTime) -> Change? {
         guard var entry = entries[id] else { return nil }
         let wasListed = entry.isListed
         // sentAtNs differs in every snapshot; only what a user sees counts as a change.
@@ -64,7 +64,7 @@ public struct StationDirectory: Sendable {
         previous?.sentAtNs = snapshot.sentAtNs
         let changed = previous != snapshot
         entry.snapshot = snapshot
-        entry.lastHeardNs = now
+        entry.lastHeard = now
         entries[id] = entry
         if !wasListed { return .appeared(id) }
         return changed ? .updated(id) : nil
@@ -74,10 +74,10 @@ public struct StationDirectory: Sendable {
 
     /// Drops listed stations not heard for ``silenceTimeoutNs`` (they stay known, unlisted,
     /// until DNS-SD removes them, so they reappear as soon as they are heard again).
-    public mutating func expire(now: Int64) -> [Change] {
+    public mutating func expire(now: LocalTime) -> [Change] {
         var changes: [Change] = []
         for (id, entry) in entries {
-            guard let heard = entry.lastHeardNs, entry.isListed, now - heard > silenceTimeoutNs else { continue }
+            guard let heard = entry.lastHeard, entry.isListed, now - heard > silenceTimeoutNs else { continue }
             entries[id]?.snapshot = nil
             changes.append(.vanished(id, name: entry.snapshot?.stationName ?? entry.serviceName, reason: "went silent"))
         }

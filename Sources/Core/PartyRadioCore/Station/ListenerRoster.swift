@@ -2,7 +2,7 @@
 public struct ListenerRoster: Sendable {
     public struct Entry: Sendable, Equatable {
         public var name: String
-        public var lastSeenNs: Int64
+        public var lastSeen: DJTime
     }
 
     /// A listener silent for this long is dropped (three missed one-second heartbeats).
@@ -15,18 +15,18 @@ public struct ListenerRoster: Sendable {
 
     /// A hello: returns true when the listener is new.
     @discardableResult
-    public mutating func join(_ key: PublicKey, name: String, now: Int64) -> Bool {
+    public mutating func join(_ key: PublicKey, name: String, now: DJTime) -> Bool {
         let isNew = entries[key] == nil
-        entries[key] = Entry(name: name, lastSeenNs: now)
+        entries[key] = Entry(name: name, lastSeen: now)
         return isNew
     }
 
     /// A heartbeat from a listener the DJ does not know (it restarted, or the hello was lost)
     /// counts as a join too. Returns true when the listener is new.
     @discardableResult
-    public mutating func heartbeat(_ key: PublicKey, now: Int64) -> Bool {
+    public mutating func heartbeat(_ key: PublicKey, now: DJTime) -> Bool {
         if entries[key] != nil {
-            entries[key]?.lastSeenNs = now
+            entries[key]?.lastSeen = now
             return false
         }
         return join(key, name: "", now: now)
@@ -37,9 +37,9 @@ public struct ListenerRoster: Sendable {
     public mutating func leave(_ key: PublicKey) -> Bool { entries.removeValue(forKey: key) != nil }
 
     /// Drops every listener silent for longer than ``timeoutNs``; returns how many went.
-    public mutating func expire(now: Int64) -> Int {
+    public mutating func expire(now: DJTime) -> Int {
         let before = entries.count
-        entries = entries.filter { now - $0.value.lastSeenNs <= timeoutNs }
+        entries = entries.filter { now - $0.value.lastSeen <= timeoutNs }
         return before - entries.count
     }
 }

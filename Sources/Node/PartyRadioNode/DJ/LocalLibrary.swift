@@ -17,7 +17,7 @@ final class LocalLibrary {
         for folder in folders {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw NodeError("The library folder '\(folder)' does not exist; pass a folder of music files.", exitCode: 2)
+                throw NodeError(.usage, "The library folder '\(folder)' does not exist; pass a folder of music files.")
             }
         }
         if folders.isEmpty {
@@ -25,7 +25,7 @@ final class LocalLibrary {
             roots = [demo]
             if Self.audioFiles(in: demo) < DemoTrackSpec.standard().count {
                 do { _ = try DemoLibrary.generate(into: demo) } catch {
-                    throw NodeError("Cannot write the demo library to \(demo) (\(error)); pass a writable --state-dir.")
+                    throw NodeError(.storage, "Cannot write the demo library to \(demo) (\(error)); pass a writable --state-dir.")
                 }
             }
         }
@@ -33,11 +33,11 @@ final class LocalLibrary {
         warnings = scan.warnings.map { "Skipped \($0.description)" }
         guard !scan.tracks.isEmpty else {
             throw NodeError(
-                "No playable music in \(roots.joined(separator: ", ")) (mp3, ogg, opus, flac, m4a or wav); "
+                .storage, "No playable music in \(roots.joined(separator: ", ")) (mp3, ogg, opus, flac, m4a or wav); "
                     + "pass another --library.")
         }
         do { server = try MediaServer(address: address, port: port) } catch {
-            throw NodeError("Cannot serve the music over HTTP on \(address) (\(error)).")
+            throw NodeError(.network, "Cannot serve the music over HTTP on \(address) (\(error)).")
         }
         for file in scan.tracks {
             // The track ID's hash is the token, so a restarted DJ serves the same URLs.

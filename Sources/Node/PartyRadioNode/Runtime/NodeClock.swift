@@ -1,10 +1,10 @@
 import PartyRadioCore
 import PartyRadioMedia
 
-/// The node's wall clock: CLOCK_REALTIME in nanoseconds, optionally made wrong on purpose
-/// (`--clock-offset-ms`, `--clock-drift-ppm`) so that clock synchronisation can be tested on
-/// one machine whose namespaces all share one kernel clock.
-public struct NodeClock: NanoClock {
+/// The node's wall clock: CLOCK_REALTIME, optionally made wrong on purpose (`--clock-offset-ms`,
+/// `--clock-drift-ppm`) so that clock synchronisation can be tested on one machine whose
+/// namespaces all share one kernel clock.
+public struct NodeClock: LocalClock {
     public let offsetNs: Int64
     public let driftPPM: Double
     private let originNs: Int64
@@ -18,11 +18,20 @@ public struct NodeClock: NanoClock {
     /// The machine's true CLOCK_REALTIME, untouched by the testing offsets.
     public static func realTimeNs() -> Int64 { RealtimeClock().now() }
 
-    public func now() -> Int64 { localTime(atRealTime: Self.realTimeNs()) }
+    public func now() -> LocalTime { localTime(atRealTime: Self.realTimeNs()) }
 
     /// What this node's clock reads when the true clock reads `real`.
-    public func localTime(atRealTime real: Int64) -> Int64 {
+    public func localTime(atRealTime real: Int64) -> LocalTime {
         let drift = Int64(Double(real - originNs) * driftPPM / 1_000_000)
-        return real + offsetNs + drift
+        return LocalTime(ns: real + offsetNs + drift)
     }
+
+    /// The same clock as raw nanoseconds, for the media adapter's timestamps.
+    var nanoClock: NodeNanoClock { NodeNanoClock(clock: self) }
+}
+
+/// ``NodeClock`` read as raw nanoseconds (the media adapter's `NanoClock`).
+struct NodeNanoClock: NanoClock {
+    let clock: NodeClock
+    func now() -> Int64 { clock.now().ns }
 }

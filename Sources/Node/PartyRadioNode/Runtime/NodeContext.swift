@@ -3,7 +3,7 @@ import PartyRadioCore
 import PartyRadioNet
 import PartyRadioSecurity
 
-/// What every node needs to start: interface, state directory, identity, clock, output.
+/// What every node needs to start: interface, state directory, clock, output.
 public struct NodeSettings: Sendable {
     public var interfaceName: String?
     public var stateDirectory: URL
@@ -31,14 +31,7 @@ public struct NodeSettings: Sendable {
         return FaultInjector(lossShare: share, seed: environment["PARTYRADIO_FAULT_SEED"].flatMap(UInt64.init) ?? 1)
     }
 
-    func transport(socket: UDPSocket, identity: Identity, stationID: StationID) -> Transport {
-        let transport = Transport(socket: socket, identity: identity, stationID: stationID, clock: clock)
-        transport.faults = faults
-        return transport
-    }
-
-    /// `$XDG_STATE_HOME/partyradio`, else `~/.local/state/partyradio` (a relative
-    /// `XDG_STATE_HOME` is ignored, as the XDG spec says). Every command uses this one rule.
+    /// Deprecated here: the CLI owns the state-directory rule (kept until its callers move).
     public static func defaultStateDirectory(environment: [String: String]) -> URL {
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("partyradio")
@@ -48,21 +41,15 @@ public struct NodeSettings: Sendable {
     }
 
     func chooseInterface() throws(NodeError) -> NetworkInterface {
-        do { return try NetworkInterface.choose(interfaceName) } catch { throw NodeError(error.description) }
+        do { return try NetworkInterface.choose(interfaceName) } catch {
+            throw NodeError(.network, error.description, cause: error)
+        }
     }
 
     func identity(_ name: String) throws(NodeError) -> Identity {
         do { return try KeyStore(directory: stateDirectory).loadOrCreate(name) } catch {
-            throw NodeError(error.description)
+            throw NodeError(.storage, error.description, cause: error)
         }
-    }
-
-    func avahi(interface: NetworkInterface, inbox: Inbox<NodeInput>) throws(NodeError) -> AvahiSession {
-        do {
-            return try AvahiSession(interfaceIndex: interface.index) { event in
-                inbox.push(.avahi(AvahiEventBox(event: event)))
-            }
-        } catch { throw NodeError(error.description) }
     }
 
     /// An unbound-port UDP socket for unicast traffic, multicast-sending on `interface`.
@@ -72,6 +59,8 @@ public struct NodeSettings: Sendable {
             try socket.bind(.any(port: port))
             try socket.configureMulticastSending(interface: interface)
             return socket
-        } catch { throw NodeError("Cannot open a UDP socket: \(error); check --interface and --port.") }
+        } catch {
+            throw NodeError(.network, "Cannot open a UDP socket: \(error); check --interface and --port.", cause: error)
+        }
     }
 }

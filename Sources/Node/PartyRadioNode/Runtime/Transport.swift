@@ -2,99 +2,64 @@ import PartyRadioCore
 import PartyRadioNet
 import PartyRadioSecurity
 
-/// A received, decoded and verified datagram.
-public struct Received: Sendable {
-    public var datagram: Datagram
-    public var from: SocketAddress
-    /// The local clock when the datagram was taken off the socket.
-    public var receivedAtNs: Int64
-
-    public var message: Message { datagram.message }
-    public var sender: PublicKey { datagram.header.sender }
+/// libsodium's Ed25519 check, for the machines' datagram filters.
+public struct SodiumVerifier: DatagramVerifier {
+    public init() {}
+    public func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
 }
 
-/// Who a transport accepts datagrams from.
-public enum SenderPolicy: Sendable {
-    /// A DJ: listener kinds for our station, each signed by the key in its header.
-    case listenersOf(StationID)
-    /// A listener or observer: DJ kinds signed by the station key pinned from DNS-SD.
-    case station(StationID, PublicKey)
-    /// An observer of many stations: DJ kinds, each signed by its own station's pinned key.
-    case stations([StationID: PublicKey])
-}
-
-/// Encodes, signs and sends messages; receives, decodes, verifies and de-duplicates them.
-/// Everything dropped is counted by reason in ``drops``.
-public final class Transport: @unchecked Sendable {
-    public let socket: UDPSocket
-    public let identity: Identity
-    public let stationID: StationID
+/// The wire edge of a node: encodes, signs and sends what its machine asks; drains its sockets.
+/// Owned by the node's thread alone.
+final class Transport {
+    let socket: UDPSocket
+    let identity: Identity
+    private let clock: NodeClock
     private var sequence: UInt64
-    private var replay = ReplayWindow()
-    public private(set) var drops = DropCounters()
     /// Test-only fault injection: drop this share of outgoing datagrams (seeded, off by default).
-    public var faults: FaultInjector?
+    private var faults: FaultInjector?
 
-    public init(socket: UDPSocket, identity: Identity, stationID: StationID, clock: some NanoClock) {
+    init(socket: UDPSocket, identity: Identity, clock: NodeClock, faults: FaultInjector?) {
         self.socket = socket
         self.identity = identity
-        self.stationID = stationID
+        self.clock = clock
+        self.faults = faults
         // Sequence numbers start at the clock in microseconds, so a restarted sender starts
         // above anything it sent before and receivers' replay windows let it through.
-        sequence = UInt64(max(1, clock.now() / 1000))
+        sequence = UInt64(max(1, clock.now().ns / 1000))
     }
 
-    /// Sends `message`; returns the sequence number it went out with.
-    @discardableResult
-    public func send(_ message: Message, to address: SocketAddress, station: StationID? = nil) -> UInt64 {
+    /// Sends `message`, stamping a time ping's or pong's send time as late as possible.
+    func send(_ message: Message, to address: SocketAddress, station: StationID) {
         sequence += 1
-        guard
-            let bytes = try? Datagram.encode(
-                message, stationID: station ?? stationID, sequence: sequence, signer: identity)
-        else { return sequence }
-        if faults?.shouldDrop() == true { return sequence }
-        try? socket.send(bytes, to: address)
-        return sequence
+        var message = message
+        switch message {
+        case .timePing(var ping):
+            ping.clientSendNs = clock.now().ns
+            message = .timePing(ping)
+        case .timePong(var pong):
+            pong.serverSendNs = clock.now().ns
+            message = .timePong(pong)
+        default:
+            break
+        }
+        guard let bytes = try? Datagram.encode(message, stationID: station, sequence: sequence, signer: identity) else {
+            return
+        }
+        if faults?.shouldDrop() == true { return }
+        do { try socket.send(bytes, to: address) } catch {
+            Log.debug(.wire, "send to \(address) failed: \(error)")
+        }
     }
 
-    /// Drains `socket` (this transport's or another, e.g. the group socket) and returns
-    /// every datagram that passes `policy`, each stamped with `clock` as it came off the socket.
-    public func receiveAll(from socket: UDPSocket? = nil, policy: SenderPolicy, clock: some NanoClock) -> [Received] {
-        var result: [Received] = []
-        while let (bytes, length, from) = try? (socket ?? self.socket).receive() {
-            let now = clock.now()
-            if let received = accept(bytes: bytes, length: length, from: from, policy: policy, now: now) {
-                result.append(received)
-            }
+    /// Everything waiting on `socket`, as raw datagrams with their senders.
+    static func drain(_ socket: UDPSocket) -> [(bytes: [UInt8], from: PeerAddress)] {
+        var result: [(bytes: [UInt8], from: PeerAddress)] = []
+        // The 2048-byte buffer is larger than any valid datagram (1200 bytes), so a cut one still
+        // reaches the filter too long and is counted as oversized.
+        while let (bytes, _, from) = try? socket.receive() {
+            result.append((bytes, PeerAddress(host: from.host, port: from.port)))
         }
         return result
-    }
-
-    func accept(bytes: [UInt8], length: Int, from: SocketAddress, policy: SenderPolicy, now: Int64) -> Received? {
-        do throws(WireError) {
-            guard length <= Datagram.maxSize else { throw .oversized(length) }
-            let datagram = try Datagram.decode(bytes)
-            let header = datagram.header
-            switch policy {
-            case .listenersOf(let id):
-                guard header.stationID == id else { throw .wrongStation }
-                guard !header.kind.isFromDJ else { throw .unexpectedSender }
-            case .station(let id, let key):
-                guard header.stationID == id else { throw .wrongStation }
-                guard header.kind.isFromDJ else { throw .unexpectedSender }
-                guard header.sender == key else { throw .badSignature }
-            case .stations(let keys):
-                guard let key = keys[header.stationID] else { throw .wrongStation }
-                guard header.kind.isFromDJ else { throw .unexpectedSender }
-                guard header.sender == key else { throw .badSignature }
-            }
-            guard Sodium.verify(datagram) else { throw .badSignature }
-            guard replay.accept(header.sequence, from: header.sender) else { throw .replayed }
-            return Received(datagram: datagram, from: from, receivedAtNs: now)
-        } catch {
-            drops.record(error)
-            return nil
-        }
     }
 }
 

@@ -37,7 +37,7 @@ public struct StateSnapshot: WireMessage {
     public func encode(into writer: inout ByteWriter) {
         writer.writeString(stationName, maxBytes: Limit.name)
         writer.write(sentAtNs)
-        writer.write(anchor.djTimeNs)
+        writer.write(anchor.djTime.ns)
         writer.write(anchor.positionNs)
         writer.write(anchor.rateMicros)
         writer.write(tally.up)
@@ -63,7 +63,7 @@ public struct StateSnapshot: WireMessage {
         stationName = try reader.readString()
         sentAtNs = try reader.read(Int64.self)
         anchor = PlaybackAnchor(
-            djTimeNs: try reader.read(Int64.self), positionNs: try reader.read(Int64.self),
+            djTime: DJTime(ns: try reader.read(Int64.self)), positionNs: try reader.read(Int64.self),
             rateMicros: try reader.read(UInt32.self))
         tally = Tally(up: try reader.read(UInt32.self), down: try reader.read(UInt32.self))
         listenerCount = try reader.read(UInt32.self)

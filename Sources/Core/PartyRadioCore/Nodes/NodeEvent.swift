@@ -1,5 +1,3 @@
-import PartyRadioCore
-
 /// A station as an observer sees it: DNS-SD facts plus the last snapshot heard.
 public struct StationSummary: Sendable, Equatable {
     public var id: StationID
@@ -10,6 +8,19 @@ public struct StationSummary: Sendable, Equatable {
     public var snapshot: StateSnapshot
     /// The station's position as estimated when the summary was made.
     public var positionNs: Int64
+
+    public init(
+        id: StationID, serviceName: String, address: String, port: UInt16, advert: StationAdvert,
+        snapshot: StateSnapshot, positionNs: Int64
+    ) {
+        self.id = id
+        self.serviceName = serviceName
+        self.address = address
+        self.port = port
+        self.advert = advert
+        self.snapshot = snapshot
+        self.positionNs = positionNs
+    }
 
     public var name: String { snapshot.stationName }
 }
@@ -53,35 +64,3 @@ public protocol NodeReporter: Sendable {
     func report(_ event: NodeEvent)
 }
 
-/// Why a node could not run, with what to do in the message. `exitCode` follows PRODUCT.md.
-public struct NodeError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public let exitCode: Int32
-
-    public init(_ description: String, exitCode: Int32 = 1) {
-        self.description = description
-        self.exitCode = exitCode
-    }
-
-    public static func notFound(_ description: String) -> NodeError { NodeError(description, exitCode: 3) }
-}
-
-/// Things from other threads that wake a node: a user's command, an Avahi event, a signal.
-public enum NodeInput: Sendable {
-    case command(String)
-    case avahi(AvahiEventBox)
-    /// The player could not play the source (it is retried).
-    case playerError(String)
-    /// A catalog search the DJ asked for came back (numbered results to `add`).
-    case catalogResults(term: String, tracks: [Track])
-    /// Catalog tracks to queue, or why none could be.
-    case catalogQueue(tracks: [Track], failure: String?)
-    case quit
-}
-
-/// Boxes an Avahi event (keeps PartyRadioNet out of the CLI's imports).
-public struct AvahiEventBox: Sendable {
-    let event: PartyRadioNet.AvahiEvent
-}
-
-import PartyRadioNet

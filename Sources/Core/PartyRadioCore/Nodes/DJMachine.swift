@@ -1,0 +1,285 @@
+/// The DJ as a state machine: hosts the station, announces it, multicasts its state, counts
+/// listeners and votes, answers time pings, and plays along.
+///
+/// Every DJ instant is both local and DJ time (the DJ's clock is the station clock); the
+/// conversion is ``DJTime/init(onTheDJ:)`` and nowhere else.
+public struct DJMachine: NodeMachine {
+    /// What the runtime found out before the machine starts.
+    public struct Configuration: Sendable {
+        public var name: String
+        public var advert: StationAdvert
+        public var queue: [Track]
+        /// The UDP port listeners reach the DJ on, and the SRV record's port.
+        public var port: UInt16
+        public var interfaceName: String
+        public var address: String
+        /// Whether this node plays the station itself.
+        public var playsAudio: Bool
+
+        public init(
+            name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
+            address: String, playsAudio: Bool
+        ) {
+            self.name = name
+            self.advert = advert
+            self.queue = queue
+            self.port = port
+            self.interfaceName = interfaceName
+            self.address = address
+            self.playsAudio = playsAudio
+        }
+    }
+
+    /// A snapshot goes to the group at least this often: twice a second lets observers declare a
+    /// station gone after 2.5 s of silence.
+    public static let snapshotIntervalNs = Nanos.ms(500)
+    /// Silent listeners are looked for this often.
+    public static let expiryIntervalNs = Nanos.ms(250)
+    /// Peers heard this recently get a unicast goodbye (observers do not join the group).
+    public static let recentPeerNs = Nanos.seconds(5)
+
+    public let configuration: Configuration
+    public private(set) var engine: StationEngine
+    public private(set) var filter: DatagramFilter
+    public private(set) var isFinished = false
+    public private(set) var exitError: NodeError?
+    private var planner: PlaybackPlanner
+    private var lastSnapshotAt = LocalTime(ns: .min / 2)
+    private var lastExpiryAt = LocalTime(ns: .min / 2)
+    private var recentPeers: [PeerAddress: LocalTime] = [:]
+    private var started = false
+
+    public var stationID: StationID { configuration.advert.stationID }
+    private var group: MulticastGroup { configuration.advert.group }
+
+    public init(configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime) {
+        self.configuration = configuration
+        engine = StationEngine(name: configuration.name, queue: configuration.queue, now: DJTime(onTheDJ: now))
+        filter = DatagramFilter(verifier: verifier)
+        planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
+    }
+
+    public var nextWakeup: LocalTime? {
+        guard started, !isFinished else { return nil }
+        var wakeups = [lastSnapshotAt + Self.snapshotIntervalNs, lastExpiryAt + Self.expiryIntervalNs]
+        if let track = engine.nowPlaying, track.durationNs > 0,
+            let end = engine.anchor.djTime(whenPositionReaches: track.durationNs)
+        {
+            wakeups.append(LocalTime(ns: end.ns))
+        }
+        if let retry = planner.nextRetry { wakeups.append(retry) }
+        return wakeups.min()
+    }
+
+    public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
+        guard !isFinished else { return [] }
+        var out: [Effect] = []
+        switch input {
+        case .start:
+            started = true
+            let c = configuration
+            out.append(
+                .report(
+                    .stationStarted(
+                        name: c.name, id: stationID, interface: c.interfaceName, address: c.address, port: c.port,
+                        group: group, fingerprint: c.advert.publicKey.fingerprint, queueLength: engine.queue.count)))
+            out.append(.publish(name: c.name, port: c.port, txt: c.advert.txtRecord))
+            broadcast(now: now, change: .track, into: &out)
+        case .datagram(let bytes, let from):
+            guard let inbound = filter.accept(bytes, from: from, at: now, policy: .listenersOf(stationID)) else {
+                out.append(.log(.wire, "dropped a datagram from \(from) (drops so far: \(filter.drops.counts))"))
+                return out
+            }
+            handle(inbound, now: now, into: &out)
+        case .timer:
+            break
+        case .discovery(let event):
+            handle(event, now: now, into: &out)
+        case .command(let line):
+            perform(line, now: now, into: &out)
+        case .playerFailed(let message):
+            out.append(.report(.warning("The player could not play the track (\(message)); retrying.")))
+            planner.playerFailed(now: now)
+        case .catalog(let answer):
+            handle(answer, now: now, into: &out)
+        case .quit:
+            goOffAir(now: now, into: &out)
+            return out
+        }
+        tick(now: now, into: &out)
+        return out
+    }
+
+    /// The periodic work: track ends, silent listeners, the regular snapshot, player retries.
+    private mutating func tick(now: LocalTime, into out: inout [Effect]) {
+        guard started else { return }
+        let dj = DJTime(onTheDJ: now)
+        if engine.tick(now: dj) { broadcast(now: now, change: .track, into: &out) }
+        if now - lastExpiryAt >= Self.expiryIntervalNs {
+            lastExpiryAt = now
+            if engine.expireListeners(now: dj) {
+                out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
+                broadcast(now: now, change: .listeners, into: &out)
+            }
+        }
+        if now - lastSnapshotAt >= Self.snapshotIntervalNs { broadcast(now: now, change: .progress, into: &out) }
+        out += planner.tick(clockKnown: true, now: now).map(Effect.player)
+    }
+
+    // MARK: Datagrams
+
+    private mutating func handle(_ inbound: Inbound, now: LocalTime, into out: inout [Effect]) {
+        let sender = inbound.sender
+        let dj = DJTime(onTheDJ: now)
+        if recentPeers.count > 1024 { recentPeers = recentPeers.filter { now - $0.value < Self.recentPeerNs } }
+        recentPeers[inbound.from] = now
+        switch inbound.message {
+        case .hello(let hello):
+            let isNew = engine.hello(from: sender, name: hello.listenerName, now: dj)
+            out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
+            if isNew {
+                listenerJoined(hello.listenerName.isEmpty ? sender.fingerprint : hello.listenerName, now: now, into: &out)
+            }
+        case .heartbeat:
+            if engine.heartbeat(from: sender, now: dj) { listenerJoined(sender.fingerprint, now: now, into: &out) }
+        case .leave:
+            if engine.leave(from: sender) {
+                out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
+                broadcast(now: now, change: .listeners, into: &out)
+            }
+        case .query:
+            out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
+        case .vote(let vote):
+            let before = engine.votes.tally
+            let ack = engine.vote(from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence)
+            out.append(send(.voteAck(ack), to: inbound.from))
+            if ack.status == .counted && ack.tally != before {
+                out.append(
+                    .report(
+                        .voteCounted(
+                            trackID: ack.trackID, choice: vote.choice, tally: ack.tally, voter: sender.fingerprint)))
+                broadcast(now: now, change: .votes, into: &out)
+            }
+        case .timePing(let ping):
+            // t2 is when the datagram came off the socket; the runtime stamps t3 as it sends.
+            out.append(
+                send(
+                    .timePong(
+                        TimePong(clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns, serverSendNs: now.ns)),
+                    to: inbound.from))
+        case .stateSnapshot, .voteAck, .goodbye, .timePong:
+            break  // DJ kinds never pass the listener policy
+        }
+    }
+
+    private func send(_ message: Message, to peer: PeerAddress) -> Effect {
+        .send(message, to: .peer(peer), station: stationID)
+    }
+
+    private mutating func listenerJoined(_ name: String, now: LocalTime, into out: inout [Effect]) {
+        out.append(.report(.listenersChanged(count: engine.roster.count, joined: name, left: false)))
+        broadcast(now: now, change: .listeners, into: &out)
+    }
+
+    /// The state to the group, the DJ's own player, and the user.
+    private mutating func broadcast(now: LocalTime, change: NodeEvent.StateChange, into out: inout [Effect]) {
+        let dj = DJTime(onTheDJ: now)
+        let snapshot = engine.snapshot(now: dj)
+        out.append(.send(.stateSnapshot(snapshot), to: .group(group), station: stationID))
+        lastSnapshotAt = now
+        if change != .progress {
+            out.append(.follow(StationClockView(snapshot: snapshot, estimate: nil, isDJ: true)))
+        }
+        out += planner.follow(snapshot, clockKnown: true, now: now).map(Effect.player)
+        out.append(.report(.state(snapshot, positionNs: engine.positionNs(at: dj), change: change)))
+    }
+
+    // MARK: Discovery, catalog, controls
+
+    private mutating func handle(_ event: DiscoveryEvent, now: LocalTime, into out: inout [Effect]) {
+        switch event {
+        case .renamed(let from, let to):
+            engine.rename(to)
+            out.append(.report(.stationRenamed(from: from, to: to)))
+            broadcast(now: now, change: .progress, into: &out)
+        case .published(let name):
+            out.append(.report(.stationPublished(name: name)))
+        case .failed(let message):
+            exitError = NodeError(.discovery, message)
+            goOffAir(now: now, into: &out)
+        case .discovered, .resolved, .unresolved, .removed, .allForNow:
+            break
+        }
+    }
+
+    private mutating func handle(_ answer: CatalogAnswer, now: LocalTime, into out: inout [Effect]) {
+        switch answer {
+        case .results(let term, let tracks):
+            out.append(.report(.searchResults(term: term, tracks: tracks)))
+        case .tracks(let tracks, let failure):
+            if let failure { out.append(.report(.warning(failure))) }
+            if engine.enqueue(tracks, now: DJTime(onTheDJ: now)) {
+                out.append(.report(.queued(tracks: tracks, queueLength: engine.queue.count)))
+                broadcast(now: now, change: engine.queue.count == tracks.count ? .track : .queue, into: &out)
+            }
+        }
+    }
+
+    /// One control command: `next`, `prev`, `pause`, `resume`, `toggle`, `seek S`, `search T`,
+    /// `add ID…`, `quit`.
+    private mutating func perform(_ line: String, now: LocalTime, into out: inout [Effect]) {
+        let dj = DJTime(onTheDJ: now)
+        let words = line.trimmingWhitespace().split(separator: " ", maxSplits: 1).map(String.init)
+        guard let verb = words.first?.lowercased() else { return }
+        switch verb {
+        case "next", "n", "skip":
+            if engine.next(now: dj) { broadcast(now: now, change: .track, into: &out) }
+        case "prev", "previous", "p", "back":
+            if engine.previous(now: dj) { broadcast(now: now, change: .track, into: &out) }
+        case "pause":
+            if engine.pause(now: dj) { broadcast(now: now, change: .paused, into: &out) }
+        case "resume", "play":
+            if engine.resume(now: dj) { broadcast(now: now, change: .resumed, into: &out) }
+        case "toggle":
+            perform(engine.isPaused ? "resume" : "pause", now: now, into: &out)
+        case "seek":
+            guard words.count == 2, let seconds = Double(words[1]), seconds.isFinite, seconds.magnitude < 1e9 else {
+                return out.append(.report(.warning("'seek' takes a position in seconds, e.g. 'seek 42'.")))
+            }
+            if engine.seek(toNs: Nanos.seconds(seconds), now: dj) { broadcast(now: now, change: .seek, into: &out) }
+        case "search":
+            guard words.count == 2 else {
+                return out.append(.report(.warning("'search' takes a term, e.g. 'search daft punk'.")))
+            }
+            out.append(.catalog(.search(words[1])))
+        case "add":
+            let ids = words.count == 2 ? words[1].split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) : []
+            guard !ids.isEmpty else {
+                return out.append(.report(.warning("'add' takes catalog track IDs, e.g. 'add 1440857781'.")))
+            }
+            out.append(.catalog(.lookup(ids)))
+        case "quit", "q", "exit":
+            goOffAir(now: now, into: &out)
+        default:
+            out.append(
+                .report(
+                    .warning(
+                        "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, search TERM, add ID "
+                            + "or quit.")))
+        }
+    }
+
+    /// Goodbye to the group (three times, against loss) and to every peer heard in the last
+    /// seconds; the runtime withdraws the DNS-SD record as the machine finishes.
+    private mutating func goOffAir(now: LocalTime, into out: inout [Effect]) {
+        let goodbye = Message.goodbye(Goodbye(reason: "The DJ ended the station."))
+        for _ in 0..<3 { out.append(.send(goodbye, to: .group(group), station: stationID)) }
+        for (peer, lastHeard) in recentPeers.sorted(by: { $0.key.description < $1.key.description })
+        where now - lastHeard < Self.recentPeerNs {
+            out.append(send(goodbye, to: peer))
+        }
+        if planner.loaded != nil { out.append(.player(.stop)) }
+        out.append(.report(.stationStopped(name: engine.name, dropped: filter.drops)))
+        isFinished = true
+    }
+}

@@ -1,0 +1,63 @@
+/// Checks a datagram's Ed25519 signature. The core stays free of C: the runtime passes
+/// libsodium's check, the simulator a stand-in.
+public protocol DatagramVerifier: Sendable {
+    func verify(_ datagram: Datagram) -> Bool
+}
+
+/// Who a node accepts datagrams from.
+public enum SenderPolicy: Sendable, Equatable {
+    /// A DJ: listener kinds for our station, each signed by the key in its header.
+    case listenersOf(StationID)
+    /// An observer of many stations: DJ kinds, each signed by its own station's pinned key.
+    case stations([StationID: PublicKey])
+}
+
+/// A datagram that passed the filter.
+public struct Inbound: Sendable {
+    public var datagram: Datagram
+    public var from: PeerAddress
+    public var receivedAt: LocalTime
+
+    public var message: Message { datagram.message }
+    public var sender: PublicKey { datagram.header.sender }
+    public var stationID: StationID { datagram.header.stationID }
+    public var sequence: UInt64 { datagram.header.sequence }
+}
+
+/// Decodes, checks the sender against the policy, verifies the signature and rejects replays;
+/// everything dropped is counted by reason in ``drops`` (docs/PROTOCOL.md, "Drops").
+public struct DatagramFilter: Sendable {
+    private let verifier: any DatagramVerifier
+    private var replay = ReplayWindow()
+    public private(set) var drops = DropCounters()
+
+    public init(verifier: any DatagramVerifier) { self.verifier = verifier }
+
+    /// The datagram, if it passes; nil (and counted) if not.
+    public mutating func accept(
+        _ bytes: [UInt8], from: PeerAddress, at now: LocalTime, policy: SenderPolicy
+    ) -> Inbound? {
+        do throws(WireError) {
+            let datagram = try Datagram.decode(bytes)
+            let header = datagram.header
+            switch policy {
+            case .listenersOf(let id):
+                guard header.stationID == id else { throw .wrongStation }
+                guard !header.kind.isFromDJ else { throw .unexpectedSender }
+            case .stations(let keys):
+                guard let key = keys[header.stationID] else { throw .wrongStation }
+                guard header.kind.isFromDJ else { throw .unexpectedSender }
+                guard header.sender == key else { throw .badSignature }
+            }
+            guard verifier.verify(datagram) else { throw .badSignature }
+            guard replay.accept(header.sequence, from: header.sender) else { throw .replayed }
+            return Inbound(datagram: datagram, from: from, receivedAt: now)
+        } catch {
+            drops.record(error)
+            return nil
+        }
+    }
+
+    /// Forgets a sender's replay window (a station that said goodbye may restart).
+    public mutating func forget(_ sender: PublicKey) { replay.forget(sender) }
+}

@@ -1,0 +1,302 @@
+/// A listener as a state machine: finds the station, tunes in, follows its snapshots, keeps the
+/// DJ informed with heartbeats, estimates the DJ clock from time pings, tells the player what
+/// to play, and says when the station goes silent or off air.
+public struct ListenerMachine: NodeMachine {
+    public struct Configuration: Sendable {
+        /// Name, prefix or ID; nil: the only station on the air.
+        public var query: String?
+        /// How long to look for the station.
+        public var timeoutNs: Int64
+        public var interfaceName: String
+        /// Sent in the hello; the DJ shows it.
+        public var listenerName: String
+        public var playsAudio: Bool
+
+        public init(query: String?, timeoutNs: Int64, interfaceName: String, listenerName: String, playsAudio: Bool) {
+            self.query = query
+            self.timeoutNs = timeoutNs
+            self.interfaceName = interfaceName
+            self.listenerName = listenerName
+            self.playsAudio = playsAudio
+        }
+    }
+
+    public static let heartbeatIntervalNs = Nanos.seconds(1)
+    public static let helloRetryNs = Nanos.ms(300)
+    /// No snapshot for this long and the station is reported silent (snapshots come every 0.5 s).
+    public static let silenceNs = Nanos.seconds(2)
+    /// How often the live view is refreshed between state changes.
+    public static let progressIntervalNs = Nanos.ms(250)
+
+    /// The station once tuned in.
+    public struct Tuned: Sendable {
+        public var station: StationSummary
+        public var djAddress: PeerAddress
+        public var snapshot: StateSnapshot
+        public var lastHeard: LocalTime
+        public var lastHello: LocalTime?
+        public var lastHeartbeat: LocalTime
+        public var lastProgress: LocalTime
+        public var lastPing: LocalTime?
+        public var silent = false
+    }
+
+    public let configuration: Configuration
+    public private(set) var watch = StationWatch()
+    public private(set) var filter: DatagramFilter
+    public private(set) var clock = ClockSync()
+    public private(set) var tuned: Tuned?
+    public private(set) var isFinished = false
+    public private(set) var exitError: NodeError?
+    private var finder: StationFinder?
+    private var planner: PlaybackPlanner
+
+    public init(configuration: Configuration, verifier: any DatagramVerifier) {
+        self.configuration = configuration
+        filter = DatagramFilter(verifier: verifier)
+        planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
+    }
+
+    /// This node's view of the station clock (nil before tuning in).
+    public var view: StationClockView? {
+        guard let tuned else { return nil }
+        return StationClockView(
+            snapshot: tuned.snapshot, estimate: clock.isSynchronized ? clock.estimate : nil, isDJ: false)
+    }
+
+    /// The DJ clock at `now`, by the estimate; nil until synchronised.
+    public func djTime(at now: LocalTime) -> DJTime? { clock.isSynchronized ? clock.djTime(at: now) : nil }
+
+    public var nextWakeup: LocalTime? {
+        guard !isFinished else { return nil }
+        guard let tuned else {
+            guard let finder else { return nil }
+            return [finder.deadline, watch.nextWakeup].compactMap { $0 }.min()
+        }
+        var wakeups = [tuned.lastHeartbeat + Self.heartbeatIntervalNs]
+        if !isAnswered(tuned) { wakeups.append((tuned.lastHello ?? tuned.lastHeard) + Self.helloRetryNs) }
+        if !tuned.silent {
+            wakeups.append(tuned.lastHeard + Self.silenceNs + 1)
+            wakeups.append(tuned.lastProgress + Self.progressIntervalNs)
+        }
+        wakeups.append(nextPing(tuned))
+        if let retry = planner.nextRetry { wakeups.append(retry) }
+        if let watchWakeup = watch.nextWakeup { wakeups.append(watchWakeup) }
+        return wakeups.min()
+    }
+
+    public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
+        guard !isFinished else { return [] }
+        var out: [Effect] = []
+        switch input {
+        case .start:
+            finder = StationFinder(
+                query: configuration.query, deadline: now + configuration.timeoutNs,
+                interfaceName: configuration.interfaceName)
+            out.append(.browse)
+        case .discovery(.failed(let message)):
+            exitError = NodeError(.discovery, message)
+            stop(now: now, into: &out)
+            return out
+        case .discovery(let event):
+            let changes = watch.handle(event, into: &out)
+            if let tuned {
+                for case .vanished(let id, _, let reason) in changes where id == tuned.station.id && reason == "withdrawn" {
+                    stationGone(reason: "withdrawn from the network", into: &out)
+                    return out
+                }
+                followAddress()
+            }
+        case .datagram(let bytes, let from):
+            let policy: SenderPolicy =
+                if let tuned { .stations([tuned.station.id: tuned.station.advert.publicKey]) } else { watch.policy }
+            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy) else {
+                out.append(.log(.wire, "dropped a datagram from \(from) (drops so far: \(filter.drops.counts))"))
+                return out
+            }
+            if tuned == nil {
+                _ = watch.handle(inbound, now: now)
+            } else {
+                handle(inbound, now: now, into: &out)
+            }
+        case .playerFailed(let message):
+            out.append(.report(.warning("The player could not play the track (\(message)); retrying.")))
+            planner.playerFailed(now: now)
+        case .quit:
+            stop(now: now, into: &out)
+            return out
+        case .timer, .command, .catalog:
+            break
+        }
+        guard !isFinished else { return out }
+        if tuned == nil {
+            _ = watch.tick(now: now, into: &out)
+            lookForStation(now: now, into: &out)
+        } else {
+            _ = watch.tick(now: now, into: &out)
+            keepInTouch(now: now, into: &out)
+        }
+        return out
+    }
+
+    // MARK: Finding
+
+    private mutating func lookForStation(now: LocalTime, into out: inout [Effect]) {
+        guard let finder else { return }
+        switch finder.check(watch, now: now) {
+        case .waiting:
+            break
+        case .failed(let error):
+            exitError = error
+            isFinished = true
+        case .found(let station):
+            tuneIn(station, now: now, into: &out)
+        }
+    }
+
+    private mutating func tuneIn(_ station: StationSummary, now: LocalTime, into out: inout [Effect]) {
+        watch.isQuerying = false
+        tuned = Tuned(
+            station: station, djAddress: PeerAddress(host: station.address, port: station.port),
+            snapshot: station.snapshot, lastHeard: now, lastHello: nil, lastHeartbeat: now, lastProgress: now)
+        out.append(.joinGroup(station.advert.group))
+        out.append(.report(.tunedIn(station)))
+        out.append(.log(.node, "tuned in to \(station.id.hex) at \(station.address):\(station.port)"))
+        follow(station.snapshot, now: now, into: &out)
+    }
+
+    /// A restarted DJ may come back on a new port: DNS-SD says so.
+    private mutating func followAddress() {
+        guard var tuned, let entry = watch.directory.entries[tuned.station.id] else { return }
+        let address = PeerAddress(host: entry.address, port: entry.port)
+        guard address != tuned.djAddress else { return }
+        tuned.djAddress = address
+        tuned.lastHello = nil
+        self.tuned = tuned
+    }
+
+    // MARK: Tuned in
+
+    private mutating func handle(_ inbound: Inbound, now: LocalTime, into out: inout [Effect]) {
+        guard var tuned else { return }
+        switch inbound.message {
+        case .stateSnapshot(let new):
+            tuned.lastHeard = now
+            if tuned.silent {
+                tuned.silent = false
+                out.append(.report(.stationBack(name: new.stationName)))
+            }
+            let old = tuned.snapshot
+            tuned.snapshot = new
+            self.tuned = tuned
+            follow(new, now: now, into: &out)
+            if let change = Self.change(from: old, to: new) {
+                self.tuned?.lastProgress = now
+                out.append(.report(.state(new, positionNs: position(of: new, now: now), change: change)))
+            }
+        case .goodbye(let goodbye):
+            stationGone(reason: goodbye.reason, into: &out)
+        case .timePong(let pong):
+            let wasKnown = clock.isSynchronized
+            let sample = TimeSample(
+                t1: LocalTime(ns: pong.clientSendNs), t2: DJTime(ns: pong.serverReceiveNs),
+                t3: DJTime(ns: pong.serverSendNs), t4: inbound.receivedAt)
+            let verdict = clock.add(sample)
+            if verdict != .accepted {
+                out.append(.log(.clock, "time sample \(verdict) (round trip \(sample.delayNs / 1000) µs)"))
+            }
+            if let view { out.append(.follow(view)) }
+            if !wasKnown && clock.isSynchronized, let estimate = clock.estimate {
+                out.append(
+                    .log(
+                        .clock,
+                        "synchronised: offset \(estimate.offset(at: now) / 1000) µs, drift "
+                            + "\(estimate.driftPPM) ppm from \(clock.samples.count) samples"))
+                out += planner.tick(clockKnown: true, now: now).map(Effect.player)
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func follow(_ snapshot: StateSnapshot, now: LocalTime, into out: inout [Effect]) {
+        if let view { out.append(.follow(view)) }
+        out += planner.follow(snapshot, clockKnown: clock.isSynchronized, now: now).map(Effect.player)
+    }
+
+    /// When the next time ping is due: at once after tuning in, then at the interval the clock
+    /// filter asks for (quick while joining, slow once settled).
+    private func nextPing(_ tuned: Tuned) -> LocalTime {
+        guard let last = tuned.lastPing else { return tuned.lastHeard }
+        return last + clock.suggestedPingIntervalNs(at: last)
+    }
+
+    private func isAnswered(_ tuned: Tuned) -> Bool {
+        tuned.lastHello.map { tuned.lastHeard > $0 } ?? false
+    }
+
+    /// Hello until the DJ has answered, heartbeats after; pings; the silent-station warning; progress.
+    private mutating func keepInTouch(now: LocalTime, into out: inout [Effect]) {
+        guard var tuned else { return }
+        let station = tuned.station.id
+        if !isAnswered(tuned) && (tuned.lastHello.map { now - $0 >= Self.helloRetryNs } ?? true) {
+            out.append(
+                .send(
+                    .hello(Hello(listenerName: configuration.listenerName)), to: .peer(tuned.djAddress), station: station))
+            tuned.lastHello = now
+            tuned.lastHeartbeat = now
+        } else if now - tuned.lastHeartbeat >= Self.heartbeatIntervalNs {
+            out.append(.send(.heartbeat(Heartbeat()), to: .peer(tuned.djAddress), station: station))
+            tuned.lastHeartbeat = now
+        }
+        if now >= nextPing(tuned) {
+            out.append(.send(.timePing(TimePing(clientSendNs: now.ns)), to: .peer(tuned.djAddress), station: station))
+            tuned.lastPing = now
+        }
+        if !tuned.silent && now - tuned.lastHeard > Self.silenceNs {
+            tuned.silent = true
+            tuned.lastHello = nil  // say hello again when it comes back
+            out.append(.report(.stationSilent(name: tuned.snapshot.stationName)))
+        }
+        if !tuned.silent, now - tuned.lastProgress >= Self.progressIntervalNs {
+            tuned.lastProgress = now
+            out.append(
+                .report(.state(tuned.snapshot, positionNs: position(of: tuned.snapshot, now: now), change: .progress)))
+        }
+        self.tuned = tuned
+        out += planner.tick(clockKnown: clock.isSynchronized, now: now).map(Effect.player)
+    }
+
+    /// Where the station is now, by the DJ clock as estimated (our own until the estimate is ready).
+    private func position(of snapshot: StateSnapshot, now: LocalTime) -> Int64 {
+        snapshot.position(at: djTime(at: now) ?? DJTime(ns: now.ns))
+    }
+
+    private mutating func stationGone(reason: String, into out: inout [Effect]) {
+        let name = tuned?.snapshot.stationName ?? ""
+        out.append(.report(.stationGone(name: name, reason: reason)))
+        if planner.loaded != nil { out.append(.player(.stop)) }
+        out.append(.report(.listenerStopped(dropped: filter.drops)))
+        isFinished = true
+    }
+
+    private mutating func stop(now: LocalTime, into out: inout [Effect]) {
+        if let tuned {
+            for _ in 0..<2 { out.append(.send(.leave(Leave()), to: .peer(tuned.djAddress), station: tuned.station.id)) }
+            out.append(.report(.listenerStopped(dropped: filter.drops)))
+        }
+        if planner.loaded != nil { out.append(.player(.stop)) }
+        isFinished = true
+    }
+
+    static func change(from old: StateSnapshot?, to new: StateSnapshot) -> NodeEvent.StateChange? {
+        guard let old else { return .track }
+        if old.nowPlaying?.id != new.nowPlaying?.id || old.queueIndex != new.queueIndex { return .track }
+        if old.anchor.isPaused != new.anchor.isPaused { return new.anchor.isPaused ? .paused : .resumed }
+        if old.anchor != new.anchor { return .seek }
+        if old.tally != new.tally { return .votes }
+        if old.listenerCount != new.listenerCount { return .listeners }
+        if old.queueLength != new.queueLength { return .queue }
+        return nil
+    }
+}

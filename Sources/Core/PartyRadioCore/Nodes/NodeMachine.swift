@@ -1,0 +1,121 @@
+/// A node as a state machine: it takes an input at an explicit instant and hands back the
+/// effects to carry out. No sockets, threads, clocks or C inside (as quinn-proto's `Connection`
+/// or h11 do it): the runtime in PartyRadioNode executes the effects on real I/O, and the
+/// simulated LAN in the tests executes them in memory from one seed.
+///
+/// Contract (docs/ARCHITECTURE.md):
+/// - `handle` is called with non-decreasing instants, on one thread at a time.
+/// - After every call the caller reads ``nextWakeup`` and delivers ``NodeInput/timer`` no later
+///   than that instant (early is harmless).
+/// - When ``isFinished`` turns true the caller stops; ``exitError`` says why, if it failed.
+public protocol NodeMachine {
+    /// Handles one input at local instant `now`; returns what to do, in order.
+    mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect]
+    /// When the machine next wants ``NodeInput/timer``; nil: only inputs wake it.
+    var nextWakeup: LocalTime? { get }
+    var isFinished: Bool { get }
+    var exitError: NodeError? { get }
+}
+
+/// Where a datagram goes: a peer, or the station's multicast group.
+public enum Destination: Hashable, Sendable, CustomStringConvertible {
+    case peer(PeerAddress)
+    case group(MulticastGroup)
+
+    public var description: String {
+        switch self {
+        case .peer(let address): address.description
+        case .group(let group): "group \(group)"
+        }
+    }
+}
+
+/// A network address as the core sees it: what DNS-SD resolved or a datagram came from.
+public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// What wakes a machine.
+public enum NodeInput: Sendable {
+    /// The node starts: the first input every machine gets.
+    case start
+    /// A datagram came off a socket (raw: the machine decodes, verifies and de-duplicates it).
+    case datagram([UInt8], from: PeerAddress)
+    /// A deadline the machine asked for (``NodeMachine/nextWakeup``) is due.
+    case timer
+    /// DNS-SD: a service was found, resolved, removed; our own publication's fate.
+    case discovery(DiscoveryEvent)
+    /// A control command from the user (the DJ's keys and lines).
+    case command(String)
+    /// The player could not play the source.
+    case playerFailed(String)
+    /// The catalog answered a request the machine made.
+    case catalog(CatalogAnswer)
+    /// The user (a signal, `q`) asked to stop.
+    case quit
+}
+
+/// DNS-SD as the core sees it (the Avahi adapter's events, minus the C).
+public enum DiscoveryEvent: Hashable, Sendable {
+    case discovered(name: String)
+    case resolved(name: String, address: String, port: UInt16, txt: [String])
+    case unresolved(name: String)
+    case removed(name: String)
+    /// The first sweep of the network is done.
+    case allForNow
+    case published(name: String)
+    case renamed(from: String, to: String)
+    case failed(String)
+}
+
+/// What a machine asks the world to do.
+public enum Effect: Sendable {
+    /// Encode, sign (with this node's key and next sequence number) and send.
+    case send(Message, to: Destination, station: StationID)
+    /// Announce the station through DNS-SD.
+    case publish(name: String, port: UInt16, txt: [String])
+    /// Start browsing for stations.
+    case browse
+    /// Join a station's multicast group (a listener, once tuned in).
+    case joinGroup(MulticastGroup)
+    /// Drive the player.
+    case player(PlayerCommand)
+    /// The clock view the player follows changed (new snapshot or estimate).
+    case follow(StationClockView)
+    /// Ask the catalog; the answer comes back as ``NodeInput/catalog(_:)``.
+    case catalog(CatalogRequest)
+    /// Tell the user.
+    case report(NodeEvent)
+    /// A diagnostic for `-v`.
+    case log(Log.Topic, String)
+}
+
+/// What the player should do, decided by ``PlaybackPlanner``.
+public enum PlayerCommand: Hashable, Sendable {
+    /// Load the track and start it on the station position (or hold it paused there).
+    case load(Track, paused: Bool)
+    case pause
+    /// Start again from the station position (after a pause, a seek, a moved anchor).
+    case resume
+    case stop
+}
+
+/// A catalog question from the DJ's controls.
+public enum CatalogRequest: Hashable, Sendable {
+    case search(String)
+    case lookup([String])
+}
+
+/// The catalog's answer.
+public enum CatalogAnswer: Hashable, Sendable {
+    case results(term: String, tracks: [Track])
+    case tracks([Track], failure: String?)
+}

@@ -1,0 +1,51 @@
+/// `partyradio stations`: watches the stations on the network and reports every change.
+public struct ObserverMachine: NodeMachine {
+    public private(set) var watch = StationWatch()
+    public private(set) var filter: DatagramFilter
+    public private(set) var isFinished = false
+    public private(set) var exitError: NodeError?
+    private var started = false
+    private var lastNow = LocalTime(ns: 0)
+
+    public init(verifier: any DatagramVerifier) { filter = DatagramFilter(verifier: verifier) }
+
+    /// True once the first sweep is done and every station found then answered or timed out.
+    public var settled: Bool { watch.settled }
+
+    public var nextWakeup: LocalTime? { started && !isFinished ? watch.nextWakeup : nil }
+
+    public func summaries(now: LocalTime) -> [StationSummary] { watch.summaries(now: now) }
+
+    public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
+        guard !isFinished else { return [] }
+        lastNow = now
+        var out: [Effect] = []
+        var changes: [StationDirectory.Change] = []
+        switch input {
+        case .start:
+            started = true
+            out.append(.browse)
+        case .discovery(.failed(let message)):
+            exitError = NodeError(.discovery, message)
+            isFinished = true
+            return out
+        case .discovery(let event):
+            changes += watch.handle(event, into: &out)
+        case .datagram(let bytes, let from):
+            if let inbound = filter.accept(bytes, from: from, at: now, policy: watch.policy) {
+                changes += watch.handle(inbound, now: now)
+            } else {
+                out.append(.log(.wire, "dropped a datagram from \(from) (drops so far: \(filter.drops.counts))"))
+            }
+        case .quit:
+            isFinished = true
+            return out
+        case .timer, .command, .playerFailed, .catalog:
+            break
+        }
+        changes += watch.tick(now: now, into: &out)
+        let summaries = watch.summaries(now: now)
+        for change in changes { out.append(.report(.stationsChanged(summaries, change: change))) }
+        return out
+    }
+}

@@ -1,0 +1,123 @@
+/// Finds stations and keeps them honest, as a pure component of the observer, listener and
+/// voter machines: DNS-SD says which stations exist; each resolved station is queried over
+/// unicast every ``queryIntervalNs`` and listed only once it answers; it is dropped when it is
+/// withdrawn, says goodbye or falls silent.
+public struct StationWatch: Sendable {
+    public static let queryIntervalNs = Nanos.ms(500)
+
+    public private(set) var directory = StationDirectory()
+    /// True once DNS-SD finished its first sweep and every station found then answered or had
+    /// three query rounds to.
+    public private(set) var settled = false
+    /// Off once a listener has tuned in: it hears the station on the group, and needs the watch
+    /// only for DNS-SD (a new address, a withdrawal).
+    public var isQuerying = true
+    private var lastQuery: [StationID: LocalTime] = [:]
+    private var firstQuery: [StationID: LocalTime] = [:]
+    private var pendingResolutions: Set<String> = []
+    private var sweepDone = false
+    private var lastTickAt = LocalTime(ns: .min / 2)
+
+    public init() {}
+
+    /// The stations' pinned keys, for the datagram filter.
+    public var policy: SenderPolicy {
+        .stations(Dictionary(directory.entries.map { ($0.key, $0.value.advert.publicKey) }, uniquingKeysWith: { a, _ in a }))
+    }
+
+    /// Listed stations, with their positions at `now` (by the station's own last anchor: an
+    /// observer has no clock estimate, and a listing needs none).
+    public func summaries(now: LocalTime) -> [StationSummary] {
+        directory.listed.compactMap { entry in
+            guard let snapshot = entry.snapshot else { return nil }
+            return StationSummary(
+                id: entry.advert.stationID, serviceName: entry.serviceName, address: entry.address, port: entry.port,
+                advert: entry.advert, snapshot: snapshot,
+                positionNs: snapshot.position(at: DJTime(ns: now.ns)))
+        }
+    }
+
+    public mutating func handle(_ event: DiscoveryEvent, into out: inout [Effect]) -> [StationDirectory.Change] {
+        switch event {
+        case .discovered(let name):
+            pendingResolutions.insert(name)
+            out.append(.log(.discovery, "found service '\(name)'"))
+        case .unresolved(let name):
+            pendingResolutions.remove(name)
+            out.append(.log(.discovery, "could not resolve '\(name)'"))
+        case .resolved(let name, let address, let port, let txt):
+            pendingResolutions.remove(name)
+            let advert: StationAdvert
+            do { advert = try StationAdvert(txtRecord: txt) } catch {
+                out.append(.log(.discovery, "ignored '\(name)': bad TXT record (\(error))"))
+                return []
+            }
+            directory.resolved(serviceName: name, advert: advert, address: address, port: port)
+            lastQuery[advert.stationID] = nil  // query the (possibly new) address at once
+            out.append(.log(.discovery, "resolved '\(name)' → \(address):\(port), station \(advert.stationID.hex)"))
+        case .removed(let name):
+            pendingResolutions.remove(name)
+            out.append(.log(.discovery, "service '\(name)' withdrawn"))
+            return directory.removed(serviceName: name)
+        case .allForNow:
+            sweepDone = true
+            out.append(.log(.discovery, "first sweep done"))
+        case .failed, .published, .renamed:
+            break
+        }
+        return []
+    }
+
+    /// A verified datagram from a station.
+    public mutating func handle(_ inbound: Inbound, now: LocalTime) -> [StationDirectory.Change] {
+        let id = inbound.stationID
+        switch inbound.message {
+        case .stateSnapshot(let snapshot):
+            return directory.heard(id, snapshot: snapshot, now: now).map { [$0] } ?? []
+        case .goodbye:
+            lastQuery[id] = nil
+            firstQuery[id] = nil
+            return directory.goodbye(id).map { [$0] } ?? []
+        default:
+            return []
+        }
+    }
+
+    /// Expiry, queries and the settled flag.
+    public mutating func tick(now: LocalTime, into out: inout [Effect]) -> [StationDirectory.Change] {
+        lastTickAt = now
+        let changes = directory.expire(now: now)
+        if isQuerying {
+            for (id, entry) in directory.entries.sorted(by: { $0.key.hex < $1.key.hex }) {
+                if let last = lastQuery[id], now - last < Self.queryIntervalNs { continue }
+                let peer = PeerAddress(host: entry.address, port: entry.port)
+                out.append(.send(.query(Query()), to: .peer(peer), station: id))
+                lastQuery[id] = now
+                if firstQuery[id] == nil { firstQuery[id] = now }
+            }
+        }
+        if sweepDone && pendingResolutions.isEmpty {
+            settled = directory.entries.allSatisfy { id, entry in
+                entry.isListed || (firstQuery[id].map { now - $0 > 3 * Self.queryIntervalNs } ?? false)
+            }
+        }
+        return changes
+    }
+
+    /// When ``tick(now:into:)`` next has work: a query, an expiry or the settle check.
+    public var nextWakeup: LocalTime? {
+        var wakeups: [LocalTime] = []
+        if isQuerying {
+            for id in directory.entries.keys {
+                wakeups.append(lastQuery[id].map { $0 + Self.queryIntervalNs } ?? lastTickAt + 1)
+            }
+            if sweepDone && !settled {
+                wakeups += firstQuery.values.map { $0 + 3 * Self.queryIntervalNs + 1 }
+            }
+        }
+        for entry in directory.entries.values where entry.isListed {
+            if let heard = entry.lastHeard { wakeups.append(heard + directory.silenceTimeoutNs + 1) }
+        }
+        return wakeups.filter { $0 > lastTickAt }.min()
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioMedia
+
+/// Carries out the machine's player commands on libmpv and keeps the player on the station
+/// position between them (the `SyncController`'s corrections), and writes `--trace`.
+///
+/// Owned by the node's thread: the runtime calls it; mpv's event thread only pushes a failure
+/// into the node's inbox.
+final class PlayerDriver {
+    private let sync: SyncController?
+    private let trace: TraceWriter?
+    private let clock: NodeClock
+    private let role: String
+    private let inbox: Inbox<NodeInput>
+    /// Where the station is, as the machine last said.
+    private(set) var view: StationClockView?
+    private var playing = false
+    private var lastTick = LocalTime(ns: 0)
+
+    static let tickIntervalNs = Nanos.ms(100)
+    /// While a start is being prepared, so the player is unpaused as soon as it is ready.
+    static let fastTickIntervalNs = Nanos.ms(10)
+
+    /// A machine with no sound card gets mpv's null output straight away, instead of ALSA and
+    /// PipeWire filling the terminal with their complaints on the way to the same fallback.
+    static var hasSoundDevice: Bool {
+        FileManager.default.fileExists(atPath: "/dev/snd") || ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil
+    }
+
+    init(role: String, options: PlaybackOptions, clock: NodeClock, inbox: Inbox<NodeInput>) throws(NodeError) {
+        self.role = role
+        self.clock = clock
+        self.inbox = inbox
+        trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
+        guard !options.noAudio else {
+            sync = nil
+            return
+        }
+        let audio: Player.Options.AudioOutput =
+            options.audioDriver.map { $0 == "null" ? .none : .driver($0) } ?? (Self.hasSoundDevice ? .automatic : .none)
+        do {
+            // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
+            // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
+            let player = try Player(options: Player.Options(audio: audio, pitchCorrection: false), clock: clock.nanoClock)
+            sync = SyncController(player: player, clock: clock.nanoClock)
+            let events = player.events
+            // mpv's events arrive on its event thread as a stream; this task only forwards failures.
+            Task.detached { [inbox] in
+                for await event in events {
+                    if case .endOfFile(.error(let message)) = event { inbox.push(.playerFailed(message)) }
+                }
+            }
+        } catch {
+            throw NodeError(
+                .player, "The audio player could not start (\(error)); use --no-audio or --audio-driver null.",
+                cause: error)
+        }
+    }
+
+    /// Whether this node plays at all (false with `--no-audio`).
+    var playsAudio: Bool { sync != nil }
+
+    func follow(_ view: StationClockView) { self.view = view }
+
+    func execute(_ command: PlayerCommand) {
+        guard let sync, let view else { return }
+        Log.debug(.player, "\(command)")
+        let position = stationPosition(view)
+        do {
+            switch command {
+            case .load(let track, let paused):
+                if paused {
+                    try sync.player.load(track.source, startNs: position(clock.now().ns), paused: true)
+                } else {
+                    try sync.load(track.source, stationPositionAt: position)
+                }
+                playing = !paused
+            case .pause:
+                try sync.pause()
+                playing = false
+            case .resume:
+                try sync.resume(stationPositionAt: position)
+                playing = true
+            case .stop:
+                try sync.stop()
+                playing = false
+            }
+        } catch {
+            if case .load = command { inbox.push(.playerFailed("\(error)")) }
+            Log.debug(.player, "\(command) failed: \(error)")
+        }
+    }
+
+    /// When ``step()`` next has work.
+    var nextWakeup: LocalTime? {
+        var wakeups: [LocalTime] = []
+        if let sync, playing {
+            wakeups.append(lastTick + (sync.isPreparing ? Self.fastTickIntervalNs : Self.tickIntervalNs))
+        }
+        if let trace { wakeups.append(LocalTime(ns: trace.nextDueNs)) }
+        return wakeups.min()
+    }
+
+    /// Corrects the player and writes the trace when they are due.
+    func step() {
+        let now = clock.now()
+        if let sync, playing, let view,
+            now - lastTick >= (sync.isPreparing ? Self.fastTickIntervalNs : Self.tickIntervalNs)
+        {
+            lastTick = now
+            sync.tick(stationPositionAt: stationPosition(view))
+        }
+        guard let trace, trace.isDue(now.ns) else { return }
+        let real = NodeClock.realTimeNs()
+        let local = clock.localTime(atRealTime: real)
+        let estimate = view?.estimate
+        trace.write(
+            role: role, trueTimeNs: real, localTimeNs: local.ns, djTimeNs: view?.djTime(at: local)?.ns, view: view,
+            playerPositionNs: playerPosition(at: local), latencyNs: sync?.player.outputLatencyNs ?? 0,
+            offsetNs: role == "dj" ? 0 : estimate.map { $0.offset(at: local) },
+            driftPPM: role == "dj" ? 0 : estimate?.driftPPM)
+    }
+
+    func shutdown() { sync?.player.shutdown() }
+
+    /// Where the player is at local instant `local`, if it is playing.
+    private func playerPosition(at local: LocalTime) -> Int64? {
+        guard let sync, !sync.isPreparing, let position = sync.player.position() else { return nil }
+        return playing ? position.position(at: local.ns) : position.positionNs
+    }
+
+    /// The station position at a raw local instant, as the media adapter asks for it.
+    private func stationPosition(_ view: StationClockView) -> (Int64) -> Int64 {
+        { local in
+            let instant = LocalTime(ns: local)
+            return view.stationPosition(at: instant) ?? view.anchor.position(at: DJTime(ns: local), durationNs: view.durationNs)
+        }
+    }
+}

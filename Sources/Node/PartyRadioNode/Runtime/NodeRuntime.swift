@@ -1,0 +1,188 @@
+import PartyRadioCore
+import PartyRadioNet
+
+/// Runs one node's state machine on real I/O: its sockets, Avahi, the player, the catalog and
+/// the clock. This is the one runtime every command uses (docs/ARCHITECTURE.md).
+///
+/// Who owns what: the thread that calls ``run()`` (or ``step(maxWaitMs:)``) owns the machine,
+/// the sockets and the player driver, and is the only one to touch them. Other threads — Avahi's
+/// poll thread, mpv's event thread, the stdin reader, signal handlers, catalog tasks — only
+/// push ``NodeInput``s into ``inbox``, which wakes this thread through a pipe.
+final class NodeRuntime<Machine: NodeMachine> {
+    private(set) var machine: Machine
+    let inbox: Inbox<NodeInput>
+    let interface: NetworkInterface
+    private let clock: NodeClock
+    private let reporter: any NodeReporter
+    private let transport: Transport
+    private let avahi: AvahiSession
+    private var groupSocket: UDPSocket?
+    private let player: PlayerDriver?
+    private let catalog: (any TrackCatalog)?
+    private var started = false
+    private var closed = false
+
+    /// Waits at most this long between looks at the clock, whatever the machine asks.
+    static var maxWaitMs: Int32 { 250 }
+
+    init(
+        machine: Machine, settings: NodeSettings, interface: NetworkInterface, transport: Transport,
+        player: PlayerDriver?, catalog: (any TrackCatalog)? = nil, inbox: Inbox<NodeInput>
+    ) throws(NodeError) {
+        self.machine = machine
+        self.inbox = inbox
+        self.interface = interface
+        clock = settings.clock
+        reporter = settings.reporter
+        self.transport = transport
+        self.player = player
+        self.catalog = catalog
+        do {
+            avahi = try AvahiSession(interfaceIndex: interface.index) { event in
+                inbox.push(.discovery(DiscoveryEvent(event)))
+            }
+        } catch { throw NodeError(.discovery, error.description, cause: error) }
+    }
+
+    deinit { close() }
+
+    /// Runs the machine until it finishes; throws its error, if it failed.
+    func run() throws(NodeError) {
+        while !machine.isFinished { step(maxWaitMs: Self.maxWaitMs) }
+        close()
+        if let error = machine.exitError { throw error }
+    }
+
+    /// One turn of the loop: waits for traffic, an input or the next deadline (at most
+    /// `maxWaitMs`), then hands everything that arrived to the machine.
+    func step(maxWaitMs: Int32) {
+        if !started {
+            started = true
+            deliver(.start)
+        }
+        guard !machine.isFinished else { return }
+        let now = clock.now()
+        var timeoutMs = maxWaitMs
+        if let wake = [machine.nextWakeup, player?.nextWakeup].compactMap({ $0 }).min() {
+            let untilNs = max(0, wake - now)
+            timeoutMs = Int32(min(Int64(maxWaitMs), (untilNs + Nanos.perMillisecond - 1) / Nanos.perMillisecond))
+        }
+        var descriptors = [inbox.wakeDescriptor, transport.socket.descriptor]
+        if let groupSocket { descriptors.append(groupSocket.descriptor) }
+        _ = waitReadable(descriptors, timeoutMs: timeoutMs)
+        for input in inbox.drain() { deliver(input) }
+        for (bytes, from) in Transport.drain(transport.socket) { deliver(.datagram(bytes, from: from)) }
+        if let groupSocket {
+            for (bytes, from) in Transport.drain(groupSocket) { deliver(.datagram(bytes, from: from)) }
+        }
+        if let wake = machine.nextWakeup, clock.now() >= wake { deliver(.timer) }
+        player?.step()
+    }
+
+    /// Withdraws from DNS-SD and stops the player; idempotent.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        avahi.close()
+        player?.shutdown()
+        groupSocket?.close()
+    }
+
+    private func deliver(_ input: NodeInput) {
+        guard !machine.isFinished else { return }
+        let effects = machine.handle(input, at: clock.now())
+        for effect in effects { execute(effect) }
+    }
+
+    private func execute(_ effect: Effect) {
+        switch effect {
+        case .send(let message, let destination, let station):
+            guard let address = socketAddress(destination) else {
+                return Log.debug(.wire, "cannot send to \(destination): not an IPv4 address")
+            }
+            transport.send(message, to: address, station: station)
+        case .publish(let name, let port, let txt):
+            do { try avahi.publish(name: name, type: StationAdvert.serviceType, port: port, txt: txt) } catch {
+                inbox.push(.discovery(.failed(error.description)))
+            }
+        case .browse:
+            do { try avahi.browse(type: StationAdvert.serviceType) } catch {
+                inbox.push(.discovery(.failed(error.description)))
+            }
+        case .joinGroup(let group):
+            joinGroup(group)
+        case .player(let command):
+            player?.execute(command)
+        case .follow(let view):
+            player?.follow(view)
+        case .catalog(let request):
+            ask(request)
+        case .report(let event):
+            reporter.report(event)
+        case .log(let topic, let message):
+            Log.debug(topic, message)
+        }
+    }
+
+    private func socketAddress(_ destination: Destination) -> SocketAddress? {
+        switch destination {
+        case .peer(let peer): SocketAddress(peer.host, port: peer.port)
+        case .group(let group): SocketAddress(group.addressString, port: group.port)
+        }
+    }
+
+    private func joinGroup(_ group: MulticastGroup) {
+        do {
+            let socket = try UDPSocket()
+            try socket.allowAddressReuse()
+            try socket.bind(SocketAddress(group.addressString, port: group.port)!)
+            try socket.join(group, interface: interface)
+            groupSocket = socket
+        } catch {
+            reporter.report(
+                .warning("Cannot join the station's multicast group \(group): \(error); check --interface."))
+        }
+    }
+
+    /// Runs a catalog request as a task; its answer comes back through the inbox.
+    private func ask(_ request: CatalogRequest) {
+        guard let catalog else {
+            return reporter.report(.warning("The catalog is not available to this DJ."))
+        }
+        let inbox = self.inbox
+        Task {
+            switch request {
+            case .search(let term):
+                do { inbox.push(.catalog(.results(term: term, tracks: try await catalog.search(term)))) } catch {
+                    inbox.push(.catalog(.tracks([], failure: "The search for '\(term)' failed: \(error)")))
+                }
+            case .lookup(let ids):
+                do {
+                    let tracks = try await catalog.lookup(ids)
+                    let missing = ids.filter { id in !tracks.contains { $0.id == id } }
+                    let failure = missing.isEmpty ? nil : "No playable track for ID \(missing.joined(separator: ", "))."
+                    inbox.push(.catalog(.tracks(tracks, failure: failure)))
+                } catch {
+                    inbox.push(.catalog(.tracks([], failure: "Adding \(ids.joined(separator: ", ")) failed: \(error)")))
+                }
+            }
+        }
+    }
+}
+
+extension DiscoveryEvent {
+    /// The Avahi adapter's event, as the core sees it.
+    init(_ event: AvahiEvent) {
+        switch event {
+        case .discovered(let name): self = .discovered(name: name)
+        case .resolved(let name, let address, let port, let txt):
+            self = .resolved(name: name, address: address, port: port, txt: txt)
+        case .unresolved(let name): self = .unresolved(name: name)
+        case .removed(let name): self = .removed(name: name)
+        case .allForNow: self = .allForNow
+        case .published(let name): self = .published(name: name)
+        case .renamed(let from, let to): self = .renamed(from: from, to: to)
+        case .failed(let message): self = .failed(message)
+        }
+    }
+}

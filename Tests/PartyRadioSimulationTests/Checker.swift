@@ -1,0 +1,136 @@
+import Foundation
+import PartyRadioCore
+
+/// The invariants of a run, checked as it goes:
+/// - votes: a tally never counts more voters than sent votes on the track playing (retries,
+///   duplicates and replays count once), and an acknowledged vote is in the DJ's book;
+/// - tallies start from zero on every track change;
+/// - listeners that are synchronised and have the current anchor are on the station position,
+///   and their player plays the station's track, paused exactly when the station is;
+/// - bounded memory, and no listener that vanished silently is still counted.
+struct Checker {
+    let dj: SimNode
+    let listenerCount: Int
+    let toleranceNs: Int64
+    private(set) var acknowledged = 0
+    private(set) var convergenceSamples = 0
+    private(set) var maxErrorNs: Int64 = 0
+    private let debug = ProcessInfo.processInfo.environment["PARTYRADIO_SIM_DEBUG"] != nil
+    /// Bumped on every track change the DJ reports.
+    private var play = 0
+    /// Keys whose votes on the playing track reached the DJ during this play.
+    private var votersThisPlay: Set<PublicKey> = []
+    /// The last vote each key got through to the DJ: its choice, track and the play it arrived in.
+    private var lastVote: [PublicKey: (choice: VoteChoice, trackID: String, play: Int)] = [:]
+
+    init(dj: SimNode, listenerCount: Int, toleranceNs: Int64) {
+        self.dj = dj
+        self.listenerCount = listenerCount
+        self.toleranceNs = toleranceNs
+    }
+
+    private var djMachine: DJMachine? {
+        if case .dj(let machine) = dj.machine { machine } else { nil }
+    }
+
+    mutating func voteDelivered(_ vote: Vote, from key: PublicKey) {
+        guard let machine = djMachine else { return }
+        if vote.trackID == machine.engine.nowPlaying?.id { votersThisPlay.insert(key) }
+        lastVote[key] = (vote.choice, vote.trackID, play)
+    }
+
+    mutating func djHandled(_ effects: [Effect], lan: SimLAN, log: inout Log) {
+        guard let machine = djMachine else { return }
+        for case .report(.state(let snapshot, _, .track)) in effects {
+            play += 1
+            votersThisPlay = []
+            if snapshot.tally != Tally() { log.fail("a new track started with votes \(snapshot.tally)", at: lan.now) }
+        }
+        if machine.engine.votes.trackID != machine.engine.nowPlaying?.id {
+            log.fail("the vote book is on another track than the one playing", at: lan.now)
+        }
+        let tally = machine.engine.votes.tally
+        if Int(tally.up + tally.down) > votersThisPlay.count {
+            log.fail("tally \(tally) counts more than the \(votersThisPlay.count) voters heard", at: lan.now)
+        }
+        if machine.engine.roster.count > listenerCount {
+            log.fail("\(machine.engine.roster.count) listeners counted, only \(listenerCount) exist", at: lan.now)
+        }
+    }
+
+    mutating func voterFinished(_ voter: VoterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+        guard let result = voter.result else {
+            // Without an answer only a dead or absent DJ, or nothing to vote on, is an excuse.
+            if dj.alive && !(djMachine?.isFinished ?? true) && dj.finishedAt == nil, let error = voter.exitError,
+                error.code != .refused
+            {
+                log.fail("\(node.name) got no acknowledgement from a live DJ: \(error)", at: lan.now)
+            }
+            return
+        }
+        acknowledged += 1
+        guard result.ack.status == .counted, let machine = djMachine, dj.alive else { return }
+        let key = node.signer.publicKey
+        // The ack answers the last vote this key got through, if that one was in the current play.
+        guard let last = lastVote[key], last.play == play, last.trackID == machine.engine.nowPlaying?.id,
+            last.choice == result.ack.choice
+        else { return }
+        if machine.engine.votes.choice(of: key) != result.ack.choice {
+            log.fail(
+                "\(node.name)'s acknowledged \(result.ack.choice.name) is not in the DJ's book "
+                    + "(\(machine.engine.votes.choice(of: key).name))", at: lan.now)
+        }
+    }
+
+    mutating func checkConvergence(lan: SimLAN, log: inout Log) {
+        guard dj.alive, let machine = djMachine, !machine.isFinished else { return }
+        let djNow = DJTime(ns: dj.local(lan.now).ns)
+        for node in lan.nodes where node.alive && node.finishedAt == nil {
+            guard case .listener(let listener) = node.machine, let tuned = listener.tuned, !tuned.silent,
+                let syncedAt = node.synchronizedAt, lan.now - syncedAt >= SimRun.settleNs,
+                tuned.snapshot.anchor == machine.engine.anchor,
+                tuned.snapshot.nowPlaying?.id == machine.engine.nowPlaying?.id, let view = listener.view,
+                let heard = view.stationPosition(at: node.local(lan.now))
+            else { continue }
+            let truth = machine.engine.positionNs(at: djNow)
+            let error = heard - truth
+            convergenceSamples += 1
+            maxErrorNs = max(maxErrorNs, error.magnitude > Int64.max.magnitude ? .max : Int64(error.magnitude))
+            if debug, let estimate = listener.clock.estimate {
+                let trueDrift = (1 + dj.driftPPM / 1e6) / (1 + node.driftPPM / 1e6) * 1e6 - 1e6
+                print(
+                    "t=\(Double(lan.now - SimRun.start) / 1e9) \(node.name) err \(Double(error) / 1e6) ms drift est "
+                        + "\(estimate.driftPPM) true \(trueDrift) samples \(listener.clock.samples.count) acc "
+                        + "\(listener.clock.acceptedCount) rej \(listener.clock.rejectedCount) resets \(listener.clock.resetCount) "
+                        + "used \(estimate.samplesUsed) ref \(Double(estimate.referenceLocalNs - node.local(lan.now).ns) / 1e9)")
+            }
+            if error.magnitude > toleranceNs.magnitude {
+                log.fail("\(node.name) is \(Double(error) / 1e6) ms off the station position", at: lan.now)
+            }
+            if node.playerTrack != machine.engine.nowPlaying?.id || node.playerPaused != machine.engine.isPaused {
+                log.fail(
+                    "\(node.name)'s player has \(node.playerTrack ?? "nothing") paused=\(node.playerPaused); the station "
+                        + "plays \(machine.engine.nowPlaying?.id ?? "nothing") paused=\(machine.engine.isPaused)",
+                    at: lan.now)
+            }
+        }
+    }
+
+    mutating func checkEnd(lan: SimLAN, log: inout Log) {
+        for node in lan.nodes {
+            if case .listener(let listener) = node.machine, listener.clock.samples.count > 256 {
+                log.fail("\(node.name) keeps \(listener.clock.samples.count) time samples", at: lan.now)
+            }
+        }
+        guard dj.alive, let machine = djMachine, !machine.isFinished else { return }
+        // Listeners that crashed or quit long enough ago are no longer counted.
+        let timeout = machine.engine.roster.timeoutNs + 1_000_000_000
+        for node in lan.nodes {
+            guard case .listener = node.machine else { continue }
+            let goneAt = node.crashedAt ?? node.finishedAt
+            if let goneAt, lan.now - goneAt > timeout, machine.engine.roster.entries[node.signer.publicKey] != nil {
+                log.fail("\(node.name) left at t=\(Double(goneAt - SimRun.start) / 1e9) s and is still counted", at: lan.now)
+            }
+        }
+    }
+}

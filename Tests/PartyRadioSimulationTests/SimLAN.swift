@@ -1,0 +1,314 @@
+import PartyRadioCore
+
+/// What the network does to datagrams in one run.
+struct SimFaults: CustomStringConvertible {
+    var loss = 0.0
+    var duplicate = 0.0
+    var minDelayNs: Int64 = 200_000
+    var maxDelayNs: Int64 = 3_000_000
+    /// A datagram is held back 20–200 ms now and then (Wi-Fi retries): reordering beyond jitter.
+    var spike = 0.0
+
+    var description: String {
+        "loss \(Int(loss * 100))%, dup \(Int(duplicate * 100))%, delay \(minDelayNs / 1000)–\(maxDelayNs / 1000) µs, "
+            + "spikes \(Int(spike * 100))%"
+    }
+}
+
+/// One machine of the simulated LAN.
+enum SimMachine {
+    case dj(DJMachine)
+    case listener(ListenerMachine)
+    case voter(VoterMachine)
+
+    mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
+        switch self {
+        case .dj(var m):
+            defer { self = .dj(m) }
+            return m.handle(input, at: now)
+        case .listener(var m):
+            defer { self = .listener(m) }
+            return m.handle(input, at: now)
+        case .voter(var m):
+            defer { self = .voter(m) }
+            return m.handle(input, at: now)
+        }
+    }
+
+    var nextWakeup: LocalTime? {
+        switch self {
+        case .dj(let m): m.nextWakeup
+        case .listener(let m): m.nextWakeup
+        case .voter(let m): m.nextWakeup
+        }
+    }
+
+    var isFinished: Bool {
+        switch self {
+        case .dj(let m): m.isFinished
+        case .listener(let m): m.isFinished
+        case .voter(let m): m.isFinished
+        }
+    }
+}
+
+/// A host: its machine, its clock (offset and drift against the true time), its address and key.
+final class SimNode {
+    let index: Int
+    let name: String
+    var machine: SimMachine
+    let address: PeerAddress
+    let signer: SimSigner
+    let offsetNs: Int64
+    let driftPPM: Double
+    var alive = true
+    var sequence: UInt64 = 1
+    var groups: Set<MulticastGroup> = []
+    var browsing = false
+    var timerGeneration = 0
+    var reports: [(time: Int64, event: NodeEvent)] = []
+    var view: StationClockView?
+    /// The player as the node commanded it: what is loaded, and whether it plays.
+    var playerTrack: String?
+    var playerPaused = true
+    var synchronizedAt: Int64?
+    var finishedAt: Int64?
+    var crashedAt: Int64?
+
+    init(index: Int, name: String, machine: SimMachine, key: PublicKey, offsetNs: Int64, driftPPM: Double) {
+        self.index = index
+        self.name = name
+        self.machine = machine
+        address = PeerAddress(host: "10.9.0.\(index + 1)", port: UInt16(40_000 + index))
+        signer = SimSigner(publicKey: key)
+        self.offsetNs = offsetNs
+        self.driftPPM = driftPPM
+    }
+
+    /// This node's clock reading at true instant `t`.
+    func local(_ t: Int64) -> LocalTime {
+        LocalTime(ns: t + offsetNs + Int64((Double(t) * driftPPM / 1_000_000).rounded()))
+    }
+
+    /// The first true instant at which this node's clock reads at least `local`.
+    func trueTime(reaching local: LocalTime) -> Int64 {
+        var t = Int64((Double(local.ns - offsetNs) / (1 + driftPPM / 1_000_000)).rounded(.down))
+        while self.local(t) < local { t += 1_000 }
+        return t
+    }
+}
+
+/// The whole simulated LAN: hosts, a network with loss, duplication, delay and reordering,
+/// DNS-SD, and one queue of events in true time. Deterministic for a seed.
+final class SimLAN {
+    enum Action {
+        case input(Int, NodeInput)
+        case timer(Int, generation: Int)
+        case crash(Int)
+        case hook(Int)
+    }
+
+    struct Event {
+        var time: Int64
+        var order: Int
+        var action: Action
+    }
+
+    private(set) var now: Int64 = 0
+    var random: SimRandom
+    let faults: SimFaults
+    private(set) var nodes: [SimNode] = []
+    private var queue: [Event] = []
+    private var order = 0
+    private var byAddress: [PeerAddress: Int] = [:]
+    /// Published services: name → (node, port, TXT).
+    private var services: [(name: String, node: Int, port: UInt16, txt: [String])] = []
+    /// Called after a node handled an input, with the effects it returned.
+    var observer: ((SimNode, NodeInput, [Effect]) -> Void)?
+    /// Called before a datagram is handed to a node.
+    var datagramObserver: ((SimNode, [UInt8], PeerAddress) -> Void)?
+    /// Called by `.hook` events (periodic checks).
+    var hooks: [Int: () -> Void] = [:]
+    /// Set when the run stopped because time stood still (a machine that never lets its timer go).
+    private(set) var stall: String?
+    private(set) var delivered = 0
+    private(set) var handled = 0
+
+    init(seed: UInt64, faults: SimFaults) {
+        random = SimRandom(seed: seed)
+        self.faults = faults
+    }
+
+    @discardableResult
+    func add(name: String, machine: SimMachine, key: PublicKey, offsetNs: Int64, driftPPM: Double) -> SimNode {
+        let node = SimNode(
+            index: nodes.count, name: name, machine: machine, key: key, offsetNs: offsetNs, driftPPM: driftPPM)
+        nodes.append(node)
+        byAddress[node.address] = node.index
+        return node
+    }
+
+    func schedule(at time: Int64, _ action: Action) {
+        order += 1
+        let event = Event(time: time, order: order, action: action)
+        // A binary heap on (time, order): equal times run in the order scheduled.
+        queue.append(event)
+        var child = queue.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.before(queue[child], queue[parent]) else { break }
+            queue.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private static func before(_ a: Event, _ b: Event) -> Bool { (a.time, a.order) < (b.time, b.order) }
+
+    private func pop() -> Event? {
+        guard !queue.isEmpty else { return nil }
+        let top = queue[0]
+        let last = queue.removeLast()
+        if !queue.isEmpty {
+            queue[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < queue.count && Self.before(queue[left], queue[smallest]) { smallest = left }
+                if right < queue.count && Self.before(queue[right], queue[smallest]) { smallest = right }
+                if smallest == parent { break }
+                queue.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return top
+    }
+
+    /// Runs every event up to true time `end`.
+    func run(until end: Int64) {
+        var sameInstant = 0
+        while let next = queue.first, next.time <= end {
+            _ = pop()
+            // A machine that keeps asking to be woken at the instant it was woken would spin forever.
+            sameInstant = next.time == now ? sameInstant + 1 : 0
+            if sameInstant > 10_000 {
+                stall = "10000 events at one instant; the last: \(next.action)"
+                return
+            }
+            now = next.time
+            switch next.action {
+            case .input(let index, let input): deliver(input, to: nodes[index])
+            case .timer(let index, let generation):
+                if nodes[index].timerGeneration == generation { deliver(.timer, to: nodes[index]) }
+            case .crash(let index):
+                nodes[index].alive = false
+                nodes[index].crashedAt = now
+            case .hook(let id): hooks[id]?()
+            }
+        }
+        now = end
+    }
+
+    private func deliver(_ input: NodeInput, to node: SimNode) {
+        guard node.alive, !node.machine.isFinished else { return }
+        if case .datagram(let bytes, let from) = input {
+            delivered += 1
+            datagramObserver?(node, bytes, from)
+        }
+        handled += 1
+        if case .start = input {
+            // As the real transport does: sequence numbers start at the clock in microseconds.
+            node.sequence = UInt64(max(1, node.local(now).ns / 1000))
+        }
+        let effects = node.machine.handle(input, at: node.local(now))
+        for effect in effects { execute(effect, from: node) }
+        observer?(node, input, effects)
+        if node.machine.isFinished {
+            node.finishedAt = now
+            withdraw(node)
+        } else if let wake = node.machine.nextWakeup {
+            node.timerGeneration += 1
+            schedule(at: max(now, node.trueTime(reaching: wake)), .timer(node.index, generation: node.timerGeneration))
+        }
+    }
+
+    private func execute(_ effect: Effect, from node: SimNode) {
+        switch effect {
+        case .send(let message, let destination, let station):
+            node.sequence += 1
+            guard
+                let bytes = try? Datagram.encode(
+                    message, stationID: station, sequence: node.sequence, signer: node.signer)
+            else { return }
+            switch destination {
+            case .peer(let peer):
+                if let index = byAddress[peer] { transmit(bytes, from: node, to: nodes[index]) }
+            case .group(let group):
+                for other in nodes where other !== node && other.groups.contains(group) {
+                    transmit(bytes, from: node, to: other)
+                }
+            }
+        case .publish(let name, let port, let txt):
+            services.append((name, node.index, port, txt))
+            schedule(at: now + 1_000_000_000, .input(node.index, .discovery(.published(name: name))))
+            for browser in nodes where browser.browsing { announce(services.count - 1, to: browser, after: 1_000_000_000) }
+        case .browse:
+            node.browsing = true
+            for service in services.indices { announce(service, to: node, after: 5_000_000) }
+            schedule(at: now + 150_000_000, .input(node.index, .discovery(.allForNow)))
+        case .joinGroup(let group):
+            node.groups.insert(group)
+        case .player(let command):
+            switch command {
+            case .load(let track, let paused):
+                node.playerTrack = track.id
+                node.playerPaused = paused
+            case .pause: node.playerPaused = true
+            case .resume: node.playerPaused = false
+            case .stop:
+                node.playerTrack = nil
+                node.playerPaused = true
+            }
+        case .follow(let view):
+            node.view = view
+        case .catalog:
+            schedule(
+                at: now + 10_000_000,
+                .input(node.index, .catalog(.tracks([], failure: "The simulation has no catalog."))))
+        case .report(let event):
+            node.reports.append((now, event))
+        case .log:
+            break
+        }
+    }
+
+    private func announce(_ service: Int, to browser: SimNode, after delay: Int64) {
+        let s = services[service]
+        let host = nodes[s.node].address.host
+        schedule(at: now + delay, .input(browser.index, .discovery(.discovered(name: s.name))))
+        schedule(
+            at: now + delay + 5_000_000,
+            .input(browser.index, .discovery(.resolved(name: s.name, address: host, port: s.port, txt: s.txt))))
+    }
+
+    /// A DJ that finished withdraws its service (a crashed one leaves it behind, as mDNS caches do).
+    private func withdraw(_ node: SimNode) {
+        let mine = services.filter { $0.node == node.index }
+        services.removeAll { $0.node == node.index }
+        for service in mine {
+            for browser in nodes where browser.browsing {
+                schedule(at: now + 20_000_000, .input(browser.index, .discovery(.removed(name: service.name))))
+            }
+        }
+    }
+
+    private func transmit(_ bytes: [UInt8], from: SimNode, to: SimNode) {
+        let copies = random.chance(faults.duplicate) ? 2 : 1
+        for _ in 0..<copies {
+            if random.chance(faults.loss) { continue }
+            var delay = faults.minDelayNs + Int64(random.unit() * Double(faults.maxDelayNs - faults.minDelayNs))
+            if random.chance(faults.spike) { delay += Int64(random.double(20e6...200e6)) }
+            schedule(at: now + delay, .input(to.index, .datagram(bytes, from: from.address)))
+        }
+    }
+}

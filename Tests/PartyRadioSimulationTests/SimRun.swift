@@ -1,0 +1,172 @@
+import PartyRadioCore
+
+/// One seeded run of a whole party: a DJ, listeners that join, leave and crash, voters, DJ
+/// controls, lossy and reordering links, clocks off by seconds and drifting. It checks the
+/// invariants as it goes and returns what broke (nothing, when all is well).
+struct SimRun {
+    let seed: UInt64
+    private(set) var violations: [String] = []
+    private(set) var stats = Stats()
+
+    struct Stats {
+        var listeners = 0
+        var voters = 0
+        var votesAcknowledged = 0
+        var datagrams = 0
+        var inputs = 0
+        var convergenceSamples = 0
+        var maxErrorNs: Int64 = 0
+    }
+
+    /// True time starts here (any instant works; a positive one keeps clocks positive).
+    static let start: Int64 = 1_000_000_000_000
+    static let durationNs: Int64 = 40_000_000_000
+    /// A listener synchronised this long is expected on the station position: by then the
+    /// clock filter has left its quick joining pings and fitted the drift over ten seconds.
+    static let settleNs: Int64 = 10_000_000_000
+    /// How close "on the station position" is, beyond the link's jitter (the spread between its
+    /// shortest and longest one-way delay, which bounds what any time exchange can tell).
+    var positionToleranceNs: Int64
+
+    init(seed: UInt64, positionToleranceNs: Int64 = 1_000_000) {
+        self.seed = seed
+        self.positionToleranceNs = positionToleranceNs
+    }
+
+    mutating func run() {
+        var random = SimRandom(seed: seed)
+        var faults = SimFaults()
+        faults.loss = random.chance(0.3) ? 0 : random.double(0...0.2)
+        faults.duplicate = random.double(0...0.1)
+        faults.minDelayNs = Int64(random.double(50_000...1_000_000))
+        faults.maxDelayNs = faults.minDelayNs + Int64(random.double(100_000...2_000_000))
+        faults.spike = random.double(0...0.02)
+        let lan = SimLAN(seed: random.next(), faults: faults)
+        var log = Log(seed: seed, faults: faults)
+
+        // The DJ.
+        let djKey = PublicKey(bytes: random.bytes(32))!
+        let stationID = StationID(rawValue: random.next())
+        let tracks = (0..<random.int(2...5)).map { n in
+            Track(
+                id: "t\(n)", title: "Track \(n)", artist: "Sim", album: "", durationMs: UInt32(random.int(8_000...30_000)),
+                source: "http://10.9.0.1/\(n)")
+        }
+        let djOffset = Int64(random.double(-3e9...3e9))
+        let djDrift = random.double(-200...200)
+        let advert = StationAdvert(stationID: stationID, group: stationID.multicastGroup, publicKey: djKey)
+        let dj = lan.add(
+            name: "dj", machine: .dj(DJMachine(
+                configuration: .init(
+                    name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
+                    address: "10.9.0.1", playsAudio: true),
+                verifier: SimVerifier(), now: LocalTime(ns: Self.start + djOffset))),
+            key: djKey, offsetNs: djOffset, driftPPM: djDrift)
+        lan.schedule(at: Self.start, .input(dj.index, .start))
+
+        // Listeners: join, some quit, some crash.
+        var listenerKeys: [PublicKey] = []
+        for n in 0..<random.int(1...6) {
+            let key = PublicKey(bytes: random.bytes(32))!
+            listenerKeys.append(key)
+            let node = lan.add(
+                name: "listener\(n)",
+                machine: .listener(ListenerMachine(
+                    configuration: .init(
+                        query: random.chance(0.5) ? "Sim \(seed)" : nil, timeoutNs: 10_000_000_000,
+                        interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true),
+                    verifier: SimVerifier())),
+                key: key, offsetNs: Int64(random.double(-3e9...3e9)), driftPPM: random.double(-200...200))
+            let joinAt = Self.start + Int64(random.double(0...8e9))
+            lan.schedule(at: joinAt, .input(node.index, .start))
+            if random.chance(0.25) {
+                lan.schedule(at: joinAt + Int64(random.double(5e9...25e9)), .crash(node.index))
+            } else if random.chance(0.2) {
+                lan.schedule(at: joinAt + Int64(random.double(5e9...25e9)), .input(node.index, .quit))
+            }
+            stats.listeners += 1
+        }
+
+        // Voters: one-shot runs from a few guest machines. A machine votes again (changing or
+        // clearing its vote) only after its last run ended: two processes with one key at once is
+        // a known limit of protocol v1's per-process sequence numbers (docs/ARCHITECTURE.md).
+        let choices: [VoteChoice] = [.up, .down, .clear]
+        for machine in 0..<random.int(1...4) {
+            let key = PublicKey(bytes: random.bytes(32))!
+            let offset = Int64(random.double(-3e9...3e9))
+            let drift = random.double(-200...200)
+            var at = Self.start + Int64(random.double(2e9...15e9))
+            var run = 0
+            while at < Self.start + Self.durationNs - 5_000_000_000 {
+                let node = lan.add(
+                    name: "voter\(machine).\(run)",
+                    machine: .voter(VoterMachine(
+                        choice: choices[random.int(0...2)], query: nil, timeoutNs: 10_000_000_000,
+                        interfaceName: "sim0", verifier: SimVerifier())),
+                    key: key, offsetNs: offset, driftPPM: drift)
+                lan.schedule(at: at, .input(node.index, .start))
+                stats.voters += 1
+                run += 1
+                at += Int64(random.double(10.5e9...20e9))
+            }
+        }
+
+        // The DJ's hands on the controls.
+        for _ in 0..<random.int(0...4) {
+            let command = ["next", "prev", "pause", "resume", "seek 5", "toggle"][random.int(0...5)]
+            lan.schedule(at: Self.start + Int64(random.double(3e9...35e9)), .input(dj.index, .command(command)))
+        }
+        let djCrashes = random.chance(0.1)
+        if djCrashes { lan.schedule(at: Self.start + Int64(random.double(20e9...35e9)), .crash(dj.index)) }
+
+        var checker = Checker(
+            dj: dj, listenerCount: listenerKeys.count,
+            toleranceNs: positionToleranceNs == 1 ? 1 : positionToleranceNs + faults.maxDelayNs - faults.minDelayNs)
+        lan.datagramObserver = { node, bytes, _ in
+            guard node === dj, let datagram = try? Datagram.decode(bytes), case .vote(let vote) = datagram.message
+            else { return }
+            checker.voteDelivered(vote, from: datagram.header.sender)
+        }
+        lan.observer = { node, _, effects in
+            if node === dj { checker.djHandled(effects, lan: lan, log: &log) }
+            if case .voter(let voter) = node.machine, voter.isFinished, node.finishedAt == nil || node.finishedAt == lan.now {
+                checker.voterFinished(voter, node: node, lan: lan, log: &log)
+            }
+            if case .listener(let listener) = node.machine, listener.clock.isSynchronized, node.synchronizedAt == nil {
+                node.synchronizedAt = lan.now
+            }
+        }
+        lan.hooks[0] = { checker.checkConvergence(lan: lan, log: &log) }
+        var t = Self.start
+        while t < Self.start + Self.durationNs {
+            t += 500_000_000
+            lan.schedule(at: t, .hook(0))
+        }
+        lan.run(until: Self.start + Self.durationNs)
+        checker.checkEnd(lan: lan, log: &log)
+        if let stall = lan.stall { log.fail(stall, at: lan.now) }
+        lan.observer = nil  // the closures hold the LAN: let it go
+        lan.datagramObserver = nil
+        lan.hooks = [:]
+
+        stats.datagrams = lan.delivered
+        stats.inputs = lan.handled
+        stats.votesAcknowledged = checker.acknowledged
+        stats.convergenceSamples = checker.convergenceSamples
+        stats.maxErrorNs = checker.maxErrorNs
+        violations = log.violations
+    }
+}
+
+/// Where a run writes what broke, with the seed and faults to reproduce it.
+struct Log {
+    let seed: UInt64
+    let faults: SimFaults
+    private(set) var violations: [String] = []
+
+    mutating func fail(_ message: String, at time: Int64) {
+        guard violations.count < 20 else { return }
+        let seconds = Double(time - SimRun.start) / 1e9
+        violations.append("seed \(seed) (\(faults)) at t=\(seconds) s: \(message)")
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The simulated LAN: a DJ, listeners and voters as the real state machines, on an in-memory
+/// network with loss, duplication, delay, reordering, clock offsets and drift, from one seed.
+///
+/// `PARTYRADIO_SIM_SEEDS=N` runs N seeds (default 500); `PARTYRADIO_SIM_SEED=S` replays one.
+/// A failing seed is printed with its faults; the same seed replays the same run.
+@Suite struct SimulationTests {
+    static var seeds: [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        if let one = environment["PARTYRADIO_SIM_SEED"].flatMap(UInt64.init) { return [one] }
+        let count = environment["PARTYRADIO_SIM_SEEDS"].flatMap(Int.init) ?? 500
+        return (1...UInt64(max(1, count))).map { $0 }
+    }
+
+    @Test func partiesKeepTheirInvariantsAcrossSeeds() {
+        var failures: [String] = []
+        var totals = SimRun.Stats()
+        for seed in Self.seeds {
+            var run = SimRun(seed: seed)
+            run.run()
+            failures += run.violations
+            totals.listeners += run.stats.listeners
+            totals.voters += run.stats.voters
+            totals.votesAcknowledged += run.stats.votesAcknowledged
+            totals.datagrams += run.stats.datagrams
+            totals.convergenceSamples += run.stats.convergenceSamples
+            totals.maxErrorNs = max(totals.maxErrorNs, run.stats.maxErrorNs)
+        }
+        print(
+            "simulation: \(Self.seeds.count) seeds, \(totals.listeners) listeners, \(totals.voters) voters "
+                + "(\(totals.votesAcknowledged) acknowledged), \(totals.datagrams) datagrams, "
+                + "\(totals.convergenceSamples) position checks, worst error \(Double(totals.maxErrorNs) / 1e6) ms")
+        for failure in failures.prefix(30) { print("FAILED \(failure)") }
+        #expect(failures.isEmpty, "\(failures.count) violations; first: \(failures.first ?? "")")
+    }
+
+    @Test func aSeedReplaysTheSameRun() {
+        var first = SimRun(seed: 4242)
+        first.run()
+        var second = SimRun(seed: 4242)
+        second.run()
+        #expect(first.stats.datagrams == second.stats.datagrams)
+        #expect(first.stats.inputs == second.stats.inputs)
+        #expect(first.stats.maxErrorNs == second.stats.maxErrorNs)
+        #expect(first.stats.datagrams > 100)
+    }
+
+    @Test func theChecksCanFail() {
+        // Demand a position no estimate over a jittery link can meet: the checker must object.
+        let seed = Self.firstSeedWithListeners()
+        var strict = SimRun(seed: seed, positionToleranceNs: 1)
+        strict.run()
+        #expect(strict.stats.convergenceSamples > 0)
+        #expect(!strict.violations.isEmpty)
+        #expect(strict.violations.allSatisfy { $0.contains("off the station position") })
+    }
+
+    static func firstSeedWithListeners() -> UInt64 {
+        for seed in UInt64(1)...50 {
+            var run = SimRun(seed: seed)
+            run.run()
+            if run.stats.convergenceSamples > 0 { return seed }
+        }
+        return 1
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A fresh temporary directory, removed by `cleanup()`.
 struct TemporaryDirectory {
@@ -76,4 +77,33 @@ enum RawHTTP {
         }
         return RawHTTPResponse(status: status, headers: headers, body: Array(data[(end + 4)...]))
     }
+}
+
+/// This process's threads, from /proc/self/task.
+enum ProcessThreads {
+    /// The kernel's ids of the threads alive now.
+    static func ids() -> Set<Int> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(names.compactMap { Int($0) })
+    }
+
+    /// How many threads alive now carry `name` (Linux keeps the first 15 bytes of a thread name).
+    static func count(named name: String) -> Int {
+        let wanted = String(name.utf8.prefix(15))!
+        return ids().filter { id in
+            let comm = try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)
+            return comm?.trimmingCharacters(in: .newlines) == wanted
+        }.count
+    }
+}
+
+/// A value behind a lock that escaping closures can share (a `Mutex` itself cannot be captured).
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    var value: Value { mutex.withLock { $0 } }
+
+    func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
 }

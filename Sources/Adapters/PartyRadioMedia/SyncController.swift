@@ -1,4 +1,3 @@
-import Glibc
 import PartyRadioCore
 import Synchronization
 
@@ -26,16 +25,24 @@ public struct SyncStatus: Hashable, Sendable {
 /// so it starts within a fraction of a millisecond instead of however long mpv takes to
 /// restart. Small errors after that are nudged away with the speed (``PlaybackCorrector``).
 /// Call ``tick(stationPositionAt:)`` every 20–100 ms while the station plays.
+///
+/// Threads: the caller's thread (or threads) runs every public method; the controller's one
+/// ``PreciseTimer`` thread, created with it and ended by ``shutdown()`` or deinit, runs nothing but
+/// the timed unpause. They meet only under `state`'s lock, which covers both the timed unpause with
+/// its generation check and every pause, stop, load or seek of the player with the generation bump
+/// that comes with it: so once ``pause()``, ``stop()``, ``load(_:stationPositionAt:)`` or
+/// ``resume(stationPositionAt:)`` has returned, no start armed before it can let the player go.
 public final class SyncController: Sendable {
     public let player: Player
     private let clock: any NanoClock
     private let state: Mutex<State>
+    private let startTimer: PreciseTimer
 
     private struct State {
         var corrector: PlaybackCorrector
         /// A paused start in progress.
         var preparing: Preparing?
-        /// Bumped by every prepare, pause and stop, so a stale start timer does nothing.
+        /// Bumped by every prepare, pause and stop, so a stale start (timer or tick) does nothing.
         var generation = 0
         var lastReadyNs: Int64?
     }
@@ -53,10 +60,14 @@ public final class SyncController: Sendable {
         self.player = player
         self.clock = clock
         state = Mutex(State(corrector: PlaybackCorrector(configuration: configuration)))
+        startTimer = PreciseTimer(name: "partyradio-sync", clock: clock)
     }
 
     /// True while a paused start is in progress (the caller should tick often, every ~20 ms).
     public var isPreparing: Bool { state.withLock { $0.preparing != nil } }
+
+    /// The local instant the prepared player will be unpaused at, once it is ready and armed.
+    public var pendingStartNs: Int64? { state.withLock { $0.preparing?.startAt } }
 
     /// Loads `source` paused just ahead of the station; a later tick starts it on time.
     /// - Parameter stationPositionAt: where the station is at a local instant.
@@ -70,22 +81,27 @@ public final class SyncController: Sendable {
         try prepare(source: nil, stationPositionAt: stationPositionAt)
     }
 
-    /// Pauses now and cancels any start in progress.
+    /// Pauses now and cancels any start in progress: once this returns, the player stays paused.
     public func pause() throws(PlayerError) {
-        state.withLock {
-            $0.generation += 1
-            $0.preparing = nil
+        try state.withLock { state throws(PlayerError) in
+            cancelStart(&state)
+            try player.setPaused(true)
         }
-        try player.setPaused(true)
     }
 
     /// Stops playback and cancels any start in progress.
     public func stop() throws(PlayerError) {
-        state.withLock {
-            $0.generation += 1
-            $0.preparing = nil
+        try state.withLock { state throws(PlayerError) in
+            cancelStart(&state)
+            try player.stop()
         }
-        try player.stop()
+    }
+
+    /// Cancels any start in progress, ends the start thread and shuts the player down. Idempotent.
+    public func shutdown() {
+        state.withLock { cancelStart(&$0) }
+        startTimer.shutdown()
+        player.shutdown()
     }
 
     /// Forgets the nudge state and lets the player settle before the next correction.
@@ -97,31 +113,46 @@ public final class SyncController: Sendable {
         }
     }
 
-    private func prepare(source: String?, stationPositionAt: (Int64) -> Int64) throws(PlayerError) {
+    /// Bumps the generation, so that no start armed before runs, and forgets the start in progress.
+    /// Called with the lock held, before the caller's own player command.
+    private func cancelStart(_ state: inout State) {
+        state.generation += 1
+        state.preparing = nil
+        startTimer.cancel()
+    }
+
+    /// Loads or seeks the player, paused, a little ahead of the station, for a timed start.
+    /// - Parameter generation: when a tick starts again, the generation it saw: if a pause, stop or
+    ///   prepare came since, this one is stale and does nothing.
+    private func prepare(
+        source: String?, stationPositionAt: (Int64) -> Int64, ifStill generation: Int? = nil
+    ) throws(PlayerError) {
         let now = clock.now()
         let lead = StartPlanner.lead(lastReadyNs: state.withLock { $0.lastReadyNs })
         let target = max(0, stationPositionAt(now + lead) + player.outputLatencyNs)
         let restarts = player.playbackRestartCount
-        state.withLock {
-            $0.generation += 1
-            $0.preparing = Preparing(targetNs: target, requestedAt: now, restartsBefore: restarts)
-            $0.corrector.reset()
+        try state.withLock { state throws(PlayerError) in
+            if let generation, state.generation != generation { return }
+            cancelStart(&state)
+            state.preparing = Preparing(targetNs: target, requestedAt: now, restartsBefore: restarts)
+            state.corrector.reset()
+            if let source {
+                try player.load(source, startNs: target, paused: true)
+            } else {
+                try player.setPaused(true)
+                try player.seek(toNs: target)
+            }
+            try player.setSpeed(1)
         }
-        if let source {
-            try player.load(source, startNs: target, paused: true)
-        } else {
-            try player.setPaused(true)
-            try player.seek(toNs: target)
-        }
-        try player.setSpeed(1)
     }
 
     /// Measures the player against the station and corrects it; arms the start of a prepared player.
     @discardableResult
     public func tick(stationPositionAt: (Int64) -> Int64) -> SyncStatus {
         let now = clock.now()
-        if let preparing = state.withLock({ $0.preparing }) {
-            return tickPreparing(preparing, now: now, stationPositionAt: stationPositionAt)
+        let (preparing, generation) = state.withLock { ($0.preparing, $0.generation) }
+        if let preparing {
+            return tickPreparing(preparing, generation: generation, now: now, stationPositionAt: stationPositionAt)
         }
         guard let position = player.position() else { return SyncStatus(atLocalNs: now, speed: 1) }
         let station = stationPositionAt(position.sampledAtNs)
@@ -134,7 +165,7 @@ public final class SyncController: Sendable {
         let error = decision.errorNs ?? (position.positionNs - latency - station)
         if decision.seekToNs != nil {
             // Too far off to nudge: start again, precisely.
-            try? prepare(source: nil, stationPositionAt: stationPositionAt)
+            try? prepare(source: nil, stationPositionAt: stationPositionAt, ifStill: generation)
             return SyncStatus(
                 atLocalNs: position.sampledAtNs, playerPositionNs: position.positionNs, stationPositionNs: station,
                 errorNs: error, speed: 1, seekedToNs: state.withLock { $0.preparing?.targetNs })
@@ -145,7 +176,9 @@ public final class SyncController: Sendable {
             errorNs: error, speed: decision.speed)
     }
 
-    private func tickPreparing(_ preparing: Preparing, now: Int64, stationPositionAt: (Int64) -> Int64) -> SyncStatus {
+    private func tickPreparing(
+        _ preparing: Preparing, generation: Int, now: Int64, stationPositionAt: (Int64) -> Int64
+    ) -> SyncStatus {
         let idle = SyncStatus(atLocalNs: now, stationPositionNs: stationPositionAt(now), speed: 1)
         guard preparing.startAt == nil else { return idle }
         // Ready once the paused player reports the target position (a seek may still show the old one)…
@@ -163,7 +196,7 @@ public final class SyncController: Sendable {
             // on a lossy network TCP backs off for seconds), and a seek now would only make it open
             // another connection and start over: give that longer.
             if now - preparing.requestedAt > (position == nil ? 10 : 3) * Nanos.perSecond {
-                try? prepare(source: nil, stationPositionAt: stationPositionAt)
+                try? prepare(source: nil, stationPositionAt: stationPositionAt, ifStill: generation)
             }
             return idle
         }
@@ -171,43 +204,32 @@ public final class SyncController: Sendable {
         let startAt = StartPlanner.instant(
             reaching: preparing.targetNs - latency, from: now, stationPositionAt: stationPositionAt)
         let ready = now - preparing.requestedAt
-        let generation: Int = state.withLock {
+        let tooLate = startAt <= now + Nanos.ms(1)
+        let current: Bool = state.withLock {
+            guard $0.generation == generation else { return false }
             $0.lastReadyNs = ready
             $0.preparing?.startAt = startAt
-            return $0.generation
+            if !tooLate {
+                startTimer.arm(at: startAt) { [weak self] in self?.start(generation: generation, at: startAt) }
+            }
+            return true
         }
-        if startAt <= now + Nanos.ms(1) {
+        if current && tooLate {
             // Too late for this target: prepare again with the longer lead just learnt.
-            try? prepare(source: nil, stationPositionAt: stationPositionAt)
-            return idle
+            try? prepare(source: nil, stationPositionAt: stationPositionAt, ifStill: generation)
         }
-        armStart(at: startAt, generation: generation)
         return idle
     }
 
-    /// Unpauses at local instant `startAt` on a thread of its own (sleep, then a short spin for
-    /// the last millisecond), unless another prepare, pause or stop came first.
-    private func armStart(at startAt: Int64, generation: Int) {
-        let clock = self.clock
-        Thread.detachNewThread { [self] in
-            let sleepNs = startAt - Nanos.ms(1) - clock.now()
-            if sleepNs > 0 {
-                var request = timespec(tv_sec: Int(sleepNs / Nanos.perSecond), tv_nsec: Int(sleepNs % Nanos.perSecond))
-                var remaining = timespec()
-                while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-            }
-            while clock.now() < startAt {}
-            let current = state.withLock { $0.generation == generation }
-            guard current else { return }
+    /// The timed unpause, on the start thread: under the lock, so that it either happens before a
+    /// pause, stop or prepare (which then undoes it) or, its generation gone, not at all.
+    private func start(generation: Int, at startAt: Int64) {
+        state.withLock {
+            guard $0.generation == generation else { return }
             try? player.setPaused(false)
-            state.withLock {
-                guard $0.generation == generation else { return }
-                $0.preparing = nil
-                $0.corrector.reset()
-                $0.corrector.noteSeek(at: startAt, learnLanding: false)
-            }
+            $0.preparing = nil
+            $0.corrector.reset()
+            $0.corrector.noteSeek(at: startAt, learnLanding: false)
         }
     }
 }
-
-import Foundation

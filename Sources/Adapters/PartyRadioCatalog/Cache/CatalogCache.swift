@@ -1,4 +1,5 @@
 import CSQLite
+import PartyRadioCore
 import Synchronization
 
 /// Catalog responses on disk (SQLite), so a repeated search or lookup answers without the network.
@@ -199,11 +200,6 @@ public final class CatalogCache: Sendable {
 
     /// FNV-1a, 64 bits: catches bodies damaged on disk that SQLite itself would not notice.
     static func checksum(_ bytes: [UInt8]) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: FNV1a64.hash(bytes))
     }
 }

@@ -46,7 +46,8 @@ import Testing
         // `limit - 1` ASCII bytes, then characters of 2, 3 or 4 bytes (or a 3-byte cluster):
         // the limit falls inside the first of them, so the field comes out one byte short.
         func straddling(_ limit: Int, _ character: Character, prefix: String = "") -> String {
-            prefix + String(repeating: "a", count: limit - 1 - prefix.utf8.count) + String(repeating: character, count: 8)
+            let filler = String(repeating: "a", count: limit - 1 - prefix.utf8.count)
+            return prefix + filler + String(repeating: character, count: 8)
         }
         let limit = StateSnapshot.Limit.self
         let track = Track(
@@ -56,7 +57,8 @@ import Testing
         var snapshot = Samples.snapshot(track)
         snapshot.stationName = straddling(limit.name, "ß")
 
-        let bytes = try Datagram.encode(.stateSnapshot(snapshot), stationID: station, sequence: 1, signer: FakeSigner(1))
+        let bytes = try Datagram.encode(
+            .stateSnapshot(snapshot), stationID: station, sequence: 1, signer: FakeSigner(1))
         #expect(bytes.count <= Datagram.maxSize)
         guard case .stateSnapshot(let decoded) = try Datagram.decode(bytes).message else {
             Issue.record("not a snapshot")
@@ -85,7 +87,8 @@ import Testing
                 id: full(limit.trackID), title: full(limit.text), artist: full(limit.text), album: full(limit.text),
                 durationMs: .max, source: full(limit.source)))
         snapshot.stationName = full(limit.name)
-        let bytes = try Datagram.encode(.stateSnapshot(snapshot), stationID: station, sequence: 1, signer: FakeSigner(1))
+        let bytes = try Datagram.encode(
+            .stateSnapshot(snapshot), stationID: station, sequence: 1, signer: FakeSigner(1))
         #expect(bytes.count == 1120)
         #expect(try Datagram.decode(bytes).message == .stateSnapshot(snapshot))
     }

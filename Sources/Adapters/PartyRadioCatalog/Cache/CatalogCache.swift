@@ -134,11 +134,12 @@ public final class CatalogCache: Sendable {
             return try recover(path: path, reason: error.message, notices: &notices)
         } catch let error as SQLiteError {
             throw CatalogError(
-                .cache, "Cannot open the catalog cache at \(path) (\(error.message)); check --state-dir.")
+                .cache, "Cannot open the catalog cache at \(path) (\(error.message)); check --state-dir.",
+                underlying: error)
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.cache, "Cannot open the catalog cache at \(path) (\(error)).")
+            throw CatalogError(.cache, "Cannot open the catalog cache at \(path) (\(error)).", underlying: error)
         }
     }
 
@@ -165,11 +166,12 @@ public final class CatalogCache: Sendable {
             try prepare(connection, path: path)
             return connection
         } catch let error as SQLiteError {
-            throw CatalogError(.cache, "Cannot start a new catalog cache at \(path) (\(error.message)).")
+            throw CatalogError(
+                .cache, "Cannot start a new catalog cache at \(path) (\(error.message)).", underlying: error)
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.cache, "Cannot start a new catalog cache at \(path) (\(error)).")
+            throw CatalogError(.cache, "Cannot start a new catalog cache at \(path) (\(error)).", underlying: error)
         }
     }
 

@@ -4,6 +4,12 @@ import PartyRadioCore
 /// `CURLcode` (stable ABI values), so every branch is unit-tested without a network.
 public enum TransferFailure {
     public static func error(curlCode code: Int, url: String, detail: String, timeout: Double) -> CatalogError {
+        var error = classify(curlCode: code, url: url, detail: detail, timeout: timeout)
+        error.underlying = CurlFailure(code: code, detail: detail)
+        return error
+    }
+
+    private static func classify(curlCode code: Int, url: String, detail: String, timeout: Double) -> CatalogError {
         let host = hostPort(of: url)
         let said = detail.isEmpty ? "" : " (\(detail))"
         switch code {

@@ -25,7 +25,9 @@ import Testing
         #expect(Hex.decode("0123456789ABCDEF", as: UInt64.self) == 0x0123_4567_89AB_CDEF)
         #expect(Hex.decode("001f", as: UInt16.self) == 0x1f)
         // UInt64(_:radix:) would take a sign or a short string; a hex field must be exactly its width.
-        let badIDs = ["+123456789abcdef", "-123456789abcdef", "123456789abcdef", "0123456789abcdef0", "0123456789abcdeg"]
+        let badIDs = [
+            "+123456789abcdef", "-123456789abcdef", "123456789abcdef", "0123456789abcdef0", "0123456789abcdeg",
+        ]
         for bad in badIDs {
             #expect(Hex.decode(bad, as: UInt64.self) == nil, "\(bad)")
         }

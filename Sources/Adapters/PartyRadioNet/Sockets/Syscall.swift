@@ -26,7 +26,7 @@ enum Syscall {
     ) throws(SystemCallError) -> Result? {
         do throws(SystemCallError) {
             return try body()
-        } catch where error.code == .wouldBlock {
+        } catch let error where error.code == .wouldBlock {
             return nil
         }
     }

@@ -12,9 +12,8 @@ public final class UDPSocket: @unchecked Sendable {
     private var closed = false
 
     public init() throws(SystemCallError) {
-        descriptor = try Syscall.socket(
-            domain: AF_INET, type: Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-                | Int32(SOCK_CLOEXEC.rawValue), protocol: 0)
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        descriptor = try Syscall.socket(domain: AF_INET, type: type, protocol: 0)
     }
 
     deinit { close() }

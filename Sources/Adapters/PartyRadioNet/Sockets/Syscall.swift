@@ -3,11 +3,14 @@ import Glibc
 /// The one place the socket layer calls the C library, in swift-system's manner: every call is
 /// retried while it fails with `EINTR`, and a failure comes back as a ``SystemCallError`` naming
 /// the call and its ``Errno``. ``UDPSocket`` and ``NetworkInterface`` call nothing else.
-enum Syscall {
+///
+/// The two general helpers are `package`, so the node's own descriptors (its wake-up pipe and
+/// poll) can go through them too.
+package enum Syscall {
     /// Runs `call` until it does not fail with `EINTR`; `-1` becomes an error naming `operation`
     /// and the errno `call` left.
     @discardableResult
-    static func retryingOnInterrupt<Result: FixedWidthInteger>(
+    package static func retryingOnInterrupt<Result: FixedWidthInteger>(
         _ operation: @autoclosure () -> String, _ call: () -> Result
     ) throws(SystemCallError) -> Result {
         while true {
@@ -21,7 +24,7 @@ enum Syscall {
 
     /// `body`'s value, or nil when it failed with `EAGAIN`/`EWOULDBLOCK`: a non-blocking socket
     /// with nothing to read or no room to send.
-    static func unlessWouldBlock<Result>(
+    package static func unlessWouldBlock<Result>(
         _ body: () throws(SystemCallError) -> Result
     ) throws(SystemCallError) -> Result? {
         do throws(SystemCallError) {

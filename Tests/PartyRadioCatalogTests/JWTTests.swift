@@ -105,6 +105,7 @@ enum TestKeys {
         } catch {
             #expect(error.code == .key)
             #expect(error.message.contains(".p8"))
+            #expect(error.underlying is OpenSSLFailure)
         }
         do {
             _ = try ES256Key(contentsOfFile: "/nonexistent/AuthKey.p8")

@@ -107,4 +107,20 @@ import Testing
         )
         #expect(TransferFailure.hostPort(of: "http://user@host:8080/path?q") == "host:8080")
     }
+
+    @Test func failuresKeepTheirCause() {
+        let error = TransferFailure.error(curlCode: 7, url: "http://127.0.0.1:9/x", detail: "refused", timeout: 15)
+        #expect(error.underlying as? CurlFailure == CurlFailure(code: 7, detail: "refused"))
+        #expect(CurlFailure(code: 7, detail: "").description == "curl error 7")
+        // The cause is carried, not compared: two errors that say the same thing are equal.
+        #expect(error == CatalogError(error.code, error.message))
+
+        do {
+            _ = try ResponseBody.json(Array("{\"a\": tru}".utf8), contentType: nil, service: "iTunes")
+            Issue.record("malformed JSON accepted")
+        } catch {
+            #expect(error.code == .badResponse)
+            #expect((error.underlying as? JSONParseError)?.isTruncation == false)
+        }
+    }
 }

@@ -40,6 +40,73 @@ import Testing
         #expect(decoded.nowPlaying?.artist.allSatisfy { $0 == "🎸" } == true)
     }
 
+    /// Regression: the source's u16 prefix once said 400 while a cut inside a multi-byte
+    /// character wrote 399 bytes, so every listener dropped the snapshot as malformed.
+    @Test func cutsInsideMultiByteCharactersRoundTrip() throws {
+        // `limit - 1` ASCII bytes, then characters of 2, 3 or 4 bytes (or a 3-byte cluster):
+        // the limit falls inside the first of them, so the field comes out one byte short.
+        func straddling(_ limit: Int, _ character: Character, prefix: String = "") -> String {
+            let filler = String(repeating: "a", count: limit - 1 - prefix.utf8.count)
+            return prefix + filler + String(repeating: character, count: 8)
+        }
+        let limit = StateSnapshot.Limit.self
+        let track = Track(
+            id: straddling(limit.trackID, "é"), title: straddling(limit.text, "中"),
+            artist: straddling(limit.text, "🎸"), album: straddling(limit.text, "e\u{301}"), durationMs: 1,
+            source: straddling(limit.source, "é", prefix: "http://10.0.0.1:8000/media/"))
+        var snapshot = Samples.snapshot(track)
+        snapshot.stationName = straddling(limit.name, "ß")
+
+        let bytes = try Datagram.encode(
+            .stateSnapshot(snapshot), stationID: station, sequence: 1, signer: FakeSigner(1))
+        #expect(bytes.count <= Datagram.maxSize)
+        guard case .stateSnapshot(let decoded) = try Datagram.decode(bytes).message else {
+            Issue.record("not a snapshot")
+            return
+        }
+        let cut = Track(
+            id: track.id.utf8Prefix(maxBytes: limit.trackID), title: track.title.utf8Prefix(maxBytes: limit.text),
+            artist: track.artist.utf8Prefix(maxBytes: limit.text), album: track.album.utf8Prefix(maxBytes: limit.text),
+            durationMs: 1, source: track.source.utf8Prefix(maxBytes: limit.source))
+        #expect(decoded.nowPlaying == cut)
+        #expect(decoded.stationName == snapshot.stationName.utf8Prefix(maxBytes: limit.name))
+        #expect(decoded.stationName.utf8.count == limit.name - 1)
+        #expect(decoded.nowPlaying?.id.utf8.count == limit.trackID - 1)
+        #expect(decoded.nowPlaying?.title.utf8.count == limit.text - 1)
+        #expect(decoded.nowPlaying?.artist.utf8.count == limit.text - 1)
+        #expect(decoded.nowPlaying?.album.utf8.count == limit.text - 1)
+        #expect(decoded.nowPlaying?.source.utf8.count == limit.source - 1)
+    }
+
+    /// docs/PROTOCOL.md: every field at its limit makes a 1120-byte snapshot.
+    @Test func aSnapshotWithEveryFieldAtItsLimitFits() throws {
+        let limit = StateSnapshot.Limit.self
+        func full(_ count: Int) -> String { String(repeating: "x", count: count) }
+        var snapshot = Samples.snapshot(
+            Track(
+                id: full(limit.trackID), title: full(limit.text), artist: full(limit.text), album: full(limit.text),
+                durationMs: .max, source: full(limit.source)))
+        snapshot.stationName = full(limit.name)
+        let bytes = try Datagram.encode(
+            .stateSnapshot(snapshot), stationID: station, sequence: 1, signer: FakeSigner(1))
+        #expect(bytes.count == 1120)
+        #expect(try Datagram.decode(bytes).message == .stateSnapshot(snapshot))
+    }
+
+    @Test func longStringsCarryTheLengthOfTheBytesWritten() throws {
+        var writer = ByteWriter()
+        writer.writeLongString("ab🎸", maxBytes: 4)
+        #expect(writer.bytes == [0, 2, 0x61, 0x62])
+        var reader = ByteReader(writer.bytes)
+        #expect(try reader.readLongString(maxBytes: 4) == "ab")
+        #expect(reader.remaining == 0)
+
+        var long = ByteWriter()
+        long.writeLongString("abc")
+        var strict = ByteReader(long.bytes)
+        #expect(throws: WireError.self) { try strict.readLongString(maxBytes: 2) }
+    }
+
     @Test func everyTruncationOfEveryMessageIsRejected() throws {
         for message in Samples.messages {
             let bytes = try Datagram.encode(message, stationID: station, sequence: 5, signer: FakeSigner(3))

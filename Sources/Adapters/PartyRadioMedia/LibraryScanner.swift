@@ -147,6 +147,6 @@ enum TagLibReader {
     private static func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
         guard let pointer else { return "" }
         defer { taglib_free(pointer) }
-        return String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(cString: pointer).trimmingWhitespace()
     }
 }

@@ -133,10 +133,7 @@ public final class MediaServer: Sendable {
 
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let hex = String(generator.next() as UInt64, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
+        return Hex.encode(generator.next() as UInt64) + Hex.encode(generator.next() as UInt64)
     }
 
     /// What the access handler reads: token → file. Shared with the polling thread.

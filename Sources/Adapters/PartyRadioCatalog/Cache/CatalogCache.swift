@@ -1,4 +1,5 @@
 import CSQLite
+import PartyRadioCore
 import Synchronization
 
 /// Catalog responses on disk (SQLite), so a repeated search or lookup answers without the network.
@@ -133,11 +134,12 @@ public final class CatalogCache: Sendable {
             return try recover(path: path, reason: error.message, notices: &notices)
         } catch let error as SQLiteError {
             throw CatalogError(
-                .cache, "Cannot open the catalog cache at \(path) (\(error.message)); check --state-dir.")
+                .cache, "Cannot open the catalog cache at \(path) (\(error.message)); check --state-dir.",
+                underlying: error)
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.cache, "Cannot open the catalog cache at \(path) (\(error)).")
+            throw CatalogError(.cache, "Cannot open the catalog cache at \(path) (\(error)).", underlying: error)
         }
     }
 
@@ -164,11 +166,12 @@ public final class CatalogCache: Sendable {
             try prepare(connection, path: path)
             return connection
         } catch let error as SQLiteError {
-            throw CatalogError(.cache, "Cannot start a new catalog cache at \(path) (\(error.message)).")
+            throw CatalogError(
+                .cache, "Cannot start a new catalog cache at \(path) (\(error.message)).", underlying: error)
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.cache, "Cannot start a new catalog cache at \(path) (\(error)).")
+            throw CatalogError(.cache, "Cannot start a new catalog cache at \(path) (\(error)).", underlying: error)
         }
     }
 
@@ -199,11 +202,6 @@ public final class CatalogCache: Sendable {
 
     /// FNV-1a, 64 bits: catches bodies damaged on disk that SQLite itself would not notice.
     static func checksum(_ bytes: [UInt8]) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: FNV1a64.hash(bytes))
     }
 }

@@ -1,9 +1,13 @@
 import CSQLite
 
-/// A failed SQLite call: the result code and sqlite3_errmsg.
-struct SQLiteError: Error, Sendable {
-    var code: Int32
-    var message: String
+/// A failed SQLite call: the (extended) result code and sqlite3_errmsg; the
+/// ``CatalogError/underlying`` error of a `.cache` failure.
+public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `SQLITE_*` result code; the low byte is the primary code.
+    public var code: Int32
+    public var message: String
+
+    public var description: String { "\(message) (SQLite code \(code))" }
 
     /// The file is damaged or is not a database at all.
     var isCorruption: Bool {

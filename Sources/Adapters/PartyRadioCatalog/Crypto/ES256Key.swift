@@ -16,10 +16,11 @@ public final class ES256Key: @unchecked Sendable {
             return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
         }
         guard let loaded else {
+            let failure = OpenSSLFailure.take()
             throw CatalogError(
                 .key,
-                "The key is not a PEM private key (\(Self.lastOpenSSLError())); pass the AuthKey_XXXXXXXXXX.p8 file "
-                    + "downloaded from Apple Developer.")
+                "The key is not a PEM private key (\(failure)); pass the AuthKey_XXXXXXXXXX.p8 file "
+                    + "downloaded from Apple Developer.", underlying: failure)
         }
         guard EVP_PKEY_get_base_id(loaded) == EVP_PKEY_EC, Self.curveName(loaded) == "prime256v1" else {
             EVP_PKEY_free(loaded)
@@ -44,15 +45,18 @@ public final class ES256Key: @unchecked Sendable {
         guard let context = EVP_MD_CTX_new() else { throw CatalogError(.key, "Out of memory while signing.") }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
-            throw CatalogError(.key, "Cannot start signing (\(Self.lastOpenSSLError())).")
+            let failure = OpenSSLFailure.take()
+            throw CatalogError(.key, "Cannot start signing (\(failure)).", underlying: failure)
         }
         var length = 0
         guard EVP_DigestSign(context, nil, &length, message, message.count) == 1, length > 0 else {
-            throw CatalogError(.key, "Cannot size the signature (\(Self.lastOpenSSLError())).")
+            let failure = OpenSSLFailure.take()
+            throw CatalogError(.key, "Cannot size the signature (\(failure)).", underlying: failure)
         }
         var der = [UInt8](repeating: 0, count: length)
         guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
-            throw CatalogError(.key, "Signing failed (\(Self.lastOpenSSLError())).")
+            let failure = OpenSSLFailure.take()
+            throw CatalogError(.key, "Signing failed (\(failure)).", underlying: failure)
         }
         guard let raw = JWT.rawSignature(fromDER: Array(der.prefix(length))) else {
             throw CatalogError(.key, "libcrypto returned a signature that is not ECDSA DER.")
@@ -71,14 +75,5 @@ public final class ES256Key: @unchecked Sendable {
         var length = 0
         guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else { return nil }
         return String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func lastOpenSSLError() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
-        guard code != 0 else { return "no detail from libcrypto" }
-        var text = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &text, text.count)
-        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,3 +1,5 @@
+import PartyRadioCore
+
 /// Decodes the iTunes Search and Lookup APIs' `{"resultCount": N, "results": [...]}`. Pure.
 ///
 /// Tolerant by design: IDs may be numbers or strings, any field may be missing, lookups mix
@@ -62,7 +64,7 @@ extension String {
         guard let first = utf8.first, let last = utf8.last else { return nil }
         // Fast path: most of Apple's strings need no trimming.
         if first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 { return self }
-        let trimmed = trimmingWhitespace
+        let trimmed = trimmingWhitespace()
         return trimmed.isEmpty ? nil : trimmed
     }
 }

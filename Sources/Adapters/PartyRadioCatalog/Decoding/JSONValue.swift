@@ -1,3 +1,5 @@
+import PartyRadioCore
+
 /// A parsed JSON document, kept loose on purpose: Apple's responses mix numbers and strings for the
 /// same field, leave fields out and wrap single items differently, so decoders ask for what they
 /// need and tolerate the rest.
@@ -25,7 +27,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     public var identifier: String? {
         switch self {
         case .string(let text):
-            let trimmed = text.trimmingWhitespace
+            let trimmed = text.trimmingWhitespace()
             return trimmed.isEmpty ? nil : trimmed
         case .number(let lexeme):
             if lexeme.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }) { return lexeme }
@@ -41,7 +43,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     public var integer: Int? {
         switch self {
         case .number(let lexeme): return Self.integer(from: lexeme)
-        case .string(let text): return Self.integer(from: text.trimmingWhitespace)
+        case .string(let text): return Self.integer(from: text.trimmingWhitespace())
         default: return nil
         }
     }
@@ -70,15 +72,6 @@ public indirect enum JSONValue: Sendable, Equatable {
         if let exact = Int(text) { return exact }
         guard let value = Double(text), value.isFinite, abs(value) < 9e15 else { return nil }
         return Int(value.rounded())
-    }
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
     }
 }
 
@@ -154,7 +147,7 @@ public struct JSONParser {
     }
 
     private static func printable(_ byte: UInt8) -> String {
-        (0x20..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16)
+        (0x20..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : "\\x" + Hex.encode(byte)
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
@@ -320,14 +313,7 @@ public struct JSONParser {
         var value: UInt32 = 0
         for _ in 0..<4 {
             guard position < bytes.count else { throw endOfInput() }
-            let byte = bytes[position]
-            let digit: UInt8
-            switch byte {
-            case 0x30...0x39: digit = byte - 0x30
-            case 0x41...0x46: digit = byte - 0x41 + 10
-            case 0x61...0x66: digit = byte - 0x61 + 10
-            default: throw error("invalid \\u escape")
-            }
+            guard let digit = Hex.value(ofDigit: bytes[position]) else { throw error("invalid \\u escape") }
             value = value << 4 | UInt32(digit)
             position += 1
         }

@@ -23,10 +23,12 @@ public enum ResponseBody {
         } catch {
             if error.isTruncation {
                 throw CatalogError(
-                    .badResponse, "\(service) sent a response that was cut off after \(body.count) bytes; try again.")
+                    .badResponse, "\(service) sent a response that was cut off after \(body.count) bytes; try again.",
+                    underlying: error)
             }
             throw CatalogError(
-                .badResponse, "\(service) sent malformed JSON (\(error.description)); try again later.")
+                .badResponse, "\(service) sent malformed JSON (\(error.description)); try again later.",
+                underlying: error)
         }
     }
 

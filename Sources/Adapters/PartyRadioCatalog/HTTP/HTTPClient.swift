@@ -1,6 +1,7 @@
 import CCurl
 import CCurlShim
 import Dispatch
+import PartyRadioCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -259,7 +260,7 @@ private func curlWriteHeader(
         transfer.headers.removeAll()
     } else if let colon = line.firstIndex(of: ":") {
         let name = line[..<colon].lowercased()
-        let value = String(line[line.index(after: colon)...]).trimmingWhitespace
+        let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
         transfer.headers[name] = value
     }
     return length

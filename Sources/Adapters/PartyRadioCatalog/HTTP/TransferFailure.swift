@@ -1,7 +1,15 @@
+import PartyRadioCore
+
 /// Maps a failed transfer to a sentence a user can act on. Pure: takes libcurl's numeric
 /// `CURLcode` (stable ABI values), so every branch is unit-tested without a network.
 public enum TransferFailure {
     public static func error(curlCode code: Int, url: String, detail: String, timeout: Double) -> CatalogError {
+        var error = classify(curlCode: code, url: url, detail: detail, timeout: timeout)
+        error.underlying = CurlFailure(code: code, detail: detail)
+        return error
+    }
+
+    private static func classify(curlCode code: Int, url: String, detail: String, timeout: Double) -> CatalogError {
         let host = hostPort(of: url)
         let said = detail.isEmpty ? "" : " (\(detail))"
         switch code {
@@ -83,7 +91,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP-date (`now` in Unix seconds).
     public static func retryAfterSeconds(_ header: String, now: Double) -> Double? {
-        let value = header.trimmingWhitespace
+        let value = header.trimmingWhitespace()
         if let seconds = Int(value) { return Double(max(0, seconds)) }
         guard let date = HTTPDate.parse(value) else { return nil }
         return max(0, Double(date) - now)

@@ -1,7 +1,8 @@
 /// A catalog failure a user can act on: the message says what happened and what to do.
 ///
 /// A public struct around an open set of codes (as Hummingbird does) so cases can grow
-/// without breaking callers.
+/// without breaking callers. Switch on ``code``; ``underlying`` keeps the lower-level error
+/// (``SQLiteError``, ``JSONParseError``, ``CurlFailure``, ``OpenSSLFailure``) when there was one.
 public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is; compare against the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -46,13 +47,25 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
     public var status: Int?
     /// Seconds the server asked us to wait (Retry-After), when it said.
     public var retryAfter: Double?
+    /// The error this one explains, when it came from a library call.
+    public var underlying: (any Error)?
 
-    public init(_ code: Code, _ message: String, status: Int? = nil, retryAfter: Double? = nil) {
+    public init(
+        _ code: Code, _ message: String, status: Int? = nil, retryAfter: Double? = nil, underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.status = status
         self.retryAfter = retryAfter
+        self.underlying = underlying
     }
 
     public var description: String { message }
+
+    /// Equal when they say the same thing; the underlying error, which need not be equatable,
+    /// is not compared.
+    public static func == (lhs: CatalogError, rhs: CatalogError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.status == rhs.status
+            && lhs.retryAfter == rhs.retryAfter
+    }
 }

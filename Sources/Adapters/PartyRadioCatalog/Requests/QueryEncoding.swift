@@ -1,3 +1,5 @@
+import PartyRadioCore
+
 /// Encodes query strings the way Apple's Search API documents: spaces become `+`, letters, digits
 /// and `. - _ *` stay, every other byte of the UTF-8 form is percent-encoded. Pure.
 public enum QueryEncoding {
@@ -14,10 +16,7 @@ public enum QueryEncoding {
             case UInt8(ascii: " "):
                 result += "+"
             default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                result += "%"
-                result.unicodeScalars.append(hex[Int(byte >> 4)])
-                result.unicodeScalars.append(hex[Int(byte & 0x0F)])
+                result += "%" + Hex.encode(CollectionOfOne(byte), uppercase: true)
             }
         }
         return result
@@ -36,7 +35,9 @@ public enum QueryEncoding {
             switch byte {
             case UInt8(ascii: "+"): bytes.append(0x20)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(Hex.value(ofDigit:)),
+                    let low = iterator.next().flatMap(Hex.value(ofDigit:))
+                else {
                     return nil
                 }
                 bytes.append(high << 4 | low)
@@ -44,14 +45,5 @@ public enum QueryEncoding {
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 }

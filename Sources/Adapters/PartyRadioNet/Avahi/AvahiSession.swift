@@ -23,19 +23,41 @@ public enum AvahiEvent: Sendable, Equatable {
     case failed(String)
 }
 
-/// Why Avahi could not be used, with the fix in the message.
-public struct AvahiError: Error, CustomStringConvertible, Sendable {
-    public let description: String
+/// Why Avahi could not be used, with the fix in the message. Switch on ``kind``; ``avahiCode``
+/// keeps Avahi's own error number, the cause, when there was one.
+public struct AvahiError: Error, CustomStringConvertible, Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// avahi-daemon is not running or not reachable over D-Bus.
+        case unreachable
+        /// Avahi's poll thread did not start.
+        case pollThread
+        /// The daemon refused a call: publishing, updating a record, browsing.
+        case refused
+    }
+
+    public let kind: Kind
+    /// Avahi's error number (`AVAHI_ERR_*`, negative), or nil.
+    public let avahiCode: Int32?
+    /// One sentence saying what went wrong and what to do.
+    public let message: String
+
+    public var description: String { message }
 
     static func unreachable(_ code: Int32) -> AvahiError {
         AvahiError(
-            description: "avahi-daemon is not reachable (\(String(cString: avahi_strerror(code)))); "
+            kind: .unreachable, avahiCode: code,
+            message: "avahi-daemon is not reachable (\(String(cString: avahi_strerror(code)))); "
                 + "install and start it: 'sudo apt-get install avahi-daemon && sudo systemctl start avahi-daemon'.")
     }
 
     static func call(_ name: String, _ code: Int32) -> AvahiError {
-        AvahiError(description: "Avahi refused \(name): \(String(cString: avahi_strerror(code))).")
+        AvahiError(
+            kind: .refused, avahiCode: code,
+            message: "Avahi refused \(name): \(String(cString: avahi_strerror(code))).")
     }
+
+    static let pollThread = AvahiError(
+        kind: .pollThread, avahiCode: nil, message: "Avahi could not start its poll thread.")
 }
 
 /// One connection to avahi-daemon over D-Bus, with Avahi's threaded poll running its callbacks.
@@ -65,7 +87,7 @@ public final class AvahiSession: @unchecked Sendable {
     ///   - interfaceIndex: publish and browse on this interface only (AVAHI_IF_UNSPEC = -1 for all).
     ///   - handler: called on Avahi's thread for every event; must not block.
     public init(interfaceIndex: Int32, handler: @escaping @Sendable (AvahiEvent) -> Void) throws(AvahiError) {
-        guard let poll = avahi_threaded_poll_new() else { throw AvahiError(description: "Avahi could not start its poll thread.") }
+        guard let poll = avahi_threaded_poll_new() else { throw AvahiError.pollThread }
         self.poll = poll
         self.interfaceIndex = interfaceIndex
         self.handler = handler
@@ -84,7 +106,7 @@ public final class AvahiSession: @unchecked Sendable {
             closed.withLock { $0 = true }
             avahi_client_free(client)
             avahi_threaded_poll_free(poll)
-            throw AvahiError(description: "Avahi could not start its poll thread.")
+            throw AvahiError.pollThread
         }
     }
 

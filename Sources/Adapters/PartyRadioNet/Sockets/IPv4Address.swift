@@ -1,4 +1,5 @@
 import Glibc
+import PartyRadioCore
 
 /// An IPv4 address and UDP port, convertible to and from `sockaddr_in`.
 public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
@@ -19,6 +20,12 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     public static func any(port: UInt16) -> SocketAddress { SocketAddress(addressNetworkOrder: 0, port: port) }
+
+    /// A multicast group's address and port.
+    public init(_ group: MulticastGroup) {
+        let value = UInt32(group.a) << 24 | UInt32(group.b) << 16 | UInt32(group.c) << 8 | UInt32(group.d)
+        self.init(addressNetworkOrder: value.bigEndian, port: group.port)
+    }
 
     init(_ raw: sockaddr_in) {
         self.init(addressNetworkOrder: raw.sin_addr.s_addr, port: UInt16(bigEndian: raw.sin_port))

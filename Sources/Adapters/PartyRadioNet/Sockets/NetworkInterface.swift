@@ -31,26 +31,24 @@ public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// All interfaces that have an IPv4 address, in the system's order.
+    /// All interfaces that have an IPv4 address, in the system's order; none if getifaddrs(3) fails.
     public static func all() -> [NetworkInterface] {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
-        defer { freeifaddrs(list) }
-        var result: [NetworkInterface] = []
-        for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else {
-                continue
+        let entries = try? Syscall.withInterfaceAddresses { list in
+            var result: [(name: String, address: UInt32, flags: Int32)] = []
+            for entry in sequence(first: list, next: { $0?.pointee.ifa_next }) {
+                guard let entry, let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET)
+                else { continue }
+                let ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+                result.append((String(cString: entry.pointee.ifa_name), ipv4, Int32(entry.pointee.ifa_flags)))
             }
-            let name = String(cString: entry.pointee.ifa_name)
-            let flags = Int32(entry.pointee.ifa_flags)
-            let ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-            result.append(
-                NetworkInterface(
-                    name: name, index: Int32(if_nametoindex(name)), addressNetworkOrder: ipv4,
-                    isLoopback: flags & Int32(IFF_LOOPBACK) != 0, supportsMulticast: flags & Int32(IFF_MULTICAST) != 0,
-                    isUp: flags & Int32(IFF_UP) != 0))
+            return result
         }
-        return result
+        return (entries ?? []).map { entry in
+            NetworkInterface(
+                name: entry.name, index: Int32((try? Syscall.interfaceIndex(entry.name)) ?? 0),
+                addressNetworkOrder: entry.address, isLoopback: entry.flags & Int32(IFF_LOOPBACK) != 0,
+                supportsMulticast: entry.flags & Int32(IFF_MULTICAST) != 0, isUp: entry.flags & Int32(IFF_UP) != 0)
+        }
     }
 
     /// The interface the user named, or the default as PRODUCT.md says: the default route's
@@ -60,7 +58,7 @@ public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
         if let name {
             guard let match = interfaces.first(where: { $0.name == name }) else {
                 let names = Set(interfaces.map(\.name))
-                if if_nametoindex(name) != 0 { throw .noIPv4(name) }
+                if (try? Syscall.interfaceIndex(name)) != nil { throw .noIPv4(name) }
                 throw .notFound(name, available: names.sorted())
             }
             guard match.supportsMulticast || match.isLoopback else { throw .noMulticast(name) }

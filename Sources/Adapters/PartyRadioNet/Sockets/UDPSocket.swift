@@ -5,13 +5,15 @@ import PartyRadioCore
 ///
 /// Owns its descriptor: ``close()`` releases it. Methods are called from one thread (the
 /// node's loop), so the class holds no lock; it is `@unchecked Sendable` only so that the
-/// loop can be started on another thread.
+/// loop can be started on another thread. Every call goes through ``Syscall``: failures are
+/// ``SystemCallError``s naming the call and its errno.
 public final class UDPSocket: @unchecked Sendable {
     public let descriptor: Int32
     private var closed = false
 
     public init() throws(SystemCallError) {
-        descriptor = try syscall("socket") { socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        descriptor = try Syscall.socket(domain: AF_INET, type: type, protocol: 0)
     }
 
     deinit { close() }
@@ -19,43 +21,21 @@ public final class UDPSocket: @unchecked Sendable {
     public func close() {
         guard !closed else { return }
         closed = true
-        _ = Glibc.close(descriptor)
-    }
-
-    private func setOption<T: BitwiseCopyable>(_ level: Int32, _ name: Int32, _ value: T, _ label: String)
-        throws(SystemCallError)
-    {
-        try syscall(label) {
-            withUnsafeBytes(of: value) { setsockopt(descriptor, level, name, $0.baseAddress, socklen_t($0.count)) }
-        }
+        try? Syscall.close(descriptor)  // nothing to do about it: the descriptor is gone either way
     }
 
     /// Lets several sockets on one host bind the same group and port (one per process).
     public func allowAddressReuse() throws(SystemCallError) {
-        try setOption(SOL_SOCKET, SO_REUSEADDR, Int32(1), "setsockopt(SO_REUSEADDR)")
+        try Syscall.setOption(descriptor, level: SOL_SOCKET, name: SO_REUSEADDR, Int32(1), label: "SO_REUSEADDR")
     }
 
     public func bind(_ address: SocketAddress) throws(SystemCallError) {
-        var raw = address.raw
-        try syscall("bind") {
-            withUnsafePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
+        try Syscall.bind(descriptor, address.raw)
     }
 
     /// The address the socket is bound to (for the port the kernel picked).
     public func localAddress() throws(SystemCallError) -> SocketAddress {
-        var raw = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try syscall("getsockname") {
-            withUnsafeMutablePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-            }
-        }
-        return SocketAddress(raw)
+        SocketAddress(try Syscall.localAddress(descriptor))
     }
 
     /// Sends multicast out of `interface` only, with TTL 1 so it never crosses a router,
@@ -64,55 +44,41 @@ public final class UDPSocket: @unchecked Sendable {
         var request = ip_mreqn()
         request.imr_ifindex = interface.index
         request.imr_address.s_addr = interface.addressNetworkOrder
-        try setOption(Int32(IPPROTO_IP), IP_MULTICAST_IF, request, "setsockopt(IP_MULTICAST_IF)")
-        try setOption(Int32(IPPROTO_IP), IP_MULTICAST_TTL, UInt8(1), "setsockopt(IP_MULTICAST_TTL)")
-        try setOption(Int32(IPPROTO_IP), IP_MULTICAST_LOOP, UInt8(1), "setsockopt(IP_MULTICAST_LOOP)")
+        let ip = Int32(IPPROTO_IP)
+        try Syscall.setOption(descriptor, level: ip, name: IP_MULTICAST_IF, request, label: "IP_MULTICAST_IF")
+        try Syscall.setOption(descriptor, level: ip, name: IP_MULTICAST_TTL, UInt8(1), label: "IP_MULTICAST_TTL")
+        try Syscall.setOption(descriptor, level: ip, name: IP_MULTICAST_LOOP, UInt8(1), label: "IP_MULTICAST_LOOP")
     }
 
     /// Joins `group` on `interface`.
     public func join(_ group: MulticastGroup, interface: NetworkInterface) throws(SystemCallError) {
-        guard let groupAddress = SocketAddress(group.addressString, port: group.port) else {
-            throw SystemCallError("inet_pton", code: EINVAL)
-        }
         var request = ip_mreqn()
-        request.imr_multiaddr.s_addr = groupAddress.addressNetworkOrder
+        request.imr_multiaddr.s_addr = SocketAddress(group).addressNetworkOrder
         request.imr_address.s_addr = interface.addressNetworkOrder
         request.imr_ifindex = interface.index
-        try setOption(Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, request, "setsockopt(IP_ADD_MEMBERSHIP)")
+        let ip = Int32(IPPROTO_IP)
+        try Syscall.setOption(descriptor, level: ip, name: IP_ADD_MEMBERSHIP, request, label: "IP_ADD_MEMBERSHIP")
         // Only datagrams for groups this socket joined, not every group the host joined.
-        try setOption(Int32(IPPROTO_IP), IP_MULTICAST_ALL, Int32(0), "setsockopt(IP_MULTICAST_ALL)")
+        try Syscall.setOption(descriptor, level: ip, name: IP_MULTICAST_ALL, Int32(0), label: "IP_MULTICAST_ALL")
     }
 
     /// Sends one datagram. A full socket buffer (EAGAIN) drops it, as the network might.
     public func send(_ bytes: [UInt8], to address: SocketAddress) throws(SystemCallError) {
-        var raw = address.raw
-        let result = bytes.withUnsafeBytes { buffer in
-            withUnsafePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+        _ = try Syscall.unlessWouldBlock { () throws(SystemCallError) in
+            try Syscall.send(descriptor, bytes, to: address.raw)
         }
-        if result < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { throw SystemCallError("sendto") }
     }
 
     /// Receives one datagram if one is waiting. Datagrams longer than `capacity` are reported
     /// with their true length (MSG_TRUNC) so the caller can count them as oversized.
-    public func receive(capacity: Int = 2048) throws(SystemCallError) -> (bytes: [UInt8], length: Int, from: SocketAddress)? {
+    public func receive(capacity: Int = 2048) throws(SystemCallError) -> (
+        bytes: [UInt8], length: Int, from: SocketAddress
+    )? {
         var buffer = [UInt8](repeating: 0, count: capacity)
-        var raw = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            withUnsafeMutablePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    recvfrom(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_TRUNC), $0, &length)
-                }
-            }
+        let received = try Syscall.unlessWouldBlock { () throws(SystemCallError) in
+            try Syscall.receive(descriptor, into: &buffer, flags: Int32(MSG_TRUNC))
         }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return nil }
-            throw SystemCallError("recvfrom")
-        }
-        return (Array(buffer.prefix(min(count, capacity))), count, SocketAddress(raw))
+        guard let (count, sender) = received else { return nil }
+        return (Array(buffer.prefix(min(count, capacity))), count, SocketAddress(sender))
     }
 }

@@ -11,12 +11,12 @@ public enum ByteRange: Hashable, Sendable {
 
     public static func resolve(header: String?, size: Int64) -> ByteRange {
         guard let header else { return .full }
-        let trimmed = header.trimmingSpaces()
+        let trimmed = header.trimmingWhitespace()
         guard trimmed.count > 6, trimmed.prefix(6).lowercased() == "bytes=" else { return .full }
-        let spec = String(trimmed.dropFirst(6)).trimmingSpaces()
+        let spec = String(trimmed.dropFirst(6)).trimmingWhitespace()
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .full }
-        let first = String(spec[..<dash]).trimmingSpaces()
-        let last = String(spec[spec.index(after: dash)...]).trimmingSpaces()
+        let first = String(spec[..<dash]).trimmingWhitespace()
+        let last = String(spec[spec.index(after: dash)...]).trimmingWhitespace()
         guard first.allSatisfy(\.isASCIIDigit), last.allSatisfy(\.isASCIIDigit) else { return .full }
 
         if first.isEmpty {

@@ -34,8 +34,7 @@ public enum JSON: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                out += "\\u" + Hex.encode(UInt16(scalar.value))
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -21,19 +21,12 @@ public struct LibraryTrack: Hashable, Sendable, Codable {
 
     /// The stable ID for a file. FNV-1a (64-bit): Swift's `Hasher` is seeded per process.
     public static func stableID(path: String, size: Int64, modifiedNs: Int64) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01b3
-            }
-        }
-        mix(path.utf8)
-        mix([0])
-        mix(withUnsafeBytes(of: size.littleEndian) { Array($0) })
-        mix(withUnsafeBytes(of: modifiedNs.littleEndian) { Array($0) })
-        let hex = String(hash, radix: 16)
-        return "local:" + String(repeating: "0", count: 16 - hex.count) + hex
+        var hash = FNV1a64()
+        hash.combine(path.utf8)
+        hash.combine([0])
+        hash.combine(withUnsafeBytes(of: size.littleEndian) { Array($0) })
+        hash.combine(withUnsafeBytes(of: modifiedNs.littleEndian) { Array($0) })
+        return "local:" + Hex.encode(hash.value)
     }
 
     /// The queue entry for this file, played from `source` (the DJ's HTTP URL for it).

@@ -17,14 +17,9 @@ public struct PublicKey: Hashable, Sendable, CustomStringConvertible {
     public var base64url: String { Base64URL.encode(bytes) }
 
     /// A short fingerprint for people: the first 8 bytes in hex.
-    public var fingerprint: String { bytes.prefix(8).map { byte in hexByte(byte) }.joined() }
+    public var fingerprint: String { Hex.encode(bytes.prefix(8)) }
 
     public var description: String { fingerprint }
-}
-
-func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
 }
 
 /// Unpadded base64url (RFC 4648 §5), used in TXT records where space is scarce.

@@ -6,16 +6,14 @@ public struct StationID: Hashable, Sendable, CustomStringConvertible {
 
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
-    /// Parses 16 hex digits.
+    /// Parses exactly 16 hex digits, in either case.
     public init?(hex: String) {
-        guard hex.utf8.count == 16, let value = UInt64(hex, radix: 16) else { return nil }
+        guard let value = Hex.decode(hex, as: UInt64.self) else { return nil }
         rawValue = value
     }
 
-    public var hex: String {
-        let digits = String(rawValue, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    /// 16 lowercase hex digits.
+    public var hex: String { Hex.encode(rawValue) }
 
     public var description: String { hex }
 

@@ -21,14 +21,3 @@ public struct StationName: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { value }
 }
-
-extension String {
-    /// The string without leading and trailing white space or newlines (no Foundation needed).
-    public func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        return String(scalars[first...last])
-    }
-}

@@ -33,9 +33,21 @@ public struct ByteReader: Sendable {
 
     /// Reads a string written by ``ByteWriter/writeString(_:maxBytes:)``; invalid UTF-8 is an error.
     public mutating func readString() throws(WireError) -> String {
-        let length = Int(try readUInt8())
-        let raw = try readBytes(length)
-        guard let string = String(validating: raw, as: UTF8.self) else { throw .malformed("invalid UTF-8") }
+        try readUTF8(count: Int(try readUInt8()))
+    }
+
+    /// Reads a string written by ``ByteWriter/writeLongString(_:maxBytes:)``; a length above
+    /// `maxBytes` or invalid UTF-8 is an error.
+    public mutating func readLongString(maxBytes: Int = Int(UInt16.max)) throws(WireError) -> String {
+        let length = Int(try read(UInt16.self))
+        guard length <= maxBytes else { throw .malformed("string of \(length) bytes, limit \(maxBytes)") }
+        return try readUTF8(count: length)
+    }
+
+    private mutating func readUTF8(count: Int) throws(WireError) -> String {
+        guard let string = String(validating: try readBytes(count), as: UTF8.self) else {
+            throw .malformed("invalid UTF-8")
+        }
         return string
     }
 }

@@ -19,8 +19,18 @@ public struct ByteWriter: Sendable {
 
     /// Writes a UTF-8 string with a one-byte length prefix, cut at a character boundary to `maxBytes`.
     public mutating func writeString(_ string: String, maxBytes: Int = 255) {
-        let utf8 = Array(string.utf8Prefix(maxBytes: min(maxBytes, 255)).utf8)
+        let utf8 = Array(string.utf8Prefix(maxBytes: min(maxBytes, Int(UInt8.max))).utf8)
         write(UInt8(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+
+    /// Writes a UTF-8 string with a two-byte length prefix, cut at a character boundary to `maxBytes`.
+    ///
+    /// The prefix is the length of the bytes written, which is less than `maxBytes` when the cut
+    /// falls inside a multi-byte character.
+    public mutating func writeLongString(_ string: String, maxBytes: Int = Int(UInt16.max)) {
+        let utf8 = Array(string.utf8Prefix(maxBytes: min(maxBytes, Int(UInt16.max))).utf8)
+        write(UInt16(utf8.count))
         bytes.append(contentsOf: utf8)
     }
 }

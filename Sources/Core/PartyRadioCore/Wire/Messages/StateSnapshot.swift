@@ -55,8 +55,7 @@ public struct StateSnapshot: WireMessage {
         writer.writeString(track.artist, maxBytes: Limit.text)
         writer.writeString(track.album, maxBytes: Limit.text)
         writer.write(track.durationMs)
-        writer.write(UInt16(min(track.source.utf8.count, Limit.source)))
-        writer.write(bytes: track.source.utf8Prefix(maxBytes: Limit.source).utf8)
+        writer.writeLongString(track.source, maxBytes: Limit.source)
     }
 
     public init(from reader: inout ByteReader) throws(WireError) {
@@ -78,11 +77,7 @@ public struct StateSnapshot: WireMessage {
             let artist = try reader.readString()
             let album = try reader.readString()
             let duration = try reader.read(UInt32.self)
-            let sourceLength = Int(try reader.read(UInt16.self))
-            guard sourceLength <= Limit.source else { throw .malformed("source too long") }
-            guard let source = String(validating: try reader.readBytes(sourceLength), as: UTF8.self) else {
-                throw .malformed("invalid UTF-8")
-            }
+            let source = try reader.readLongString(maxBytes: Limit.source)
             nowPlaying = Track(id: id, title: title, artist: artist, album: album, durationMs: duration, source: source)
         case let flag:
             throw .malformed("now-playing flag \(flag)")

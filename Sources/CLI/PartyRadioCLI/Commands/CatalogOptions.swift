@@ -27,7 +27,7 @@ public struct CatalogServiceOptions: Equatable, Sendable {
         appleMusicURL =
             environment["PARTYRADIO_APPLE_MUSIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? CatalogEndpoints.defaultAppleMusicBaseURL
-        stateDir = NodeSettings.defaultStateDirectory(environment: environment).path
+        stateDir = StateDirectory.default(environment: environment)
     }
 
     static let help: [(String, String)] = [

@@ -11,8 +11,7 @@ enum NodeCommands {
     ) -> NodeSettings {
         NodeSettings(
             interfaceName: common.interface,
-            stateDirectory: common.stateDir.map { URL(fileURLWithPath: $0) }
-                ?? NodeSettings.defaultStateDirectory(environment: environment),
+            stateDirectory: URL(fileURLWithPath: StateDirectory.resolve(common.stateDir, environment: environment)),
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
             reporter: reporter, faults: NodeSettings.faults(environment: environment))
     }

@@ -18,14 +18,14 @@ public enum CatalogCommands {
 
     /// ``run(_:_:environment:)`` writing to `console` (tests collect the output).
     public static func run(
-        _ command: String, _ arguments: [String], environment: [String: String], console: CatalogConsole,
+        _ command: String, _ arguments: [String], environment: [String: String], console: Console,
         clock: @escaping @Sendable () -> Double = Catalog.systemTime
     ) async -> Int32 {
         let invocation: CatalogInvocation
         do {
             invocation = try CatalogCommandParser.parse(command, arguments, environment: environment)
         } catch {
-            console.err("Error: \(error.message)\n\(error.hint)")
+            console.error(error.message, hint: error.hint)
             return ExitCode.usage.rawValue
         }
         do {
@@ -39,17 +39,17 @@ public enum CatalogCommands {
             }
             return ExitCode.success.rawValue
         } catch let error as CatalogError {
-            console.err("Error: \(error.message)\nSee 'partyradio \(command) --help'.")
+            console.error(error.message, hint: "See 'partyradio \(command) --help'.")
             return ExitCode.failure.rawValue
         } catch {
-            console.err("Error: \(error)\nSee 'partyradio \(command) --help'.")
+            console.error("\(error)", hint: "See 'partyradio \(command) --help'.")
             return ExitCode.failure.rawValue
         }
     }
 
     // MARK: Commands
 
-    static func search(_ options: SearchOptions, console: CatalogConsole, clock: @escaping @Sendable () -> Double)
+    static func search(_ options: SearchOptions, console: Console, clock: @escaping @Sendable () -> Double)
         async throws
     {
         let catalog = makeCatalog(options.service, console: console, clock: clock)
@@ -87,7 +87,7 @@ public enum CatalogCommands {
         console.out(sections.joined(separator: "\n\n"))
     }
 
-    static func lookup(_ options: LookupOptions, console: CatalogConsole, clock: @escaping @Sendable () -> Double)
+    static func lookup(_ options: LookupOptions, console: Console, clock: @escaping @Sendable () -> Double)
         async throws
     {
         let catalog = makeCatalog(options.service, console: console, clock: clock)
@@ -135,7 +135,7 @@ public enum CatalogCommands {
         }
     }
 
-    static func charts(_ options: ChartsOptions, console: CatalogConsole, clock: @escaping @Sendable () -> Double)
+    static func charts(_ options: ChartsOptions, console: Console, clock: @escaping @Sendable () -> Double)
         async throws
     {
         let catalog = makeCatalog(options.service, console: console, clock: clock)
@@ -160,7 +160,7 @@ public enum CatalogCommands {
                 + footer(count: result.tracks.count, noun: "song", result: result))
     }
 
-    static func token(_ options: TokenOptions, console: CatalogConsole, clock: @escaping @Sendable () -> Double) throws
+    static func token(_ options: TokenOptions, console: Console, clock: @escaping @Sendable () -> Double) throws
     {
         let key = try ES256Key(contentsOfFile: options.keyPath)
         let claims = DeveloperTokenClaims(
@@ -183,7 +183,7 @@ public enum CatalogCommands {
     // MARK: Plumbing
 
     static func makeCatalog(
-        _ service: CatalogServiceOptions, console: CatalogConsole, clock: @escaping @Sendable () -> Double
+        _ service: CatalogServiceOptions, console: Console, clock: @escaping @Sendable () -> Double
     ) -> Catalog {
         var cache: CatalogCache?
         if service.useCache {
@@ -217,7 +217,7 @@ public enum CatalogCommands {
     }
 
     /// Notices always, the URL and cache use with `--verbose`.
-    static func report(_ result: CatalogResult, service: CatalogServiceOptions, console: CatalogConsole) {
+    static func report(_ result: CatalogResult, service: CatalogServiceOptions, console: Console) {
         for notice in result.notices { console.err("Warning: \(notice)") }
         if service.verbose {
             let source = result.fromCache ? "cache (\(result.age) s old)" : "network"
@@ -240,13 +240,6 @@ public enum CatalogCommands {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
-}
-
-extension CatalogConsole {
-    /// stdout and stderr of this process.
-    public static let standard = CatalogConsole(
-        out: { text in print(text) },
-        err: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) })
 }
 
 // MARK: JSON shapes (stable keys; missing values are null)

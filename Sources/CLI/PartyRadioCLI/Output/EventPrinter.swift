@@ -10,6 +10,7 @@ final class EventPrinter: NodeReporter {
 
     private let mode: Mode
     private let role: String
+    private let console: Console
     private let state = Mutex(ViewState())
 
     private struct ViewState {
@@ -18,9 +19,10 @@ final class EventPrinter: NodeReporter {
         var notes: [String] = []
     }
 
-    init(jsonEvents: Bool, role: String) {
+    init(jsonEvents: Bool, role: String, console: Console) {
         self.role = role
-        mode = jsonEvents ? .json : (isatty(STDOUT_FILENO) == 1 ? .live : .lines)
+        self.console = console
+        mode = jsonEvents ? .json : (console.isTerminal ? .live : .lines)
     }
 
     func report(_ event: NodeEvent) {
@@ -31,7 +33,7 @@ final class EventPrinter: NodeReporter {
         }
     }
 
-    private func emit(_ text: String) { Console.out(text) }
+    private func emit(_ text: String) { console.out(text) }
 
     // MARK: JSON events
 
@@ -202,7 +204,7 @@ final class EventPrinter: NodeReporter {
             var out = view.drawnLines > 0 ? "\u{1B}[\(view.drawnLines)F\u{1B}[J" : ""
             for line in lines { out += line + "\r\n" }
             view.drawnLines = lines.count
-            Console.write(out, to: STDOUT_FILENO)
+            console.write(out, to: .out)
         }
     }
 }

@@ -14,9 +14,11 @@ struct CommandRun {
     }
 }
 
-func runCatalog(
+/// Runs `partyradio <command> <arguments>` through ``PartyRadio/main(arguments:context:)``, the
+/// catalog pointed at the fixture server and the state directory at a fresh one.
+func runCLI(
     _ command: String, _ arguments: [String], server: FixtureServer = .shared, stateDir: String? = nil,
-    environment extra: [String: String] = [:]
+    environment extra: [String: String] = [:], clock: (@Sendable () -> Double)? = nil
 ) async -> CommandRun {
     let out = Mutex("")
     let err = Mutex("")
@@ -31,8 +33,18 @@ func runCatalog(
         "XDG_STATE_HOME": stateDir ?? makeTemporaryDirectory(),
     ]
     environment.merge(extra) { _, new in new }
-    let code = await CatalogCommands.run(command, arguments, environment: environment, console: console)
+    var context = CommandContext(environment: environment, console: console)
+    if let clock { context.clock = clock }
+    let code = await onOwnThread { [context] in PartyRadio.main(arguments: [command] + arguments, context: context) }
     return CommandRun(code: code, out: out.withLock { trimmed($0) }, err: err.withLock { trimmed($0) })
+}
+
+/// Runs `body` on a thread of its own: `main` blocks its caller while a catalog transfer runs
+/// as a task, and must not block one of the few threads the tests' tasks share.
+private func onOwnThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
 }
 
 /// The text without its last newline, so a single line compares as written.

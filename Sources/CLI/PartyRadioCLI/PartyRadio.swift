@@ -1,5 +1,3 @@
-import PartyRadioCore
-
 /// The `partyradio` program: parses the command line and runs the command.
 public enum PartyRadio {
     public static let version = "0.1.0"
@@ -11,39 +9,42 @@ public enum PartyRadio {
     }
 
     /// Runs `arguments` with `context`'s environment, console and clock (tests collect the output).
+    ///
+    /// Every command goes the same way: ``Command/parse(_:environment:)``, then one switch.
+    /// A usage error prints `Error: …` and the help hint and exits 2.
     public static func main(arguments: [String], context: CommandContext) -> Int32 {
-        let console = context.console
-        if let name = arguments.first, CatalogCommands.names.contains(name) {
-            return Blocking.run {
-                await CatalogCommands.run(
-                    name, Array(arguments.dropFirst()), environment: context.environment, console: console,
-                    clock: context.clock)
-            }
-        }
         let command: Command
-        do { command = try Command.parse(arguments) } catch {
-            console.error(error.message, hint: error.hint)
+        do { command = try Command.parse(arguments, environment: context.environment) } catch {
+            context.console.error(error.message, hint: error.hint)
             return ExitCode.usage.rawValue
         }
         switch command {
-        case .help(let name):
-            guard let name else {
-                console.write(HelpPages.topLevel, to: .out)
-                return ExitCode.success.rawValue
-            }
-            guard let page = HelpPages.page(for: name) ?? CatalogCommands.help(for: name) else {
-                console.error("Unknown command '\(name)'.", hint: "See 'partyradio --help'.")
-                return ExitCode.usage.rawValue
-            }
-            console.write(page.rendered, to: .out)
-            return ExitCode.success.rawValue
+        case .help(let name): return help(name, console: context.console)
         case .version:
-            console.out("partyradio \(version)")
+            context.console.out("partyradio \(version)")
             return ExitCode.success.rawValue
         case .dj(let options): return NodeCommands.dj(options, context: context)
         case .listen(let options): return NodeCommands.listen(options, context: context)
         case .stations(let options): return StationsCommand.run(options, context: context)
         case .vote(let options): return NodeCommands.vote(options, context: context)
+        case .search(let options): return CatalogCommands.search(options, context: context)
+        case .lookup(let options): return CatalogCommands.lookup(options, context: context)
+        case .charts(let options): return CatalogCommands.charts(options, context: context)
+        case .token(let options): return CatalogCommands.token(options, context: context)
         }
+    }
+
+    /// Prints a help page to stdout (exit 0), or says there is no such command (exit 2).
+    static func help(_ name: String?, console: Console) -> Int32 {
+        guard let name else {
+            console.write(HelpPages.topLevel, to: .out)
+            return ExitCode.success.rawValue
+        }
+        guard let page = HelpPages.page(for: name) else {
+            console.error("Unknown command '\(name)'.", hint: "See 'partyradio --help'.")
+            return ExitCode.usage.rawValue
+        }
+        console.write(page.rendered, to: .out)
+        return ExitCode.success.rawValue
     }
 }

@@ -6,11 +6,11 @@ import PartyRadioNode
 /// Runs the networked commands: dj, listen, vote (stations has its own file).
 enum NodeCommands {
     static func settings(
-        _ common: CommonOptions, playback: PlaybackFlags = PlaybackFlags(), reporter: any NodeReporter,
-        context: CommandContext
+        _ common: CommonOptions, network: NetworkOptions, playback: PlaybackFlags = PlaybackFlags(),
+        reporter: any NodeReporter, context: CommandContext
     ) -> NodeSettings {
         NodeSettings(
-            interfaceName: common.interface,
+            interfaceName: network.interface,
             stateDirectory: URL(fileURLWithPath: StateDirectory.resolve(common.stateDir, environment: context.environment)),
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
             reporter: reporter, faults: NodeSettings.faults(environment: context.environment))
@@ -32,7 +32,8 @@ enum NodeCommands {
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
-        let nodeSettings = settings(options.common, playback: options.playback, reporter: printer, context: context)
+        let nodeSettings = settings(
+            options.common, network: options.network, playback: options.playback, reporter: printer, context: context)
         let (catalog, notices) = Catalog.fromEnvironment(
             context.environment, stateDirectory: nodeSettings.stateDirectory.path)
         for notice in notices { printer.report(.warning(notice)) }
@@ -115,7 +116,9 @@ enum NodeCommands {
                 let node = try ListenerNode.tuneIn(
                     options.station, timeoutNs: Nanos.seconds(options.timeout),
                     playback: playbackOptions(options.playback),
-                    settings: settings(options.common, playback: options.playback, reporter: printer, context: context),
+                    settings: settings(
+                        options.common, network: options.network, playback: options.playback, reporter: printer,
+                        context: context),
                     inbox: inbox)
             else { return ExitCode.success.rawValue }
             try node.run()
@@ -133,7 +136,8 @@ enum NodeCommands {
             guard
                 let result = try VoteClient.vote(
                     options.choice, station: options.station, timeoutNs: Nanos.seconds(options.timeout),
-                    settings: settings(options.common, reporter: silent, context: context), inbox: inbox)
+                    settings: settings(options.common, network: options.network, reporter: silent, context: context),
+                    inbox: inbox)
             else { return ExitCode.failure.rawValue }
             let ack = result.ack
             if options.json {

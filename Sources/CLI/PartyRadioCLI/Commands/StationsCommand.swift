@@ -13,7 +13,9 @@ enum StationsCommand {
         let observer: StationObserver
         do {
             observer = try StationObserver(
-                settings: NodeCommands.settings(options.common, reporter: printer, context: context), inbox: inbox)
+                settings: NodeCommands.settings(
+                    options.common, network: options.network, reporter: printer, context: context),
+                inbox: inbox)
         } catch { return NodeCommands.fail(error, console: console) }
         defer { observer.close() }
         let clock = NodeClock()

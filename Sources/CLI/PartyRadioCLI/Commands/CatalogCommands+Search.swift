@@ -1,0 +1,45 @@
+import PartyRadioCatalog
+
+extension CatalogCommands {
+    /// `partyradio search`: iTunes Search, or the Apple Music API with `--apple-music`.
+    static func search(_ options: Command.SearchOptions, context: CommandContext) -> Int32 {
+        run("search", context) { try await searchBody(options, context: context) }
+    }
+
+    private static func searchBody(_ options: Command.SearchOptions, context: CommandContext) async throws {
+        let console = context.console
+        let catalog = makeCatalog(options.service, common: options.common, context: context)
+        let result: CatalogResult
+        if options.appleMusic {
+            let credentials = try credentials(options.auth, clock: context.clock)
+            result = try await catalog.appleMusicSearch(
+                options.term, storefront: options.country, types: options.types, limit: options.limit,
+                allowExplicit: options.allowExplicit, credentials: credentials, refresh: options.service.refresh)
+        } else {
+            result = try await catalog.searchResult(
+                options.term, country: options.country, limit: options.limit, allowExplicit: options.allowExplicit,
+                refresh: options.service.refresh)
+        }
+        report(result, common: options.common, console: console)
+        if options.service.json {
+            console.out(
+                try CatalogReports.encode(
+                    SearchReport(
+                        source: options.appleMusic ? "apple-music" : "itunes", term: options.term,
+                        country: options.country, limit: options.limit, explicit: options.allowExplicit,
+                        cached: result.fromCache, ageSeconds: result.age, count: result.tracks.count,
+                        tracks: result.tracks, playlists: options.appleMusic ? result.page.playlists : nil,
+                        skipped: result.page.skipped, notices: result.notices)))
+            return
+        }
+        if result.tracks.isEmpty && result.page.playlists.isEmpty {
+            console.out("No songs found for '\(options.term)' in the \(options.country) store.")
+            return
+        }
+        var sections: [String] = []
+        if !result.tracks.isEmpty { sections.append(CatalogTable.render(result.tracks)) }
+        if !result.page.playlists.isEmpty { sections.append(CatalogTable.render(result.page.playlists)) }
+        sections.append(footer(count: result.tracks.count, noun: "song", result: result))
+        console.out(sections.joined(separator: "\n\n"))
+    }
+}

@@ -41,16 +41,15 @@ import Testing
         // `playlists` only with --apple-music, where playlists can be asked for.
         #expect(
             Set(json.keys) == [
-                "source", "term", "country", "limit", "explicit", "cached", "ageSeconds", "count", "tracks",
+                "source", "term", "country", "limit", "explicit", "cached", "age_seconds", "count", "tracks",
                 "skipped", "notices",
             ])
         let tracks = try #require(json["tracks"] as? [[String: Any]])
         #expect(tracks[1]["artist"] as? String == "坂本龍一")
-        #expect(tracks[2]["artworkURL"] is NSNull)  // missing values are null, never absent
+        #expect(tracks[2]["artwork_url"] is NSNull)  // missing values are null, never absent
         #expect(
             Set(tracks[0].keys) == [
-                "trackID", "title", "artist", "album", "durationMs", "previewURL", "artworkURL",
-                "explicit",
+                "track_id", "title", "artist", "album", "duration_ms", "preview_url", "artwork_url", "explicit",
             ])
     }
 
@@ -88,6 +87,8 @@ import Testing
         #expect(lines[2].contains("Get Lucky"))
         let json = await runCLI("lookup", ["697195462,999", "--json"]).json
         #expect(json["missing"] as? [String] == ["999"])
+        #expect(
+            Set(json.keys) == ["ids", "country", "cached", "age_seconds", "count", "tracks", "missing", "notices"])
         let none = await runCLI("lookup", ["999"])
         #expect(none.code == 1)
         #expect(none.err.hasPrefix("Error: No songs with ID 999 in the us store"))
@@ -99,6 +100,8 @@ import Testing
         #expect(run.out.contains("Espresso"))
         let json = await runCLI("charts", ["--country", "de", "--limit", "12", "--json"]).json
         #expect(json["count"] as? Int == 12)
+        #expect(
+            Set(json.keys) == ["country", "limit", "cached", "age_seconds", "count", "tracks", "skipped", "notices"])
     }
 
     @Test func tokenCommand() async throws {
@@ -109,9 +112,11 @@ import Testing
         #expect(run.out.split(separator: ".").count == 3)
         #expect(run.err.contains("valid until"))
         let json = await runCLI("token", base + ["--json", "--ttl", "7"]).json
-        let issued = try #require(json["issuedAt"] as? Int)
-        #expect(json["expiresAt"] as? Int == issued + 7 * 86_400)
-        #expect(json["teamID"] as? String == "ABCDE12345")
+        let issued = try #require(json["issued_at"] as? Int)
+        #expect(json["expires_at"] as? Int == issued + 7 * 86_400)
+        #expect(json["team_id"] as? String == "ABCDE12345")
+        #expect(json["key_id"] as? String == "KEY1234567")
+        #expect(Set(json.keys) == ["token", "team_id", "key_id", "issued_at", "expires_at", "expires"])
 
         let tooLong = await runCLI("token", base + ["--ttl", "181"])
         #expect(tooLong.code == 2)
@@ -140,7 +145,8 @@ import Testing
             "search", ["--apple-music", "--types", "songs,playlists", "--developer-token", "a.b.c", "daft", "--json"])
         #expect(searchJSON.code == 0, "\(searchJSON.err)")
         #expect(searchJSON.json["source"] as? String == "apple-music")
-        #expect((searchJSON.json["playlists"] as? [[String: Any]])?.isEmpty == false)
+        let playlists = try #require(searchJSON.json["playlists"] as? [[String: Any]])
+        #expect(Set(try #require(playlists.first).keys) == ["playlist_id", "name", "curator", "artwork_url", "url"])
         let playlist = await runCLI(
             "lookup", ["--apple-music", "--developer-token", "a.b.c", "--playlist", "pl.4ae23f69b1a54ae0", "--json"])
         #expect(playlist.code == 0, "\(playlist.err)")

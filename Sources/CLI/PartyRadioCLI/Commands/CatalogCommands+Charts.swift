@@ -13,12 +13,7 @@ extension CatalogCommands {
             country: options.country, limit: options.limit, refresh: options.service.refresh)
         report(result, common: options.common, console: console)
         if options.service.json {
-            console.out(
-                try CatalogReports.encode(
-                    ChartsReport(
-                        country: options.country, limit: options.limit, cached: result.fromCache,
-                        ageSeconds: result.age, count: result.tracks.count, tracks: result.tracks,
-                        skipped: result.page.skipped, notices: result.notices)))
+            console.out(CatalogJSON.charts(options, result).rendered)
             return
         }
         guard !result.tracks.isEmpty else {

@@ -26,12 +26,7 @@ extension CatalogCommands {
         let found = Set(result.tracks.map(\.trackID))
         let missing = options.ids.filter { !found.contains($0) }
         if options.service.json {
-            console.out(
-                try CatalogReports.encode(
-                    LookupReport(
-                        ids: options.ids, country: options.country, cached: result.fromCache, ageSeconds: result.age,
-                        count: result.tracks.count, tracks: result.tracks, missing: missing,
-                        notices: result.notices)))
+            console.out(CatalogJSON.lookup(options, result, missing: missing).rendered)
         }
         guard !result.tracks.isEmpty else {
             if let playlist = options.playlist {

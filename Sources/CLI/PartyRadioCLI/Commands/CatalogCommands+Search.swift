@@ -22,14 +22,7 @@ extension CatalogCommands {
         }
         report(result, common: options.common, console: console)
         if options.service.json {
-            console.out(
-                try CatalogReports.encode(
-                    SearchReport(
-                        source: options.appleMusic ? "apple-music" : "itunes", term: options.term,
-                        country: options.country, limit: options.limit, explicit: options.allowExplicit,
-                        cached: result.fromCache, ageSeconds: result.age, count: result.tracks.count,
-                        tracks: result.tracks, playlists: options.appleMusic ? result.page.playlists : nil,
-                        skipped: result.page.skipped, notices: result.notices)))
+            console.out(CatalogJSON.search(options, result).rendered)
             return
         }
         if result.tracks.isEmpty && result.page.playlists.isEmpty {

@@ -20,11 +20,7 @@ extension CatalogCommands {
         let token = try key.developerToken(claims)
         let expiry = Date(timeIntervalSince1970: Double(claims.expiresAt)).ISO8601Format()
         if options.json {
-            context.console.out(
-                try CatalogReports.encode(
-                    TokenReport(
-                        token: token, teamID: claims.teamID, keyID: claims.keyID, issuedAt: claims.issuedAt,
-                        expiresAt: claims.expiresAt, expires: expiry)))
+            context.console.out(CatalogJSON.token(token, claims: claims, expires: expiry).rendered)
         } else {
             context.console.out(token)
             context.console.err(

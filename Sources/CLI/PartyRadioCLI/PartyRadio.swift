@@ -1,3 +1,5 @@
+import PartyRadioCore
+
 /// The `partyradio` program: parses the command line and runs the command.
 public enum PartyRadio {
     public static let version = "0.1.0"
@@ -10,13 +12,19 @@ public enum PartyRadio {
 
     /// Runs `arguments` with `context`'s environment, console and clock (tests collect the output).
     ///
-    /// Every command goes the same way: ``Command/parse(_:environment:)``, then one switch.
-    /// A usage error prints `Error: …` and the help hint and exits 2.
+    /// Every command goes the same way: ``Command/parse(_:environment:)``, `-v` turning on
+    /// logging to stderr, then one switch. A usage error prints `Error: …` and the help hint and
+    /// exits 2.
     public static func main(arguments: [String], context: CommandContext) -> Int32 {
         let command: Command
         do { command = try Command.parse(arguments, environment: context.environment) } catch {
             context.console.error(error.message, hint: error.hint)
             return ExitCode.usage.rawValue
+        }
+        if let common = command.common, common.verbose {
+            StderrLog.bootstrap(console: context.console, clock: context.clock)
+            let stateDirectory = StateDirectory.resolve(common.stateDir, environment: context.environment)
+            Log.debug(.cli, "partyradio \(version) \(command.name ?? ""); state directory \(stateDirectory)")
         }
         switch command {
         case .help(let name): return help(name, console: context.console)

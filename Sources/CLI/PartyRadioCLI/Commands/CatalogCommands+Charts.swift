@@ -11,7 +11,7 @@ extension CatalogCommands {
         let catalog = makeCatalog(options.service, common: options.common, context: context)
         let result = try await catalog.topSongs(
             country: options.country, limit: options.limit, refresh: options.service.refresh)
-        report(result, common: options.common, console: console)
+        report(result, console: console)
         if options.service.json {
             console.out(CatalogJSON.charts(options, result).rendered)
             return

@@ -22,7 +22,7 @@ extension CatalogCommands {
         } else {
             result = try await catalog.lookupResult(options.ids, country: options.country, refresh: refresh)
         }
-        report(result, common: options.common, console: console)
+        report(result, console: console)
         let found = Set(result.tracks.map(\.trackID))
         let missing = options.ids.filter { !found.contains($0) }
         if options.service.json {

@@ -20,7 +20,7 @@ extension CatalogCommands {
                 options.term, country: options.country, limit: options.limit, allowExplicit: options.allowExplicit,
                 refresh: options.service.refresh)
         }
-        report(result, common: options.common, console: console)
+        report(result, console: console)
         if options.service.json {
             console.out(CatalogJSON.search(options, result).rendered)
             return

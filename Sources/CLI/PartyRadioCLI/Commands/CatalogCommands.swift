@@ -1,4 +1,5 @@
 import PartyRadioCatalog
+import PartyRadioCore
 
 /// Runs the catalog commands: `search`, `lookup` and `charts` (async libcurl transfers, waited
 /// for here) and `token`. Each takes its parsed options and a ``CommandContext`` and returns the
@@ -67,14 +68,12 @@ enum CatalogCommands {
         return AppleMusicCredentials(developerToken: token, musicUserToken: auth.musicUserToken)
     }
 
-    /// Notices always, as warnings; the URL asked, cache use and left-out items with `--verbose`.
-    static func report(_ result: CatalogResult, common: CommonOptions, console: Console) {
+    /// Notices go to the user as warnings; the URL asked, cache use and left-out items to the
+    /// log (`-v`).
+    static func report(_ result: CatalogResult, console: Console) {
         for notice in result.notices { console.err("Warning: \(notice)") }
-        if common.verbose {
-            let source = result.fromCache ? "cache (\(result.age) s old)" : "network"
-            console.err("GET \(result.url) → \(source)")
-            for skipped in result.page.skipped { console.err("left out \(skipped)") }
-        }
+        Log.debug(.catalog, "GET \(result.url) → " + (result.fromCache ? "cache (\(result.age) s old)" : "network"))
+        for skipped in result.page.skipped { Log.debug(.catalog, "left out \(skipped)") }
     }
 
     static func footer(count: Int, noun: String, result: CatalogResult) -> String {

@@ -37,7 +37,8 @@ import Testing
         #expect(run.code == 0, "\(run.err)")
         let lines = run.err.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("2026-11-30T17:05:01.123Z [cli] partyradio ") })
-        #expect(lines.contains { $0.hasPrefix("2026-11-30T17:05:01.123Z [catalog] GET http://") && $0.hasSuffix("network") })
+        let asked = "2026-11-30T17:05:01.123Z [catalog] GET http://"
+        #expect(lines.contains { $0.hasPrefix(asked) && $0.hasSuffix("→ network") })
         #expect(lines.contains { $0.hasPrefix("2026-11-30T17:05:01.123Z [catalog] left out ") })
         #expect(run.out.contains("Get Lucky"))  // results stay on stdout
     }

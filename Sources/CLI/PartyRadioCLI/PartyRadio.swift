@@ -2,6 +2,7 @@ import PartyRadioCore
 
 /// The `partyradio` program: parses the command line and runs the command.
 public enum PartyRadio {
+    /// What `partyradio --version` prints.
     public static let version = "0.1.0"
 
     /// Runs `arguments` (without the program name) against this process's stdout and stderr.

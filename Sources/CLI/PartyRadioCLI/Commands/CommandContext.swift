@@ -5,10 +5,12 @@ import PartyRadioCatalog
 public struct CommandContext: Sendable {
     /// The process environment (catalog URLs, locale, `XDG_STATE_HOME`, test faults).
     public var environment: [String: String]
+    /// Where the command prints (``Console/standard`` outside tests).
     public var console: Console
     /// Unix time in seconds: developer-token issue times and log timestamps.
     public var clock: @Sendable () -> Double
 
+    /// A context; the console and clock default to the real ones.
     public init(
         environment: [String: String], console: Console = .standard,
         clock: @escaping @Sendable () -> Double = Catalog.systemTime

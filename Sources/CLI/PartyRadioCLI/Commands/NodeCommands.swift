@@ -9,9 +9,9 @@ enum NodeCommands {
         _ common: CommonOptions, network: NetworkOptions, playback: PlaybackFlags = PlaybackFlags(),
         reporter: any NodeReporter, context: CommandContext
     ) -> NodeSettings {
-        NodeSettings(
-            interfaceName: network.interface,
-            stateDirectory: URL(fileURLWithPath: StateDirectory.resolve(common.stateDir, environment: context.environment)),
+        let stateDirectory = StateDirectory.resolve(common.stateDir, environment: context.environment)
+        return NodeSettings(
+            interfaceName: network.interface, stateDirectory: URL(fileURLWithPath: stateDirectory),
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
             reporter: reporter, faults: NodeSettings.faults(environment: context.environment))
     }

@@ -92,8 +92,9 @@ enum StationsCommand {
         case .appeared(let id), .updated(let id):
             guard let station = stations.first(where: { $0.id == id }) else { return "Station \(id.hex) changed." }
             let verb = if case .appeared = change { "On the air" } else { "Now" }
-            return "\(verb): '\(station.name)' (\(id.hex)) — \(Render.trackLine(station.snapshot.nowPlaying)), "
-                + "\(station.snapshot.listenerCount) listening, \(station.snapshot.tally.up) up, \(station.snapshot.tally.down) down."
+            let snapshot = station.snapshot
+            return "\(verb): '\(station.name)' (\(id.hex)) — \(Render.trackLine(snapshot.nowPlaying)), "
+                + "\(snapshot.listenerCount) listening, \(snapshot.tally.up) up, \(snapshot.tally.down) down."
         case .vanished(let id, let name, let reason):
             return "Gone: '\(name)' (\(id.hex)) \(reason)."
         }
@@ -108,7 +109,8 @@ enum StationsCommand {
             return [
                 station.name, station.id.hex,
                 track.map { "\($0.title) — \($0.artist)" } ?? "(nothing)",
-                (station.snapshot.anchor.isPaused ? "paused " : "") + "\(Render.time(station.positionNs))/\(Render.time(duration))",
+                (station.snapshot.anchor.isPaused ? "paused " : "")
+                    + "\(Render.time(station.positionNs))/\(Render.time(duration))",
                 String(station.snapshot.listenerCount), "+\(station.snapshot.tally.up) -\(station.snapshot.tally.down)",
                 "\(station.address):\(station.port)",
             ]

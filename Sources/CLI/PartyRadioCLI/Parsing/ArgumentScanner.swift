@@ -5,9 +5,12 @@ import PartyRadioCatalog
 public struct ArgumentScanner: Sendable {
     private var arguments: [String]
     private var position = 0
+    /// The command being parsed, named in the errors' help hint.
     public let command: String
+    /// The arguments that are not options, in order; complete once ``nextOption()`` returned nil.
     public private(set) var positionals: [String] = []
 
+    /// A scanner over `arguments` (the words after the command name).
     public init(_ arguments: [String], command: String) {
         self.arguments = arguments
         self.command = command

@@ -3,9 +3,13 @@ import PartyRadioCatalog
 extension Command {
     /// `partyradio charts [--country CC] [--limit N]`
     public struct ChartsOptions: Equatable, Sendable {
+        /// `--country CC`, else the locale's region, else us.
         public var country: String
+        /// `--limit N`: how many songs, 1–200.
         public var limit: Int
+        /// Base URLs, cache, timeout and `--json`.
         public var service: CatalogServiceOptions
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
 

@@ -3,7 +3,9 @@ import PartyRadioCore
 extension Command {
     /// `partyradio dj --name NAME [options]`
     public struct DJOptions: Equatable, Sendable {
+        /// `--name NAME`, validated (required).
         public var name: StationName
+        /// `--library DIR`, repeatable; none: a generated demo library (unless catalog tracks are queued).
         public var libraries: [String] = []
         /// `--search TERM`: queue catalog results (all playable ones, or those `--pick`ed).
         public var search: String?
@@ -13,11 +15,17 @@ extension Command {
         public var adds: [String] = []
         /// `--country CC` for the catalog; nil: from the locale.
         public var country: String?
+        /// `--no-explicit`: no explicit catalog tracks.
         public var noExplicit = false
+        /// `--json-events`: one JSON object per line instead of the live view.
         public var jsonEvents = false
+        /// `--port N` for listeners; 0: any free port.
         public var port: UInt16 = 0
+        /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
+        /// `--interface`.
         public var network = NetworkOptions()
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
 

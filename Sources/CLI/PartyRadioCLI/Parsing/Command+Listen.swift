@@ -1,11 +1,17 @@
 extension Command {
     /// `partyradio listen [STATION] [options]`
     public struct ListenOptions: Equatable, Sendable {
+        /// Name, unique name prefix or ID; nil: the only station on the air.
         public var station: String?
+        /// `--json-events`: one JSON object per line instead of the live view.
         public var jsonEvents = false
+        /// `--timeout S`: how long to look for the station.
         public var timeout: Double = 10
+        /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
+        /// `--interface`.
         public var network = NetworkOptions()
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
 

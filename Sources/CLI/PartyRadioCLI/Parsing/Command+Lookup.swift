@@ -4,13 +4,19 @@ import PartyRadioCore
 extension Command {
     /// `partyradio lookup ID...`
     public struct LookupOptions: Equatable, Sendable {
+        /// Track IDs, without duplicates, in the order given (empty with `--playlist`).
         public var ids: [String]
+        /// `--country CC`, else the locale's region, else us.
         public var country: String
+        /// `--apple-music`: the Apple Music API instead of iTunes Lookup.
         public var appleMusic = false
         /// `--playlist ID` with `--apple-music`: the tracks of a catalog playlist instead of IDs.
         public var playlist: String?
+        /// Token or key for `--apple-music`.
         public var auth: AppleMusicAuthOptions
+        /// Base URLs, cache, timeout and `--json`.
         public var service: CatalogServiceOptions
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
 

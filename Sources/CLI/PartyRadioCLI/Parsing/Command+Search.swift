@@ -4,8 +4,11 @@ import PartyRadioCore
 extension Command {
     /// `partyradio search TERM...`
     public struct SearchOptions: Equatable, Sendable {
+        /// The positional words joined by spaces (at most 500 bytes).
         public var term: String
+        /// `--country CC`, else the locale's region, else us.
         public var country: String
+        /// `--limit N`: 1–200 (1–25 with `--apple-music`).
         public var limit: Int
         /// False with `--no-explicit`: the search sends `explicit=No`.
         public var allowExplicit = true
@@ -13,8 +16,11 @@ extension Command {
         public var appleMusic = false
         /// `--types songs,playlists` (Apple Music only).
         public var types = ["songs"]
+        /// Token or key for `--apple-music`.
         public var auth: AppleMusicAuthOptions
+        /// Base URLs, cache, timeout and `--json`.
         public var service: CatalogServiceOptions
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
 

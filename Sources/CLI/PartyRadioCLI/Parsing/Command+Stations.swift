@@ -1,10 +1,15 @@
 extension Command {
     /// `partyradio stations [--timeout S] [--watch] [--json]`
     public struct StationsOptions: Equatable, Sendable {
+        /// `--timeout S`: look for at most this long (it ends sooner once all answered).
         public var timeout: Double = 3
+        /// `--watch`: follow stations as they come, change and go.
         public var watch = false
+        /// `--json`: JSON (with `--watch`, one object per line).
         public var json = false
+        /// `--interface`.
         public var network = NetworkOptions()
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
 

@@ -3,12 +3,19 @@ import PartyRadioCatalog
 extension Command {
     /// `partyradio token --key K.p8 --team T --key-id K [--ttl DAYS]`
     public struct TokenOptions: Equatable, Sendable {
+        /// How long a token lives without `--ttl`.
         public static let defaultLifetimeDays = 30
+        /// `--key FILE.p8`, else `$PARTYRADIO_APPLE_MUSIC_KEY`.
         public var keyPath: String
+        /// `--team ID`, else `$PARTYRADIO_APPLE_MUSIC_TEAM_ID`.
         public var teamID: String
+        /// `--key-id ID`, else `$PARTYRADIO_APPLE_MUSIC_KEY_ID`.
         public var keyID: String
+        /// `--ttl DAYS`: 1–180.
         public var lifetimeDays: Int
+        /// `--json`: the token with its claims.
         public var json = false
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
 
         /// Fails unless `team` and `keyID` are both there and look like Apple's 10-character IDs.

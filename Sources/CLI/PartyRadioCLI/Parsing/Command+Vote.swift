@@ -3,11 +3,17 @@ import PartyRadioCore
 extension Command {
     /// `partyradio vote up|down|clear [options]`
     public struct VoteOptions: Equatable, Sendable {
+        /// `up`, `down` or `clear`.
         public var choice: VoteChoice
+        /// `--station S`: name, unique name prefix or ID; nil: the only station on the air.
         public var station: String?
+        /// `--timeout S`: give up after this long (exit code 3).
         public var timeout: Double = 10
+        /// `--json`: the result as JSON.
         public var json = false
+        /// `--interface`.
         public var network = NetworkOptions()
+        /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
 

@@ -5,6 +5,7 @@ public struct CommonOptions: Equatable, Sendable {
     /// `-v`/`--verbose`: diagnostics to stderr through `Log`, one timestamped line each.
     public var verbose = false
 
+    /// The options as given; the defaults are what a command line without them means.
     public init(stateDir: String? = nil, verbose: Bool = false) {
         self.stateDir = stateDir
         self.verbose = verbose

@@ -3,6 +3,7 @@ public struct NetworkOptions: Equatable, Sendable {
     /// `--interface NAME`; nil: the default route's interface, else the first multicast-capable one.
     public var interface: String?
 
+    /// The options as given.
     public init(interface: String? = nil) {
         self.interface = interface
     }

@@ -11,30 +11,40 @@ import Testing
     }
 
     @Test func djNeedsAValidName() throws {
-        guard case .dj(let options) = try Command.parse(["dj", "--name", " Rooftop ", "--library", "/a", "-l", "/b", "--no-audio", "--json-events", "--port", "4000", "--interface", "eth0", "--state-dir", "/tmp/s"]) else {
+        let arguments = [
+            "dj", "--name", " Rooftop ", "--library", "/a", "-l", "/b", "--no-audio", "--json-events", "--port", "4000",
+            "--interface", "eth0", "--state-dir", "/tmp/s", "--country", "DE",
+        ]
+        guard case .dj(let options) = try Command.parse(arguments) else {
             Issue.record("not dj")
             return
         }
         #expect(options.name.value == "Rooftop")
         #expect(options.libraries == ["/a", "/b"])
         #expect(options.playback.noAudio && options.jsonEvents && options.port == 4000)
-        #expect(options.common == CommonOptions(interface: "eth0", stateDir: "/tmp/s"))
+        #expect(options.network == NetworkOptions(interface: "eth0"))
+        #expect(options.common == CommonOptions(stateDir: "/tmp/s"))
+        #expect(options.country == "de")
+        #expect(usage(["dj", "--name", "x", "--country", "deu"])?.message.contains("two-letter") == true)
         #expect(usage(["dj"])?.message.contains("--name") == true)
         #expect(usage(["dj", "--name", "   "])?.message.contains("empty") == true)
         #expect(usage(["dj", "--name", String(repeating: "x", count: 61)])?.message.contains("61") == true)
         #expect(usage(["dj", "--name=Roof", "--port", "70000"])?.message.contains("65535") == true)
         #expect(usage(["dj", "--name", "x", "--bogus"]) == UsageError("Unknown option '--bogus'.", command: "dj"))
         #expect(usage(["dj", "--name"])?.message == "Missing value for '--name'.")
-        #expect(try Command.parse(["dj", "--name=Roof Top"]) == .dj(Command.DJOptions(name: try StationName(validating: "Roof Top"))))
+        let roofTop = Command.DJOptions(name: try StationName(validating: "Roof Top"))
+        #expect(try Command.parse(["dj", "--name=Roof Top"]) == .dj(roofTop))
     }
 
     @Test func voteTakesAChoiceAndOptions() throws {
         #expect(try Command.parse(["vote", "up"]) == .vote(Command.VoteOptions(choice: .up)))
-        guard case .vote(let options) = try Command.parse(["vote", "--station", "Roof", "DOWN", "--timeout", "2.5", "--json"]) else {
+        let arguments = ["vote", "--station", "Roof", "DOWN", "--timeout", "2.5", "--json", "-v"]
+        guard case .vote(let options) = try Command.parse(arguments) else {
             Issue.record("not vote")
             return
         }
         #expect(options.choice == .down && options.station == "Roof" && options.timeout == 2.5 && options.json)
+        #expect(options.common.verbose)
         #expect(usage(["vote"])?.message.contains("up") == true)
         #expect(usage(["vote", "sideways"]) != nil)
         #expect(usage(["vote", "up", "down"]) != nil)
@@ -65,15 +75,38 @@ import Testing
         #expect(try Command.parse(["dj", "-h", "--bogus"]) == .help("dj"))
         #expect(usage(["party"])?.hint == "See 'partyradio --help'.")
         #expect(UsageError("x", command: "vote").hint == "See 'partyradio vote --help'.")
+        #expect(try Command.parse(["help", "search"]) == .help("search"))
+        #expect(try Command.parse(["--version"]) == .version)
+        #expect(Command.names == ["dj", "stations", "listen", "vote", "search", "lookup", "charts", "token"])
         for name in Command.names {
+            #expect(try Command.parse([name, "--help"]) == .help(name))
             let page = try #require(HelpPages.page(for: name)).rendered
-            #expect(page.contains("OVERVIEW:") && page.contains("USAGE: partyradio \(name)") && page.contains("OPTIONS:"))
-            #expect(page.contains("--help"))
+            #expect(page.contains("OVERVIEW:") && page.contains("USAGE: partyradio \(name)"))
+            #expect(page.contains("OPTIONS:") && page.contains("-h, --help") && page.contains("-v, --verbose"))
+            #expect(page.contains("--state-dir"))
+            // The top-level page lists every command.
+            #expect(HelpPages.topLevel.contains("\n  \(name) "))
         }
+        #expect(HelpPages.page(for: "party") == nil)
+    }
+
+    @Test func everyCommandHasTheCommonOptions() throws {
+        let lines: [[String]] = [
+            ["dj", "--name", "x"], ["listen"], ["stations"], ["vote", "up"], ["search", "x"], ["lookup", "1"],
+            ["charts"], ["token", "--key", "k.p8", "--team", "ABCDE12345", "--key-id", "KEY1234567"],
+        ]
+        for line in lines {
+            let command = try Command.parse(line + ["--verbose", "--state-dir", "/s"])
+            #expect(command.common == CommonOptions(stateDir: "/s", verbose: true), "\(line)")
+            #expect(command.name == line[0])
+        }
+        #expect(Command.help(nil).common == nil && Command.version.name == nil)
     }
 
     @Test func jsonIsEscaped() {
-        let json = JSON.object([("a", .string("q\"\\\n\u{1}é")), ("b", .array([.int(1), .null, .bool(true), .double(.nan)]))])
+        let json = JSON.object([
+            ("a", .string("q\"\\\n\u{1}é")), ("b", .array([.int(1), .null, .bool(true), .double(.nan)])),
+        ])
         #expect(json.rendered == #"{"a":"q\"\\\n\u0001é","b":[1,null,true,null]}"#)
     }
 

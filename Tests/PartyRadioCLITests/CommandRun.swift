@@ -14,22 +14,42 @@ struct CommandRun {
     }
 }
 
-func runCatalog(
+/// Runs `partyradio <command> <arguments>` through ``PartyRadio/main(arguments:context:)``, the
+/// catalog pointed at the fixture server and the state directory at a fresh one.
+func runCLI(
     _ command: String, _ arguments: [String], server: FixtureServer = .shared, stateDir: String? = nil,
-    environment extra: [String: String] = [:]
+    environment extra: [String: String] = [:], clock: (@Sendable () -> Double)? = nil
 ) async -> CommandRun {
-    let out = Mutex<[String]>([])
-    let err = Mutex<[String]>([])
-    let console = CatalogConsole(
-        out: { text in out.withLock { $0.append(text) } }, err: { text in err.withLock { $0.append(text) } })
+    let out = Mutex("")
+    let err = Mutex("")
+    let console = Console { stream, text in
+        switch stream {
+        case .out: out.withLock { $0 += text }
+        case .err: err.withLock { $0 += text }
+        }
+    }
     var environment = [
         "PARTYRADIO_ITUNES_URL": server.baseURL, "PARTYRADIO_APPLE_MUSIC_URL": server.baseURL, "LANG": "en_US.UTF-8",
         "XDG_STATE_HOME": stateDir ?? makeTemporaryDirectory(),
     ]
     environment.merge(extra) { _, new in new }
-    let code = await CatalogCommands.run(command, arguments, environment: environment, console: console)
-    return CommandRun(
-        code: code, out: out.withLock { $0.joined(separator: "\n") }, err: err.withLock { $0.joined(separator: "\n") })
+    var context = CommandContext(environment: environment, console: console)
+    if let clock { context.clock = clock }
+    let code = await onOwnThread { [context] in PartyRadio.main(arguments: [command] + arguments, context: context) }
+    return CommandRun(code: code, out: out.withLock { trimmed($0) }, err: err.withLock { trimmed($0) })
+}
+
+/// Runs `body` on a thread of its own: `main` blocks its caller while a catalog transfer runs
+/// as a task, and must not block one of the few threads the tests' tasks share.
+private func onOwnThread(_ body: @escaping @Sendable () -> Int32) async -> Int32 {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
+/// The text without its last newline, so a single line compares as written.
+private func trimmed(_ text: String) -> String {
+    text.hasSuffix("\n") ? String(text.dropLast()) : text
 }
 
 func makeTemporaryDirectory() -> String {

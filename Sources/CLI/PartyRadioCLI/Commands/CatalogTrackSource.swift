@@ -14,7 +14,8 @@ struct CatalogTrackSource: TrackCatalog {
     static let previewLengthMs: UInt32 = 30_000
 
     func search(_ term: String) async throws -> [Track] {
-        try await catalog.search(term, country: country, limit: 25, allowExplicit: allowExplicit).compactMap(Self.queueable)
+        try await catalog.search(term, country: country, limit: 25, allowExplicit: allowExplicit)
+            .compactMap(Self.queueable)
     }
 
     func lookup(_ ids: [String]) async throws -> [Track] {

@@ -60,7 +60,7 @@ final class ControlReader: @unchecked Sendable {
 
     private static func readLines(_ inbox: Inbox<NodeInput>) {
         while let line = Swift.readLine() {
-            let command = line.trimmingCharacters(in: .whitespaces)
+            let command = line.trimmingWhitespace()
             if command.isEmpty { continue }
             if command == "quit" || command == "q" { inbox.push(.quit) } else { inbox.push(.command(command)) }
         }

@@ -3,39 +3,42 @@ import PartyRadioCatalog
 import PartyRadioCore
 import PartyRadioNode
 
-/// Runs the networked commands: dj, listen, stations, vote.
+/// Runs the networked commands: dj, listen, vote (stations has its own file).
 enum NodeCommands {
     static func settings(
-        _ common: CommonOptions, playback: PlaybackFlags = PlaybackFlags(), reporter: any NodeReporter,
-        environment: [String: String]
+        _ common: CommonOptions, network: NetworkOptions, playback: PlaybackFlags = PlaybackFlags(),
+        reporter: any NodeReporter, context: CommandContext
     ) -> NodeSettings {
-        NodeSettings(
-            interfaceName: common.interface,
-            stateDirectory: common.stateDir.map { URL(fileURLWithPath: $0) }
-                ?? NodeSettings.defaultStateDirectory(environment: environment),
+        let stateDirectory = StateDirectory.resolve(common.stateDir, environment: context.environment)
+        return NodeSettings(
+            interfaceName: network.interface, stateDirectory: URL(fileURLWithPath: stateDirectory),
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
-            reporter: reporter, faults: NodeSettings.faults(environment: environment))
+            reporter: reporter, faults: NodeSettings.faults(environment: context.environment))
     }
 
     static func playbackOptions(_ flags: PlaybackFlags) -> PlaybackOptions {
         PlaybackOptions(noAudio: flags.noAudio, audioDriver: flags.audioDriver, tracePath: flags.tracePath)
     }
 
-    static func fail(_ error: NodeError) -> Int32 {
-        Console.error(error.description)
+    /// A node's runtime failure: one line (it says what to do), and the node's exit code.
+    static func fail(_ error: NodeError, console: Console) -> Int32 {
+        console.error(error.description)
         return error.exitCode
     }
 
-    static func dj(_ options: Command.DJOptions, environment: [String: String]) -> Int32 {
-        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "dj")
+    static func dj(_ options: Command.DJOptions, context: CommandContext) -> Int32 {
+        let console = context.console
+        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "dj", console: console)
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
-        let nodeSettings = settings(options.common, playback: options.playback, reporter: printer, environment: environment)
-        let (catalog, notices) = Catalog.fromEnvironment(environment, stateDirectory: nodeSettings.stateDirectory.path)
+        let nodeSettings = settings(
+            options.common, network: options.network, playback: options.playback, reporter: printer, context: context)
+        let (catalog, notices) = Catalog.fromEnvironment(
+            context.environment, stateDirectory: nodeSettings.stateDirectory.path)
         for notice in notices { printer.report(.warning(notice)) }
         let source = CatalogTrackSource(
-            catalog: catalog, country: options.country ?? Storefront.fromLocale(environment),
+            catalog: catalog, country: options.country ?? Storefront.fromLocale(context.environment),
             allowExplicit: !options.noExplicit)
         let catalogTracks: [Track]
         let fetched: Result<[Track], NodeError> = Blocking.run {
@@ -45,7 +48,7 @@ enum NodeCommands {
         }
         switch fetched {
         case .success(let tracks): catalogTracks = tracks
-        case .failure(let error): return fail(error)
+        case .failure(let error): return fail(error, console: console)
         }
         do {
             let node = try DJNode(
@@ -57,11 +60,13 @@ enum NodeCommands {
             defer { controls.restore() }
             try node.run()
             return ExitCode.success.rawValue
-        } catch { return fail(error) }
+        } catch { return fail(error, console: console) }
     }
 
     /// The catalog tracks `--search`/`--pick` and `--add` ask for, in that order.
-    static func startingTracks(_ options: Command.DJOptions, source: CatalogTrackSource) async throws(NodeError) -> [Track] {
+    static func startingTracks(_ options: Command.DJOptions, source: CatalogTrackSource) async throws(NodeError)
+        -> [Track]
+    {
         var tracks: [Track] = []
         do {
             if let term = options.search {
@@ -76,7 +81,8 @@ enum NodeCommands {
                         guard pick <= found.count else {
                             throw NodeError(
                                 .usage,
-                                "'--pick \(pick)': the search for '\(term)' found \(found.count) playable tracks; pick one of 1–\(found.count).")
+                                "'--pick \(pick)': the search for '\(term)' found \(found.count) playable tracks; "
+                                    + "pick one of 1–\(found.count).")
                         }
                         tracks.append(found[pick - 1])
                     }
@@ -86,7 +92,9 @@ enum NodeCommands {
                 let found = try await source.lookup(options.adds)
                 let missing = options.adds.filter { id in !found.contains { $0.id == id } }
                 guard missing.isEmpty else {
-                    throw NodeError(.catalog, "The catalog has no playable track with ID \(missing.joined(separator: ", ")); check the IDs with 'partyradio lookup'.")
+                    throw NodeError(
+                        .catalog, "The catalog has no playable track with ID \(missing.joined(separator: ", ")); "
+                            + "check the IDs with 'partyradio lookup'.")
                 }
                 tracks += found
             }
@@ -98,52 +106,57 @@ enum NodeCommands {
         return tracks
     }
 
-    static func listen(_ options: Command.ListenOptions, environment: [String: String]) -> Int32 {
-        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "listener")
+    static func listen(_ options: Command.ListenOptions, context: CommandContext) -> Int32 {
+        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "listener", console: context.console)
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
         do {
             guard
                 let node = try ListenerNode.tuneIn(
-                    options.station, timeoutNs: Nanos.seconds(options.timeout), playback: playbackOptions(options.playback),
-                    settings: settings(options.common, playback: options.playback, reporter: printer, environment: environment),
+                    options.station, timeoutNs: Nanos.seconds(options.timeout),
+                    playback: playbackOptions(options.playback),
+                    settings: settings(
+                        options.common, network: options.network, playback: options.playback, reporter: printer,
+                        context: context),
                     inbox: inbox)
             else { return ExitCode.success.rawValue }
             try node.run()
             return ExitCode.success.rawValue
-        } catch { return fail(error) }
+        } catch { return fail(error, console: context.console) }
     }
 
-    static func vote(_ options: Command.VoteOptions, environment: [String: String]) -> Int32 {
+    static func vote(_ options: Command.VoteOptions, context: CommandContext) -> Int32 {
+        let console = context.console
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
-        let silent = EventPrinter(jsonEvents: true, role: "voter")
+        let silent = EventPrinter(jsonEvents: true, role: "voter", console: console)
         do {
             guard
                 let result = try VoteClient.vote(
                     options.choice, station: options.station, timeoutNs: Nanos.seconds(options.timeout),
-                    settings: settings(options.common, reporter: silent, environment: environment), inbox: inbox)
+                    settings: settings(options.common, network: options.network, reporter: silent, context: context),
+                    inbox: inbox)
             else { return ExitCode.failure.rawValue }
             let ack = result.ack
             if options.json {
-                Console.out(
+                console.out(
                     JSON.object([
                         ("station", .string(result.station.name)), ("station_id", .string(result.station.id.hex)),
                         ("track_id", .string(ack.trackID)), ("title", result.trackTitle.map(JSON.string) ?? .null),
-                        ("choice", .string(ack.choice.name)), ("up", .int(ack.tally.up)), ("down", .int(ack.tally.down)),
-                        ("listeners", .int(ack.listenerCount)), ("attempts", .int(result.attempts)),
-                        ("latency_ms", .double(Double(result.latencyNs) / 1e6)),
+                        ("choice", .string(ack.choice.name)), ("up", .int(ack.tally.up)),
+                        ("down", .int(ack.tally.down)), ("listeners", .int(ack.listenerCount)),
+                        ("attempts", .int(result.attempts)), ("latency_ms", .double(Double(result.latencyNs) / 1e6)),
                     ]).rendered)
             } else {
                 let what = result.trackTitle.map { "“\($0)”" } ?? "track \(ack.trackID)"
                 let verb = ack.choice == .clear ? "Cleared your vote on" : "Voted \(ack.choice.name) on"
-                Console.out(
+                console.out(
                     "\(verb) \(what) at '\(result.station.name)': \(ack.tally.up) up, \(ack.tally.down) down, "
                         + "\(ack.listenerCount) listening.")
             }
             return ExitCode.success.rawValue
-        } catch { return fail(error) }
+        } catch { return fail(error, console: console) }
     }
 }

@@ -4,41 +4,46 @@ import PartyRadioNode
 
 /// `partyradio stations`: one listing, or `--watch` to follow.
 enum StationsCommand {
-    static func run(_ options: Command.StationsOptions, environment: [String: String]) -> Int32 {
+    static func run(_ options: Command.StationsOptions, context: CommandContext) -> Int32 {
+        let console = context.console
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
-        let printer = EventPrinter(jsonEvents: true, role: "observer")
+        let printer = EventPrinter(jsonEvents: true, role: "observer", console: console)
         let observer: StationObserver
         do {
             observer = try StationObserver(
-                settings: NodeCommands.settings(options.common, reporter: printer, environment: environment), inbox: inbox)
-        } catch { return NodeCommands.fail(error) }
+                settings: NodeCommands.settings(
+                    options.common, network: options.network, reporter: printer, context: context),
+                inbox: inbox)
+        } catch { return NodeCommands.fail(error, console: console) }
         defer { observer.close() }
         let clock = NodeClock()
         do {
-            if options.watch { return try watch(observer, options: options) }
+            if options.watch { return try watch(observer, options: options, console: console) }
             let deadline = clock.now() + Nanos.seconds(options.timeout)
             while clock.now() < deadline && !observer.settled {
                 _ = try observer.pump(timeoutMs: 50)
                 if observer.takeOtherInputs().contains(where: isQuit) { break }
             }
-        } catch { return NodeCommands.fail(error) }
+        } catch { return NodeCommands.fail(error, console: console) }
         let stations = observer.summaries()
         if options.json {
-            Console.out(JSON.array(stations.map(Render.station)).rendered)
+            console.out(JSON.array(stations.map(Render.station)).rendered)
         } else if stations.isEmpty {
-            Console.out("No stations on the air.")
+            console.out("No stations on the air.")
         } else {
-            Console.out(table(stations))
+            console.out(table(stations))
         }
         return ExitCode.success.rawValue
     }
 
     static func isQuit(_ input: NodeInput) -> Bool { if case .quit = input { true } else { false } }
 
-    private static func watch(_ observer: StationObserver, options: Command.StationsOptions) throws(NodeError) -> Int32 {
-        let live = !options.json && isatty(STDOUT_FILENO) == 1
+    private static func watch(
+        _ observer: StationObserver, options: Command.StationsOptions, console: Console
+    ) throws(NodeError) -> Int32 {
+        let live = !options.json && console.isTerminal
         var drawn = 0
         var lastDraw: Int64 = 0
         let clock = NodeClock()
@@ -48,7 +53,7 @@ enum StationsCommand {
             let stations = observer.summaries()
             for change in changes {
                 if options.json {
-                    Console.out(
+                    console.out(
                         JSON.object([
                             ("event", .string(EventPrinter.describe(change))),
                             ("time_ns", .int(NodeClock.realTimeNs())),
@@ -57,7 +62,7 @@ enum StationsCommand {
                             ("stations", .array(stations.map(Render.station))),
                         ]).rendered)
                 } else if !live {
-                    Console.out(describe(change, stations: stations))
+                    console.out(describe(change, stations: stations))
                 }
             }
             if live && (!changes.isEmpty || clock.now().ns - lastDraw > Nanos.ms(500)) {
@@ -67,7 +72,7 @@ enum StationsCommand {
                 var out = drawn > 0 ? "\u{1B}[\(drawn)F\u{1B}[J" : ""
                 for line in lines { out += line + "\r\n" }
                 drawn = lines.count
-                Console.write(out, to: STDOUT_FILENO)
+                console.write(out, to: .out)
             }
         }
     }
@@ -87,8 +92,9 @@ enum StationsCommand {
         case .appeared(let id), .updated(let id):
             guard let station = stations.first(where: { $0.id == id }) else { return "Station \(id.hex) changed." }
             let verb = if case .appeared = change { "On the air" } else { "Now" }
-            return "\(verb): '\(station.name)' (\(id.hex)) — \(Render.trackLine(station.snapshot.nowPlaying)), "
-                + "\(station.snapshot.listenerCount) listening, \(station.snapshot.tally.up) up, \(station.snapshot.tally.down) down."
+            let snapshot = station.snapshot
+            return "\(verb): '\(station.name)' (\(id.hex)) — \(Render.trackLine(snapshot.nowPlaying)), "
+                + "\(snapshot.listenerCount) listening, \(snapshot.tally.up) up, \(snapshot.tally.down) down."
         case .vanished(let id, let name, let reason):
             return "Gone: '\(name)' (\(id.hex)) \(reason)."
         }
@@ -103,7 +109,8 @@ enum StationsCommand {
             return [
                 station.name, station.id.hex,
                 track.map { "\($0.title) — \($0.artist)" } ?? "(nothing)",
-                (station.snapshot.anchor.isPaused ? "paused " : "") + "\(Render.time(station.positionNs))/\(Render.time(duration))",
+                (station.snapshot.anchor.isPaused ? "paused " : "")
+                    + "\(Render.time(station.positionNs))/\(Render.time(duration))",
                 String(station.snapshot.listenerCount), "+\(station.snapshot.tally.up) -\(station.snapshot.tally.down)",
                 "\(station.address):\(station.port)",
             ]

@@ -1,26 +1,42 @@
 import Glibc
 
-/// Writes straight to file descriptors: unbuffered, so lines reach a pipe at once, and free of
-/// the C `stdout` global that Swift 6 rightly calls shared mutable state.
-public enum Console {
-    public static func out(_ line: String) { write(line + "\n", to: STDOUT_FILENO) }
-    public static func err(_ line: String) { write(line + "\n", to: STDERR_FILENO) }
-
-    public static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
+/// Where every command writes: results to stdout; errors, warnings and log lines to stderr.
+///
+/// ``standard`` writes to this process's descriptors. Tests make their own with
+/// ``init(isTerminal:_:)`` and collect the text, for the catalog commands and the nodes alike.
+public struct Console: Sendable {
+    /// One of the two output streams.
+    public enum Stream: Sendable {
+        case out, err
     }
 
-    /// Prints a usage or runtime error the way every command does: `Error: …` and, for usage
-    /// errors, the hint naming the help page.
-    public static func error(_ message: String, hint: String? = nil) {
-        err("Error: \(message)")
-        if let hint { err(hint) }
+    /// Whether stdout is a terminal: the live views redraw in place only there.
+    public let isTerminal: Bool
+    private let sink: @Sendable (Stream, String) -> Void
+
+    /// A console that hands each write to `sink`: the text exactly as written, newline included.
+    public init(isTerminal: Bool = false, _ sink: @escaping @Sendable (_ stream: Stream, _ text: String) -> Void) {
+        self.isTerminal = isTerminal
+        self.sink = sink
+    }
+
+    /// stdout and stderr of this process, each write whole (see ``DescriptorOutput``).
+    public static let standard = Console(isTerminal: isatty(STDOUT_FILENO) == 1) { stream, text in
+        DescriptorOutput.write(text, to: stream)
+    }
+
+    /// Writes `text` as it is (a live view's escape sequences, a help page).
+    public func write(_ text: String, to stream: Stream) { sink(stream, text) }
+
+    /// One line of results.
+    public func out(_ line: String) { sink(.out, line + "\n") }
+
+    /// One line for the user on stderr (a warning, a note).
+    public func err(_ line: String) { sink(.err, line + "\n") }
+
+    /// An error the way every command prints one: `Error: …`, then the hint (for usage errors,
+    /// `See 'partyradio <command> --help'.`), in one write.
+    public func error(_ message: String, hint: String? = nil) {
+        sink(.err, "Error: \(message)\n" + (hint.map { $0 + "\n" } ?? ""))
     }
 }

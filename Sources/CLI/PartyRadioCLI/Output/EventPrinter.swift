@@ -10,6 +10,7 @@ final class EventPrinter: NodeReporter {
 
     private let mode: Mode
     private let role: String
+    private let console: Console
     private let state = Mutex(ViewState())
 
     private struct ViewState {
@@ -18,9 +19,10 @@ final class EventPrinter: NodeReporter {
         var notes: [String] = []
     }
 
-    init(jsonEvents: Bool, role: String) {
+    init(jsonEvents: Bool, role: String, console: Console) {
         self.role = role
-        mode = jsonEvents ? .json : (isatty(STDOUT_FILENO) == 1 ? .live : .lines)
+        self.console = console
+        mode = jsonEvents ? .json : (console.isTerminal ? .live : .lines)
     }
 
     func report(_ event: NodeEvent) {
@@ -31,7 +33,7 @@ final class EventPrinter: NodeReporter {
         }
     }
 
-    private func emit(_ text: String) { Console.out(text) }
+    private func emit(_ text: String) { console.out(text) }
 
     // MARK: JSON events
 
@@ -39,7 +41,8 @@ final class EventPrinter: NodeReporter {
         var fields: [(String, JSON)] = []
         let name: String
         switch event {
-        case .stationStarted(let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
+        case .stationStarted(
+            let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
             name = "station_started"
             fields = [
                 ("station", .string(station)), ("id", .string(id.hex)), ("interface", .string(interface)),
@@ -121,8 +124,10 @@ final class EventPrinter: NodeReporter {
 
     private func line(_ event: NodeEvent) -> String? {
         switch event {
-        case .stationStarted(let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
-            return "Station '\(station)' (ID \(id.hex), key \(fingerprint)) on \(interface) \(address):\(port), group \(group), \(count) tracks queued."
+        case .stationStarted(
+            let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
+            return "Station '\(station)' (ID \(id.hex), key \(fingerprint)) on \(interface) \(address):\(port), "
+                + "group \(group), \(count) tracks queued."
         case .stationPublished(let station):
             return "Announced as '\(station)' on the local network."
         case .stationRenamed(let from, let to):
@@ -148,15 +153,17 @@ final class EventPrinter: NodeReporter {
             guard change != .progress else { return nil }
             let track = snapshot.nowPlaying
             let status = snapshot.anchor.isPaused ? "Paused" : "Playing"
-            return "\(status): \(Render.trackLine(track)) \(Render.time(position))/\(Render.time(Render.durationNs(track)))"
+            let duration = Render.durationNs(track)
+            return "\(status): \(Render.trackLine(track)) \(Render.time(position))/\(Render.time(duration))"
                 + " | \(snapshot.tally.up) up, \(snapshot.tally.down) down | \(snapshot.listenerCount) listening"
         case .warning(let message):
             return "Warning: \(message)"
         case .searchResults(let term, let tracks):
             guard !tracks.isEmpty else { return "No playable tracks for '\(term)'." }
-            return (["Results for '\(term)' (queue one with 'add ID'):"]
-                + tracks.prefix(10).enumerated().map { "  \($0.offset + 1). \(Render.trackLine($0.element))  ID \($0.element.id)" })
-                .joined(separator: "\n")
+            let rows = tracks.prefix(10).enumerated().map { index, track in
+                "  \(index + 1). \(Render.trackLine(track))  ID \(track.id)"
+            }
+            return (["Results for '\(term)' (queue one with 'add ID'):"] + rows).joined(separator: "\n")
         case .queued(let tracks, let length):
             return "Queued \(tracks.map { "“\($0.title)”" }.joined(separator: ", ")) (\(length) in the queue)."
         case .stationsChanged:
@@ -202,7 +209,7 @@ final class EventPrinter: NodeReporter {
             var out = view.drawnLines > 0 ? "\u{1B}[\(view.drawnLines)F\u{1B}[J" : ""
             for line in lines { out += line + "\r\n" }
             view.drawnLines = lines.count
-            Console.write(out, to: STDOUT_FILENO)
+            console.write(out, to: .out)
         }
     }
 }

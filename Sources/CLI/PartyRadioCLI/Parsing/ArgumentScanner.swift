@@ -1,25 +1,16 @@
-/// A usage error: exit code 2, printed as `Error: <message>` and a hint naming the command's help.
-public struct UsageError: Error, Equatable, Sendable {
-    public var message: String
-    /// The command whose `--help` the hint names (nil: the top-level help).
-    public var command: String?
-
-    public init(_ message: String, command: String? = nil) {
-        self.message = message
-        self.command = command
-    }
-
-    public var hint: String { "See 'partyradio \(command.map { "\($0) " } ?? "")--help'." }
-}
+import PartyRadioCatalog
 
 /// Walks a command's arguments in the style of swift-argument-parser: `--flag`, `--option value`,
 /// `--option=value`, `-x` short forms, and positionals. Pure: no I/O, unit-tested.
 public struct ArgumentScanner: Sendable {
     private var arguments: [String]
     private var position = 0
+    /// The command being parsed, named in the errors' help hint.
     public let command: String
+    /// The arguments that are not options, in order; complete once ``nextOption()`` returned nil.
     public private(set) var positionals: [String] = []
 
+    /// A scanner over `arguments` (the words after the command name).
     public init(_ arguments: [String], command: String) {
         self.arguments = arguments
         self.command = command
@@ -55,6 +46,7 @@ public struct ArgumentScanner: Sendable {
         return arguments[position]
     }
 
+    /// A whole number in `range`.
     public mutating func integer<T: FixedWidthInteger>(
         for name: String, in range: ClosedRange<T>
     ) throws(UsageError) -> T {
@@ -67,6 +59,7 @@ public struct ArgumentScanner: Sendable {
         return number
     }
 
+    /// A number of seconds in `range`.
     public mutating func seconds(for name: String, in range: ClosedRange<Double> = 0.1...86_400) throws(UsageError)
         -> Double
     {
@@ -79,6 +72,27 @@ public struct ArgumentScanner: Sendable {
         return number
     }
 
+    /// A two-letter storefront country code (`--country`), lowercased.
+    public mutating func country(for name: String) throws(UsageError) -> String {
+        let raw = try value(for: name)
+        guard let code = Storefront.normalized(raw) else {
+            throw UsageError(
+                "'\(name)' takes a two-letter country code such as us or gb; got '\(raw)'.", command: command)
+        }
+        return code
+    }
+
+    /// An http(s) base URL (`--itunes-url`, `--apple-music-url`).
+    public mutating func url(for name: String) throws(UsageError) -> String {
+        let raw = try value(for: name)
+        guard raw.hasPrefix("http://") || raw.hasPrefix("https://"), raw.count > 8 else {
+            throw UsageError(
+                "'\(name)' takes an http(s) URL such as http://127.0.0.1:8080; got '\(raw)'.", command: command)
+        }
+        return raw
+    }
+
+    /// The error for an option this command does not take.
     public func unknown(_ option: String) -> UsageError {
         UsageError("Unknown option '\(option)'.", command: command)
     }

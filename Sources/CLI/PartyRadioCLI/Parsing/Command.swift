@@ -1,63 +1,35 @@
-import PartyRadioCore
-
-/// A parsed command line. ``parse(_:)`` is a pure function from arguments to this value.
+/// A parsed command line: one case per command. ``parse(_:environment:)`` is the one pure
+/// function from arguments to this value, for every command.
 public enum Command: Equatable, Sendable {
     case dj(DJOptions)
     case listen(ListenOptions)
     case stations(StationsOptions)
     case vote(VoteOptions)
+    case search(SearchOptions)
+    case lookup(LookupOptions)
+    case charts(ChartsOptions)
+    case token(TokenOptions)
     /// `--help` of a command (nil: the top level).
     case help(String?)
     case version
 
-    public struct DJOptions: Equatable, Sendable {
-        public var name: StationName
-        public var libraries: [String] = []
-        /// `--search TERM`: queue catalog results (all playable ones, or those `--pick`ed).
-        public var search: String?
-        /// `--pick N`: 1-based result numbers of `--search` to queue.
-        public var picks: [Int] = []
-        /// `--add ID`: catalog track IDs to queue.
-        public var adds: [String] = []
-        /// `--country CC` for the catalog; nil: from the locale.
-        public var country: String?
-        public var noExplicit = false
-        public var jsonEvents = false
-        public var port: UInt16 = 0
-        public var playback = PlaybackFlags()
-        public var common = CommonOptions()
-    }
-
-    public struct ListenOptions: Equatable, Sendable {
-        public var station: String?
-        public var jsonEvents = false
-        public var timeout: Double = 10
-        public var playback = PlaybackFlags()
-        public var common = CommonOptions()
-    }
-
-    public struct StationsOptions: Equatable, Sendable {
-        public var timeout: Double = 3
-        public var watch = false
-        public var json = false
-        public var common = CommonOptions()
-    }
-
-    public struct VoteOptions: Equatable, Sendable {
-        public var choice: VoteChoice
-        public var station: String?
-        public var timeout: Double = 10
-        public var json = false
-        public var common = CommonOptions()
-    }
-
-    public static let names = ["dj", "listen", "stations", "vote"]
+    /// Every command, in the order the top-level help lists them.
+    public static let names = ["dj", "stations", "listen", "vote", "search", "lookup", "charts", "token"]
 
     /// Parses `partyradio <command> [options]` (arguments without the program name).
-    public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+    ///
+    /// `-h` or `--help` anywhere before a `--` asks for the command's help, whatever else the line
+    /// holds. Pure: the environment is an argument, nothing is read or written.
+    /// - Parameter environment: where defaults come from (catalog URLs and Apple Music
+    ///   credentials, the locale's country).
+    public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError)
+        -> Command
+    {
         guard let first = arguments.first else { return .help(nil) }
         let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") { return .help(first) }
+        if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
+            return .help(first)
+        }
         switch first {
         case "-h", "--help", "help": return .help(rest.first)
         case "--version", "version": return .version
@@ -65,126 +37,46 @@ public enum Command: Equatable, Sendable {
         case "listen": return .listen(try parseListen(rest))
         case "stations": return .stations(try parseStations(rest))
         case "vote": return .vote(try parseVote(rest))
+        case "search": return .search(try parseSearch(rest, environment: environment))
+        case "lookup": return .lookup(try parseLookup(rest, environment: environment))
+        case "charts": return .charts(try parseCharts(rest, environment: environment))
+        case "token": return .token(try parseToken(rest, environment: environment))
         default: throw UsageError("Unknown command '\(first)'.")
         }
     }
 
-    static func parseDJ(_ arguments: [String]) throws(UsageError) -> DJOptions {
-        var scanner = ArgumentScanner(arguments, command: "dj")
-        var name: String?
-        var options = DJOptions(name: try! StationName(validating: "x"))
-        while let option = scanner.nextOption() {
-            if try options.common.consume(option, from: &scanner) { continue }
-            if try options.playback.consume(option, from: &scanner) { continue }
-            switch option {
-            case "--name", "-n": name = try scanner.value(for: option)
-            case "--library", "-l": options.libraries.append(try scanner.value(for: option))
-            case "--search": options.search = try scanner.value(for: option)
-            case "--pick": options.picks += try numbers(for: option, from: &scanner)
-            case "--add": options.adds += try scanner.value(for: option).split(separator: ",").map(String.init)
-            case "--country": options.country = try country(for: option, from: &scanner)
-            case "--no-explicit": options.noExplicit = true
-            case "--json-events": options.jsonEvents = true
-            case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
-            default: throw scanner.unknown(option)
-            }
+    /// The command's name, as the help hint and the top-level help spell it (nil for help and version).
+    public var name: String? {
+        switch self {
+        case .dj: "dj"
+        case .listen: "listen"
+        case .stations: "stations"
+        case .vote: "vote"
+        case .search: "search"
+        case .lookup: "lookup"
+        case .charts: "charts"
+        case .token: "token"
+        case .help, .version: nil
         }
-        try noPositionals(scanner)
-        guard let name else { throw UsageError("A station needs a name: pass --name \"My Party\".", command: "dj") }
-        if !options.picks.isEmpty && options.search == nil {
-            throw UsageError("'--pick' chooses among '--search' results; add --search TERM.", command: "dj")
-        }
-        if let bad = options.adds.first(where: { $0.isEmpty || !$0.allSatisfy(\.isNumber) }) {
-            throw UsageError("'--add' takes numeric catalog track IDs; got '\(bad)'.", command: "dj")
-        }
-        do { options.name = try StationName(validating: name) } catch {
-            switch error {
-            case .empty: throw UsageError("The station name is empty; give 1 to 60 characters.", command: "dj")
-            case .tooLong(let count):
-                throw UsageError("The station name has \(count) characters; use at most 60.", command: "dj")
-            case .controlCharacters:
-                throw UsageError("The station name contains control characters; use plain text.", command: "dj")
-            }
-        }
-        return options
     }
 
-    static func parseListen(_ arguments: [String]) throws(UsageError) -> ListenOptions {
-        var scanner = ArgumentScanner(arguments, command: "listen")
-        var options = ListenOptions()
-        while let option = scanner.nextOption() {
-            if try options.common.consume(option, from: &scanner) { continue }
-            if try options.playback.consume(option, from: &scanner) { continue }
-            switch option {
-            case "--json-events": options.jsonEvents = true
-            case "--timeout": options.timeout = try scanner.seconds(for: option)
-            default: throw scanner.unknown(option)
-            }
+    /// The options every command takes (nil for help and version).
+    public var common: CommonOptions? {
+        switch self {
+        case .dj(let options): options.common
+        case .listen(let options): options.common
+        case .stations(let options): options.common
+        case .vote(let options): options.common
+        case .search(let options): options.common
+        case .lookup(let options): options.common
+        case .charts(let options): options.common
+        case .token(let options): options.common
+        case .help, .version: nil
         }
-        guard scanner.positionals.count <= 1 else {
-            throw UsageError("'listen' takes at most one station; got \(scanner.positionals.count).", command: "listen")
-        }
-        options.station = scanner.positionals.first
-        return options
     }
 
-    static func parseStations(_ arguments: [String]) throws(UsageError) -> StationsOptions {
-        var scanner = ArgumentScanner(arguments, command: "stations")
-        var options = StationsOptions()
-        while let option = scanner.nextOption() {
-            if try options.common.consume(option, from: &scanner) { continue }
-            switch option {
-            case "--timeout": options.timeout = try scanner.seconds(for: option)
-            case "--watch", "-w": options.watch = true
-            case "--json": options.json = true
-            default: throw scanner.unknown(option)
-            }
-        }
-        try noPositionals(scanner)
-        return options
-    }
-
-    static func parseVote(_ arguments: [String]) throws(UsageError) -> VoteOptions {
-        var scanner = ArgumentScanner(arguments, command: "vote")
-        var station: String?
-        var timeout = 10.0
-        var json = false
-        var common = CommonOptions()
-        while let option = scanner.nextOption() {
-            if try common.consume(option, from: &scanner) { continue }
-            switch option {
-            case "--station", "-s": station = try scanner.value(for: option)
-            case "--timeout": timeout = try scanner.seconds(for: option)
-            case "--json": json = true
-            default: throw scanner.unknown(option)
-            }
-        }
-        guard scanner.positionals.count == 1, let choice = VoteChoice(name: scanner.positionals[0].lowercased()) else {
-            throw UsageError("Say how to vote: 'up', 'down' or 'clear'.", command: "vote")
-        }
-        return VoteOptions(choice: choice, station: station, timeout: timeout, json: json, common: common)
-    }
-
-    /// `--pick 3` or `--pick 1,4`: result numbers from 1 to 200.
-    private static func numbers(for option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> [Int] {
-        let raw = try scanner.value(for: option)
-        let numbers = raw.split(separator: ",").compactMap { Int($0) }.filter { (1...200).contains($0) }
-        guard !numbers.isEmpty, numbers.count == raw.split(separator: ",").count else {
-            throw UsageError("'\(option)' takes result numbers from 1 to 200, e.g. 2 or 1,3; got '\(raw)'.", command: scanner.command)
-        }
-        return numbers
-    }
-
-    /// A two-letter storefront country code.
-    private static func country(for option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> String {
-        let raw = try scanner.value(for: option)
-        guard raw.count == 2, raw.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            throw UsageError("'\(option)' takes a two-letter country code such as us or de; got '\(raw)'.", command: scanner.command)
-        }
-        return raw.lowercased()
-    }
-
-    private static func noPositionals(_ scanner: ArgumentScanner) throws(UsageError) {
+    /// Fails on a positional argument where the command takes none.
+    static func noPositionals(_ scanner: ArgumentScanner) throws(UsageError) {
         if let extra = scanner.positionals.first {
             throw UsageError("Unexpected argument '\(extra)'.", command: scanner.command)
         }

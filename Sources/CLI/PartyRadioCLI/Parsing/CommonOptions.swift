@@ -1,29 +1,30 @@
-/// Options every networked command shares (PRODUCT.md, "Interfaces that users and scripts rely on").
+/// Options every command takes: where state lives, and how much to say on stderr.
 public struct CommonOptions: Equatable, Sendable {
-    /// `--interface NAME`; nil: the default route's interface, else the first multicast-capable one.
-    public var interface: String?
-    /// `--state-dir DIR`; nil: `$XDG_STATE_HOME/partyradio` (or `~/.local/state/partyradio`).
+    /// `--state-dir DIR`; nil: ``StateDirectory/default(environment:)``.
     public var stateDir: String?
-    /// `-v`/`--verbose`: diagnostic logging to stderr.
+    /// `-v`/`--verbose`: diagnostics to stderr through `Log`, one timestamped line each.
     public var verbose = false
 
-    public init(interface: String? = nil, stateDir: String? = nil, verbose: Bool = false) {
-        self.interface = interface
+    /// The options as given; the defaults are what a command line without them means.
+    public init(stateDir: String? = nil, verbose: Bool = false) {
         self.stateDir = stateDir
         self.verbose = verbose
     }
 
     static let help: [(String, String)] = [
-        ("--interface <name>", "Network interface to use (default: the default route's)."),
-        ("--state-dir <dir>", "Where keys and state live (default: $XDG_STATE_HOME/partyradio)."),
-        ("-v, --verbose", "Log diagnostics to stderr."),
+        ("--state-dir <dir>", "Where keys and the catalog cache live (default: $XDG_STATE_HOME/partyradio)."),
+        ("-v, --verbose", "Log diagnostics to stderr, one timestamped line each."),
     ]
 
     /// Consumes `option` if it is a common one; returns false when it is not.
     mutating func consume(_ option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> Bool {
         switch option {
-        case "--interface": interface = try scanner.value(for: option)
-        case "--state-dir": stateDir = try scanner.value(for: option)
+        case "--state-dir":
+            let directory = try scanner.value(for: option)
+            guard !directory.isEmpty else {
+                throw UsageError("'--state-dir' needs a directory.", command: scanner.command)
+            }
+            stateDir = directory
         case "-v", "--verbose": verbose = true
         default: return false
         }

@@ -1,4 +1,5 @@
-/// The help pages of the networked commands, and the top-level page.
+/// Every help page: the top-level one and one per command, all in the swift-argument-parser
+/// layout (OVERVIEW, USAGE, ARGUMENTS, OPTIONS).
 enum HelpPages {
     static let topLevel = """
         OVERVIEW: A peer-to-peer party radio for the local network.
@@ -20,65 +21,90 @@ enum HelpPages {
 
           See 'partyradio <command> --help' for a command's options.
 
+        OPTIONS (every command):
+          --state-dir <dir>   Where keys and the catalog cache live (default: $XDG_STATE_HOME/partyradio).
+          -v, --verbose       Log diagnostics to stderr, one timestamped line each.
+          -h, --help          Show help information.
+
+        JSON output (--json, --json-events) uses snake_case keys everywhere.
+
         EXIT CODES: 0 success, 1 runtime failure, 2 usage error, 3 station not found or timed out.
 
         """
 
+    /// The help page of `command`; nil when there is no such command.
     static func page(for command: String) -> HelpText? {
         switch command {
-        case "dj":
-            HelpText(
-                overview: "Host a named party station and announce it on the local network.",
-                usage: "partyradio dj --name <name> [--library <dir> ...] [--search <term> [--pick <n>]] [--add <id> ...] [options]",
-                options: [
-                    ("-n, --name <name>", "The station's name: 1 to 60 characters (required)."),
-                    ("-l, --library <dir>", "Queue the music in this folder; repeat for more. Default: a generated demo library."),
-                    ("--search <term>", "Queue catalog tracks matching the term (their 30 s previews)."),
-                    ("--pick <n>", "Queue only result n (or n,m,…) of --search, as numbered by 'partyradio search'."),
-                    ("--add <id>", "Queue this catalog track ID; repeat or separate with commas."),
-                    ("--country <cc>", "Catalog storefront (default: from the locale)."),
-                    ("--no-explicit", "Clean mode: no explicit catalog tracks."),
-                    ("--json-events", "Print one JSON object per line instead of the live view."),
-                    ("--port <port>", "UDP port for listeners (default: any free port)."),
-                ] + PlaybackFlags.help + CommonOptions.help,
-                discussion: """
-                    CONTROLS:
-                      On a terminal: n next, p previous, space pause/resume, q quit.
-                      Otherwise one command per line on stdin: next, prev, pause, resume, seek SECONDS,
-                      search TERM (numbered results with their IDs), add ID [ID…], quit.
-
-                    The catalog is $PARTYRADIO_ITUNES_URL (default https://itunes.apple.com).
-                    """)
-        case "stations":
-            HelpText(
-                overview: "List the stations on the local network, with what they play and who listens.",
-                usage: "partyradio stations [--timeout <seconds>] [--watch] [--json] [options]",
-                options: [
-                    ("--timeout <seconds>", "Look for at most this long (default: 3; it ends sooner once all answered)."),
-                    ("-w, --watch", "Keep following stations as they come, change and go."),
-                    ("--json", "Print JSON (with --watch: one object per line)."),
-                ] + CommonOptions.help)
-        case "listen":
-            HelpText(
-                overview: "Tune in to a station and follow what it plays.",
-                usage: "partyradio listen [<station>] [--no-audio] [--json-events] [--timeout <seconds>] [options]",
-                arguments: [("<station>", "Name, unique name prefix or ID. Default: the only station on the air.")],
-                options: [
-                    ("--json-events", "Print one JSON object per line instead of the live view."),
-                    ("--timeout <seconds>", "How long to look for the station (default: 10)."),
-                ] + PlaybackFlags.help + CommonOptions.help)
-        case "vote":
-            HelpText(
-                overview: "Vote the track playing now up or down, or clear your vote; returns once the DJ counted it.",
-                usage: "partyradio vote up|down|clear [--station <station>] [--timeout <seconds>] [--json] [options]",
-                arguments: [("up|down|clear", "Your vote. One per listener per track; voting again changes it.")],
-                options: [
-                    ("-s, --station <station>", "Name, unique name prefix or ID. Default: the only station on the air."),
-                    ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
-                    ("--json", "Print the result as JSON."),
-                ] + CommonOptions.help)
-        default:
-            nil
+        case "dj": dj
+        case "stations": stations
+        case "listen": listen
+        case "vote": vote
+        case "search": search
+        case "lookup": lookup
+        case "charts": charts
+        case "token": token
+        default: nil
         }
     }
+
+    static let dj = HelpText(
+        overview: "Host a named party station and announce it on the local network.",
+        usage: "partyradio dj --name <name> [--library <dir> ...] [--search <term> [--pick <n>]] [--add <id> ...] "
+            + "[options]",
+        options: [
+            ("-n, --name <name>", "The station's name: 1 to 60 characters (required)."),
+            (
+                "-l, --library <dir>",
+                "Queue the music in this folder; repeat for more. Default: a generated demo library."
+            ),
+            ("--search <term>", "Queue catalog tracks matching the term (their 30 s previews)."),
+            ("--pick <n>", "Queue only result n (or n,m,…) of --search, as numbered by 'partyradio search'."),
+            ("--add <id>", "Queue this catalog track ID; repeat or separate with commas."),
+            ("--country <cc>", "Catalog storefront (default: from the locale)."),
+            ("--no-explicit", "Clean mode: no explicit catalog tracks."),
+            ("--json-events", "Print one JSON object per line instead of the live view."),
+            ("--port <port>", "UDP port for listeners (default: any free port)."),
+        ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
+        discussion: """
+            CONTROLS:
+              On a terminal: n next, p previous, space pause/resume, q quit.
+              Otherwise one command per line on stdin: next, prev, pause, resume, seek SECONDS,
+              search TERM (numbered results with their IDs), add ID [ID…], quit.
+
+            The catalog is $PARTYRADIO_ITUNES_URL (default https://itunes.apple.com).
+            """)
+
+    static let stations = HelpText(
+        overview: "List the stations on the local network, with what they play and who listens.",
+        usage: "partyradio stations [--timeout <seconds>] [--watch] [--json] [options]",
+        options: [
+            (
+                "--timeout <seconds>",
+                "Look for at most this long (default: 3; it ends sooner once all answered)."
+            ),
+            ("-w, --watch", "Keep following stations as they come, change and go."),
+            ("--json", "Print JSON (with --watch: one object per line)."),
+        ] + NetworkOptions.help + CommonOptions.help)
+
+    static let listen = HelpText(
+        overview: "Tune in to a station and follow what it plays.",
+        usage: "partyradio listen [<station>] [--no-audio] [--json-events] [--timeout <seconds>] [options]",
+        arguments: [("<station>", "Name, unique name prefix or ID. Default: the only station on the air.")],
+        options: [
+            ("--json-events", "Print one JSON object per line instead of the live view."),
+            ("--timeout <seconds>", "How long to look for the station (default: 10)."),
+        ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help)
+
+    static let vote = HelpText(
+        overview: "Vote the track playing now up or down, or clear your vote; returns once the DJ counted it.",
+        usage: "partyradio vote up|down|clear [--station <station>] [--timeout <seconds>] [--json] [options]",
+        arguments: [("up|down|clear", "Your vote. One per listener per track; voting again changes it.")],
+        options: [
+            (
+                "-s, --station <station>",
+                "Name, unique name prefix or ID. Default: the only station on the air."
+            ),
+            ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
+            ("--json", "Print the result as JSON."),
+        ] + NetworkOptions.help + CommonOptions.help)
 }

@@ -1,14 +1,17 @@
 /// Options of the nodes that play (`dj`, `listen`): audio, trace, and the testing clock.
 public struct PlaybackFlags: Equatable, Sendable {
+    /// `--no-audio`: play nothing here; the node still follows the station and its clock.
     public var noAudio = false
     /// `--audio-driver NAME`: an mpv audio output (`null` for headless machines).
     public var audioDriver: String?
     /// `--trace FILE`: 20 JSON lines a second for measuring synchronisation.
     public var tracePath: String?
-    /// `--clock-offset-ms N` and `--clock-drift-ppm N`: make this node's clock wrong on purpose.
+    /// `--clock-offset-ms N`: run this node's clock off by N milliseconds, on purpose (testing).
     public var clockOffsetMs: Double = 0
+    /// `--clock-drift-ppm N`: make this node's clock run fast (or slow, N < 0) by N ppm (testing).
     public var clockDriftPPM: Double = 0
 
+    /// No flags: audio on, no trace, the true clock.
     public init() {}
 
     static let help: [(String, String)] = [

@@ -31,15 +31,6 @@ public struct NodeSettings: Sendable {
         return FaultInjector(lossShare: share, seed: environment["PARTYRADIO_FAULT_SEED"].flatMap(UInt64.init) ?? 1)
     }
 
-    /// Deprecated here: the CLI owns the state-directory rule (kept until its callers move).
-    public static func defaultStateDirectory(environment: [String: String]) -> URL {
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
-            return URL(fileURLWithPath: xdg).appendingPathComponent("partyradio")
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".local/state/partyradio")
-    }
-
     func chooseInterface() throws(NodeError) -> NetworkInterface {
         do { return try NetworkInterface.choose(interfaceName) } catch {
             throw NodeError(.network, error.description, cause: error)

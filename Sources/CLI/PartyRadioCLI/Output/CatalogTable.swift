@@ -1,16 +1,5 @@
 import PartyRadioCatalog
 
-/// Where a command writes. The real one goes to stdout/stderr; tests collect the text.
-public struct CatalogConsole: Sendable {
-    public var out: @Sendable (String) -> Void
-    public var err: @Sendable (String) -> Void
-
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
-        self.out = out
-        self.err = err
-    }
-}
-
 /// Renders catalog results for a terminal. Pure.
 enum CatalogTable {
     /// The numbered table: #, title, artist, album, time, track ID; `*` marks a track without preview.

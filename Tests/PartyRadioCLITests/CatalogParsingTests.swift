@@ -3,13 +3,14 @@ import Testing
 
 @testable import PartyRadioCLI
 
-@Suite struct CatalogParserTests {
+/// The catalog commands through the one parser, ``Command/parse(_:environment:)``.
+@Suite struct CatalogParsingTests {
     let environment = ["LANG": "en_GB.UTF-8", "HOME": "/home/dj"]
 
     func parse(_ command: String, _ arguments: [String], _ environment: [String: String]? = nil) throws(UsageError)
-        -> CatalogInvocation
+        -> Command
     {
-        try CatalogCommandParser.parse(command, arguments, environment: environment ?? self.environment)
+        try Command.parse([command] + arguments, environment: environment ?? self.environment)
     }
 
     func usageError(_ command: String, _ arguments: [String], _ environment: [String: String]? = nil) -> UsageError? {
@@ -31,7 +32,7 @@ import Testing
         #expect(!options.appleMusic)
         #expect(options.service.iTunesURL == "https://itunes.apple.com")
         #expect(options.service.appleMusicURL == "https://api.music.apple.com")
-        #expect(options.service.stateDir == "/home/dj/.local/state/partyradio")
+        #expect(options.common == CommonOptions())  // the state directory is resolved when the command runs
         #expect(!options.service.json && !options.service.refresh && options.service.useCache)
     }
 
@@ -43,7 +44,7 @@ import Testing
                 "search",
                 [
                     "--country", "FR", "--limit=200", "--no-explicit", "--json", "--refresh", "--timeout", "2.5",
-                    "--artwork-size", "1200", "-v", "AC/DC", "&", "friends", "--no-cache",
+                    "--artwork-size", "1200", "-v", "AC/DC", "&", "friends", "--no-cache", "--state-dir", "/s",
                 ], env)
         else {
             Issue.record("not a search")
@@ -53,10 +54,10 @@ import Testing
         #expect(options.country == "fr")
         #expect(options.limit == 200)
         #expect(!options.allowExplicit)
-        #expect(options.service.json && options.service.refresh && options.service.verbose && !options.service.useCache)
+        #expect(options.service.json && options.service.refresh && !options.service.useCache)
+        #expect(options.common == CommonOptions(stateDir: "/s", verbose: true))
         #expect(options.service.timeout == 2.5)
         #expect(options.service.artworkSize == 1200)
-        #expect(options.service.stateDir == "/state/partyradio")
         #expect(options.service.iTunesURL == "http://127.0.0.1:1")
         guard case .search(let flagged) = try parse("search", ["x", "--itunes-url", "http://127.0.0.1:2/"], env) else {
             return
@@ -74,6 +75,9 @@ import Testing
         #expect(usageError("search", ["x", "--itunes-url", "ftp://x"])?.message.contains("http(s) URL") == true)
         #expect(usageError("search", ["x", "--types", "songs"])?.message == "'--types' works with --apple-music only.")
         #expect(usageError("search", ["x", "--limit", "0"])?.hint == "See 'partyradio search --help'.")
+        #expect(usageError("search", ["x", "--state-dir", ""])?.message == "'--state-dir' needs a directory.")
+        // --interface is for the commands on the network.
+        #expect(usageError("search", ["x", "--interface", "eth0"])?.message == "Unknown option '--interface'.")
     }
 
     @Test func appleMusicSearch() throws {
@@ -128,7 +132,11 @@ import Testing
         let base = ["--key", "AuthKey.p8", "--team", "ABCDE12345", "--key-id", "KEY1234567"]
         guard case .token(let options) = try parse("token", base) else { return }
         #expect(
-            options == TokenOptions(keyPath: "AuthKey.p8", teamID: "ABCDE12345", keyID: "KEY1234567", lifetimeDays: 30))
+            options
+                == Command.TokenOptions(
+                    keyPath: "AuthKey.p8", teamID: "ABCDE12345", keyID: "KEY1234567", lifetimeDays: 30))
+        guard case .token(let verbose) = try parse("token", base + ["-v"]) else { return }
+        #expect(verbose.common.verbose)
         guard case .token(let longest) = try parse("token", base + ["--ttl", "180"]) else { return }
         #expect(longest.lifetimeDays == 180)
         #expect(usageError("token", base + ["--ttl", "181"])?.message.contains("at most 180 days") == true)
@@ -160,37 +168,15 @@ import Testing
     }
 
     @Test func helpEverywhere() throws {
-        for command in CatalogCommands.names {
-            #expect(try parse(command, ["--help"]) == .help(command: command))
-            #expect(try parse(command, ["-h", "--bogus"]) == .help(command: command))
-            let page = try #require(CatalogCommands.help(for: command)).rendered
-            #expect(
-                page.contains("OVERVIEW:") && page.contains("USAGE: partyradio \(command)") && page.contains("OPTIONS:")
-            )
+        for command in ["search", "lookup", "charts", "token"] {
+            #expect(try parse(command, ["--help"]) == .help(command))
+            #expect(try parse(command, ["-h", "--bogus"]) == .help(command))
         }
-        #expect(CatalogCommands.help(for: "dj") == nil)
-        #expect(CatalogCommands.names == ["search", "lookup", "charts", "token"])
-    }
-}
-
-@Suite struct CatalogTableTests {
-    @Test func tableAlignsAndMarksMissingPreviews() {
-        let tracks = [
-            CatalogTrack(
-                trackID: "1", title: "Get Lucky", artist: "Daft Punk", album: "RAM", durationMs: 369_629,
-                previewURL: "https://p/1.m4a"),
-            CatalogTrack(
-                trackID: "22", title: "坂本", artist: "Ryuichi", album: nil, durationMs: nil, previewURL: nil),
-        ]
-        let lines = CatalogTable.render(tracks).split(separator: "\n").map(String.init)
-        #expect(lines[0].hasPrefix("#  TITLE"))
-        #expect(lines[1].contains("6:09"))
-        #expect(lines[2].contains("坂本 *"))
-        #expect(lines[2].contains("–"))
-        #expect(lines.last == "* no preview: cannot be queued.")
-        #expect(CatalogTable.displayWidth("坂本") == 4)
-        #expect(CatalogTable.clip("abcdefgh", to: 5) == "abcd…")
-        #expect(CatalogTable.duration(59_400) == "0:59")
-        #expect(CatalogTable.duration(60_000) == "1:00")
+        // After `--`, `--help` is a search term.
+        guard case .search(let options) = try parse("search", ["--", "--help"]) else {
+            Issue.record("not a search")
+            return
+        }
+        #expect(options.term == "--help")
     }
 }

@@ -1,0 +1,33 @@
+import Glibc
+import Synchronization
+
+/// Writes straight to file descriptors 1 and 2: unbuffered, so lines reach a pipe at once, and
+/// free of the C `stdout` global that Swift 6 rightly calls shared mutable state.
+enum DescriptorOutput {
+    /// One lock per stream, so a line written from one thread (a log line, an event) is never
+    /// cut into by another thread's; a blocked stdout does not hold up stderr.
+    private static let outLock = Mutex(())
+    private static let errLock = Mutex(())
+
+    static func write(_ text: String, to stream: Console.Stream) {
+        switch stream {
+        case .out: outLock.withLock { _ in write(text, descriptor: STDOUT_FILENO) }
+        case .err: errLock.withLock { _ in write(text, descriptor: STDERR_FILENO) }
+        }
+    }
+
+    /// Writes all of `text`, retrying after a signal and after a short write; gives up silently
+    /// when the reader has gone (EPIPE and the like: there is no one left to tell).
+    private static func write(_ text: String, descriptor: Int32) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

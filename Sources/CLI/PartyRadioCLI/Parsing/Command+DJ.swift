@@ -1,0 +1,84 @@
+import PartyRadioCore
+
+extension Command {
+    /// `partyradio dj --name NAME [options]`
+    public struct DJOptions: Equatable, Sendable {
+        /// `--name NAME`, validated (required).
+        public var name: StationName
+        /// `--library DIR`, repeatable; none: a generated demo library (unless catalog tracks are queued).
+        public var libraries: [String] = []
+        /// `--search TERM`: queue catalog results (all playable ones, or those `--pick`ed).
+        public var search: String?
+        /// `--pick N`: 1-based result numbers of `--search` to queue.
+        public var picks: [Int] = []
+        /// `--add ID`: catalog track IDs to queue.
+        public var adds: [String] = []
+        /// `--country CC` for the catalog; nil: from the locale.
+        public var country: String?
+        /// `--no-explicit`: no explicit catalog tracks.
+        public var noExplicit = false
+        /// `--json-events`: one JSON object per line instead of the live view.
+        public var jsonEvents = false
+        /// `--port N` for listeners; 0: any free port.
+        public var port: UInt16 = 0
+        /// Audio, trace and clock-testing options.
+        public var playback = PlaybackFlags()
+        /// `--interface`.
+        public var network = NetworkOptions()
+        /// `--state-dir`, `-v`.
+        public var common = CommonOptions()
+    }
+
+    static func parseDJ(_ arguments: [String]) throws(UsageError) -> DJOptions {
+        var scanner = ArgumentScanner(arguments, command: "dj")
+        var name: String?
+        var options = DJOptions(name: try! StationName(validating: "x"))
+        while let option = scanner.nextOption() {
+            if try options.common.consume(option, from: &scanner) { continue }
+            if try options.network.consume(option, from: &scanner) { continue }
+            if try options.playback.consume(option, from: &scanner) { continue }
+            switch option {
+            case "--name", "-n": name = try scanner.value(for: option)
+            case "--library", "-l": options.libraries.append(try scanner.value(for: option))
+            case "--search": options.search = try scanner.value(for: option)
+            case "--pick": options.picks += try picks(for: option, from: &scanner)
+            case "--add": options.adds += try scanner.value(for: option).split(separator: ",").map(String.init)
+            case "--country": options.country = try scanner.country(for: option)
+            case "--no-explicit": options.noExplicit = true
+            case "--json-events": options.jsonEvents = true
+            case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
+            default: throw scanner.unknown(option)
+            }
+        }
+        try noPositionals(scanner)
+        guard let name else { throw UsageError("A station needs a name: pass --name \"My Party\".", command: "dj") }
+        if !options.picks.isEmpty && options.search == nil {
+            throw UsageError("'--pick' chooses among '--search' results; add --search TERM.", command: "dj")
+        }
+        if let bad = options.adds.first(where: { $0.isEmpty || !$0.allSatisfy(\.isNumber) }) {
+            throw UsageError("'--add' takes numeric catalog track IDs; got '\(bad)'.", command: "dj")
+        }
+        do { options.name = try StationName(validating: name) } catch {
+            switch error {
+            case .empty: throw UsageError("The station name is empty; give 1 to 60 characters.", command: "dj")
+            case .tooLong(let count):
+                throw UsageError("The station name has \(count) characters; use at most 60.", command: "dj")
+            case .controlCharacters:
+                throw UsageError("The station name contains control characters; use plain text.", command: "dj")
+            }
+        }
+        return options
+    }
+
+    /// `--pick 3` or `--pick 1,4`: result numbers from 1 to 200.
+    private static func picks(for option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> [Int] {
+        let raw = try scanner.value(for: option)
+        let numbers = raw.split(separator: ",").compactMap { Int($0) }.filter { (1...200).contains($0) }
+        guard !numbers.isEmpty, numbers.count == raw.split(separator: ",").count else {
+            throw UsageError(
+                "'\(option)' takes result numbers from 1 to 200, e.g. 2 or 1,3; got '\(raw)'.",
+                command: scanner.command)
+        }
+        return numbers
+    }
+}

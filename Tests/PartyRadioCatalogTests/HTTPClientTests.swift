@@ -57,7 +57,8 @@ import Testing
         } catch {
             Issue.record("unexpected \(error)")
         }
-        #expect(Catalog.systemTime() - start < 6)  // the server answers only after 10 s
+        // The server answers only after 10 s: finishing well before that proves the cancel took.
+        #expect(Catalog.systemTime() - start < 9)
     }
 
     @Test func shortBodyIsAnError() async {

@@ -4,10 +4,9 @@ import PartyRadioCore
 /// A non-blocking IPv4 UDP socket with the multicast options partyradio needs.
 ///
 /// Owns its descriptor: ``close()`` releases it. Methods are called from one thread (the
-/// node's loop), so the class holds no lock; it is `@unchecked Sendable` only so that the
-/// loop can be started on another thread. Every call goes through ``Syscall``: failures are
-/// ``SystemCallError``s naming the call and its errno.
-public final class UDPSocket: @unchecked Sendable {
+/// node's loop), so the class holds no lock and is not Sendable. Every call goes through
+/// ``Syscall``: failures are ``SystemCallError``s naming the call and its errno.
+public final class UDPSocket {
     public let descriptor: Int32
     private var closed = false
 

@@ -21,7 +21,7 @@ final class Interrupts {
 /// Reads the DJ's controls from stdin on a thread of its own: single keys on a terminal (raw
 /// mode, restored on exit), otherwise one command per line. End of input is not a quit: a DJ
 /// started from a script with stdin closed keeps playing until a signal.
-final class ControlReader: @unchecked Sendable {
+final class ControlReader {
     private var savedTerminal = termios()
     private let isTerminal: Bool
 

@@ -1,4 +1,5 @@
 import PartyRadioCore
+import Synchronization
 
 /// `partyradio stations`: an ``ObserverMachine`` on the ``NodeRuntime``, stepped by the caller
 /// so that it can print as stations come and go.
@@ -44,20 +45,25 @@ public final class StationObserver {
 }
 
 /// Collects the observer's directory changes for ``StationObserver/pump(timeoutMs:)``; passes
-/// every other event on. `@unchecked Sendable` because `NodeReporter` is Sendable, yet this one
-/// is only ever called on the observer's own thread.
-private final class ChangeCollector: NodeReporter, @unchecked Sendable {
+/// every other event on.
+private final class ChangeCollector: NodeReporter {
     private let next: any NodeReporter
-    private var changes: [StationDirectory.Change] = []
+    private let changes = Mutex<[StationDirectory.Change]>([])
 
     init(forwardingTo next: any NodeReporter) { self.next = next }
 
     func report(_ event: NodeEvent) {
-        if case .stationsChanged(_, let change) = event { changes.append(change) } else { next.report(event) }
+        if case .stationsChanged(_, let change) = event {
+            changes.withLock { $0.append(change) }
+        } else {
+            next.report(event)
+        }
     }
 
     func take() -> [StationDirectory.Change] {
-        defer { changes.removeAll() }
-        return changes
+        changes.withLock { changes in
+            defer { changes.removeAll() }
+            return changes
+        }
     }
 }

@@ -122,7 +122,7 @@ final class PlayerDriver {
             driftPPM: role == "dj" ? 0 : estimate?.driftPPM)
     }
 
-    func shutdown() { sync?.player.shutdown() }
+    func shutdown() { sync?.shutdown() }
 
     /// Where the player is at local instant `local`, if it is playing.
     private func playerPosition(at local: LocalTime) -> Int64? {

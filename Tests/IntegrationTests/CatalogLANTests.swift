@@ -19,7 +19,10 @@ struct CatalogLANTests {
     @Test("dj --search/--pick and --add queue previews; search and add work on the running DJ")
     func catalogQueue() throws {
         let lan = try Testbed(hosts: 2)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let (server, url) = try fixtureServer(lan, host: 1)
         defer { withExtendedLifetime(server) {} }
         let dj = try lan.startDJ(
@@ -30,7 +33,8 @@ struct CatalogLANTests {
 
         // A listener on another host sees the catalog track, its source the preview URL.
         let listener = try lan.spawn(
-            host: 2, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
         let tuned = try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }
         let playing = (tuned["station"] as? [String: Any])?["now_playing"] as? [String: Any]
         #expect(playing?["title"] as? String == "One More Time")
@@ -52,7 +56,9 @@ struct CatalogLANTests {
         let warning = try dj.waitForEvent("warning") { $0.name == "warning" }
         #expect(warning.string("message")?.contains("999") == true)
         dj.send("next")
-        let next = try listener.waitForEvent("next track") { $0.string("change") == "track" && $0.int("queue_index") == 1 }
+        let next = try listener.waitForEvent("next track") {
+            $0.string("change") == "track" && $0.int("queue_index") == 1
+        }
         #expect(next.string("track_id") == "617154366")
         listener.kill()
     }
@@ -60,13 +66,17 @@ struct CatalogLANTests {
     @Test("A catalog that fails stops the DJ with a clear error before it goes on air")
     func catalogFailures() throws {
         let lan = try Testbed(hosts: 1)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let (server, url) = try fixtureServer(lan, host: 1)
         defer { withExtendedLifetime(server) {} }
         let env = ["PARTYRADIO_ITUNES_URL": url]
         func dj(_ args: [String]) throws -> (exit: Int32, stdout: String, stderr: String) {
             try lan.run(
-                host: 1, [Testbed.partyradioBinary, "dj", "--name", "X", "--no-audio", "--state-dir", lan.stateDir("dj")] + args,
+                host: 1,
+                [Testbed.partyradioBinary, "dj", "--name", "X", "--no-audio", "--state-dir", lan.stateDir("dj")] + args,
                 env: env)
         }
         let empty = try dj(["--search", "empty"])

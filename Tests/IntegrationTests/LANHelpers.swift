@@ -75,7 +75,8 @@ extension TestbedProcess {
             Thread.sleep(forTimeInterval: 0.02)
         }
         throw TestbedError(
-            "no event '\(description)' within \(timeout) from host \(host): \(text(.stdout).suffix(3000)) stderr: \(text(.stderr).suffix(2000))")
+            "no event '\(description)' within \(timeout) from host \(host): \(text(.stdout).suffix(3000)) stderr: \(text(.stderr).suffix(2000))"
+        )
     }
 }
 

@@ -17,7 +17,10 @@ struct PlaybackLANTests {
     @Test("Clocks seconds and ±200 ppm off converge within 3 s of joining and stay within 1 ms / 20 ms")
     func clocksConverge() throws {
         let lan = try Testbed(hosts: 3)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         // The DJ's clock is wrong too: nothing may rely on it being right.
         let dj = try lan.startDJ(
             host: 1, name: "Offbeat", playing: true,
@@ -62,14 +65,19 @@ struct PlaybackLANTests {
     @Test("Skip, pause, resume and seek reach the listener's player within a second")
     func controlsReachPlayers() throws {
         let lan = try Testbed(hosts: 2)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Console", extra: ["--trace", lan.tracePath("dj")])
-        let listener = try lan.startListener(host: 2, role: "listener", station: "Console", offsetMs: -700, driftPPM: -120)
+        let listener = try lan.startListener(
+            host: 2, role: "listener", station: "Console", offsetMs: -700, driftPPM: -120)
         let joined = try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }.timeNs
         sleep(untilTrue: joined + 3 * Self.second)
         func samples() -> [SyncSample] { lan.measureListener("listener") }
         let settled = samples().within(joined + 2 * Self.second...joined + 3 * Self.second)
-        #expect(settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync before the controls: \(settled.summary)")
+        #expect(
+            settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync before the controls: \(settled.summary)")
 
         // Skip: the new track plays, in sync, within a second.
         var mark = dj.events.count
@@ -138,7 +146,10 @@ struct PlaybackLANTests {
     @Test("A listener joining 8 s into a track starts right there")
     func joinMidTrack() throws {
         let lan = try Testbed(hosts: 2)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Late", extra: ["--trace", lan.tracePath("dj")])
         let progress = try dj.waitForEvent(timeout: .seconds(15), "8 s into the first track") {
             $0.int("queue_index") == 0 && ($0.int("position_ms") ?? 0) >= 7_000
@@ -170,7 +181,10 @@ struct PlaybackLANTests {
     @Test("30% loss both ways on the listener's host does not derail its estimate of the DJ clock")
     func lossOnTimeExchange() throws {
         let lan = try Testbed(hosts: 2)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Lossy", extra: ["--trace", lan.tracePath("dj")])
         defer { withExtendedLifetime(dj) {} }
         try lan.loss(host: 2, percent: 30, direction: .both)
@@ -199,7 +213,10 @@ struct PlaybackLANTests {
     @Test("Media over HTTP: whole files and ranges of queued tracks, nothing else; bad library files are skipped")
     func mediaOverHTTP() throws {
         let lan = try Testbed(hosts: 2)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Server")
         let nowPlaying = try #require(dj.events.first { $0.name == "state" }?["now_playing"] as? [String: Any])
         let sourceText = try #require(nowPlaying["source"] as? String)

@@ -10,7 +10,10 @@ struct StationLANTests {
     @Test("Discovered, joined, skip and pause propagate, votes counted once")
     func discoverJoinControlVote() throws {
         let lan = try Testbed(hosts: 3)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Rooftop")
 
         // Another host lists it, with what it plays.
@@ -25,7 +28,11 @@ struct StationLANTests {
 
         // A listener on a third host tunes in; the DJ counts it.
         let listener = try lan.spawn(
-            host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+            host: 3,
+            [
+                Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("listener"),
+            ])
         let tuned = try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
         #expect(((tuned["station"] as? [String: Any])?["name"]) as? String == "Rooftop")
         try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
@@ -40,7 +47,9 @@ struct StationLANTests {
         #expect(skipped.timeNs - skipAt < 1_000_000_000)
         mark = listener.events.count
         dj.send("pause")
-        let paused = try listener.waitForEvent(after: mark, timeout: .seconds(2), "pause") { $0.string("change") == "paused" }
+        let paused = try listener.waitForEvent(after: mark, timeout: .seconds(2), "pause") {
+            $0.string("change") == "paused"
+        }
         #expect(paused["paused"] as? Bool == true)
         Thread.sleep(forTimeInterval: 0.6)
         let stillPaused = listener.events.last { $0.name == "progress" || $0.name == "state" }
@@ -55,27 +64,37 @@ struct StationLANTests {
         let upResult = try #require(parseJSON(up.stdout) as? [String: Any])
         #expect(upResult["up"] as? Int == 1 && upResult["down"] as? Int == 0 && upResult["listeners"] as? Int == 1)
         #expect(upResult["track_id"] as? String == skipped.string("track_id"))
-        let again = try #require(parseJSON(try lan.partyradio(host: 2, ["vote", "up", "--json", "--station", "roof"], role: "voter").stdout) as? [String: Any])
+        let again = try #require(
+            parseJSON(try lan.partyradio(host: 2, ["vote", "up", "--json", "--station", "roof"], role: "voter").stdout)
+                as? [String: Any])
         #expect(again["up"] as? Int == 1)
-        let down = try #require(parseJSON(try lan.partyradio(host: 3, ["vote", "down", "--json"], role: "listener").stdout) as? [String: Any])
+        let down = try #require(
+            parseJSON(try lan.partyradio(host: 3, ["vote", "down", "--json"], role: "listener").stdout)
+                as? [String: Any])
         #expect(down["up"] as? Int == 1 && down["down"] as? Int == 1)
-        let changed = try #require(parseJSON(try lan.partyradio(host: 2, ["vote", "down", "--json"], role: "voter").stdout) as? [String: Any])
+        let changed = try #require(
+            parseJSON(try lan.partyradio(host: 2, ["vote", "down", "--json"], role: "voter").stdout) as? [String: Any])
         #expect(changed["up"] as? Int == 0 && changed["down"] as? Int == 2)
         let text = try lan.partyradio(host: 2, ["vote", "clear"], role: "voter")
         #expect(text.exit == 0 && text.stdout.contains("1 down"))
-        try listener.waitForEvent("tally reaches the listener") { $0.string("change") == "votes" && $0.int("down") == 1 && $0.int("up") == 0 }
+        try listener.waitForEvent("tally reaches the listener") {
+            $0.string("change") == "votes" && $0.int("down") == 1 && $0.int("up") == 0
+        }
 
         // Tallies reset on a track change.
         dj.send("next")
         try dj.waitForEvent("next track") { $0.string("change") == "track" && $0.int("queue_index") == 2 }
-        let fresh = try #require(parseJSON(try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "voter").stdout) as? [String: Any])
+        let fresh = try #require(
+            parseJSON(try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "voter").stdout) as? [String: Any])
         #expect(fresh["up"] as? Int == 1 && fresh["down"] as? Int == 0)
 
         // A listener that leaves is no longer counted; the DJ's clean exit reaches everyone.
         listener.kill(signal: SIGINT)
         #expect(listener.wait(timeout: .seconds(5)) == 0)
         try dj.waitForEvent("listener left") { $0.name == "listener_left" && $0.int("listeners") == 0 }
-        let watcher = try lan.spawn(host: 2, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
+        let watcher = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
         try watcher.waitForEvent("appeared") { $0.name == "appeared" }
         let quitAt = realTimeNs()
         dj.send("quit")
@@ -88,16 +107,21 @@ struct StationLANTests {
     @Test("Votes are counted exactly once with 30% loss on the DJ's host")
     func votesUnderLoss() throws {
         let lan = try Testbed(hosts: 2)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Lossy")
         try lan.loss(host: 1, percent: 30, direction: .both)
         for voter in 1...6 {
-            let result = try lan.partyradio(host: 2, ["vote", "up", "--json", "--timeout", "20"], role: "voter\(voter)", timeout: .seconds(40))
+            let result = try lan.partyradio(
+                host: 2, ["vote", "up", "--json", "--timeout", "20"], role: "voter\(voter)", timeout: .seconds(40))
             #expect(result.exit == 0, "voter \(voter): \(result.stderr)")
             let json = parseJSON(result.stdout) as? [String: Any]
             #expect(json?["up"] as? Int == voter)
             // The same voter again: still counted once.
-            let repeated = try lan.partyradio(host: 2, ["vote", "up", "--json", "--timeout", "20"], role: "voter\(voter)", timeout: .seconds(40))
+            let repeated = try lan.partyradio(
+                host: 2, ["vote", "up", "--json", "--timeout", "20"], role: "voter\(voter)", timeout: .seconds(40))
             #expect((parseJSON(repeated.stdout) as? [String: Any])?["up"] as? Int == voter)
         }
         try lan.loss(host: 1, percent: 0)
@@ -109,12 +133,22 @@ struct StationLANTests {
     @Test("A DJ whose host drops off leaves every listing within 3 s; listeners say it went silent")
     func hostDropsOff() throws {
         let lan = try Testbed(hosts: 3)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Fragile")  // kept: a dropped handle kills its process
         defer { withExtendedLifetime(dj) {} }
-        let watcher = try lan.spawn(host: 2, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
+        let watcher = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
         try watcher.waitForEvent("appeared") { $0.name == "appeared" }
-        let listener = try lan.spawn(host: 3, [Testbed.partyradioBinary, "listen", "Fragile", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+        let listener = try lan.spawn(
+            host: 3,
+            [
+                Testbed.partyradioBinary, "listen", "Fragile", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("listener"),
+            ])
         try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }
 
         let pulledAt = realTimeNs()
@@ -140,17 +174,34 @@ struct StationLANTests {
     @Test("kill -9 of the DJ; a silent listener stops being counted")
     func killedProcesses() throws {
         let lan = try Testbed(hosts: 3)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Doomed")
-        let listener = try lan.spawn(host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+        let listener = try lan.spawn(
+            host: 3,
+            [
+                Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("listener"),
+            ])
         try dj.waitForEvent("joined") { $0.name == "listener_joined" }
         listener.kill(signal: SIGKILL)
-        let left = try dj.waitForEvent(timeout: .seconds(6), "silent listener dropped") { $0.name == "listener_left" && $0.int("listeners") == 0 }
+        let left = try dj.waitForEvent(timeout: .seconds(6), "silent listener dropped") {
+            $0.name == "listener_left" && $0.int("listeners") == 0
+        }
         #expect(left.int("listeners") == 0)
 
-        let listener2 = try lan.spawn(host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("listener")])
+        let listener2 = try lan.spawn(
+            host: 3,
+            [
+                Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("listener"),
+            ])
         try listener2.waitForEvent("tuned in") { $0.name == "tuned_in" }
-        let watcher = try lan.spawn(host: 2, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
+        let watcher = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("watcher")])
         try watcher.waitForEvent("appeared") { $0.name == "appeared" }
         let killedAt = realTimeNs()
         dj.kill(signal: SIGKILL)
@@ -167,7 +218,10 @@ struct StationLANTests {
     @Test("A name conflict takes Avahi's alternative name, and the DJ says so")
     func nameConflict() throws {
         let lan = try Testbed(hosts: 3)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let first = try lan.startDJ(host: 1, name: "Twin")
         let second = try lan.startDJ(host: 2, name: "Twin", role: "dj2")
         let renamed = (first.events + second.events).filter { $0.name == "station_renamed" }
@@ -176,7 +230,8 @@ struct StationLANTests {
         var names: [String] = []
         for _ in 0..<20 where names.count < 2 {
             let listing = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
-            names = ((parseJSON(listing.stdout) as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
+            names = ((parseJSON(listing.stdout) as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+                .sorted()
         }
         #expect(names == ["Twin", "Twin #2"])
         let ambiguous = try lan.partyradio(host: 3, ["vote", "up", "--timeout", "5"], role: "observer")
@@ -188,7 +243,10 @@ struct StationLANTests {
     @Test("Without avahi-daemon every command says so in one sentence, with the fix")
     func avahiAbsent() throws {
         let lan = try Testbed(hosts: 1)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         try lan.stopAvahi(host: 1)
         for args in [["stations"], ["dj", "--name", "Nope", "--no-audio"], ["listen", "--no-audio"], ["vote", "up"]] {
             let result = try lan.partyradio(host: 1, args, role: "node")
@@ -204,7 +262,10 @@ struct StationLANTests {
     @Test("No station: listen and vote time out with exit code 3")
     func nothingOnTheAir() throws {
         let lan = try Testbed(hosts: 1)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let vote = try lan.partyradio(host: 1, ["vote", "up", "--timeout", "1.5"], role: "node")
         #expect(vote.exit == 3)
         #expect(vote.stderr.hasPrefix("Error: No station found"))
@@ -218,13 +279,18 @@ struct StationLANTests {
     @Test("Malformed, unknown-version, oversized and forged datagrams are dropped and counted; nothing stalls")
     func hostileDatagrams() throws {
         let lan = try Testbed(hosts: 3)
-        defer { lan.shutdown(); lan.cleanStateDirs() }
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
         let dj = try lan.startDJ(host: 1, name: "Sturdy")
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
-        let address = try #require(started.string("address")), port = try #require(started.int("port"))
+        let address = try #require(started.string("address"))
+        let port = try #require(started.int("port"))
         let group = try #require(started.string("group")).split(separator: ":")
         let listener = try lan.spawn(
-            host: 3, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")],
+            host: 3,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")],
             stdin: true)
         try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }
         // Random bytes, a header of an unknown version, an unknown kind, a truncated header, an
@@ -243,8 +309,11 @@ struct StationLANTests {
                         s.sendto(datagram, target)
             """
         let sent = try lan.run(
-            host: 2, ["python3", "-c", script, address, String(port), String(group[0]), String(group[1]),
-                      try #require(started.string("id"))])
+            host: 2,
+            [
+                "python3", "-c", script, address, String(port), String(group[0]), String(group[1]),
+                try #require(started.string("id")),
+            ])
         #expect(sent.exit == 0, "\(sent.stderr)")
         // Both still work: a vote is counted and reaches the listener.
         let vote = try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "voter")
@@ -253,7 +322,8 @@ struct StationLANTests {
         #expect(!listener.events.contains { $0.name == "station_gone" }, "a forged goodbye must not end the listener")
         listener.kill(signal: SIGINT)
         #expect(listener.wait(timeout: .seconds(5)) == 0)
-        let listenerDrops = try #require(listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
+        let listenerDrops = try #require(
+            listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
         #expect(listenerDrops.values.reduce(0, +) >= 100, "\(listenerDrops)")
         dj.send("quit")
         #expect(dj.wait(timeout: .seconds(5)) == 0)

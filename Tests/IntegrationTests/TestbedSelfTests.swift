@@ -43,7 +43,8 @@ struct TestbedSelfTests {
     func commandsRunInsideTheHost() throws {
         let testbed = try Testbed(hosts: 1)
         defer { testbed.shutdown() }
-        let root = try String(contentsOfFile: "/proc/2/comm", encoding: .utf8) == "kthreadd\n"
+        let root =
+            try String(contentsOfFile: "/proc/2/comm", encoding: .utf8) == "kthreadd\n"
             ? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/2/ns/net")
             : FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/net")
         let inside = try testbed.run(host: 1, ["readlink", "/proc/self/ns/net"])
@@ -84,7 +85,8 @@ struct TestbedSelfTests {
 
         try testbed.loss(host: 2, percent: 30)
         let rules = try testbed.run(host: 2, ["iptables", "-S", "PR_LOSS_IN"]).stdout
-        let rule = try #require(rules.split(separator: "\n").first { $0.hasPrefix("-A PR_LOSS_IN -i eth0 -m statistic") })
+        let rule = try #require(
+            rules.split(separator: "\n").first { $0.hasPrefix("-A PR_LOSS_IN -i eth0 -m statistic") })
         #expect(rule.hasSuffix("-j DROP"))
         // iptables prints the probability back as it stores it: 0.29999999981.
         let words = rule.split(separator: " ")

@@ -70,7 +70,8 @@ struct DJTruth {
 
     /// What the DJ's clock read at true instant `trueNs`.
     func djTimeNs(atTrue trueNs: Int64) -> Double? {
-        guard let (a, b) = bracket(trueNs), let djA = a.djTimeNs, let djB = b.djTimeNs, b.trueTimeNs > a.trueTimeNs else {
+        guard let (a, b) = bracket(trueNs), let djA = a.djTimeNs, let djB = b.djTimeNs, b.trueTimeNs > a.trueTimeNs
+        else {
             return nil
         }
         let slope = Double(djB - djA) / Double(b.trueTimeNs - a.trueTimeNs)
@@ -115,7 +116,9 @@ extension DJTruth {
     /// Measures every line of a listener's trace.
     func measure(_ trace: [TraceLine]) -> [SyncSample] {
         trace.map { line in
-            let logical = line.djTimeNs.flatMap { dj in djTimeNs(atTrue: line.trueTimeNs).map { (Double(dj) - $0) / 1e6 } }
+            let logical = line.djTimeNs.flatMap { dj in
+                djTimeNs(atTrue: line.trueTimeNs).map { (Double(dj) - $0) / 1e6 }
+            }
             let truth = stationPositionMs(atTrue: line.trueTimeNs, track: line.trackID)
             let player = line.playerPositionMs.flatMap { p in truth.map { p - $0 } }
             return SyncSample(line: line, logicalErrorMs: logical, playerErrorMs: player, truthMs: truth)

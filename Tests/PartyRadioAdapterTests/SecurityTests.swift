@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PartyRadioCore
 @testable import PartyRadioSecurity
 
@@ -16,7 +17,8 @@ import Testing
         #expect(!Sodium.verify(try Datagram.decode(tampered)))
         // Mallory signs with her key but claims to be the DJ: the header names the DJ's key.
         var forged = try Datagram.decode(
-            try Datagram.encode(.goodbye(Goodbye(reason: "bye")), stationID: dj.stationID, sequence: 2, signer: mallory))
+            try Datagram.encode(.goodbye(Goodbye(reason: "bye")), stationID: dj.stationID, sequence: 2, signer: mallory)
+        )
         forged.header.sender = dj.publicKey
         #expect(!Sodium.verify(signature: forged.signature, of: forged.signedBytes, by: dj.publicKey))
     }

@@ -1,6 +1,7 @@
 import Glibc
 import PartyRadioCore
 import Testing
+
 @testable import PartyRadioNet
 
 @Suite struct SyscallTests {

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import PartyRadioNet
 
 /// Sockets on loopback unicast only: multicast is exercised in the namespace integration tests.

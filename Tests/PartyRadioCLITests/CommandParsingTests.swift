@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCLI
 @testable import PartyRadioCore
 

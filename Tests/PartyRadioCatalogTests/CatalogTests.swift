@@ -235,9 +235,10 @@ func fixtureCatalog(
         try damageEveryBody(directory + "/" + CatalogCache.fileName)
         let again = try await catalog.searchResult("unicode")
         #expect(!again.fromCache)
-        #expect(again.notices == [
-            "A cached answer in \(cache.path) was damaged (checksum mismatch); it was dropped and fetched again."
-        ])
+        #expect(
+            again.notices == [
+                "A cached answer in \(cache.path) was damaged (checksum mismatch); it was dropped and fetched again."
+            ])
         #expect(try await catalog.searchResult("empty").fromCache)  // the rest of the cache survives
         #expect(again.tracks.map(\.artist) == ["Beyoncé", "坂本龍一", "Sigur Rós"])
     }

@@ -1,26 +1,28 @@
-import Testing
 import PartyRadioCore
+import Testing
 
 @Suite("ByteRange, MediaKind, LibraryTrack")
 struct ByteRangeTests {
-    @Test("Range header resolution", arguments: [
-        (nil, ByteRange.full),
-        ("bytes=0-99", .partial(start: 0, end: 99)),
-        ("bytes=100-", .partial(start: 100, end: 999)),
-        ("bytes=-100", .partial(start: 900, end: 999)),
-        ("bytes=-5000", .partial(start: 0, end: 999)),
-        ("bytes=990-5000", .partial(start: 990, end: 999)),
-        ("Bytes = 5-5", .full),  // spaces around '=' are not the grammar
-        ("BYTES=5-5", .partial(start: 5, end: 5)),
-        ("bytes=1000-", .unsatisfiable),
-        ("bytes=99999999999999999999999-", .unsatisfiable),
-        ("bytes=-0", .unsatisfiable),
-        ("bytes=50-10", .full),
-        ("bytes=0-1,5-6", .full),
-        ("items=0-1", .full),
-        ("bytes=a-b", .full),
-        ("bytes=-", .full),
-    ] as [(String?, ByteRange)])
+    @Test(
+        "Range header resolution",
+        arguments: [
+            (nil, ByteRange.full),
+            ("bytes=0-99", .partial(start: 0, end: 99)),
+            ("bytes=100-", .partial(start: 100, end: 999)),
+            ("bytes=-100", .partial(start: 900, end: 999)),
+            ("bytes=-5000", .partial(start: 0, end: 999)),
+            ("bytes=990-5000", .partial(start: 990, end: 999)),
+            ("Bytes = 5-5", .full),  // spaces around '=' are not the grammar
+            ("BYTES=5-5", .partial(start: 5, end: 5)),
+            ("bytes=1000-", .unsatisfiable),
+            ("bytes=99999999999999999999999-", .unsatisfiable),
+            ("bytes=-0", .unsatisfiable),
+            ("bytes=50-10", .full),
+            ("bytes=0-1,5-6", .full),
+            ("items=0-1", .full),
+            ("bytes=a-b", .full),
+            ("bytes=-", .full),
+        ] as [(String?, ByteRange)])
     func resolve(header: String?, expected: ByteRange) {
         #expect(ByteRange.resolve(header: header, size: 1_000) == expected)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 @Suite("ClockSync")
@@ -55,11 +56,13 @@ struct ClockSyncTests {
         #expect(sync.isSynchronized)
     }
 
-    @Test("converges within 3 s and tracks to sub-millisecond", arguments: [
-        (UInt64(1), Int64(2_000_000_000), 200.0), (2, -2_000_000_000, -200.0), (3, 1_234_567_890, 0.0),
-        (4, -734_000_000, 137.0), (5, 1_999_999_999, -200.0), (6, -1_500_000_000, 200.0),
-        (7, 42_000_000, -55.0), (8, -2_000_000_000, 199.0),
-    ])
+    @Test(
+        "converges within 3 s and tracks to sub-millisecond",
+        arguments: [
+            (UInt64(1), Int64(2_000_000_000), 200.0), (2, -2_000_000_000, -200.0), (3, 1_234_567_890, 0.0),
+            (4, -734_000_000, 137.0), (5, 1_999_999_999, -200.0), (6, -1_500_000_000, 200.0),
+            (7, 42_000_000, -55.0), (8, -2_000_000_000, 199.0),
+        ])
     func convergence(seed: UInt64, offsetNs: Int64, driftPPM: Double) {
         var network = SimulatedTimeNetwork(seed: seed, listenerOffsetNs: offsetNs, listenerDriftPPM: driftPPM)
         network.dj = .init(offsetNs: 0, driftPPM: 23)  // the DJ's clock is not perfect either
@@ -87,7 +90,8 @@ struct ClockSyncTests {
         for seed in 0..<24 {
             let offset = Int64(generator.unit() * 4e9) - 2_000_000_000
             let drift = generator.unit() * 400 - 200
-            var network = SimulatedTimeNetwork(seed: UInt64(1000 + seed), listenerOffsetNs: offset, listenerDriftPPM: drift)
+            var network = SimulatedTimeNetwork(
+                seed: UInt64(1000 + seed), listenerOffsetNs: offset, listenerDriftPPM: drift)
             network.dj = .init(offsetNs: 0, driftPPM: generator.unit() * 100 - 50)
             let run = network.run(durationNs: 60_000_000_000)
             errors += run.errorsAfterWarmupNs
@@ -139,4 +143,3 @@ struct ClockSyncTests {
         }
     }
 }
-

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 @Suite struct DatagramTests {
@@ -19,7 +20,8 @@ import Testing
     }
 
     @Test func headerLayoutMatchesTheSpec() throws {
-        let bytes = try Datagram.encode(.heartbeat(Heartbeat()), stationID: station, sequence: 0x0102, signer: FakeSigner(9))
+        let bytes = try Datagram.encode(
+            .heartbeat(Heartbeat()), stationID: station, sequence: 0x0102, signer: FakeSigner(9))
         #expect(bytes.count == MessageHeader.size + Datagram.signatureSize)
         #expect(Array(bytes[0..<4]) == [0x50, 0x52, 1, MessageKind.heartbeat.rawValue])
         #expect(Array(bytes[4..<12]) == [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF])
@@ -129,7 +131,8 @@ import Testing
 
     @Test func oversizedAndTrailingBytesAreRejected() throws {
         #expect(throws: WireError.oversized(1201)) { try Datagram.decode([UInt8](repeating: 0x50, count: 1201)) }
-        let bytes = try Datagram.encode(.vote(Vote(trackID: "1", choice: .up)), stationID: station, sequence: 1, signer: FakeSigner(3))
+        let bytes = try Datagram.encode(
+            .vote(Vote(trackID: "1", choice: .up)), stationID: station, sequence: 1, signer: FakeSigner(3))
         // An extra byte inside the signed part shifts the body: trailing bytes or a bad field, never success.
         var padded = Array(bytes.dropLast(64)) + [0] + Array(bytes.suffix(64))
         #expect(throws: WireError.self) { try Datagram.decode(padded) }
@@ -145,7 +148,9 @@ import Testing
             let length = Int.random(in: 0...1300, using: &generator)
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if length > 4 && Bool.random(using: &generator) {
-                bytes[0] = 0x50; bytes[1] = 0x52; bytes[2] = 1
+                bytes[0] = 0x50
+                bytes[1] = 0x52
+                bytes[2] = 1
                 bytes[3] = UInt8.random(in: 0...9, using: &generator)
             }
             if (try? Datagram.decode(bytes)) != nil { decoded += 1 }
@@ -160,7 +165,8 @@ import Testing
             for _ in 0..<2_000 {
                 var mutated = bytes
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
                 }
                 _ = try? Datagram.decode(mutated)
             }

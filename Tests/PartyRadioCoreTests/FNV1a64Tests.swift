@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 @Suite struct FNV1a64Tests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 @Suite struct PlaybackAnchorTests {
@@ -6,7 +7,8 @@ import Testing
         let anchor = PlaybackAnchor.playing(at: Nanos.seconds(10), djTime: 1_000)
         #expect(anchor.position(atDJTime: 1_000 + Nanos.seconds(5)) == Nanos.seconds(15))
         #expect(anchor.position(atDJTime: 1_000 - Nanos.seconds(20)) == 0)
-        #expect(anchor.position(atDJTime: 1_000 + Nanos.seconds(500), durationNs: Nanos.seconds(30)) == Nanos.seconds(30))
+        #expect(
+            anchor.position(atDJTime: 1_000 + Nanos.seconds(500), durationNs: Nanos.seconds(30)) == Nanos.seconds(30))
         let paused = PlaybackAnchor.paused(at: 77, djTime: 0)
         #expect(paused.position(atDJTime: Nanos.seconds(1000)) == 77)
         #expect(paused.djTime(whenPositionReaches: 100) as DJTime? == nil)
@@ -28,13 +30,15 @@ import Testing
 
     @Test func txtRecordRoundTripsAndStaysSmall() throws {
         let id = StationID(rawValue: 0xDEAD_BEEF_0000_0001)
-        let advert = StationAdvert(stationID: id, group: id.multicastGroup, publicKey: key, webPort: 8080, isPrivate: true)
+        let advert = StationAdvert(
+            stationID: id, group: id.multicastGroup, publicKey: key, webPort: 8080, isPrivate: true)
         #expect(try StationAdvert(txtRecord: advert.txtRecord) == advert)
         #expect(advert.txtRecord.map(\.utf8.count).reduce(0, +) < 150)
     }
 
     @Test func badTXTRecordsNameTheKey() {
-        let good = StationAdvert(stationID: StationID(rawValue: 1), group: StationID(rawValue: 1).multicastGroup, publicKey: key)
+        let good = StationAdvert(
+            stationID: StationID(rawValue: 1), group: StationID(rawValue: 1).multicastGroup, publicKey: key)
         var txt = good.txtRecord.filter { !$0.hasPrefix("pk=") }
         #expect(throws: StationAdvert.Problem.missing("pk")) { try StationAdvert(txtRecord: txt) }
         txt = good.txtRecord.map { $0.hasPrefix("grp=") ? "grp=224.0.0.251:5353" : $0 }
@@ -50,7 +54,10 @@ import Testing
         let alphabet = Array("v=idgrpk0123456789abcdef.:-_ABC=")
         for _ in 0..<5_000 {
             let entries = (0..<Int.random(in: 0...8, using: &generator)).map { _ in
-                String((0..<Int.random(in: 0...50, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                String(
+                    (0..<Int.random(in: 0...50, using: &generator)).map { _ in
+                        alphabet.randomElement(using: &generator)!
+                    })
             }
             _ = try? StationAdvert(txtRecord: entries)
         }
@@ -85,12 +92,15 @@ import Testing
         #expect(try StationName(validating: "  Rooftop  ").value == "Rooftop")
         #expect(try StationName(validating: String(repeating: "ä", count: 60)).value.count == 60)
         #expect(throws: StationName.Problem.empty) { try StationName(validating: " \t ") }
-        #expect(throws: StationName.Problem.tooLong(61)) { try StationName(validating: String(repeating: "x", count: 61)) }
+        #expect(throws: StationName.Problem.tooLong(61)) {
+            try StationName(validating: String(repeating: "x", count: 61))
+        }
         #expect(throws: StationName.Problem.controlCharacters) { try StationName(validating: "a\u{7}b") }
     }
 
     @Test func matcherPrefersExactThenIDThenPrefix() {
-        let a = StationID(rawValue: 0xAAAA_0000_0000_0001), b = StationID(rawValue: 0xBBBB_0000_0000_0002)
+        let a = StationID(rawValue: 0xAAAA_0000_0000_0001)
+        let b = StationID(rawValue: 0xBBBB_0000_0000_0002)
         let candidates = [(name: "Rooftop", id: a, value: 1), (name: "Roof", id: b, value: 2)]
         func result(_ query: String?) -> String {
             switch StationMatcher.match(query, among: candidates) {

@@ -26,7 +26,9 @@ extension PlaybackAnchor {
         self.init(djTime: DJTime(ns: djTimeNs), positionNs: positionNs, rateMicros: rateMicros)
     }
     var djTimeNs: Int64 { djTime.ns }
-    static func playing(at position: Int64, djTime: Int64) -> Self { .playing(at: position, djTime: DJTime(ns: djTime)) }
+    static func playing(at position: Int64, djTime: Int64) -> Self {
+        .playing(at: position, djTime: DJTime(ns: djTime))
+    }
     static func paused(at position: Int64, djTime: Int64) -> Self { .paused(at: position, djTime: DJTime(ns: djTime)) }
     func position(atDJTime dj: Int64, durationNs: Int64? = nil) -> Int64 {
         position(at: DJTime(ns: dj), durationNs: durationNs)
@@ -38,7 +40,9 @@ extension PlaybackAnchor {
 }
 
 extension StationEngine {
-    init(name: String, queue: [Track], now: Int64, startIndex: Int = 0, startPositionNs: Int64 = 0, paused: Bool = false) {
+    init(
+        name: String, queue: [Track], now: Int64, startIndex: Int = 0, startPositionNs: Int64 = 0, paused: Bool = false
+    ) {
         self.init(
             name: name, queue: queue, now: DJTime(ns: now), startIndex: startIndex, startPositionNs: startPositionNs,
             paused: paused)
@@ -61,7 +65,9 @@ extension StationEngine {
 
 extension ListenerRoster {
     @discardableResult
-    mutating func join(_ key: PublicKey, name: String, now: Int64) -> Bool { join(key, name: name, now: DJTime(ns: now)) }
+    mutating func join(_ key: PublicKey, name: String, now: Int64) -> Bool {
+        join(key, name: name, now: DJTime(ns: now))
+    }
     @discardableResult
     mutating func heartbeat(_ key: PublicKey, now: Int64) -> Bool { heartbeat(key, now: DJTime(ns: now)) }
     mutating func expire(now: Int64) -> Int { expire(now: DJTime(ns: now)) }

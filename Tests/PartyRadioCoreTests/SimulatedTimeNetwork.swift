@@ -31,7 +31,9 @@ func logApprox(_ x: Double) -> Double {
     }
     let z = (value - 1) / (value + 1)
     let z2 = z * z
-    var term = z, sum = 0.0, n = 1.0
+    var term = z
+    var sum = 0.0
+    var n = 1.0
     while term.magnitude > 1e-17 {
         sum += term / n
         term *= z2

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 @Suite struct VoteBookTests {
@@ -73,7 +74,9 @@ import Testing
 @Suite struct StationEngineTests {
     let listener = PublicKey(bytes: [UInt8](repeating: 8, count: 32))!
     var queue: [Track] {
-        (1...3).map { Track(id: "t\($0)", title: "T\($0)", artist: "A", album: "", durationMs: 10_000, source: "s\($0)") }
+        (1...3).map {
+            Track(id: "t\($0)", title: "T\($0)", artist: "A", album: "", durationMs: 10_000, source: "s\($0)")
+        }
     }
 
     @Test func skipPauseResumeAndWrap() {

@@ -25,15 +25,20 @@ enum Samples {
     static func snapshot(_ track: Track? = track) -> StateSnapshot {
         StateSnapshot(
             stationName: "Rooftop", nowPlaying: track,
-            anchor: PlaybackAnchor(djTimeNs: 1_700_000_000_000_000_000, positionNs: 12_345_678_901, rateMicros: 1_000_000),
-            tally: Tally(up: 3, down: 1), listenerCount: 7, queueLength: 12, queueIndex: 4, sentAtNs: 1_700_000_000_123_000_000)
+            anchor: PlaybackAnchor(
+                djTimeNs: 1_700_000_000_000_000_000, positionNs: 12_345_678_901, rateMicros: 1_000_000),
+            tally: Tally(up: 3, down: 1), listenerCount: 7, queueLength: 12, queueIndex: 4,
+            sentAtNs: 1_700_000_000_123_000_000)
     }
 
     /// One of every message kind.
     static let messages: [Message] = [
         .stateSnapshot(snapshot()), .stateSnapshot(snapshot(nil)), .hello(Hello(listenerName: "kitchen-pi")),
         .heartbeat(Heartbeat()), .leave(Leave()), .vote(Vote(trackID: "1440857781", choice: .down)),
-        .voteAck(VoteAck(voteSequence: 42, status: .counted, trackID: "1440857781", choice: .up, tally: Tally(up: 5, down: 2), listenerCount: 9)),
+        .voteAck(
+            VoteAck(
+                voteSequence: 42, status: .counted, trackID: "1440857781", choice: .up, tally: Tally(up: 5, down: 2),
+                listenerCount: 9)),
         .goodbye(Goodbye(reason: "The DJ ended the station.")), .query(Query()),
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PartyRadioCore
+import Testing
+
 @testable import PartyRadioMedia
 
 @Suite("LibraryScanner and DemoLibrary")

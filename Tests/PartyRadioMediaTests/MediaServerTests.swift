@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PartyRadioCore
+import Testing
+
 @testable import PartyRadioMedia
 
 @Suite("MediaServer (loopback only)", .serialized)
@@ -82,13 +83,15 @@ final class MediaServerTests {
         #expect(response.status == 405)
     }
 
-    @Test("unregistered and hostile paths: 404, nothing from disk", arguments: [
-        "/media/0123456789abcdef0123456789abcdef", "/", "/media/", "/media", "/secret.txt",
-        "/media/../secret.txt", "/media/%2e%2e/secret.txt", "/media/..%2fsecret.txt", "/media/%2E%2E%2Fsecret.txt",
-        "/../../../../etc/passwd", "/media/../../../../etc/passwd", "/media//etc/passwd", "/etc/passwd",
-        "/media/TOKEN/../secret.txt", "/media/TOKEN/", "/media/TOKEN/x", "/media/TOKEN%2f..",
-        "//media/TOKEN",
-    ])
+    @Test(
+        "unregistered and hostile paths: 404, nothing from disk",
+        arguments: [
+            "/media/0123456789abcdef0123456789abcdef", "/", "/media/", "/media", "/secret.txt",
+            "/media/../secret.txt", "/media/%2e%2e/secret.txt", "/media/..%2fsecret.txt", "/media/%2E%2E%2Fsecret.txt",
+            "/../../../../etc/passwd", "/media/../../../../etc/passwd", "/media//etc/passwd", "/etc/passwd",
+            "/media/TOKEN/../secret.txt", "/media/TOKEN/", "/media/TOKEN/x", "/media/TOKEN%2f..",
+            "//media/TOKEN",
+        ])
     func hostile(path: String) throws {
         let response = try RawHTTP.get(port: server.port, path: path.replacingOccurrences(of: "TOKEN", with: token))
         #expect(response.status == 404 || response.status == 400, "\(path) gave \(response.status)")

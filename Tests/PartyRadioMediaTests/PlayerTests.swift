@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import PartyRadioCore
+import Testing
+
 @testable import PartyRadioMedia
 
 /// Real libmpv, headless (`ao=null`), playing a generated WAV. Each test takes a few seconds.
@@ -41,9 +42,12 @@ final class PlayerTests {
 
     /// Least-squares slope of position over local time, and the residuals (ns).
     func fit(_ points: [PlayerPosition]) -> (slope: Double, residuals: [Int64]) {
-        let t0 = points[0].sampledAtNs, p0 = points[0].positionNs
-        let xs = points.map { Double($0.sampledAtNs - t0) }, ys = points.map { Double($0.positionNs - p0) }
-        let mx = xs.reduce(0, +) / Double(xs.count), my = ys.reduce(0, +) / Double(ys.count)
+        let t0 = points[0].sampledAtNs
+        let p0 = points[0].positionNs
+        let xs = points.map { Double($0.sampledAtNs - t0) }
+        let ys = points.map { Double($0.positionNs - p0) }
+        let mx = xs.reduce(0, +) / Double(xs.count)
+        let my = ys.reduce(0, +) / Double(ys.count)
         let sxy = zip(xs, ys).reduce(0) { $0 + ($1.0 - mx) * ($1.1 - my) }
         let sxx = xs.reduce(0) { $0 + ($1 - mx) * ($1 - mx) }
         let slope = sxy / sxx
@@ -64,7 +68,8 @@ final class PlayerTests {
         let points = samples(player, seconds: 2)
         #expect(points.count > 50)
         let (slope, residuals) = fit(points)
-        let p50 = magnitudeQuantile(residuals, 0.5), p99 = magnitudeQuantile(residuals, 0.99)
+        let p50 = magnitudeQuantile(residuals, 0.5)
+        let p99 = magnitudeQuantile(residuals, 0.99)
         print(
             "player position (audio-pts) vs CLOCK_REALTIME over 2 s, \(points.count) samples: rate \(slope), "
                 + "residual p50 \(p50 / 1000) µs p99 \(p99 / 1000) µs max \(magnitudeQuantile(residuals, 1) / 1000) µs; "
@@ -72,7 +77,9 @@ final class PlayerTests {
                 + "time-pos \(player.stringProperty("time-pos") ?? "n/a"), audio-delay \(player.outputLatencyNs) ns")
         let names = (player.stringProperty("property-list") ?? "").split(separator: ",")
             .filter { $0.contains("latency") || $0.contains("delay") || $0.contains("ao-") || $0.contains("pts") }
-        print("mpv \(player.stringProperty("mpv-version") ?? "?") timing-related properties: \(names.joined(separator: " "))")
+        print(
+            "mpv \(player.stringProperty("mpv-version") ?? "?") timing-related properties: \(names.joined(separator: " "))"
+        )
         #expect(abs(slope - 1) < 0.01)
         #expect(p99 < 20_000_000)
         #expect(player.audioOutputDriver == "null")
@@ -111,7 +118,9 @@ final class PlayerTests {
         try player.load(trackPath, startNs: 6_500_000_000)
         #expect(waitUntil(3) { player.position() != nil })
         let first = try #require(player.position())
-        print("player: first position after load at 6.5 s: \(first.positionNs) ns, \((first.sampledAtNs - loadedAt) / 1_000_000) ms after load")
+        print(
+            "player: first position after load at 6.5 s: \(first.positionNs) ns, \((first.sampledAtNs - loadedAt) / 1_000_000) ms after load"
+        )
         #expect(first.positionNs >= 6_500_000_000 && first.positionNs < 6_800_000_000)
         #expect(player.durationNs.map { abs($0 - 10_000_000_000) < 50_000_000 } == true)
     }
@@ -229,4 +238,3 @@ final class PlayerTests {
         #expect(!errors.isEmpty && errors.allSatisfy { $0.magnitude < 12_000_000 }, "\(errors)")
     }
 }
-

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PartyRadioNode
 
 /// `--trace` keeps its promised 20 lines a second although the node's loop wakes irregularly.

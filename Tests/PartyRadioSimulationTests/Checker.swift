@@ -102,7 +102,8 @@ struct Checker {
                     "t=\(Double(lan.now - SimRun.start) / 1e9) \(node.name) err \(Double(error) / 1e6) ms drift est "
                         + "\(estimate.driftPPM) true \(trueDrift) samples \(listener.clock.samples.count) acc "
                         + "\(listener.clock.acceptedCount) rej \(listener.clock.rejectedCount) resets \(listener.clock.resetCount) "
-                        + "used \(estimate.samplesUsed) ref \(Double(estimate.referenceLocalNs - node.local(lan.now).ns) / 1e9)")
+                        + "used \(estimate.samplesUsed) ref \(Double(estimate.referenceLocalNs - node.local(lan.now).ns) / 1e9)"
+                )
             }
             if error.magnitude > toleranceNs.magnitude {
                 log.fail("\(node.name) is \(Double(error) / 1e6) ms off the station position", at: lan.now)
@@ -129,7 +130,8 @@ struct Checker {
             guard case .listener = node.machine else { continue }
             let goneAt = node.crashedAt ?? node.finishedAt
             if let goneAt, lan.now - goneAt > timeout, machine.engine.roster.entries[node.signer.publicKey] != nil {
-                log.fail("\(node.name) left at t=\(Double(goneAt - SimRun.start) / 1e9) s and is still counted", at: lan.now)
+                log.fail(
+                    "\(node.name) left at t=\(Double(goneAt - SimRun.start) / 1e9) s and is still counted", at: lan.now)
             }
         }
     }

@@ -172,7 +172,8 @@ final class SimLAN {
             queue[0] = last
             var parent = 0
             while true {
-                let left = 2 * parent + 1, right = left + 1
+                let left = 2 * parent + 1
+                let right = left + 1
                 var smallest = parent
                 if left < queue.count && Self.before(queue[left], queue[smallest]) { smallest = left }
                 if right < queue.count && Self.before(queue[right], queue[smallest]) { smallest = right }
@@ -251,7 +252,9 @@ final class SimLAN {
         case .publish(let name, let port, let txt):
             services.append((name, node.index, port, txt))
             schedule(at: now + 1_000_000_000, .input(node.index, .discovery(.published(name: name))))
-            for browser in nodes where browser.browsing { announce(services.count - 1, to: browser, after: 1_000_000_000) }
+            for browser in nodes where browser.browsing {
+                announce(services.count - 1, to: browser, after: 1_000_000_000)
+            }
         case .browse:
             node.browsing = true
             for service in services.indices { announce(service, to: node, after: 5_000_000) }

@@ -49,18 +49,21 @@ struct SimRun {
         let stationID = StationID(rawValue: random.next())
         let tracks = (0..<random.int(2...5)).map { n in
             Track(
-                id: "t\(n)", title: "Track \(n)", artist: "Sim", album: "", durationMs: UInt32(random.int(8_000...30_000)),
+                id: "t\(n)", title: "Track \(n)", artist: "Sim", album: "",
+                durationMs: UInt32(random.int(8_000...30_000)),
                 source: "http://10.9.0.1/\(n)")
         }
         let djOffset = Int64(random.double(-3e9...3e9))
         let djDrift = random.double(-200...200)
         let advert = StationAdvert(stationID: stationID, group: stationID.multicastGroup, publicKey: djKey)
         let dj = lan.add(
-            name: "dj", machine: .dj(DJMachine(
-                configuration: .init(
-                    name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
-                    address: "10.9.0.1", playsAudio: true),
-                verifier: SimVerifier(), now: LocalTime(ns: Self.start + djOffset))),
+            name: "dj",
+            machine: .dj(
+                DJMachine(
+                    configuration: .init(
+                        name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
+                        address: "10.9.0.1", playsAudio: true),
+                    verifier: SimVerifier(), now: LocalTime(ns: Self.start + djOffset))),
             key: djKey, offsetNs: djOffset, driftPPM: djDrift)
         lan.schedule(at: Self.start, .input(dj.index, .start))
 
@@ -71,11 +74,12 @@ struct SimRun {
             listenerKeys.append(key)
             let node = lan.add(
                 name: "listener\(n)",
-                machine: .listener(ListenerMachine(
-                    configuration: .init(
-                        query: random.chance(0.5) ? "Sim \(seed)" : nil, timeoutNs: 10_000_000_000,
-                        interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true),
-                    verifier: SimVerifier())),
+                machine: .listener(
+                    ListenerMachine(
+                        configuration: .init(
+                            query: random.chance(0.5) ? "Sim \(seed)" : nil, timeoutNs: 10_000_000_000,
+                            interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true),
+                        verifier: SimVerifier())),
                 key: key, offsetNs: Int64(random.double(-3e9...3e9)), driftPPM: random.double(-200...200))
             let joinAt = Self.start + Int64(random.double(0...8e9))
             lan.schedule(at: joinAt, .input(node.index, .start))
@@ -100,9 +104,10 @@ struct SimRun {
             while at < Self.start + Self.durationNs - 5_000_000_000 {
                 let node = lan.add(
                     name: "voter\(machine).\(run)",
-                    machine: .voter(VoterMachine(
-                        choice: choices[random.int(0...2)], query: nil, timeoutNs: 10_000_000_000,
-                        interfaceName: "sim0", verifier: SimVerifier())),
+                    machine: .voter(
+                        VoterMachine(
+                            choice: choices[random.int(0...2)], query: nil, timeoutNs: 10_000_000_000,
+                            interfaceName: "sim0", verifier: SimVerifier())),
                     key: key, offsetNs: offset, driftPPM: drift)
                 lan.schedule(at: at, .input(node.index, .start))
                 stats.voters += 1
@@ -129,7 +134,9 @@ struct SimRun {
         }
         lan.observer = { node, _, effects in
             if node === dj { checker.djHandled(effects, lan: lan, log: &log) }
-            if case .voter(let voter) = node.machine, voter.isFinished, node.finishedAt == nil || node.finishedAt == lan.now {
+            if case .voter(let voter) = node.machine, voter.isFinished,
+                node.finishedAt == nil || node.finishedAt == lan.now
+            {
                 checker.voterFinished(voter, node: node, lan: lan, log: &log)
             }
             if case .listener(let listener) = node.machine, listener.clock.isSynchronized, node.synchronizedAt == nil {

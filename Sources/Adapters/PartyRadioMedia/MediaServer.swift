@@ -65,7 +65,8 @@ public final class MediaServer: Sendable {
         guard let started else {
             Unmanaged<Registry>.fromOpaque(context).release()
             throw MediaServerError(
-                "Could not listen on \(address) port \(port); pick another port or check the address is on this machine.")
+                "Could not listen on \(address) port \(port); pick another port or check the address is on this machine."
+            )
         }
         self.port = prmhd_daemon_port(started)
         daemon = Mutex(DaemonHandle(daemon: started, context: context))
@@ -75,10 +76,12 @@ public final class MediaServer: Sendable {
 
     /// Stops the server; in-flight responses are cut. Safe to call twice.
     public func stop() {
-        guard let handle = daemon.withLock({ state -> DaemonHandle? in
-            defer { state = nil }
-            return state
-        }) else { return }
+        guard
+            let handle = daemon.withLock({ state -> DaemonHandle? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         MHD_stop_daemon(handle.daemon)  // joins the polling thread: no callback runs after this
         Unmanaged<Registry>.fromOpaque(handle.context).release()
     }
@@ -218,7 +221,9 @@ private func mediaServerAccess(
 }
 
 /// A short response with an empty body.
-private func sendStatus(_ connection: OpaquePointer, _ status: UInt32, extraHeaders: [(String, String)] = []) -> MHD_Result {
+private func sendStatus(_ connection: OpaquePointer, _ status: UInt32, extraHeaders: [(String, String)] = [])
+    -> MHD_Result
+{
     guard let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
     for (name, value) in extraHeaders { MHD_add_response_header(response, name, value) }
     let result = MHD_queue_response(connection, status, response)

@@ -136,7 +136,8 @@ public final class Player: Sendable {
         self.clock = clock
         self.wakeup = WakeupSignal()
         self.state = Mutex(State())
-        let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PlayerEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.events = stream
 
         mpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
@@ -378,7 +379,7 @@ private func playerWakeup(_ context: UnsafeMutableRawPointer?) {
 /// Runs `body` with a NULL-terminated C argv built from `strings`.
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
     let duplicated = strings.map { strdup($0) }
-    defer { duplicated.forEach { free($0) } }
+    defer { for pointer in duplicated { free(pointer) } }
     var argv: [UnsafePointer<CChar>?] = duplicated.map { UnsafePointer($0) }
     argv.append(nil)
     return argv.withUnsafeMutableBufferPointer { body($0.baseAddress!) }

@@ -56,7 +56,9 @@ public final class SyncController: Sendable {
         var startAt: Int64?
     }
 
-    public init(player: Player, configuration: PlaybackCorrector.Configuration = .init(), clock: any NanoClock = RealtimeClock()) {
+    public init(
+        player: Player, configuration: PlaybackCorrector.Configuration = .init(), clock: any NanoClock = RealtimeClock()
+    ) {
         self.player = player
         self.clock = clock
         state = Mutex(State(corrector: PlaybackCorrector(configuration: configuration)))

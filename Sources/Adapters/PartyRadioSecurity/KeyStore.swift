@@ -40,8 +40,9 @@ public struct KeyStore: Sendable {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let temporary = directory.appendingPathComponent(".\(name).key.\(getpid())")
-            guard FileManager.default.createFile(
-                atPath: temporary.path, contents: Data(identity.seed), attributes: [.posixPermissions: 0o600])
+            guard
+                FileManager.default.createFile(
+                    atPath: temporary.path, contents: Data(identity.seed), attributes: [.posixPermissions: 0o600])
             else { throw POSIXError(.EACCES) }
             // rename(2) is atomic: a crash never leaves half a key behind.
             guard rename(temporary.path, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

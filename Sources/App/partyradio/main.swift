@@ -1,4 +1,6 @@
 import Foundation
 import PartyRadioCLI
 
-exit(PartyRadio.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(
+    PartyRadio.main(
+        arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

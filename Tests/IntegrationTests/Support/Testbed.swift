@@ -190,7 +190,8 @@ final class Testbed: Sendable {
     private func scriptOK(_ args: [String]) throws -> String {
         let result = try Self.script(args, timeout: .seconds(60))
         guard result.exit == 0 else {
-            throw TestbedError("testbed.sh \(args.joined(separator: " ")) failed (exit \(result.exit)): \(result.stderr)")
+            throw TestbedError(
+                "testbed.sh \(args.joined(separator: " ")) failed (exit \(result.exit)): \(result.stderr)")
         }
         return result.stdout
     }
@@ -207,7 +208,8 @@ final class Testbed: Sendable {
                 _ = process.wait(timeout: .seconds(5))
             }
             throw TestbedError(
-                "testbed.sh \(args.joined(separator: " ")) timed out after \(timeout); stderr: \(process.text(.stderr))")
+                "testbed.sh \(args.joined(separator: " ")) timed out after \(timeout); stderr: \(process.text(.stderr))"
+            )
         }
         return (status, process.text(.stdout), process.text(.stderr))
     }
@@ -274,7 +276,8 @@ final class TestbedProcess: @unchecked Sendable {
         shared.exited.enter()
         process.terminationHandler = { process in
             let status =
-                process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+                process.terminationReason == .uncaughtSignal
+                ? 128 + process.terminationStatus : process.terminationStatus
             shared.state.withLock { $0.exitStatus = status }
             shared.exited.leave()
         }
@@ -370,7 +373,8 @@ final class TestbedProcess: @unchecked Sendable {
             if finished || ContinuousClock.now >= deadline {
                 throw TestbedError(
                     "\(finished ? "output ended" : "timed out after \(timeout)") waiting for a line with "
-                        + "'\(needle)' from host \(host) \(arguments): stdout: \(text(.stdout)) stderr: \(text(.stderr))")
+                        + "'\(needle)' from host \(host) \(arguments): stdout: \(text(.stdout)) stderr: \(text(.stderr))"
+                )
             }
             Thread.sleep(forTimeInterval: 0.02)
         }

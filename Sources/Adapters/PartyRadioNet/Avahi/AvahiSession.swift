@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// What the Avahi poll thread reports. Delivered to the session's handler on that thread:
-/// the handler must only copy and hand off (STYLE.md, "Wrapping C").
+/// the handler must only copy and hand off (docs/ARCHITECTURE.md, "Threads").
 public enum AvahiEvent: Sendable, Equatable {
     /// A browsed service appeared; its resolution follows as ``resolved``.
     case discovered(name: String)
@@ -196,7 +196,10 @@ public final class AvahiSession: @unchecked Sendable {
         case AVAHI_ENTRY_GROUP_ESTABLISHED: handler(.published(name: publication?.name ?? ""))
         case AVAHI_ENTRY_GROUP_COLLISION: renameLocked()
         case AVAHI_ENTRY_GROUP_FAILURE:
-            handler(.failed("Avahi could not publish the station: \(String(cString: avahi_strerror(avahi_client_errno(client))))."))
+            handler(
+                .failed(
+                    "Avahi could not publish the station: \(String(cString: avahi_strerror(avahi_client_errno(client))))."
+                ))
         default: break
         }
     }
@@ -212,7 +215,10 @@ public final class AvahiSession: @unchecked Sendable {
             if let group { avahi_entry_group_reset(group) }
         case AVAHI_CLIENT_FAILURE:
             let code = avahi_client_errno(client)
-            handler(.failed("Lost avahi-daemon (\(String(cString: avahi_strerror(code)))); restart it and run the command again."))
+            handler(
+                .failed(
+                    "Lost avahi-daemon (\(String(cString: avahi_strerror(code)))); restart it and run the command again."
+                ))
         default: break
         }
     }
@@ -229,7 +235,9 @@ public final class AvahiSession: @unchecked Sendable {
         }
     }
 
-    fileprivate func resolve(interface: AvahiIfIndex, protocol: AvahiProtocol, name: String, type: String, domain: String) {
+    fileprivate func resolve(
+        interface: AvahiIfIndex, protocol: AvahiProtocol, name: String, type: String, domain: String
+    ) {
         let resolver = avahi_service_resolver_new(
             client, interface, `protocol`, name, type, domain, AvahiProtocol(AVAHI_PROTO_INET), AvahiLookupFlags(0),
             avahiResolverCallback, Unmanaged.passUnretained(self).toOpaque())
@@ -270,7 +278,9 @@ private func avahiClientCallback(client: OpaquePointer?, state: AvahiClientState
     session(userdata)?.clientStateChanged(client, state)
 }
 
-private func avahiEntryGroupCallback(group: OpaquePointer?, state: AvahiEntryGroupState, userdata: UnsafeMutableRawPointer?) {
+private func avahiEntryGroupCallback(
+    group: OpaquePointer?, state: AvahiEntryGroupState, userdata: UnsafeMutableRawPointer?
+) {
     session(userdata)?.groupStateChanged(state)
 }
 

@@ -51,7 +51,7 @@ public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The interface the user named, or the default as PRODUCT.md says: the default route's
+    /// The interface the user named, or the default the README promises: the default route's
     /// interface, else the first multicast-capable non-loopback one.
     public static func choose(_ name: String?) throws(Problem) -> NetworkInterface {
         let interfaces = all()

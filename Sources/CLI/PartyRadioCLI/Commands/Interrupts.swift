@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import PartyRadioCore
 import PartyRadioNode
@@ -66,5 +67,3 @@ final class ControlReader {
         }
     }
 }
-
-import Foundation

@@ -93,7 +93,8 @@ enum NodeCommands {
                 let missing = options.adds.filter { id in !found.contains { $0.id == id } }
                 guard missing.isEmpty else {
                     throw NodeError(
-                        .catalog, "The catalog has no playable track with ID \(missing.joined(separator: ", ")); "
+                        .catalog,
+                        "The catalog has no playable track with ID \(missing.joined(separator: ", ")); "
                             + "check the IDs with 'partyradio lookup'.")
                 }
                 tracks += found

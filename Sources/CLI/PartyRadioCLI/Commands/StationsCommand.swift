@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import PartyRadioCore
 import PartyRadioNode
@@ -122,5 +123,3 @@ enum StationsCommand {
         }.joined(separator: "\n")
     }
 }
-
-import Foundation

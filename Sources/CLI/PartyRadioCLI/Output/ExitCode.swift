@@ -1,4 +1,4 @@
-/// Exit codes scripts rely on (PRODUCT.md): 0 success, 1 runtime failure, 2 usage error,
+/// Exit codes scripts rely on (the README, "Command reference"): 0 success, 1 runtime failure, 2 usage error,
 /// 3 station not found or timed out.
 public enum ExitCode: Int32, Sendable {
     case success = 0

@@ -45,10 +45,13 @@ enum Render {
             ("track_id", snapshot.nowPlaying.map { .string($0.id) } ?? .null),
             ("position_ms", .int(positionNs / Nanos.perMillisecond)),
             ("paused", .bool(snapshot.anchor.isPaused)),
-            ("anchor", .object([
-                ("dj_time_ns", .int(snapshot.anchor.djTime.ns)), ("position_ns", .int(snapshot.anchor.positionNs)),
-                ("rate", .double(Double(snapshot.anchor.rateMicros) / 1_000_000)),
-            ])),
+            (
+                "anchor",
+                .object([
+                    ("dj_time_ns", .int(snapshot.anchor.djTime.ns)), ("position_ns", .int(snapshot.anchor.positionNs)),
+                    ("rate", .double(Double(snapshot.anchor.rateMicros) / 1_000_000)),
+                ])
+            ),
             ("up", .int(snapshot.tally.up)), ("down", .int(snapshot.tally.down)),
             ("listeners", .int(snapshot.listenerCount)), ("queue_length", .int(snapshot.queueLength)),
             ("queue_index", .int(snapshot.queueIndex)),

@@ -31,7 +31,9 @@ public struct HelpText: Sendable {
             lines.append(title)
             let width = min(28, (rows.map(\.0.count).max() ?? 0) + 2)
             for (name, text) in rows {
-                let padded = name.count + 2 > width ? name + "\n" + String(repeating: " ", count: width + 2)
+                let padded =
+                    name.count + 2 > width
+                    ? name + "\n" + String(repeating: " ", count: width + 2)
                     : name + String(repeating: " ", count: width - name.count)
                 lines.append("  " + padded + text)
             }

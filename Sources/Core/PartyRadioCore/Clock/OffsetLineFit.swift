@@ -4,8 +4,10 @@
 struct OffsetLineFit {
     let estimate: ClockEstimate
 
-    init(samples: [TimeSample], weightFloorNs: Double, minDriftSpanNs: Int64, maxDriftPPM: Double,
-         fallbackDriftPPM: Double) {
+    init(
+        samples: [TimeSample], weightFloorNs: Double, minDriftSpanNs: Int64, maxDriftPPM: Double,
+        fallbackDriftPPM: Double
+    ) {
         precondition(!samples.isEmpty)
         let minDelay = samples.map(\.delayNs).min()!
         // Reference instant and offset base: the first sample, then re-centred on the weighted mean.
@@ -83,14 +85,18 @@ struct OffsetLineFit {
     }
 
     static func weightedLeastSquares(_ points: [Point]) -> (slope: Double, intercept: Double)? {
-        var sw = 0.0, sx = 0.0, sy = 0.0
+        var sw = 0.0
+        var sx = 0.0
+        var sy = 0.0
         for p in points {
             sw += p.w
             sx += p.w * p.x
             sy += p.w * p.y
         }
-        let mx = sx / sw, my = sy / sw
-        var sxx = 0.0, sxy = 0.0
+        let mx = sx / sw
+        let my = sy / sw
+        var sxx = 0.0
+        var sxy = 0.0
         for p in points {
             sxx += p.w * (p.x - mx) * (p.x - mx)
             sxy += p.w * (p.x - mx) * (p.y - my)

@@ -28,7 +28,9 @@ public enum ByteRange: Hashable, Sendable {
         guard let start = Int64(first) else { return .unsatisfiable }  // beyond Int64: beyond the file
         var end = size - 1
         if !last.isEmpty {
-            guard let requested = Int64(last) else { return start < size ? .partial(start: start, end: size - 1) : .unsatisfiable }
+            guard let requested = Int64(last) else {
+                return start < size ? .partial(start: start, end: size - 1) : .unsatisfiable
+            }
             guard requested >= start else { return .full }  // invalid range: ignore the header
             end = min(requested, size - 1)
         }

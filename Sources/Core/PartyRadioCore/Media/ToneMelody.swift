@@ -43,7 +43,8 @@ public struct ToneMelody: Hashable, Sendable {
 
     /// cos(x) for small |x| by its Taylor series (x here is at most a few radians).
     static func cosine(_ x: Double) -> Double {
-        var term = 1.0, sum = 1.0
+        var term = 1.0
+        var sum = 1.0
         for k in stride(from: 2, through: 30, by: 2) {
             term *= -x * x / Double((k - 1) * k)
             sum += term
@@ -57,7 +58,8 @@ public struct ToneMelody: Hashable, Sendable {
         let fraction = x - Double(whole)
         // e^(f·ln2) by Taylor series; f in [0, 1).
         let y = fraction * 0.693_147_180_559_945_3
-        var term = 1.0, sum = 1.0
+        var term = 1.0
+        var sum = 1.0
         for k in 1...20 {
             term *= y / Double(k)
             sum += term

@@ -1,4 +1,4 @@
-/// A station name as PRODUCT.md requires it: 1–60 characters after trimming white space.
+/// A station name: 1–60 characters after trimming white space (the README, `partyradio dj`).
 public struct StationName: Hashable, Sendable, CustomStringConvertible {
     public static let maxCharacters = 60
     public let value: String

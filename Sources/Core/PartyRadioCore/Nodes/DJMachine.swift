@@ -138,7 +138,8 @@ public struct DJMachine: NodeMachine {
             let isNew = engine.hello(from: sender, name: hello.listenerName, now: dj)
             out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
             if isNew {
-                listenerJoined(hello.listenerName.isEmpty ? sender.fingerprint : hello.listenerName, now: now, into: &out)
+                listenerJoined(
+                    hello.listenerName.isEmpty ? sender.fingerprint : hello.listenerName, now: now, into: &out)
             }
         case .heartbeat:
             if engine.heartbeat(from: sender, now: dj) { listenerJoined(sender.fingerprint, now: now, into: &out) }
@@ -165,7 +166,9 @@ public struct DJMachine: NodeMachine {
             out.append(
                 send(
                     .timePong(
-                        TimePong(clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns, serverSendNs: now.ns)),
+                        TimePong(
+                            clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns,
+                            serverSendNs: now.ns)),
                     to: inbound.from))
         case .stateSnapshot, .voteAck, .goodbye, .timePong:
             break  // DJ kinds never pass the listener policy
@@ -253,7 +256,8 @@ public struct DJMachine: NodeMachine {
             }
             out.append(.catalog(.search(words[1])))
         case "add":
-            let ids = words.count == 2 ? words[1].split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) : []
+            let ids =
+                words.count == 2 ? words[1].split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) : []
             guard !ids.isEmpty else {
                 return out.append(.report(.warning("'add' takes catalog track IDs, e.g. 'add 1440857781'.")))
             }

@@ -101,7 +101,8 @@ public struct ListenerMachine: NodeMachine {
         case .discovery(let event):
             let changes = watch.handle(event, into: &out)
             if let tuned {
-                for case .vanished(let id, _, let reason) in changes where id == tuned.station.id && reason == "withdrawn" {
+                for case .vanished(let id, _, let reason) in changes
+                where id == tuned.station.id && reason == "withdrawn" {
                     stationGone(reason: "withdrawn from the network", into: &out)
                     return out
                 }
@@ -242,7 +243,8 @@ public struct ListenerMachine: NodeMachine {
         if !isAnswered(tuned) && (tuned.lastHello.map { now - $0 >= Self.helloRetryNs } ?? true) {
             out.append(
                 .send(
-                    .hello(Hello(listenerName: configuration.listenerName)), to: .peer(tuned.djAddress), station: station))
+                    .hello(Hello(listenerName: configuration.listenerName)), to: .peer(tuned.djAddress),
+                    station: station))
             tuned.lastHello = now
             tuned.lastHeartbeat = now
         } else if now - tuned.lastHeartbeat >= Self.heartbeatIntervalNs {

@@ -29,8 +29,9 @@ public struct StationSummary: Sendable, Equatable {
 /// `--json-events`, as one JSON object per line.
 public enum NodeEvent: Sendable {
     // DJ
-    case stationStarted(name: String, id: StationID, interface: String, address: String, port: UInt16,
-                        group: MulticastGroup, fingerprint: String, queueLength: Int)
+    case stationStarted(
+        name: String, id: StationID, interface: String, address: String, port: UInt16,
+        group: MulticastGroup, fingerprint: String, queueLength: Int)
     case stationPublished(name: String)
     case stationRenamed(from: String, to: String)
     case listenersChanged(count: Int, joined: String?, left: Bool)
@@ -63,4 +64,3 @@ public enum NodeEvent: Sendable {
 public protocol NodeReporter: Sendable {
     func report(_ event: NodeEvent)
 }
-

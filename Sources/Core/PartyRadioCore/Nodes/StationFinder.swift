@@ -25,7 +25,9 @@ public struct StationFinder: Sendable {
         case .found(let station):
             // An exact name or ID cannot become ambiguous; "the only one" or a prefix can, as
             // long as stations are still answering, so those wait for the first sweep.
-            if watch.settled || station.name == query || station.id.hex == query?.lowercased() { return .found(station) }
+            if watch.settled || station.name == query || station.id.hex == query?.lowercased() {
+                return .found(station)
+            }
         case .ambiguous(let stations):
             // More may still answer; decide once the first sweep is done.
             if watch.settled {
@@ -45,10 +47,12 @@ public struct StationFinder: Sendable {
         let visible = summaries.map(\.name)
         if let query {
             let list = visible.isEmpty ? "none is on the air" : "on the air: \(visible.joined(separator: ", "))"
-            return .failed(.notFound("No station matches '\(query)' (\(list)); check the name with 'partyradio stations'."))
+            return .failed(
+                .notFound("No station matches '\(query)' (\(list)); check the name with 'partyradio stations'."))
         }
         return .failed(
             .notFound(
-                "No station found on \(interfaceName); check that the DJ is running on this network, or pass --interface."))
+                "No station found on \(interfaceName); check that the DJ is running on this network, or pass --interface."
+            ))
     }
 }

@@ -22,7 +22,8 @@ public struct StationWatch: Sendable {
 
     /// The stations' pinned keys, for the datagram filter.
     public var policy: SenderPolicy {
-        .stations(Dictionary(directory.entries.map { ($0.key, $0.value.advert.publicKey) }, uniquingKeysWith: { a, _ in a }))
+        .stations(
+            Dictionary(directory.entries.map { ($0.key, $0.value.advert.publicKey) }, uniquingKeysWith: { a, _ in a }))
     }
 
     /// Listed stations, with their positions at `now` (by the station's own last anchor: an

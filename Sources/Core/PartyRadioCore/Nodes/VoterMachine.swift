@@ -102,7 +102,8 @@ public struct VoterMachine: NodeMachine {
         if voting.lastSend.map({ now - $0 >= Self.retryIntervalNs }) ?? true {
             let peer = PeerAddress(host: voting.station.address, port: voting.station.port)
             out.append(
-                .send(.vote(Vote(trackID: voting.trackID, choice: choice)), to: .peer(peer), station: voting.station.id))
+                .send(.vote(Vote(trackID: voting.trackID, choice: choice)), to: .peer(peer), station: voting.station.id)
+            )
             voting.attempts += 1
             voting.lastSend = now
             if voting.firstSend == nil { voting.firstSend = now }
@@ -115,7 +116,8 @@ public struct VoterMachine: NodeMachine {
         watch.isQuerying = false
         guard let trackID = station.snapshot.nowPlaying?.id else {
             return finish(
-                NodeError(.refused, "'\(station.name)' is not playing anything to vote on; try again when a track plays."))
+                NodeError(
+                    .refused, "'\(station.name)' is not playing anything to vote on; try again when a track plays."))
         }
         voting = Voting(station: station, trackID: trackID)
     }

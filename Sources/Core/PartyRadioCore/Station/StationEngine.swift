@@ -11,8 +11,10 @@ public struct StationEngine: Sendable {
     public private(set) var votes: VoteBook
     public private(set) var roster: ListenerRoster
 
-    public init(name: String, queue: [Track], now: DJTime, startIndex: Int = 0, startPositionNs: Int64 = 0,
-                paused: Bool = false) {
+    public init(
+        name: String, queue: [Track], now: DJTime, startIndex: Int = 0, startPositionNs: Int64 = 0,
+        paused: Bool = false
+    ) {
         self.name = name
         self.queue = queue
         index = queue.isEmpty ? 0 : min(max(0, startIndex), queue.count - 1)

@@ -49,7 +49,8 @@ public final class DJNode {
             library = nil
         } else {
             library = try LocalLibrary(
-                folders: configuration.libraries, stateDirectory: settings.stateDirectory, address: interface.address.host)
+                folders: configuration.libraries, stateDirectory: settings.stateDirectory,
+                address: interface.address.host)
         }
         for warning in library?.warnings ?? [] { settings.reporter.report(.warning(warning)) }
         let port: UInt16
@@ -59,7 +60,8 @@ public final class DJNode {
         let player = try PlayerDriver(role: "dj", options: configuration.playback, clock: settings.clock, inbox: inbox)
         let machine = DJMachine(
             configuration: DJMachine.Configuration(
-                name: configuration.name.value, advert: advert, queue: (library?.tracks ?? []) + configuration.extraTracks,
+                name: configuration.name.value, advert: advert,
+                queue: (library?.tracks ?? []) + configuration.extraTracks,
                 port: port, interfaceName: interface.name, address: interface.address.host,
                 playsAudio: player.playsAudio),
             verifier: SodiumVerifier(), now: settings.clock.now())

@@ -16,7 +16,8 @@ final class LocalLibrary {
         var roots = folders
         for folder in folders {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw NodeError(.usage, "The library folder '\(folder)' does not exist; pass a folder of music files.")
             }
         }
@@ -25,7 +26,8 @@ final class LocalLibrary {
             roots = [demo]
             if Self.audioFiles(in: demo) < DemoTrackSpec.standard().count {
                 do { _ = try DemoLibrary.generate(into: demo) } catch {
-                    throw NodeError(.storage, "Cannot write the demo library to \(demo) (\(error)); pass a writable --state-dir.")
+                    throw NodeError(
+                        .storage, "Cannot write the demo library to \(demo) (\(error)); pass a writable --state-dir.")
                 }
             }
         }
@@ -33,7 +35,8 @@ final class LocalLibrary {
         warnings = scan.warnings.map { "Skipped \($0.description)" }
         guard !scan.tracks.isEmpty else {
             throw NodeError(
-                .storage, "No playable music in \(roots.joined(separator: ", ")) (mp3, ogg, opus, flac, m4a or wav); "
+                .storage,
+                "No playable music in \(roots.joined(separator: ", ")) (mp3, ogg, opus, flac, m4a or wav); "
                     + "pass another --library.")
         }
         do { server = try MediaServer(address: address, port: port) } catch {

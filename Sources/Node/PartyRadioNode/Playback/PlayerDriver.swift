@@ -42,7 +42,8 @@ final class PlayerDriver {
         do {
             // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
             // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
-            let player = try Player(options: Player.Options(audio: audio, pitchCorrection: false), clock: clock.nanoClock)
+            let player = try Player(
+                options: Player.Options(audio: audio, pitchCorrection: false), clock: clock.nanoClock)
             sync = SyncController(player: player, clock: clock.nanoClock)
             let events = player.events
             // mpv's events arrive on its event thread as a stream; this task only forwards failures.
@@ -134,7 +135,8 @@ final class PlayerDriver {
     private func stationPosition(_ view: StationClockView) -> (Int64) -> Int64 {
         { local in
             let instant = LocalTime(ns: local)
-            return view.stationPosition(at: instant) ?? view.anchor.position(at: DJTime(ns: local), durationNs: view.durationNs)
+            return view.stationPosition(at: instant)
+                ?? view.anchor.position(at: DJTime(ns: local), durationNs: view.durationNs)
         }
     }
 }

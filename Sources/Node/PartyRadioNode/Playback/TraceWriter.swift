@@ -9,7 +9,8 @@ final class TraceWriter {
     static let intervalNs = Nanos.ms(50)
 
     init(path: String) throws(NodeError) {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
         else { throw NodeError(.storage, "Cannot write the trace file \(path); check the path.") }
         self.handle = handle
     }
@@ -32,18 +33,21 @@ final class TraceWriter {
         // from each late write would give ~16 lines a second instead of 20.
         lastWriteNs = localTimeNs - lastWriteNs < 2 * Self.intervalNs ? lastWriteNs + Self.intervalNs : localTimeNs
         let track = view?.track
-        let station = djTimeNs.flatMap { dj in view.map { $0.anchor.position(at: DJTime(ns: dj), durationNs: $0.durationNs) } }
+        let station = djTimeNs.flatMap { dj in
+            view.map { $0.anchor.position(at: DJTime(ns: dj), durationNs: $0.durationNs) }
+        }
         let heard = playerPositionNs.map { $0 - latencyNs }
         let error = heard.flatMap { heard in station.map { heard - $0 } }
         func ms(_ ns: Int64?) -> JSON { ns.map { .double(Double($0) / 1e6) } ?? .null }
-        let line = JSON.object([
-            ("true_time_ns", .integer(trueTimeNs)), ("dj_time_ns", djTimeNs.map(JSON.integer) ?? .null),
-            ("local_time_ns", .integer(localTimeNs)), ("role", .string(role)),
-            ("track_id", track.map { .string($0.id) } ?? .null), ("paused", .bool(view?.anchor.isPaused ?? true)),
-            ("station_position_ms", ms(station)), ("player_position_ms", ms(playerPositionNs)),
-            ("sync_error_ms", ms(error)), ("clock_offset_ns", offsetNs.map(JSON.integer) ?? .null),
-            ("drift_ppm", driftPPM.map(JSON.double) ?? .null),
-        ]).rendered + "\n"
+        let line =
+            JSON.object([
+                ("true_time_ns", .integer(trueTimeNs)), ("dj_time_ns", djTimeNs.map(JSON.integer) ?? .null),
+                ("local_time_ns", .integer(localTimeNs)), ("role", .string(role)),
+                ("track_id", track.map { .string($0.id) } ?? .null), ("paused", .bool(view?.anchor.isPaused ?? true)),
+                ("station_position_ms", ms(station)), ("player_position_ms", ms(playerPositionNs)),
+                ("sync_error_ms", ms(error)), ("clock_offset_ns", offsetNs.map(JSON.integer) ?? .null),
+                ("drift_ppm", driftPPM.map(JSON.double) ?? .null),
+            ]).rendered + "\n"
         handle.write(Data(line.utf8))
     }
 }

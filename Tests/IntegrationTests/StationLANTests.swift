@@ -283,14 +283,18 @@ struct StationLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let dj = try lan.startDJ(host: 1, name: "Sturdy")
+        // Both nodes run with -v: the drops, discovery and clock show up as diagnostics on stderr.
+        let dj = try lan.startDJ(host: 1, name: "Sturdy", extra: ["-v"])
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
         let address = try #require(started.string("address"))
         let port = try #require(started.int("port"))
         let group = try #require(started.string("group")).split(separator: ":")
         let listener = try lan.spawn(
             host: 3,
-            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")],
+            [
+                Testbed.partyradioBinary, "listen", "-v", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("l"),
+            ],
             stdin: true)
         try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }
         // Random bytes, a header of an unknown version, an unknown kind, a truncated header, an
@@ -330,5 +334,14 @@ struct StationLANTests {
         let drops = try #require(dj.events.last { $0.name == "station_stopped" }?["dropped"] as? [String: Int])
         #expect(drops["unknown_version"] == 20 && drops["unknown_kind"] == 20 && drops["oversized"] == 20, "\(drops)")
         #expect(drops.values.reduce(0, +) >= 100, "\(drops)")
+        // -v: timestamped diagnostics, one per line, on stderr only.
+        let djLog = dj.text(.stderr)
+        let listenerLog = listener.text(.stderr)
+        #expect(djLog.contains("[wire] dropped a datagram"), "\(djLog.prefix(2000))")
+        #expect(listenerLog.contains("[discovery] resolved"), "\(listenerLog.prefix(2000))")
+        #expect(listenerLog.contains("[clock] synchronised"), "\(listenerLog.prefix(2000))")
+        let stamped = listenerLog.split(separator: "\n").filter { $0.contains("[discovery]") }
+        #expect(!stamped.isEmpty && stamped.allSatisfy { $0.first?.isNumber == true && $0.contains("Z [") })
+        #expect(!dj.text(.stdout).contains("[wire]"))
     }
 }

@@ -1,20 +1,13 @@
 import PartyRadioCore
 
-/// Deterministic random numbers (SplitMix64): one seed reproduces a whole run.
+/// Deterministic random numbers (the core's SplitMix64): one seed reproduces a whole run.
 struct SimRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
+    private var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+    mutating func next() -> UInt64 { generator.next() }
     /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func unit() -> Double { generator.unit() }
     mutating func chance(_ p: Double) -> Bool { unit() < p }
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))

@@ -86,8 +86,9 @@ public struct DJMachine: NodeMachine {
             out.append(.publish(name: c.name, port: c.port, txt: c.advert.txtRecord))
             broadcast(now: now, change: .track, into: &out)
         case .datagram(let bytes, let from):
-            guard let inbound = filter.accept(bytes, from: from, at: now, policy: .listenersOf(stationID)) else {
-                out.append(.log(.wire, "dropped a datagram from \(from) (drops so far: \(filter.drops.counts))"))
+            guard
+                let inbound = filter.accept(bytes, from: from, at: now, policy: .listenersOf(stationID), logInto: &out)
+            else {
                 return out
             }
             handle(inbound, now: now, into: &out)

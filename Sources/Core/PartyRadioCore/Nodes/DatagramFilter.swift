@@ -58,6 +58,19 @@ public struct DatagramFilter: Sendable {
         }
     }
 
+    /// ``accept(_:from:at:policy:)``, logging a drop for `-v` into `effects`.
+    public mutating func accept(
+        _ bytes: [UInt8], from: PeerAddress, at now: LocalTime, policy: SenderPolicy, logInto effects: inout [Effect]
+    ) -> Inbound? {
+        let before = drops
+        let inbound = accept(bytes, from: from, at: now, policy: policy)
+        if inbound == nil {
+            let reason = drops.counts.first { before.counts[$0.key] != $0.value }?.key ?? "unknown"
+            effects.append(.log(.wire, "dropped a datagram from \(from): \(reason) (\(drops.total) dropped so far)"))
+        }
+        return inbound
+    }
+
     /// Forgets a sender's replay window (a station that said goodbye may restart).
     public mutating func forget(_ sender: PublicKey) { replay.forget(sender) }
 }

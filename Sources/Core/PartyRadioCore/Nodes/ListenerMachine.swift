@@ -111,8 +111,7 @@ public struct ListenerMachine: NodeMachine {
         case .datagram(let bytes, let from):
             let policy: SenderPolicy =
                 if let tuned { .stations([tuned.station.id: tuned.station.advert.publicKey]) } else { watch.policy }
-            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy) else {
-                out.append(.log(.wire, "dropped a datagram from \(from) (drops so far: \(filter.drops.counts))"))
+            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else {
                 return out
             }
             if tuned == nil {

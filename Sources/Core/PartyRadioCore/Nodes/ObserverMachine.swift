@@ -32,10 +32,8 @@ public struct ObserverMachine: NodeMachine {
         case .discovery(let event):
             changes += watch.handle(event, into: &out)
         case .datagram(let bytes, let from):
-            if let inbound = filter.accept(bytes, from: from, at: now, policy: watch.policy) {
+            if let inbound = filter.accept(bytes, from: from, at: now, policy: watch.policy, logInto: &out) {
                 changes += watch.handle(inbound, now: now)
-            } else {
-                out.append(.log(.wire, "dropped a datagram from \(from) (drops so far: \(filter.drops.counts))"))
             }
         case .quit:
             isFinished = true

@@ -71,8 +71,7 @@ public struct VoterMachine: NodeMachine {
         case .datagram(let bytes, let from):
             let policy: SenderPolicy =
                 if let voting { .stations([voting.station.id: voting.station.advert.publicKey]) } else { watch.policy }
-            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy) else {
-                out.append(.log(.wire, "dropped a datagram from \(from) (drops so far: \(filter.drops.counts))"))
+            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else {
                 return out
             }
             if voting == nil { _ = watch.handle(inbound, now: now) } else { handle(inbound, now: now) }

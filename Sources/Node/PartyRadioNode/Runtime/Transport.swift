@@ -66,19 +66,12 @@ final class Transport {
 /// Seeded outgoing-packet loss for tests of the transport itself (`PARTYRADIO_FAULT_LOSS`).
 public struct FaultInjector: Sendable {
     public var lossShare: Double
-    private var state: UInt64
+    private var random: SplitMix64
 
     public init(lossShare: Double, seed: UInt64) {
         self.lossShare = lossShare
-        state = seed | 1
+        random = SplitMix64(seed: seed)
     }
 
-    mutating func shouldDrop() -> Bool {
-        // xorshift64*: small, seeded, good enough to pick packets.
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        let value = Double((state &* 2_685_821_657_736_338_717) >> 11) / Double(1 << 53)
-        return value < lossShare
-    }
+    mutating func shouldDrop() -> Bool { random.unit() < lossShare }
 }

@@ -45,7 +45,7 @@ enum StationsCommand {
         _ observer: StationObserver, options: Command.StationsOptions, console: Console
     ) throws(NodeError) -> Int32 {
         let live = !options.json && console.isTerminal
-        var drawn = 0
+        var redraw = LiveRedraw()
         var lastDraw: Int64 = 0
         let clock = NodeClock()
         while true {
@@ -69,11 +69,8 @@ enum StationsCommand {
             if live && (!changes.isEmpty || clock.now().ns - lastDraw > Nanos.ms(500)) {
                 lastDraw = clock.now().ns
                 let text = stations.isEmpty ? "No stations on the air (watching; Ctrl-C to stop)." : table(stations)
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-                var out = drawn > 0 ? "\u{1B}[\(drawn)F\u{1B}[J" : ""
-                for line in lines { out += line + "\r\n" }
-                drawn = lines.count
-                console.write(out, to: .out)
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                console.write(redraw.frame(lines), to: .out)
             }
         }
     }

@@ -15,7 +15,7 @@ final class EventPrinter: NodeReporter {
 
     private struct ViewState {
         var header: [String] = []
-        var drawnLines = 0
+        var redraw = LiveRedraw()
         var notes: [String] = []
     }
 
@@ -173,17 +173,6 @@ final class EventPrinter: NodeReporter {
 
     // MARK: Live view
 
-    /// Lines are cut to the terminal's width: a wrapped line would throw off the redraw.
-    static func fit(_ line: String, width: Int) -> String {
-        line.count < width ? line : String(line.prefix(max(1, width - 2))) + "…"
-    }
-
-    static func terminalWidth() -> Int {
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
-    }
-
     private func live(_ event: NodeEvent) {
         state.withLock { view in
             switch event {
@@ -204,11 +193,7 @@ final class EventPrinter: NodeReporter {
                     view.notes = Array(view.notes.suffix(12))
                 }
             }
-            let lines = (view.header + view.notes).map { Self.fit($0, width: Self.terminalWidth()) }
-            // Back to the top of the last drawing, clear to the end of the screen, draw again.
-            var out = view.drawnLines > 0 ? "\u{1B}[\(view.drawnLines)F\u{1B}[J" : ""
-            for line in lines { out += line + "\r\n" }
-            view.drawnLines = lines.count
+            let out = view.redraw.frame(view.header + view.notes)
             console.write(out, to: .out)
         }
     }

@@ -104,6 +104,39 @@ struct StationLANTests {
         watcher.kill()
     }
 
+    @Test("Crowd skip: two down votes of a room of two skip the track after 10 s, and every node says why")
+    func crowdSkip() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Crowd", extra: ["--crowd-skip", "50"])
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        // Two down votes early in the track: nothing happens in its first 10 s, then it is skipped.
+        #expect(try lan.partyradio(host: 3, ["vote", "down"], role: "v1").exit == 0)
+        #expect(try lan.partyradio(host: 3, ["vote", "down"], role: "v2").exit == 0)
+        try listener.waitForEvent(timeout: .seconds(20), "9.5 s into the track") {
+            $0.name == "progress" && ($0.int("position_ms") ?? 0) > 9_500 && $0.int("queue_index") == 0
+        }
+        #expect(!listener.events.contains { $0.name == "track_skipped" }, "skipped in the first 10 s")
+        let notice = try listener.waitForEvent(timeout: .seconds(3), "track_skipped") { $0.name == "track_skipped" }
+        #expect(notice.string("reason") == "crowd")
+        #expect(notice.int("down") == 2 && notice.int("room") == 2)
+        let before = listener.events.last { $0.name == "progress" && $0.int("queue_index") == 0 }
+        #expect((before?.int("position_ms") ?? 0) >= 9_700)
+        try listener.waitForEvent(timeout: .seconds(2), "next track") {
+            $0.name == "state" && $0.string("change") == "track" && $0.int("queue_index") == 1 && $0.int("down") == 0
+        }
+        try dj.waitForEvent("dj says why") { $0.name == "track_skipped" && $0.string("reason") == "crowd" }
+        #expect(listener.events.filter { $0.name == "track_skipped" }.count == 1, "the notice is said once")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("Votes are counted exactly once with 30% loss on the DJ's host")
     func votesUnderLoss() throws {
         let lan = try Testbed(hosts: 2)

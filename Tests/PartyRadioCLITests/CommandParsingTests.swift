@@ -33,6 +33,13 @@ import Testing
         #expect(usage(["dj", "--name=Roof", "--port", "70000"])?.message.contains("65535") == true)
         #expect(usage(["dj", "--name", "x", "--bogus"]) == UsageError("Unknown option '--bogus'.", command: "dj"))
         #expect(usage(["dj", "--name"])?.message == "Missing value for '--name'.")
+        #expect(usage(["dj", "--name", "x", "--crowd-skip", "101"])?.message.contains("0 to 100") == true)
+        guard case .dj(let crowd) = try Command.parse(["dj", "--name", "x", "--crowd-skip", "0"]) else {
+            Issue.record("not dj")
+            return
+        }
+        #expect(crowd.crowdSkipPercent == 0)
+        #expect(Command.DJOptions(name: try StationName(validating: "x")).crowdSkipPercent == 50)
         let roofTop = Command.DJOptions(name: try StationName(validating: "Roof Top"))
         #expect(try Command.parse(["dj", "--name=Roof Top"]) == .dj(roofTop))
     }

@@ -5,6 +5,8 @@ import PartyRadioCore
 /// - votes: a tally never counts more voters than sent votes on the track playing (retries,
 ///   duplicates and replays count once), and an acknowledged vote is in the DJ's book;
 /// - tallies start from zero on every track change;
+/// - crowd skip: the DJ never leaves a due crowd skip pending, and every crowd skip it reports had
+///   at least two down votes that made the configured share of the room;
 /// - listeners that are synchronised and have the current anchor are on the station position,
 ///   and their player plays the station's track, paused exactly when the station is;
 /// - bounded memory, and no listener that vanished silently is still counted.
@@ -15,6 +17,7 @@ struct Checker {
     private(set) var acknowledged = 0
     private(set) var convergenceSamples = 0
     private(set) var maxErrorNs: Int64 = 0
+    private(set) var crowdSkips = 0
     private let debug = ProcessInfo.processInfo.environment["PARTYRADIO_SIM_DEBUG"] != nil
     /// Bumped on every track change the DJ reports.
     private var play = 0
@@ -41,6 +44,16 @@ struct Checker {
 
     mutating func djHandled(_ effects: [Effect], lan: SimLAN, log: inout Log) {
         guard let machine = djMachine else { return }
+        for case .report(.trackSkipped(let notice)) in effects where notice.reason == .crowd {
+            crowdSkips += 1
+            let percent = UInt64(machine.configuration.crowdSkipPercent)
+            if notice.down < 2 || percent == 0 || UInt64(notice.down) * 100 < percent * UInt64(notice.room) {
+                log.fail("crowd skip of \(notice.trackID) with \(notice.down) down of \(notice.room)", at: lan.now)
+            }
+        }
+        if machine.crowdSkipDue(at: DJTime(ns: dj.local(lan.now).ns)) != nil {
+            log.fail("a crowd skip is due and the DJ did not skip", at: lan.now)
+        }
         for case .report(.state(let snapshot, _, .track)) in effects {
             play += 1
             votersThisPlay = []

@@ -16,6 +16,7 @@ struct SimRun {
         var inputs = 0
         var convergenceSamples = 0
         var maxErrorNs: Int64 = 0
+        var crowdSkips = 0
     }
 
     /// True time starts here (any instant works; a positive one keeps clocks positive).
@@ -62,7 +63,7 @@ struct SimRun {
                 DJMachine(
                     configuration: .init(
                         name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
-                        address: "10.9.0.1", playsAudio: true),
+                        address: "10.9.0.1", playsAudio: true, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)]),
                     verifier: SimVerifier(), now: LocalTime(ns: Self.start + djOffset))),
             key: djKey, offsetNs: djOffset, driftPPM: djDrift)
         lan.schedule(at: Self.start, .input(dj.index, .start))
@@ -161,6 +162,7 @@ struct SimRun {
         stats.votesAcknowledged = checker.acknowledged
         stats.convergenceSamples = checker.convergenceSamples
         stats.maxErrorNs = checker.maxErrorNs
+        stats.crowdSkips = checker.crowdSkips
         violations = log.violations
     }
 }

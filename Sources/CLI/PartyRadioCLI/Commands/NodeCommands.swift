@@ -54,7 +54,8 @@ enum NodeCommands {
             let node = try DJNode(
                 configuration: DJConfiguration(
                     name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
-                    playback: playbackOptions(options.playback), catalog: source),
+                    playback: playbackOptions(options.playback), catalog: source,
+                    crowdSkipPercent: options.crowdSkipPercent),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }

@@ -64,6 +64,12 @@ final class EventPrinter: NodeReporter {
                 ("track_id", .string(trackID)), ("choice", .string(choice.name)), ("up", .int(tally.up)),
                 ("down", .int(tally.down)), ("voter", .string(voter)),
             ]
+        case .trackSkipped(let notice):
+            name = "track_skipped"
+            fields = [
+                ("track_id", .string(notice.trackID)), ("title", .string(notice.title)),
+                ("reason", .string(notice.reason.name)), ("down", .int(notice.down)), ("room", .int(notice.room)),
+            ]
         case .stationStopped(let station, let dropped):
             name = "station_stopped"
             fields = [("station", .string(station)), ("dropped", Self.json(dropped))]
@@ -135,6 +141,13 @@ final class EventPrinter: NodeReporter {
         case .listenersChanged(let count, let joined, let left):
             if let joined { return "Listener joined: \(joined) (\(count) listening)." }
             return left ? "A listener left (\(count) listening)." : nil
+        case .trackSkipped(let notice):
+            switch notice.reason {
+            case .crowd:
+                return "Skipped “\(notice.title)”: the crowd voted it down (\(notice.down) down of \(notice.room))."
+            case .dj:
+                return "The DJ skipped “\(notice.title)”."
+            }
         case .voteCounted(_, let choice, let tally, let voter):
             return "Vote \(choice.name) from \(voter): \(tally.up) up, \(tally.down) down."
         case .stationStopped(let station, let dropped):

@@ -21,6 +21,8 @@ extension Command {
         public var jsonEvents = false
         /// `--port N` for listeners; 0: any free port.
         public var port: UInt16 = 0
+        /// `--crowd-skip PERCENT`: the share of the room whose down votes skip a track; 0: off.
+        public var crowdSkipPercent = 50
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -47,6 +49,7 @@ extension Command {
             case "--no-explicit": options.noExplicit = true
             case "--json-events": options.jsonEvents = true
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
+            case "--crowd-skip": options.crowdSkipPercent = try scanner.integer(for: option, in: 0...100)
             default: throw scanner.unknown(option)
             }
         }

@@ -64,6 +64,7 @@ enum HelpPages {
             ("--no-explicit", "Clean mode: no explicit catalog tracks."),
             ("--json-events", "Print one JSON object per line instead of the live view."),
             ("--port <port>", "UDP port for listeners (default: any free port)."),
+            ("--crowd-skip <percent>", "Skip a track once this share of the room votes it down (default: 50; 0: off)."),
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
         discussion: """
             CONTROLS:

@@ -15,11 +15,15 @@ public struct DJMachine: NodeMachine {
         public var address: String
         /// Whether this node plays the station itself.
         public var playsAudio: Bool
+        /// Crowd skip: the share of the room (in percent, 1–100) whose down votes skip the
+        /// playing track; 0 turns it off.
+        public var crowdSkipPercent: Int
 
         public init(
             name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
-            address: String, playsAudio: Bool
+            address: String, playsAudio: Bool, crowdSkipPercent: Int = 50
         ) {
+            self.crowdSkipPercent = min(100, max(0, crowdSkipPercent))
             self.name = name
             self.advert = advert
             self.queue = queue
@@ -37,6 +41,9 @@ public struct DJMachine: NodeMachine {
     public static let expiryIntervalNs = Nanos.ms(250)
     /// Peers heard this recently get a unicast goodbye (observers do not join the group).
     public static let recentPeerNs = Nanos.seconds(5)
+    /// Crowd skip never cuts a track in its first seconds, and needs at least this many down votes.
+    public static let crowdSkipAfterNs = Nanos.seconds(10)
+    public static let crowdSkipMinVotes: UInt32 = 2
 
     public let configuration: Configuration
     public private(set) var engine: StationEngine
@@ -123,8 +130,33 @@ public struct DJMachine: NodeMachine {
                 broadcast(now: now, change: .listeners, into: &out)
             }
         }
+        if let skip = crowdSkipDue(at: dj) { skipTrack(skip, now: now, into: &out) }
         if now - lastSnapshotAt >= Self.snapshotIntervalNs { broadcast(now: now, change: .progress, into: &out) }
         out += planner.tick(clockKnown: true, now: now).map(Effect.player)
+    }
+
+    // MARK: Crowd skip
+
+    /// The crowd-skip notice if the rule holds now: crowd skip on, the track playing for at least
+    /// ``crowdSkipAfterNs``, at least ``crowdSkipMinVotes`` down votes, and those down votes at
+    /// least the configured share of the room (the listeners, or the voters if more voted).
+    public func crowdSkipDue(at dj: DJTime) -> TrackSkipped? {
+        let percent = configuration.crowdSkipPercent
+        let tally = engine.votes.tally
+        guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, tally.down >= Self.crowdSkipMinVotes,
+            engine.positionNs(at: dj) >= Self.crowdSkipAfterNs
+        else { return nil }
+        let room = max(UInt32(engine.roster.count), tally.up + tally.down)
+        guard UInt64(tally.down) * 100 >= UInt64(percent) * UInt64(room) else { return nil }
+        return TrackSkipped(trackID: track.id, title: track.title, reason: .crowd, down: tally.down, room: room)
+    }
+
+    /// Moves to the next track and tells everyone why (twice to the group, against loss).
+    private mutating func skipTrack(_ notice: TrackSkipped, now: LocalTime, into out: inout [Effect]) {
+        guard engine.next(now: DJTime(onTheDJ: now)) else { return }
+        for _ in 0..<2 { out.append(.send(.trackSkipped(notice), to: .group(group), station: stationID)) }
+        out.append(.report(.trackSkipped(notice)))
+        broadcast(now: now, change: .track, into: &out)
     }
 
     // MARK: Datagrams
@@ -171,7 +203,7 @@ public struct DJMachine: NodeMachine {
                             clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns,
                             serverSendNs: now.ns)),
                     to: inbound.from))
-        case .stateSnapshot, .voteAck, .goodbye, .timePong:
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped:
             break  // DJ kinds never pass the listener policy
         }
     }
@@ -237,7 +269,12 @@ public struct DJMachine: NodeMachine {
         guard let verb = words.first?.lowercased() else { return }
         switch verb {
         case "next", "n", "skip":
-            if engine.next(now: dj) { broadcast(now: now, change: .track, into: &out) }
+            guard let track = engine.nowPlaying else { return }
+            let tally = engine.votes.tally
+            skipTrack(
+                TrackSkipped(
+                    trackID: track.id, title: track.title, reason: .dj, down: tally.down,
+                    room: max(UInt32(engine.roster.count), tally.up + tally.down)), now: now, into: &out)
         case "prev", "previous", "p", "back":
             if engine.previous(now: dj) { broadcast(now: now, change: .track, into: &out) }
         case "pause":

@@ -50,6 +50,7 @@ public struct ListenerMachine: NodeMachine {
     public private(set) var exitError: NodeError?
     private var finder: StationFinder?
     private var planner: PlaybackPlanner
+    private var lastSkip: TrackSkipped?
 
     public init(configuration: Configuration, verifier: any DatagramVerifier) {
         self.configuration = configuration
@@ -196,6 +197,11 @@ public struct ListenerMachine: NodeMachine {
             }
         case .goodbye(let goodbye):
             stationGone(reason: goodbye.reason, into: &out)
+        case .trackSkipped(let notice):
+            // The DJ sends each notice twice; say it once.
+            guard lastSkip?.trackID != notice.trackID || lastSkip?.reason != notice.reason else { return }
+            lastSkip = notice
+            out.append(.report(.trackSkipped(notice)))
         case .timePong(let pong):
             let wasKnown = clock.isSynchronized
             let sample = TimeSample(

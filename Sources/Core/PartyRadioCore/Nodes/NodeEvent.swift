@@ -36,6 +36,8 @@ public enum NodeEvent: Sendable {
     case stationRenamed(from: String, to: String)
     case listenersChanged(count: Int, joined: String?, left: Bool)
     case voteCounted(trackID: String, choice: VoteChoice, tally: Tally, voter: String)
+    /// The playing track was cut short: by the DJ, or by the crowd's down votes (DJ and listeners).
+    case trackSkipped(TrackSkipped)
     /// The DJ went off air; `dropped` counts the datagrams it refused, by reason.
     case stationStopped(name: String, dropped: DropCounters)
     // Listener

@@ -10,6 +10,7 @@ public enum Message: Equatable, Sendable {
     case query(Query)
     case timePing(TimePing)
     case timePong(TimePong)
+    case trackSkipped(TrackSkipped)
 
     public var body: any WireMessage {
         switch self {
@@ -23,6 +24,7 @@ public enum Message: Equatable, Sendable {
         case .query(let m): m
         case .timePing(let m): m
         case .timePong(let m): m
+        case .trackSkipped(let m): m
         }
     }
 
@@ -40,6 +42,7 @@ public enum Message: Equatable, Sendable {
         case .query: .query(try Query(from: &reader))
         case .timePing: .timePing(try TimePing(from: &reader))
         case .timePong: .timePong(try TimePong(from: &reader))
+        case .trackSkipped: .trackSkipped(try TrackSkipped(from: &reader))
         }
     }
 }

@@ -10,11 +10,12 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case query = 8
     case timePing = 9
     case timePong = 10
+    case trackSkipped = 11
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
-        case .stateSnapshot, .voteAck, .goodbye, .timePong: true
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped: true
         case .hello, .heartbeat, .leave, .vote, .query, .timePing: false
         }
     }

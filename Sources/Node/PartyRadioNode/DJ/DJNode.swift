@@ -14,11 +14,15 @@ public struct DJConfiguration: Sendable {
     public var playback: PlaybackOptions
     /// Where `search` and `add` controls look; nil: they say the catalog is not available.
     public var catalog: (any TrackCatalog)?
+    /// `--crowd-skip`: the share of the room (percent) whose down votes skip a track; 0: off.
+    public var crowdSkipPercent: Int
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
-        playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil
+        playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
+        crowdSkipPercent: Int = 50
     ) {
+        self.crowdSkipPercent = crowdSkipPercent
         self.catalog = catalog
         self.name = name
         self.libraries = libraries
@@ -63,7 +67,7 @@ public final class DJNode {
                 name: configuration.name.value, advert: advert,
                 queue: (library?.tracks ?? []) + configuration.extraTracks,
                 port: port, interfaceName: interface.name, address: interface.address.host,
-                playsAudio: player.playsAudio),
+                playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent),
             verifier: SodiumVerifier(), now: settings.clock.now())
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 /// The DJ machine driven input by input at explicit instants: no sockets, no clock.
@@ -15,7 +16,9 @@ import Testing
     }
 
     func acks(_ effects: [Effect], to peer: Peer) -> [VoteAck] {
-        effects.sent.compactMap { if case .voteAck(let ack) = $0.message, $0.to == .peer(peer.address) { ack } else { nil } }
+        effects.sent.compactMap {
+            if case .voteAck(let ack) = $0.message, $0.to == .peer(peer.address) { ack } else { nil }
+        }
     }
 
     @Test func startReportsPublishesAndAnnouncesTheFirstTrack() {
@@ -23,8 +26,10 @@ import Testing
         #expect(dj.nextWakeup == nil)
         let out = dj.handle(.start, at: t0)
 
-        guard case .stationStarted(let name, let stationID, let interface, let address, let port, let group, _, let queue)
-            = out.reports.first
+        let first = out.reports.first
+        guard
+            case .stationStarted(
+                let name, let stationID, let interface, let address, let port, let group, _, let queue) = first
         else {
             Issue.record("the first report is not stationStarted: \(out.reportTags)")
             return
@@ -159,7 +164,7 @@ import Testing
         #expect(dj.nextWakeup.map { $0 > at(ms: 10_300) } == true)
     }
 
-    @Test(.disabled("bug: a timer later than the next track's length leaves that track past its end and nextWakeup in the past"))
+    @Test(.disabled("bug: a timer late by more than a track leaves nextWakeup in the past"))
     func aTimerAfterSeveralTracksCatchesUpInOneStep() {
         // Track 0 ends at 10 s, track 1 at 30 s; the DJ is next woken at 45 s (a stalled runtime,
         // a suspended laptop). By then track 2 has played 15 s.
@@ -167,9 +172,12 @@ import Testing
         let now = at(ms: 45_000)
         let out = dj.handle(.timer, at: now)
         let snapshot = out.snapshots(to: group).first
-        #expect(snapshot.map { $0.anchor.positionNs <= Int64($0.nowPlaying?.durationMs ?? 0) * Nanos.perMillisecond } == true)
+        #expect(
+            snapshot.map { $0.anchor.positionNs <= Int64($0.nowPlaying?.durationMs ?? 0) * Nanos.perMillisecond }
+                == true)
         #expect(snapshot?.nowPlaying?.id == "t2")
-        #expect(dj.nextWakeup.map { $0 >= now } == true, "nextWakeup \(String(describing: dj.nextWakeup)) is before now")
+        #expect(
+            dj.nextWakeup.map { $0 >= now } == true, "nextWakeup \(String(describing: dj.nextWakeup)) is before now")
     }
 
     @Test func transportCommandsMoveTheStationAndThePlayer() {
@@ -275,8 +283,9 @@ import Testing
         var guest = Peer("10.0.0.7", key: 7)
         // A heartbeat from a listener the DJ does not know (its hello was lost) is a join.
         let join = dj.handle(guest.send(.heartbeat(Heartbeat()), station: id), at: at(ms: 100))
-        #expect(join.reports.filter { $0.tag == "listenersChanged" }.map(\.brief)
-            == ["listeners 1 +\(guest.publicKey.fingerprint)"])
+        #expect(
+            join.reports.filter { $0.tag == "listenersChanged" }.map(\.brief)
+                == ["listeners 1 +\(guest.publicKey.fingerprint)"])
         let leave = dj.handle(guest.send(.leave(Leave()), station: id), at: at(ms: 200))
         #expect(leave.reports.filter { $0.tag == "listenersChanged" }.map(\.brief) == ["listeners 0 left"])
         #expect(leave.snapshots(to: group).map(\.listenerCount) == [0])
@@ -377,7 +386,7 @@ import Testing
         #expect(retried == [.load(Fixture.tracks[0], paused: false)])
     }
 
-    @Test(.disabled("bug: the next progress snapshot reloads a failed track at once, ignoring the 1 s retry wait"))
+    @Test(.disabled("bug: a progress snapshot reloads a failed track before the 1 s retry wait"))
     func playerFailureIsRetriedOnlyAfterASecond() {
         var dj = started()
         _ = dj.handle(.playerFailed("no such file"), at: at(ms: 100))
@@ -390,7 +399,7 @@ import Testing
         #expect(loads == [1_100])  // PlaybackPlanner.retryAfterErrorNs after the failure, not at the 500 ms snapshot
     }
 
-    @Test(.disabled("bug: a quit command goes through the periodic tick after going off air, so a snapshot follows the goodbyes"))
+    @Test(.disabled("bug: 'quit' still runs the periodic tick, so a snapshot follows the goodbyes"))
     func nothingFollowsTheGoodbyes() {
         var dj = started()
         // 1.2 s since the last snapshot: the periodic one is due when the quit arrives.

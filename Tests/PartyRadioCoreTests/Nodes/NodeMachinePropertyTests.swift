@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 /// Thousands of random inputs per machine from a seed: valid, replayed, corrupted and random
@@ -24,14 +25,14 @@ import Testing
         // bug ListenerMachineTests.theSilenceTickLeavesNoWakeupInThePast reproduces; still no spin.
         var fuzz = InputFuzzer(seed: seed, role: .station, pastWakeupsInARow: 1)
         let reached = fuzz.exercise(
-            steps: Self.steps, marks: { $0.clock.isSynchronized ? ["synchronised"] : [] }
-        ) { _ in
-            ListenerMachine(
-                configuration: .init(
-                    query: seed % 2 == 0 ? nil : "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0",
-                    listenerName: "fuzz", playsAudio: true),
-                verifier: ChecksumVerifier())
-        }
+            steps: Self.steps, marks: { $0.clock.isSynchronized ? ["synchronised"] : [] },
+            make: { _ in
+                ListenerMachine(
+                    configuration: .init(
+                        query: seed % 2 == 0 ? nil : "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0",
+                        listenerName: "fuzz", playsAudio: true),
+                    verifier: ChecksumVerifier())
+            })
         #expect(
             reached.isSuperset(of: ["tunedIn", "synchronised", "load", "stationSilent", "stationGone"]),
             "reached only \(reached.sorted())")
@@ -39,19 +40,22 @@ import Testing
 
     @Test(arguments: seeds) func voterMachine(seed: UInt64) {
         var fuzz = InputFuzzer(seed: seed, role: .station)
-        let reached = fuzz.exercise(steps: Self.steps, marks: { ($0.result != nil ? ["result"] : []) + ($0.watch.settled ? ["settled"] : []) }) { _ in
-            VoterMachine(
-                choice: .up, query: seed % 2 == 0 ? nil : "Rooftop", timeoutNs: Nanos.seconds(20), interfaceName: "eth0",
-                verifier: ChecksumVerifier())
-        }
+        // A long timeout: with no query the voter waits for the sweep, and needs time left to vote.
+        let reached = fuzz.exercise(
+            steps: Self.steps, marks: { $0.result != nil ? ["result"] : [] },
+            make: { _ in
+                VoterMachine(
+                    choice: .up, query: seed % 2 == 0 ? nil : "Rooftop", timeoutNs: Nanos.seconds(20),
+                    interfaceName: "eth0", verifier: ChecksumVerifier())
+            })
         #expect(reached.isSuperset(of: ["sent vote", "result"]), "reached only \(reached.sorted())")
     }
 
     @Test(arguments: seeds) func observerMachine(seed: UInt64) {
         var fuzz = InputFuzzer(seed: seed, role: .station)
-        let reached = fuzz.exercise(steps: Self.steps, marks: { $0.settled ? ["settled"] : [] }) { _ in
-            ObserverMachine(verifier: ChecksumVerifier())
-        }
+        let reached = fuzz.exercise(
+            steps: Self.steps, marks: { $0.settled ? ["settled"] : [] },
+            make: { _ in ObserverMachine(verifier: ChecksumVerifier()) })
         #expect(reached.isSuperset(of: ["stationsChanged", "settled"]), "reached only \(reached.sorted())")
     }
 }
@@ -197,7 +201,8 @@ struct InputFuzzer {
         switch int(0...19) {
         case 0...3: return .discovered(name: name)
         case 4...10:
-            let (advert, address) = chance(0.7) ? (Fixture.advert, Fixture.djAddress) : (OtherStation.advert, OtherStation.address)
+            let (advert, address) =
+                chance(0.7) ? (Fixture.advert, Fixture.djAddress) : (OtherStation.advert, OtherStation.address)
             let port = chance(0.1) ? address.port + 1 : address.port
             let txt = chance(0.1) ? ["v=1", "id=nothex"] : advert.txtRecord
             return .resolved(name: name, address: address.host, port: port, txt: txt)
@@ -242,7 +247,8 @@ struct InputFuzzer {
             } else {
                 let index = int(0...(listeners.count - 1))
                 message = listenerMessage()
-                bytes = listeners[index].bytes(message, station: chance(0.9) ? Fixture.stationID : Fixture.otherStationID)
+                bytes = listeners[index].bytes(
+                    message, station: chance(0.9) ? Fixture.stationID : Fixture.otherStationID)
                 from = listeners[index].address
             }
             recent.append((bytes, from))
@@ -258,7 +264,8 @@ struct InputFuzzer {
             let track = pick([Fixture.tracks[0], Fixture.tracks[1], nil] as [Track?])
             let dj = DJTime(ns: now.ns + Int64(int(-5_000_000...5_000_000)) + Nanos.seconds(2))
             var snapshot = Fixture.snapshot(
-                name: name, track: track, dj: dj, positionNs: Int64(int(0...12_000)) * Nanos.perMillisecond, paused: chance(0.2),
+                name: name, track: track, dj: dj, positionNs: Int64(int(0...12_000)) * Nanos.perMillisecond,
+                paused: chance(0.2),
                 tally: Tally(up: UInt32(int(0...3)), down: 0), listeners: UInt32(int(0...5)))
             snapshot.sentAtNs = dj.ns
             return .stateSnapshot(snapshot)
@@ -269,9 +276,11 @@ struct InputFuzzer {
                     voteSequence: 1, status: status, trackID: pick(["t0", "t1", "t2"]), choice: .up,
                     tally: Tally(up: 1, down: 0), listenerCount: 1))
         case 12...18:
-            let sent = chance(0.8) ? (lastPing ?? now) : LocalTime(ns: now.ns + Int64(int(-2_000_000_000...2_000_000_000)))
+            let sent =
+                chance(0.8) ? (lastPing ?? now) : LocalTime(ns: now.ns + Int64(int(-2_000_000_000...2_000_000_000)))
             let djReceive = sent.ns + Nanos.seconds(2) + Int64(int(0...2_000_000))
-            return .timePong(TimePong(clientSendNs: sent.ns, serverReceiveNs: djReceive, serverSendNs: djReceive + 50_000))
+            return .timePong(
+                TimePong(clientSendNs: sent.ns, serverReceiveNs: djReceive, serverSendNs: djReceive + 50_000))
         default:
             return .goodbye(Goodbye(reason: "fuzz"))
         }

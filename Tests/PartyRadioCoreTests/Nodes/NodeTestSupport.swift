@@ -69,7 +69,8 @@ enum Fixture {
     static let stationID = StationID(rawValue: 0x1234_5678_9ABC_DEF0)
     static let otherStationID = StationID(rawValue: 0x0FED_CBA9_8765_4321)
     static let djKeySeed: UInt8 = 0xD1
-    static let advert = StationAdvert(stationID: stationID, group: stationID.multicastGroup, publicKey: testKey(djKeySeed))
+    static let advert = StationAdvert(
+        stationID: stationID, group: stationID.multicastGroup, publicKey: testKey(djKeySeed))
     static let group = advert.group
     static let djAddress = PeerAddress(host: "10.0.0.1", port: 40_000)
     static let serviceName = "Rooftop"
@@ -127,7 +128,13 @@ struct Sent {
 
 extension Array where Element == Effect {
     var sent: [Sent] {
-        compactMap { if case .send(let message, let to, let station) = $0 { Sent(message: message, to: to, station: station) } else { nil } }
+        compactMap {
+            if case .send(let message, let to, let station) = $0 {
+                Sent(message: message, to: to, station: station)
+            } else {
+                nil
+            }
+        }
     }
 
     var reports: [NodeEvent] { compactMap { if case .report(let event) = $0 { event } else { nil } } }

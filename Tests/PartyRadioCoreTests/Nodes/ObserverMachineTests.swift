@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 /// `partyradio stations` and the station watch under it: listed once heard, gone when silent,
@@ -13,7 +14,8 @@ import Testing
         return observer
     }
 
-    func snapshot(_ station: inout Peer, name: String = "Rooftop", tally: Tally = Tally(), sent: Int64 = 1) -> NodeInput {
+    func snapshot(_ station: inout Peer, name: String = "Rooftop", tally: Tally = Tally(), sent: Int64 = 1) -> NodeInput
+    {
         var s = Fixture.snapshot(name: name, dj: DJTime(ns: 1), tally: tally)
         s.sentAtNs = sent
         let stationID = name == "Rooftop" ? Fixture.stationID : Fixture.otherStationID
@@ -157,7 +159,8 @@ import Testing
     @Test func aWatchThatStopsQueryingOnlyListens() {
         var watch = StationWatch()
         var out: [Effect] = []
-        _ = watch.handle(.resolved(name: "Rooftop", address: "10.0.0.1", port: 40_000, txt: Fixture.advert.txtRecord), into: &out)
+        _ = watch.handle(
+            .resolved(name: "Rooftop", address: "10.0.0.1", port: 40_000, txt: Fixture.advert.txtRecord), into: &out)
         #expect(watch.policy == .stations([id: Fixture.advert.publicKey]))
         _ = watch.tick(now: at(ms: 0), into: &out)
         #expect(out.sent.count == 1)

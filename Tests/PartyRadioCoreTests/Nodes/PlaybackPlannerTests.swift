@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 /// What the player is told as the station changes.
@@ -21,7 +22,8 @@ import Testing
 
     @Test func aPausedStationIsLoadedPaused() {
         var planner = PlaybackPlanner(isEnabled: true)
-        #expect(planner.follow(snapshot(paused: true), clockKnown: true, now: at(ms: 0)) == [.load(track, paused: true)])
+        #expect(
+            planner.follow(snapshot(paused: true), clockKnown: true, now: at(ms: 0)) == [.load(track, paused: true)])
         #expect(!planner.isPlaying && planner.isPaused)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 /// Which station the user meant, and when it is safe to say.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PartyRadioCore
 
 /// The voter machine: find the station, vote on what plays, retry until acknowledged.
@@ -24,7 +25,8 @@ import Testing
         _ station: inout Peer, _ status: VoteAck.Status, track: String = "t0", tally: Tally = Tally(up: 1, down: 0)
     ) -> NodeInput {
         station.send(
-            .voteAck(VoteAck(voteSequence: 1, status: status, trackID: track, choice: .up, tally: tally, listenerCount: 2)),
+            .voteAck(
+                VoteAck(voteSequence: 1, status: status, trackID: track, choice: .up, tally: tally, listenerCount: 2)),
             station: id)
     }
 
@@ -48,7 +50,11 @@ import Testing
         _ = found(&machine, &station)
         #expect(votes(machine.handle(.timer, at: at(ms: 250))).isEmpty)
         let retries = machine.run(until: at(ms: 700), from: at(ms: 250))
-        #expect(votes(retries) == [Vote(trackID: "t0", choice: .down), Vote(trackID: "t0", choice: .down), Vote(trackID: "t0", choice: .down)])
+        #expect(
+            votes(retries) == [
+                Vote(trackID: "t0", choice: .down), Vote(trackID: "t0", choice: .down),
+                Vote(trackID: "t0", choice: .down),
+            ])
 
         let out = machine.handle(ack(&station, .counted), at: at(ms: 750))
         #expect(out.sent.isEmpty)

@@ -1,0 +1,272 @@
+import PartyRadioCore
+
+// Support for the node machine tests: a stand-in signature, peers that sign datagrams, a
+// station fixture, and ways to pick effects apart (Effect and NodeEvent are not Equatable).
+
+/// A keyed checksum in place of Ed25519, the same stand-in the simulated LAN uses: it proves
+/// nothing cryptographic, but a datagram verifies only under the key it claims, and any changed
+/// byte breaks it.
+struct ChecksumSigner: Signer {
+    let publicKey: PublicKey
+
+    func sign(_ bytes: [UInt8]) -> [UInt8] { Self.signature(bytes, by: publicKey) }
+
+    static func signature(_ bytes: [UInt8], by key: PublicKey) -> [UInt8] {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in key.bytes + bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return (0..<64).map { UInt8(truncatingIfNeeded: hash >> (($0 % 8) * 8)) ^ UInt8($0) }
+    }
+}
+
+struct ChecksumVerifier: DatagramVerifier {
+    func verify(_ datagram: Datagram) -> Bool {
+        ChecksumSigner.signature(datagram.signedBytes, by: datagram.header.sender) == datagram.signature
+    }
+}
+
+/// Signs with one key while the header names another: what a forger without the key can do.
+struct ForgingSigner: Signer {
+    let publicKey: PublicKey
+    let realKey: PublicKey
+    func sign(_ bytes: [UInt8]) -> [UInt8] { ChecksumSigner.signature(bytes, by: realKey) }
+}
+
+func testKey(_ seed: UInt8) -> PublicKey { PublicKey(bytes: [UInt8](repeating: seed, count: 32))! }
+
+/// Someone on the network: an address, a key, and the next sequence number.
+struct Peer {
+    let address: PeerAddress
+    let signer: ChecksumSigner
+    var sequence: UInt64 = 1000
+
+    init(_ host: String, port: UInt16 = 40_100, key seed: UInt8) {
+        address = PeerAddress(host: host, port: port)
+        signer = ChecksumSigner(publicKey: testKey(seed))
+    }
+
+    var publicKey: PublicKey { signer.publicKey }
+
+    /// The signed bytes of `message` for `station`, with this peer's next sequence number.
+    mutating func bytes(_ message: Message, station: StationID) -> [UInt8] {
+        sequence += 1
+        return try! Datagram.encode(message, stationID: station, sequence: sequence, signer: signer)
+    }
+
+    /// The input a machine gets when `message` arrives from this peer.
+    mutating func send(_ message: Message, station: StationID) -> NodeInput {
+        .datagram(bytes(message, station: station), from: address)
+    }
+}
+
+/// Instants: the tests' clocks start at an arbitrary positive reading.
+let t0 = LocalTime(ns: 1_000_000_000_000)
+func at(ms: Int64) -> LocalTime { t0 + Nanos.ms(ms) }
+
+/// One station as DJ and listeners see it.
+enum Fixture {
+    static let stationID = StationID(rawValue: 0x1234_5678_9ABC_DEF0)
+    static let otherStationID = StationID(rawValue: 0x0FED_CBA9_8765_4321)
+    static let djKeySeed: UInt8 = 0xD1
+    static let advert = StationAdvert(
+        stationID: stationID, group: stationID.multicastGroup, publicKey: testKey(djKeySeed))
+    static let group = advert.group
+    static let djAddress = PeerAddress(host: "10.0.0.1", port: 40_000)
+    static let serviceName = "Rooftop"
+
+    static let tracks = [
+        Track(id: "t0", title: "First", artist: "A", album: "", durationMs: 10_000, source: "http://10.0.0.1/0"),
+        Track(id: "t1", title: "Second", artist: "B", album: "", durationMs: 20_000, source: "http://10.0.0.1/1"),
+        Track(id: "t2", title: "Third", artist: "C", album: "", durationMs: 30_000, source: "http://10.0.0.1/2"),
+    ]
+
+    static func djConfiguration(queue: [Track] = tracks, playsAudio: Bool = true) -> DJMachine.Configuration {
+        DJMachine.Configuration(
+            name: "Rooftop", advert: advert, queue: queue, port: djAddress.port, interfaceName: "eth0",
+            address: djAddress.host, playsAudio: playsAudio)
+    }
+
+    /// The DJ as a peer (its datagrams, signed with the station key).
+    static var djPeer: Peer { Peer(djAddress.host, port: djAddress.port, key: djKeySeed) }
+
+    static func resolved(
+        name: String = serviceName, advert: StationAdvert = advert, address: PeerAddress = djAddress
+    ) -> NodeInput {
+        .discovery(.resolved(name: name, address: address.host, port: address.port, txt: advert.txtRecord))
+    }
+
+    /// A snapshot as the DJ sends it: `track` playing from `positionNs` at DJ instant `dj`.
+    static func snapshot(
+        name: String = "Rooftop", track: Track? = tracks[0], dj: DJTime, positionNs: Int64 = 0, paused: Bool = false,
+        tally: Tally = Tally(), listeners: UInt32 = 0
+    ) -> StateSnapshot {
+        StateSnapshot(
+            stationName: name, nowPlaying: track,
+            anchor: paused ? .paused(at: positionNs, djTime: dj) : .playing(at: positionNs, djTime: dj),
+            tally: tally, listenerCount: listeners, queueLength: UInt32(tracks.count), queueIndex: 0, sentAtNs: dj.ns)
+    }
+}
+
+/// A second station, for the tests that need two.
+enum OtherStation {
+    static let keySeed: UInt8 = 0xD2
+    static let advert = StationAdvert(
+        stationID: Fixture.otherStationID, group: Fixture.otherStationID.multicastGroup, publicKey: testKey(keySeed))
+    static let address = PeerAddress(host: "10.0.0.2", port: 40_000)
+    static var peer: Peer { Peer(address.host, port: address.port, key: keySeed) }
+    static var resolved: NodeInput { Fixture.resolved(name: "Basement", advert: advert, address: address) }
+}
+
+// MARK: Picking effects apart
+
+struct Sent {
+    var message: Message
+    var to: Destination
+    var station: StationID
+}
+
+extension Array where Element == Effect {
+    var sent: [Sent] {
+        compactMap {
+            if case .send(let message, let to, let station) = $0 {
+                Sent(message: message, to: to, station: station)
+            } else {
+                nil
+            }
+        }
+    }
+
+    var reports: [NodeEvent] { compactMap { if case .report(let event) = $0 { event } else { nil } } }
+
+    var player: [PlayerCommand] { compactMap { if case .player(let command) = $0 { command } else { nil } } }
+
+    var follows: [StationClockView] { compactMap { if case .follow(let view) = $0 { view } else { nil } } }
+
+    var catalog: [CatalogRequest] { compactMap { if case .catalog(let request) = $0 { request } else { nil } } }
+
+    var joinedGroups: [MulticastGroup] { compactMap { if case .joinGroup(let group) = $0 { group } else { nil } } }
+
+    var browses: Int { filter { if case .browse = $0 { true } else { false } }.count }
+
+    var publishes: [(name: String, port: UInt16, txt: [String])] {
+        compactMap { if case .publish(let name, let port, let txt) = $0 { (name, port, txt) } else { nil } }
+    }
+
+    /// The report tags in order, e.g. ["stationStarted", "state"].
+    var reportTags: [String] { reports.map(\.tag) }
+
+    /// Only the messages of sends, in order.
+    var messages: [Message] { sent.map(\.message) }
+
+    /// The snapshots sent to `destination`.
+    func snapshots(to destination: Destination) -> [StateSnapshot] {
+        sent.compactMap { if case .stateSnapshot(let s) = $0.message, $0.to == destination { s } else { nil } }
+    }
+
+    /// The `.state` reports' changes, in order.
+    var stateChanges: [NodeEvent.StateChange] {
+        reports.compactMap { if case .state(_, _, let change) = $0 { change } else { nil } }
+    }
+
+    /// The warnings reported.
+    var warnings: [String] { reports.compactMap { if case .warning(let text) = $0 { text } else { nil } } }
+}
+
+extension Message {
+    var tag: String {
+        switch self {
+        case .stateSnapshot: "stateSnapshot"
+        case .hello: "hello"
+        case .heartbeat: "heartbeat"
+        case .leave: "leave"
+        case .vote: "vote"
+        case .voteAck: "voteAck"
+        case .goodbye: "goodbye"
+        case .query: "query"
+        case .timePing: "timePing"
+        case .timePong: "timePong"
+        }
+    }
+}
+
+extension NodeEvent {
+    var tag: String {
+        switch self {
+        case .stationStarted: "stationStarted"
+        case .stationPublished: "stationPublished"
+        case .stationRenamed: "stationRenamed"
+        case .listenersChanged: "listenersChanged"
+        case .voteCounted: "voteCounted"
+        case .stationStopped: "stationStopped"
+        case .tunedIn: "tunedIn"
+        case .stationSilent: "stationSilent"
+        case .stationBack: "stationBack"
+        case .stationGone: "stationGone"
+        case .listenerStopped: "listenerStopped"
+        case .state: "state"
+        case .warning: "warning"
+        case .searchResults: "searchResults"
+        case .queued: "queued"
+        case .stationsChanged: "stationsChanged"
+        }
+    }
+}
+
+/// Feeds inputs one after another at one instant and collects every effect.
+extension NodeMachine {
+    mutating func handle(_ inputs: [NodeInput], at now: LocalTime) -> [Effect] {
+        inputs.flatMap { handle($0, at: now) }
+    }
+
+    /// Delivers `.timer` at every wakeup up to and including `end`, then once at `end`; returns
+    /// every effect. Stops early if the machine finishes or asks for a wakeup in the past.
+    mutating func run(until end: LocalTime, from start: LocalTime) -> [Effect] {
+        var out: [Effect] = []
+        var now = start
+        while !isFinished, let wake = nextWakeup, wake <= end, wake >= now {
+            now = wake
+            out += handle(.timer, at: now)
+            if nextWakeup == now { break }  // would spin; the caller's checks will say so
+        }
+        if !isFinished && now < end { out += handle(.timer, at: end) }
+        return out
+    }
+}
+
+extension NodeEvent {
+    /// A short rendering of the parts the tests compare.
+    var brief: String {
+        switch self {
+        case .listenersChanged(let count, let joined, let left):
+            "listeners \(count)" + (joined.map { " +\($0)" } ?? "") + (left ? " left" : "")
+        case .voteCounted(let trackID, let choice, let tally, _):
+            "vote \(trackID) \(choice.name) \(tally.up)/\(tally.down)"
+        case .stationStopped(let name, let dropped): "stopped \(name) dropped \(dropped.total)"
+        case .stationPublished(let name): "published \(name)"
+        case .stationRenamed(let from, let to): "renamed \(from) → \(to)"
+        case .tunedIn(let station): "tuned in \(station.name)"
+        case .stationSilent(let name): "silent \(name)"
+        case .stationBack(let name): "back \(name)"
+        case .stationGone(let name, let reason): "gone \(name): \(reason)"
+        case .listenerStopped(let dropped): "listener stopped dropped \(dropped.total)"
+        case .state(let snapshot, _, let change): "state \(change.rawValue) \(snapshot.nowPlaying?.id ?? "-")"
+        case .warning(let text): "warning \(text)"
+        case .searchResults(let term, let tracks): "results \(term) \(tracks.count)"
+        case .queued(let tracks, let length): "queued \(tracks.count) of \(length)"
+        case .stationsChanged(let stations, let change):
+            "stations [\(stations.map(\.name).joined(separator: ", "))] \(change.brief)"
+        case .stationStarted(let name, _, _, _, _, _, _, let queueLength): "started \(name) queue \(queueLength)"
+        }
+    }
+}
+
+extension StationDirectory.Change {
+    var brief: String {
+        switch self {
+        case .appeared(let id): "appeared \(id.hex)"
+        case .updated(let id): "updated \(id.hex)"
+        case .vanished(let id, let name, let reason): "vanished \(id.hex) \(name): \(reason)"
+        }
+    }
+}

@@ -42,6 +42,7 @@ enum Samples {
         .goodbye(Goodbye(reason: "The DJ ended the station.")), .query(Query()),
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
+        .trackSkipped(TrackSkipped(trackID: "1440857781", title: "Señorita 🎶", reason: .crowd, down: 3, room: 5)),
     ]
 }
 

@@ -186,6 +186,7 @@ extension Message {
         case .query: "query"
         case .timePing: "timePing"
         case .timePong: "timePong"
+        case .trackSkipped: "trackSkipped"
         }
     }
 }
@@ -198,6 +199,7 @@ extension NodeEvent {
         case .stationRenamed: "stationRenamed"
         case .listenersChanged: "listenersChanged"
         case .voteCounted: "voteCounted"
+        case .trackSkipped: "trackSkipped"
         case .stationStopped: "stationStopped"
         case .tunedIn: "tunedIn"
         case .stationSilent: "stationSilent"
@@ -242,6 +244,7 @@ extension NodeEvent {
             "listeners \(count)" + (joined.map { " +\($0)" } ?? "") + (left ? " left" : "")
         case .voteCounted(let trackID, let choice, let tally, _):
             "vote \(trackID) \(choice.name) \(tally.up)/\(tally.down)"
+        case .trackSkipped(let notice): "skipped \(notice.trackID) \(notice.reason.name) \(notice.down)/\(notice.room)"
         case .stationStopped(let name, let dropped): "stopped \(name) dropped \(dropped.total)"
         case .stationPublished(let name): "published \(name)"
         case .stationRenamed(let from, let to): "renamed \(from) → \(to)"

@@ -164,7 +164,7 @@ import Testing
         #expect(dj.nextWakeup.map { $0 > at(ms: 10_300) } == true)
     }
 
-    @Test(.disabled("bug: a timer late by more than a track leaves nextWakeup in the past"))
+    @Test
     func aTimerAfterSeveralTracksCatchesUpInOneStep() {
         // Track 0 ends at 10 s, track 1 at 30 s; the DJ is next woken at 45 s (a stalled runtime,
         // a suspended laptop). By then track 2 has played 15 s.
@@ -386,7 +386,7 @@ import Testing
         #expect(retried == [.load(Fixture.tracks[0], paused: false)])
     }
 
-    @Test(.disabled("bug: a progress snapshot reloads a failed track before the 1 s retry wait"))
+    @Test
     func playerFailureIsRetriedOnlyAfterASecond() {
         var dj = started()
         _ = dj.handle(.playerFailed("no such file"), at: at(ms: 100))
@@ -399,7 +399,7 @@ import Testing
         #expect(loads == [1_100])  // PlaybackPlanner.retryAfterErrorNs after the failure, not at the 500 ms snapshot
     }
 
-    @Test(.disabled("bug: 'quit' still runs the periodic tick, so a snapshot follows the goodbyes"))
+    @Test
     func nothingFollowsTheGoodbyes() {
         var dj = started()
         // 1.2 s since the last snapshot: the periodic one is due when the quit arrives.

@@ -63,7 +63,7 @@ import Testing
         #expect(planner.nextRetry == nil)
     }
 
-    @Test(.disabled("bug: follow() reloads at once after playerFailed; only tick() honours the retry wait"))
+    @Test
     func afterAFailureANewSnapshotDoesNotRetryEarly() {
         var planner = PlaybackPlanner(isEnabled: true)
         _ = planner.follow(snapshot(), clockKnown: true, now: at(ms: 0))

@@ -93,12 +93,10 @@ public struct DJMachine: NodeMachine {
             out.append(.publish(name: c.name, port: c.port, txt: c.advert.txtRecord))
             broadcast(now: now, change: .track, into: &out)
         case .datagram(let bytes, let from):
-            guard
-                let inbound = filter.accept(bytes, from: from, at: now, policy: .listenersOf(stationID), logInto: &out)
-            else {
-                return out
+            // A dropped datagram still falls through to the periodic work below.
+            if let inbound = filter.accept(bytes, from: from, at: now, policy: .listenersOf(stationID), logInto: &out) {
+                handle(inbound, now: now, into: &out)
             }
-            handle(inbound, now: now, into: &out)
         case .timer:
             break
         case .discovery(let event):
@@ -114,7 +112,7 @@ public struct DJMachine: NodeMachine {
             goOffAir(now: now, into: &out)
             return out
         }
-        tick(now: now, into: &out)
+        if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
         return out
     }
 
@@ -122,7 +120,14 @@ public struct DJMachine: NodeMachine {
     private mutating func tick(now: LocalTime, into out: inout [Effect]) {
         guard started else { return }
         let dj = DJTime(onTheDJ: now)
-        if engine.tick(now: dj) { broadcast(now: now, change: .track, into: &out) }
+        // A late wakeup (a stalled process, a suspended laptop) may have missed several track ends:
+        // catch up to the track playing now in one step.
+        var changed = false
+        for _ in 0...engine.queue.count {
+            guard engine.tick(now: dj) else { break }
+            changed = true
+        }
+        if changed { broadcast(now: now, change: .track, into: &out) }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
             lastExpiryAt = now
             if engine.expireListeners(now: dj) {

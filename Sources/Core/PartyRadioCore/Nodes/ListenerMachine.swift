@@ -99,6 +99,12 @@ public struct ListenerMachine: NodeMachine {
             exitError = NodeError(.discovery, message)
             stop(now: now, into: &out)
             return out
+        case .discovery(.removed(let name))
+        where tuned.map { watch.directory.entries[$0.station.id]?.serviceName == name } ?? false:
+            // Withdrawn, even if the watch had stopped listing it after a silence.
+            _ = watch.handle(.removed(name: name), into: &out)
+            stationGone(reason: "withdrawn from the network", into: &out)
+            return out
         case .discovery(let event):
             let changes = watch.handle(event, into: &out)
             if let tuned {
@@ -112,13 +118,14 @@ public struct ListenerMachine: NodeMachine {
         case .datagram(let bytes, let from):
             let policy: SenderPolicy =
                 if let tuned { .stations([tuned.station.id: tuned.station.advert.publicKey]) } else { watch.policy }
-            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else {
-                return out
-            }
-            if tuned == nil {
-                _ = watch.handle(inbound, now: now)
-            } else {
-                handle(inbound, now: now, into: &out)
+            // A dropped datagram still falls through to the periodic work below, so no deadline is
+            // left behind whatever arrives.
+            if let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) {
+                if tuned == nil {
+                    _ = watch.handle(inbound, now: now)
+                } else {
+                    handle(inbound, now: now, into: &out)
+                }
             }
         case .playerFailed(let message):
             out.append(.report(.warning("The player could not play the track (\(message)); retrying.")))
@@ -130,13 +137,9 @@ public struct ListenerMachine: NodeMachine {
             break
         }
         guard !isFinished else { return out }
-        if tuned == nil {
-            _ = watch.tick(now: now, into: &out)
-            lookForStation(now: now, into: &out)
-        } else {
-            _ = watch.tick(now: now, into: &out)
-            keepInTouch(now: now, into: &out)
-        }
+        _ = watch.tick(now: now, into: &out)
+        if tuned == nil { lookForStation(now: now, into: &out) }
+        if tuned != nil && !isFinished { keepInTouch(now: now, into: &out) }
         return out
     }
 
@@ -245,6 +248,11 @@ public struct ListenerMachine: NodeMachine {
     private mutating func keepInTouch(now: LocalTime, into out: inout [Effect]) {
         guard var tuned else { return }
         let station = tuned.station.id
+        if !tuned.silent && now - tuned.lastHeard > Self.silenceNs {
+            tuned.silent = true
+            tuned.lastHello = nil  // say hello again (now, below) and until it comes back
+            out.append(.report(.stationSilent(name: tuned.snapshot.stationName)))
+        }
         if !isAnswered(tuned) && (tuned.lastHello.map { now - $0 >= Self.helloRetryNs } ?? true) {
             out.append(
                 .send(
@@ -259,11 +267,6 @@ public struct ListenerMachine: NodeMachine {
         if now >= nextPing(tuned) {
             out.append(.send(.timePing(TimePing(clientSendNs: now.ns)), to: .peer(tuned.djAddress), station: station))
             tuned.lastPing = now
-        }
-        if !tuned.silent && now - tuned.lastHeard > Self.silenceNs {
-            tuned.silent = true
-            tuned.lastHello = nil  // say hello again when it comes back
-            out.append(.report(.stationSilent(name: tuned.snapshot.stationName)))
         }
         if !tuned.silent, now - tuned.lastProgress >= Self.progressIntervalNs {
             tuned.lastProgress = now

@@ -13,6 +13,8 @@ public struct PlaybackPlanner: Sendable {
     public private(set) var loaded: LoadedTrack?
     public private(set) var isPaused = false
     private var retryAt: LocalTime?
+    /// The track whose load failed last, waiting out ``retryAfterErrorNs``.
+    private var lastFailed: String?
 
     public struct LoadedTrack: Hashable, Sendable {
         public var id: String
@@ -35,7 +37,12 @@ public struct PlaybackPlanner: Sendable {
             return loaded != nil ? [.stop] : []
         }
         guard clockKnown else { return [] }
-        if loaded?.id != track.id || loaded?.source != track.source { return load(track, now: now) }
+        if loaded?.id != track.id || loaded?.source != track.source {
+            // After a failure the same track waits out the retry delay (``tick`` loads it then);
+            // another track is a fresh start.
+            if loaded == nil, let retryAt, now < retryAt, lastFailed == track.id { return [] }
+            return load(track, now: now)
+        }
         guard new.anchor.isPaused != isPaused || (old.map { $0.anchor != new.anchor } ?? false) else { return [] }
         // Paused, resumed or moved: pause, or start again precisely from the new anchor.
         isPaused = new.anchor.isPaused
@@ -57,6 +64,7 @@ public struct PlaybackPlanner: Sendable {
 
     /// The player could not play the source: try again after ``retryAfterErrorNs``.
     public mutating func playerFailed(now: LocalTime) {
+        lastFailed = loaded?.id
         loaded = nil
         retryAt = now + Self.retryAfterErrorNs
     }

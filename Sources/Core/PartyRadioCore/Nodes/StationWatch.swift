@@ -26,15 +26,16 @@ public struct StationWatch: Sendable {
             Dictionary(directory.entries.map { ($0.key, $0.value.advert.publicKey) }, uniquingKeysWith: { a, _ in a }))
     }
 
-    /// Listed stations, with their positions at `now` (by the station's own last anchor: an
-    /// observer has no clock estimate, and a listing needs none).
+    /// Listed stations, with their positions at `now`. An observer has no estimate of the DJ
+    /// clock, and a listing needs none: the DJ time now is taken as the last snapshot's send time
+    /// plus the local time since it arrived (off by the one-way delay, not by the clock offset).
     public func summaries(now: LocalTime) -> [StationSummary] {
         directory.listed.compactMap { entry in
             guard let snapshot = entry.snapshot else { return nil }
             return StationSummary(
                 id: entry.advert.stationID, serviceName: entry.serviceName, address: entry.address, port: entry.port,
                 advert: entry.advert, snapshot: snapshot,
-                positionNs: snapshot.position(at: DJTime(ns: now.ns)))
+                positionNs: snapshot.position(at: snapshot.sentAt + (entry.lastHeard.map { now - $0 } ?? 0)))
         }
     }
 

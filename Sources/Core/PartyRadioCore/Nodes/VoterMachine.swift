@@ -71,10 +71,9 @@ public struct VoterMachine: NodeMachine {
         case .datagram(let bytes, let from):
             let policy: SenderPolicy =
                 if let voting { .stations([voting.station.id: voting.station.advert.publicKey]) } else { watch.policy }
-            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else {
-                return out
+            if let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) {
+                if voting == nil { _ = watch.handle(inbound, now: now) } else { handle(inbound, now: now) }
             }
-            if voting == nil { _ = watch.handle(inbound, now: now) } else { handle(inbound, now: now) }
         case .quit:
             isFinished = true
             return out

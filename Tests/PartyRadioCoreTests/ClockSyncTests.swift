@@ -148,6 +148,33 @@ struct ClockSyncTests {
         #expect(quantile(errors, 1) < 1_000_000)
     }
 
+    @Test("widest band: the corners of the hulls give the same maximum as a fine scan of slopes")
+    func widestBandIsExact() {
+        var generator = SeededGenerator(seed: 42)
+        for _ in 0..<10 {
+            // 40 samples over 30 s at 120 ppm, each leg 0.2–3.2 ms.
+            var upper: [OffsetLineFit.Bound] = []
+            var negatedLower: [OffsetLineFit.Bound] = []
+            for n in 0..<40 {
+                let x = Double(n) * 0.75 - 30 + generator.unit() * 0.5
+                let up = 200_000 + generator.unit() * 3_000_000
+                let down = 200_000 + generator.unit() * 3_000_000
+                upper.append(.init(x: x, y: 120_000 * x + up))
+                negatedLower.append(.init(x: x, y: down - 120_000 * x))
+            }
+            let bounds = OffsetLineFit.Bounds(
+                upper: OffsetLineFit.lowerHull(upper),
+                lower: OffsetLineFit.lowerHull(negatedLower).map { .init(x: $0.x, y: -$0.y) })
+            let slope = bounds.widestBandSlope(maxSlope: 1_000_000, toleranceNs: 0)
+            let scan = stride(from: -1_000_000.0, through: 1_000_000, by: 100)
+            let scanned = scan.map { bounds.band(slope: $0).width }.max()!
+            // The hulls drop no bound that matters: the full set gives the same band.
+            let full = OffsetLineFit.Bounds(upper: upper, lower: negatedLower.map { .init(x: $0.x, y: -$0.y) })
+            #expect(bounds.band(slope: slope).width >= scanned - 1)
+            #expect((full.band(slope: slope).width - bounds.band(slope: slope).width).magnitude < 1e-6)
+        }
+    }
+
     @Test("estimate inverse maps DJ time back to local time")
     func inverse() {
         let estimate = ClockEstimate(

@@ -132,6 +132,53 @@ struct ClockSyncTests {
         #expect(quantile(run.errorsAfterWarmupNs, 1) < 1_000_000)
     }
 
+    @Test("uniform millisecond jitter: within 1 ms from 10 s on, the joining burst does not decide the drift")
+    func uniformJitter() {
+        // The simulated LAN's seed 291: one-way delays spread evenly over 1–4 ms each way, 8 % loss,
+        // 300 ppm between the clocks. Round trips near the floor are rare under such jitter (their
+        // density rises linearly from it), so few samples are good, and the dense joining burst
+        // must not decide the slope.
+        var errors: [Int64] = []
+        var worstDrift = 0.0
+        for seed in UInt64(1)...12 {
+            let run = UniformJitterRun(seed: seed, minDelayNs: 1_000_000, spreadNs: 3_000_000, loss: 0.08)
+            errors += run.errorsNs
+            worstDrift = max(worstDrift, (run.final.driftPPM - run.relativeDriftPPM).magnitude)
+        }
+        print(
+            "clock-sync uniform 1–4 ms jitter, 12 listeners, 10–40 s: p50 \(quantile(errors, 0.5)) ns "
+                + "p99 \(quantile(errors, 0.99)) ns max \(quantile(errors, 1)) ns; "
+                + "worst final drift error \(worstDrift) ppm")
+        #expect(quantile(errors, 1) < 1_000_000)
+    }
+
+    @Test("widest band: the corners of the hulls give the same maximum as a fine scan of slopes")
+    func widestBandIsExact() {
+        var generator = SeededGenerator(seed: 42)
+        for _ in 0..<10 {
+            // 40 samples over 30 s at 120 ppm, each leg 0.2–3.2 ms.
+            var upper: [OffsetLineFit.Bound] = []
+            var negatedLower: [OffsetLineFit.Bound] = []
+            for n in 0..<40 {
+                let x = Double(n) * 0.75 - 30 + generator.unit() * 0.5
+                let up = 200_000 + generator.unit() * 3_000_000
+                let down = 200_000 + generator.unit() * 3_000_000
+                upper.append(.init(x: x, y: 120_000 * x + up))
+                negatedLower.append(.init(x: x, y: down - 120_000 * x))
+            }
+            let bounds = OffsetLineFit.Bounds(
+                upper: OffsetLineFit.lowerHull(upper),
+                lower: OffsetLineFit.lowerHull(negatedLower).map { .init(x: $0.x, y: -$0.y) })
+            let slope = bounds.widestBandSlope(maxSlope: 1_000_000, toleranceNs: 0)
+            let scan = stride(from: -1_000_000.0, through: 1_000_000, by: 100)
+            let scanned = scan.map { bounds.band(slope: $0).width }.max()!
+            // The hulls drop no bound that matters: the full set gives the same band.
+            let full = OffsetLineFit.Bounds(upper: upper, lower: negatedLower.map { .init(x: $0.x, y: -$0.y) })
+            #expect(bounds.band(slope: slope).width >= scanned - 1)
+            #expect((full.band(slope: slope).width - bounds.band(slope: slope).width).magnitude < 1e-6)
+        }
+    }
+
     @Test("estimate inverse maps DJ time back to local time")
     func inverse() {
         let estimate = ClockEstimate(
@@ -141,5 +188,60 @@ struct ClockSyncTests {
             let local = estimate.referenceLocalNs + delta
             #expect(estimate.localTime(dj: estimate.djTime(local: local)) == local)
         }
+    }
+}
+
+/// A listener pinging a DJ over a link whose one-way delays are uniform in
+/// `[minDelayNs, minDelayNs + spreadNs]` each way (as on the simulated LAN), with the pings at the
+/// joining schedule: 75 ms for 2 s, 200 ms until 10 s, then 500 ms. The error of the DJ clock as
+/// estimated is measured every 50 ms from 10 s to 40 s after the first ping.
+struct UniformJitterRun {
+    var errorsNs: [Int64] = []
+    var final = ClockSync()
+    let relativeDriftPPM: Double
+
+    init(
+        seed: UInt64, minDelayNs: Double, spreadNs: Double, loss: Double,
+        listenerDriftPPM: Double = -150, djDriftPPM: Double = 150
+    ) {
+        var rng = SeededGenerator(seed: seed)
+        let start: Int64 = 1_764_000_000 * 1_000_000_000
+        let listenerOffset = Int64(rng.unit() * 6e9 - 3e9)
+        func local(_ t: Int64) -> Int64 {
+            t + listenerOffset + Int64((Double(t - start) * listenerDriftPPM / 1e6).rounded())
+        }
+        func dj(_ t: Int64) -> Int64 { t + Int64((Double(t - start) * djDriftPPM / 1e6).rounded()) }
+        relativeDriftPPM = ((1 + djDriftPPM / 1e6) / (1 + listenerDriftPPM / 1e6) - 1) * 1e6
+
+        // Every exchange, in order of the true time its pong arrives.
+        var exchanges: [(arrives: Int64, sample: TimeSample)] = []
+        var ping = start
+        while ping < start + 40_000_000_000 {
+            let up = Int64(minDelayNs + rng.unit() * spreadNs)
+            let down = Int64(minDelayNs + rng.unit() * spreadNs)
+            if rng.unit() >= loss {
+                let received = ping + up
+                exchanges.append(
+                    (
+                        received + down,
+                        TimeSample(t1: local(ping), t2: dj(received), t3: dj(received), t4: local(received + down))
+                    ))
+            }
+            let elapsed = ping - start
+            ping += elapsed < 2_000_000_000 ? 75_000_000 : elapsed < 10_000_000_000 ? 200_000_000 : 500_000_000
+        }
+        exchanges.sort { $0.arrives < $1.arrives }
+        var next = 0
+        var sync = ClockSync()
+        var now = start + 10_000_000_000
+        while now <= start + 40_000_000_000 {
+            while next < exchanges.count && exchanges[next].arrives <= now {
+                sync.add(exchanges[next].sample)
+                next += 1
+            }
+            errorsNs.append(sync.djTime(local: local(now)).map { $0 - dj(now) } ?? Int64.max / 2)
+            now += 50_000_000
+        }
+        final = sync
     }
 }

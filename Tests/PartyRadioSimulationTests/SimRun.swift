@@ -40,7 +40,7 @@ struct SimRun {
         faults.loss = random.chance(0.3) ? 0 : random.double(0...0.2)
         faults.duplicate = random.double(0...0.1)
         faults.minDelayNs = Int64(random.double(50_000...1_000_000))
-        faults.maxDelayNs = faults.minDelayNs + Int64(random.double(100_000...2_000_000))
+        faults.maxDelayNs = faults.minDelayNs + Int64(random.double(100_000...4_000_000))
         faults.spike = random.double(0...0.02)
         let lan = SimLAN(seed: random.next(), faults: faults)
         var log = Log(seed: seed, faults: faults)

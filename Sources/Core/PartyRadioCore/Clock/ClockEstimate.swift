@@ -1,16 +1,17 @@
 /// The listener's current model of the DJ clock: `dj = local + offset(local)` with
 /// `offset(local) = offsetNs + drift × (local − referenceLocalNs)`.
 public struct ClockEstimate: Hashable, Sendable {
-    /// Local instant at which `offsetNs` holds exactly (the centre of the samples used).
+    /// Local instant at which `offsetNs` holds exactly (the newest sample's midpoint).
     public var referenceLocalNs: Int64
     /// DJ clock minus local clock at `referenceLocalNs`, in nanoseconds.
     public var offsetNs: Int64
     /// Frequency error of the local clock relative to the DJ clock: how many nanoseconds the offset
     /// grows per second of local time, divided by 1000 (parts per million).
     public var driftPPM: Double
-    /// A rough one-sigma uncertainty of the offset, in nanoseconds (spread of the trusted samples).
+    /// A rough bound on the offset error, in nanoseconds: half the width of the band of error bounds the
+    /// line runs in (half the fastest outbound plus the fastest return delay), path asymmetry aside.
     public var uncertaintyNs: Int64
-    /// How many samples the estimate rests on (after selection and outlier rejection).
+    /// How many samples the estimate rests on (the window).
     public var samplesUsed: Int
 
     public init(referenceLocalNs: Int64, offsetNs: Int64, driftPPM: Double, uncertaintyNs: Int64, samplesUsed: Int) {

@@ -3,30 +3,34 @@
 ///
 /// The filter (docs/CLOCK-SYNC.md has the maths):
 /// 1. keep a window of recent plausible samples (by default the last 60 s, at most 256);
-/// 2. trust only the samples with the smallest round trips (the lowest 30 %, plus the best of each
-///    sixth of the window), because a sample's offset error is bounded by half its round trip
-///    whatever the asymmetry;
-/// 3. fit `offset = a + b·(t − tRef)` over the trusted samples: a Theil–Sen line (median of pairwise
-///    slopes) to find outliers, then weighted least squares on the inliers, weights falling with
-///    the excess round trip. `b` is the drift. While the trusted samples span too little time for
-///    a slope, keep the previous drift and take a weighted median offset;
+/// 2. each sample bounds the true offset at its midpoint to `θ̂ ± δ/2` whatever the asymmetry, and
+///    queueing only ever widens those bounds;
+/// 3. fit `offset = a + b·(t − tRef)` as the line with the widest clearance from every bound
+///    (`OffsetLineFit`): only the fastest outbound and the fastest return samples pin it, so slow
+///    packets and outliers do not pull it, and a dense burst of samples does not outweigh the rest
+///    of the window. `b` is the drift. While the samples span too little time for a slope, keep the
+///    previous drift and fit only the offset; `tRef` is the newest sample;
 /// 4. a run of samples that contradict the model beyond their own error bound means the DJ clock
 ///    stepped: start again from those samples.
 ///
-/// Ping quickly right after joining (the burst), a little slower while the drift settles, then slowly: see `suggestedPingIntervalNs(at:)`.
+/// Ping quickly right after joining (the burst), a little slower while the drift settles, then slowly:
+/// see `suggestedPingIntervalNs(at:)`.
 public struct ClockSync: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// Samples older than this (by local midpoint, relative to the newest) leave the window.
         public var windowNs: Int64 = 60 * Nanos.perSecond
         /// Hard cap on the window size; the oldest samples go first.
         public var maxSamples: Int = 256
-        /// Share of the window, by smallest round trip, that the fit trusts.
+        /// No longer used: the fit takes every sample's error bound, not a trusted share of the window.
+        @available(*, deprecated, message: "unused: the fit bounds the line by every sample")
         public var trustedFraction: Double = 0.3
-        /// The fit trusts at least this many samples (when the window has them).
+        /// No longer used: the fit takes every sample's error bound, not a trusted share of the window.
+        @available(*, deprecated, message: "unused: the fit bounds the line by every sample")
         public var minTrusted: Int = 3
-        /// The best sample of each of this many equal time slices of the window is trusted too.
+        /// No longer used: the fit takes every sample's error bound, not a trusted share of the window.
+        @available(*, deprecated, message: "unused: the fit bounds the line by every sample")
         public var timeBuckets: Int = 6
-        /// Trusted samples must span at least this much local time before a drift is fitted.
+        /// The window must span at least this much local time before a drift is fitted.
         public var minDriftSpanNs: Int64 = 1_000 * Nanos.perMillisecond
         /// Drift estimates are clamped to ± this (crystal oscillators stay well within 200 ppm).
         public var maxDriftPPM: Double = 1_000
@@ -49,8 +53,12 @@ public struct ClockSync: Sendable {
         public var stepRun: Int = 3
         /// The estimate counts as synchronised once the window holds this many samples.
         public var minSamplesForSync: Int = 8
-        /// Floor of the per-sample noise in the fit weights (timestamping noise), in nanoseconds.
+        /// No longer used: the fit has no weights (see `slopeToleranceNs`).
+        @available(*, deprecated, message: "unused: the fit has no weights; see slopeToleranceNs")
         public var weightFloorNs: Double = 20_000
+        /// Slopes whose clearance band is narrower than the widest by less than this (timestamping
+        /// noise) count as equally good, and the fit takes the middle one, in nanoseconds.
+        public var slopeToleranceNs: Double = 20_000
 
         public init() {}
     }
@@ -161,31 +169,10 @@ public struct ClockSync: Sendable {
             estimate = nil
             return
         }
-        let trusted = trustedSamples()
         let fit = OffsetLineFit(
-            samples: trusted, weightFloorNs: configuration.weightFloorNs,
+            samples: samples, toleranceNs: configuration.slopeToleranceNs,
             minDriftSpanNs: configuration.minDriftSpanNs, maxDriftPPM: configuration.maxDriftPPM,
             fallbackDriftPPM: estimate?.driftPPM ?? 0)
         estimate = fit.estimate
-    }
-
-    /// The samples with the smallest round trips: the lowest `trustedFraction` of the window, plus
-    /// the best sample of each of `timeBuckets` equal slices of the window so that the trusted set
-    /// spans the window and the drift can be seen (a poor bucket winner gets little weight).
-    private func trustedSamples() -> [TimeSample] {
-        let delays = samples.map(\.delayNs).sorted()
-        var count = Int((Double(delays.count) * configuration.trustedFraction).rounded(.up))
-        count = min(delays.count, max(configuration.minTrusted, count))
-        let threshold = delays[count - 1]
-        let first = samples[0].midpointNs
-        let bucketNs = max(1, (samples[samples.count - 1].midpointNs &- first) / Int64(configuration.timeBuckets) + 1)
-        var bucketBest: [Int64: Int] = [:]
-        for (index, sample) in samples.enumerated() {
-            let bucket = (sample.midpointNs &- first) / bucketNs
-            if let best = bucketBest[bucket], samples[best].delayNs <= sample.delayNs { continue }
-            bucketBest[bucket] = index
-        }
-        let winners = Set(bucketBest.values)
-        return samples.indices.filter { samples[$0].delayNs <= threshold || winners.contains($0) }.map { samples[$0] }
     }
 }

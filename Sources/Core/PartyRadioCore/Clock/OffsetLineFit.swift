@@ -1,125 +1,127 @@
-/// Robust straight-line fit of offset over local time for `ClockSync`: Theil–Sen to find outliers,
-/// weighted least squares on the inliers. Works in doubles relative to the samples' centre, so
+/// Straight-line fit of offset over local time for `ClockSync`: the line that keeps the widest
+/// clearance from every sample's error bound. Works in doubles relative to the newest sample, so
 /// epoch-sized nanosecond values keep their precision.
+///
+/// A sample bounds the true offset at its midpoint from above by `t2 − t1` (the offset plus the
+/// outbound delay) and from below by `t3 − t4` (the offset minus the return delay), i.e. by
+/// `θ̂ ± δ/2`; queueing only ever moves a bound away from the line. For a slope `b`, the band between
+/// the lowest upper bound and the highest lower bound (each taken along `b`) is, at the true drift,
+/// as wide as the fastest outbound plus the fastest return delay in the window; tilting it away from
+/// the true drift narrows it at one end as soon as fast samples lie at both ends. The width is a
+/// concave, piecewise linear function of `b` with corners where `b` meets the slope of an edge of
+/// the bounds' convex hulls, so its maximum is found exactly; the fit takes the middle of the slopes
+/// whose band is within `toleranceNs` of the widest, and puts the line in the middle of that band.
+/// Only the fastest samples of each direction pin the line, so a slow packet, however late, changes
+/// nothing, and a dense burst of samples weighs no more than a sparse stretch.
 struct OffsetLineFit {
     let estimate: ClockEstimate
 
+    /// A drift is fitted only from this many samples on.
+    static let minDriftSamples = 4
+
     init(
-        samples: [TimeSample], weightFloorNs: Double, minDriftSpanNs: Int64, maxDriftPPM: Double,
+        samples: [TimeSample], toleranceNs: Double, minDriftSpanNs: Int64, maxDriftPPM: Double,
         fallbackDriftPPM: Double
     ) {
         precondition(!samples.isEmpty)
-        let minDelay = samples.map(\.delayNs).min()!
-        // Reference instant and offset base: the first sample, then re-centred on the weighted mean.
-        let baseTime = samples[0].midpointNs
-        let baseOffset = samples[0].offsetNs
-        var points = samples.map { sample -> Point in
-            let excess = Double(sample.delayNs - minDelay)
-            return Point(
-                x: Double(sample.midpointNs &- baseTime) / 1e9,
-                y: Double(sample.offsetNs &- baseOffset),
-                w: 1 / (weightFloorNs * weightFloorNs + excess * excess))
+        let oldestNs = samples.map(\.midpointNs).min()!
+        let newest = samples.max { $0.midpointNs < $1.midpointNs }!
+        let baseTime = newest.midpointNs
+        let baseOffset = newest.offsetNs
+        // Each sample's bounds θ̂ ± δ/2, in ns above the newest sample's offset, at x seconds since its
+        // midpoint; the lower bounds negated, so that their upper hull is a lower hull too.
+        var upper: [Bound] = []
+        var negatedLower: [Bound] = []
+        for sample in samples {
+            let x = Double(sample.midpointNs &- baseTime) / 1e9
+            let y = Double(sample.offsetNs &- baseOffset)
+            let half = Double(sample.delayNs) / 2
+            upper.append(Bound(x: x, y: y + half))
+            negatedLower.append(Bound(x: x, y: half - y))
         }
-        let xs = points.map(\.x)
-        let spanNs = (xs.max()! - xs.min()!) * 1e9
+        // Along any slope, the lowest upper bound is a vertex of the upper bounds' lower convex hull,
+        // and the highest lower bound one of the lower bounds' upper hull: only those can pin the line.
+        let bounds = Bounds(
+            upper: Self.lowerHull(upper), lower: Self.lowerHull(negatedLower).map { Bound(x: $0.x, y: -$0.y) })
+        let spanNs = Double(baseTime &- oldestNs)
         let maxSlope = maxDriftPPM * 1_000  // ns of offset per second of local time
 
-        var slope: Double
-        if spanNs >= Double(minDriftSpanNs) && points.count >= 4 {
-            slope = Self.theilSenSlope(points, minSeparation: spanNs / 4e9)
-            slope = min(maxSlope, max(-maxSlope, slope))
-            let intercept = Self.weightedMedian(points.map { ($0.y - slope * $0.x, $0.w) })
-            // Outliers: residuals beyond 3 robust sigmas (and beyond 30 µs, the LAN noise floor).
-            let residuals = points.map { $0.y - (intercept + slope * $0.x) }
-            let mad = Self.median(residuals.map(\.magnitude)) * 1.4826
-            let limit = max(3 * mad, 30_000)
-            let inliers = zip(points, residuals).filter { $0.1.magnitude <= limit }.map(\.0)
-            if inliers.count >= 3, let line = Self.weightedLeastSquares(inliers) {
-                points = inliers
-                slope = min(maxSlope, max(-maxSlope, line.slope))
-            }
-        } else {
-            slope = fallbackDriftPPM * 1_000
+        var slope = min(maxSlope, max(-maxSlope, fallbackDriftPPM * 1_000))
+        if spanNs >= Double(minDriftSpanNs) && samples.count >= Self.minDriftSamples {
+            slope = bounds.widestBandSlope(maxSlope: maxSlope, toleranceNs: toleranceNs)
         }
-        // Re-centre on the weighted mean time, where the intercept is best determined.
-        let totalWeight = points.reduce(0) { $0 + $1.w }
-        let centreX = points.reduce(0) { $0 + $1.w * $1.x } / totalWeight
-        let centreY = Self.weightedMedianOrMean(points, slope: slope, centreX: centreX)
-        let residuals = points.map { $0.y - (centreY + slope * ($0.x - centreX)) }
-        let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
-
+        let band = bounds.band(slope: slope)
         estimate = ClockEstimate(
-            referenceLocalNs: baseTime &+ Int64((centreX * 1e9).rounded()),
-            offsetNs: baseOffset &+ Int64(centreY.rounded()),
+            referenceLocalNs: baseTime,
+            offsetNs: baseOffset &+ Int64(band.centre.rounded()),
             driftPPM: slope / 1_000,
-            uncertaintyNs: Int64(rms.rounded()),
-            samplesUsed: points.count)
+            uncertaintyNs: Int64((max(0, band.width) / 2).rounded()),
+            samplesUsed: samples.count)
     }
 
-    struct Point {
-        var x: Double  // seconds since the base sample
-        var y: Double  // ns of offset above the base sample's
-        var w: Double
+    struct Bound {
+        var x: Double  // seconds since the newest sample's midpoint
+        var y: Double  // ns above the newest sample's offset
     }
 
-    /// With few points the weighted median resists a stray sample; with many, the weighted mean
-    /// (the least-squares intercept) is more precise.
-    private static func weightedMedianOrMean(_ points: [Point], slope: Double, centreX: Double) -> Double {
-        let detrended = points.map { ($0.y - slope * ($0.x - centreX), $0.w) }
-        if points.count < 5 { return weightedMedian(detrended) }
-        let total = detrended.reduce(0) { $0 + $1.1 }
-        return detrended.reduce(0) { $0 + $1.0 * $1.1 } / total
-    }
-
-    /// Median of the slopes between pairs at least `minSeparation` seconds apart.
-    static func theilSenSlope(_ points: [Point], minSeparation: Double) -> Double {
-        var slopes: [Double] = []
-        slopes.reserveCapacity(points.count * (points.count - 1) / 2)
-        for i in points.indices {
-            for j in points.indices where j > i {
-                let dx = points[j].x - points[i].x
-                if dx.magnitude >= minSeparation && dx != 0 { slopes.append((points[j].y - points[i].y) / dx) }
+    /// The vertices of the lower convex hull of `points` (monotone chain), left to right.
+    static func lowerHull(_ points: [Bound]) -> [Bound] {
+        let sorted = points.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+        var hull: [Bound] = []
+        for point in sorted {
+            while hull.count >= 2 {
+                let a = hull[hull.count - 2]
+                let b = hull[hull.count - 1]
+                // Drop b unless a → b → point turns left (b lies below the chord from a to point).
+                guard (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x) <= 0 else { break }
+                hull.removeLast()
             }
+            hull.append(point)
         }
-        return slopes.isEmpty ? 0 : median(slopes)
+        return hull
     }
 
-    static func weightedLeastSquares(_ points: [Point]) -> (slope: Double, intercept: Double)? {
-        var sw = 0.0
-        var sx = 0.0
-        var sy = 0.0
-        for p in points {
-            sw += p.w
-            sx += p.w * p.x
-            sy += p.w * p.y
-        }
-        let mx = sx / sw
-        let my = sy / sw
-        var sxx = 0.0
-        var sxy = 0.0
-        for p in points {
-            sxx += p.w * (p.x - mx) * (p.x - mx)
-            sxy += p.w * (p.x - mx) * (p.y - my)
-        }
-        guard sxx > 0 else { return nil }
-        let slope = sxy / sxx
-        return (slope, my - slope * mx)
-    }
+    struct Bounds {
+        var upper: [Bound]
+        var lower: [Bound]
 
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        let mid = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-    }
-
-    static func weightedMedian(_ values: [(value: Double, weight: Double)]) -> Double {
-        let sorted = values.sorted { $0.value < $1.value }
-        let half = sorted.reduce(0) { $0 + $1.weight } / 2
-        var running = 0.0
-        for entry in sorted {
-            running += entry.weight
-            if running >= half { return entry.value }
+        /// The band between the lowest upper bound and the highest lower bound along `slope` (ns per
+        /// second): its width (negative when no line of that slope fits every bound) and its centre at
+        /// x = 0.
+        func band(slope: Double) -> (width: Double, centre: Double) {
+            var top = Double.infinity
+            var bottom = -Double.infinity
+            for bound in upper { top = min(top, bound.y - slope * bound.x) }
+            for bound in lower { bottom = max(bottom, bound.y - slope * bound.x) }
+            return (top - bottom, (top + bottom) / 2)
         }
-        return sorted[sorted.count - 1].value
+
+        /// The middle of the slopes in ±`maxSlope` whose band is within `toleranceNs` of the widest.
+        func widestBandSlope(maxSlope: Double, toleranceNs: Double) -> Double {
+            // The width is concave and piecewise linear in the slope, with its corners at the slopes of
+            // the hulls' edges: evaluate it there and at the limits, and interpolate between them.
+            var slopes = [-maxSlope, maxSlope]
+            for hull in [upper, lower] {
+                for (a, b) in zip(hull, hull.dropFirst()) where b.x > a.x {
+                    let slope = (b.y - a.y) / (b.x - a.x)
+                    if slope.magnitude < maxSlope { slopes.append(slope) }
+                }
+            }
+            slopes.sort()
+            let widths = slopes.map { band(slope: $0).width }
+            let best = widths.indices.max { widths[$0] < widths[$1] }!
+            let target = widths[best] - toleranceNs
+            func crossing(_ outside: Int, _ inside: Int) -> Double {
+                let share = (target - widths[outside]) / (widths[inside] - widths[outside])
+                return slopes[outside] + share * (slopes[inside] - slopes[outside])
+            }
+            var first = best
+            while first > 0 && widths[first - 1] >= target { first -= 1 }
+            var last = best
+            while last < slopes.count - 1 && widths[last + 1] >= target { last += 1 }
+            let lowest = first > 0 ? crossing(first - 1, first) : slopes[first]
+            let highest = last < slopes.count - 1 ? crossing(last + 1, last) : slopes[last]
+            return (lowest + highest) / 2
+        }
     }
 }

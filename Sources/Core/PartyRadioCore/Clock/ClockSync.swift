@@ -21,15 +21,6 @@ public struct ClockSync: Sendable {
         public var windowNs: Int64 = 60 * Nanos.perSecond
         /// Hard cap on the window size; the oldest samples go first.
         public var maxSamples: Int = 256
-        /// No longer used: the fit takes every sample's error bound, not a trusted share of the window.
-        @available(*, deprecated, message: "unused: the fit bounds the line by every sample")
-        public var trustedFraction: Double = 0.3
-        /// No longer used: the fit takes every sample's error bound, not a trusted share of the window.
-        @available(*, deprecated, message: "unused: the fit bounds the line by every sample")
-        public var minTrusted: Int = 3
-        /// No longer used: the fit takes every sample's error bound, not a trusted share of the window.
-        @available(*, deprecated, message: "unused: the fit bounds the line by every sample")
-        public var timeBuckets: Int = 6
         /// The window must span at least this much local time before a drift is fitted.
         public var minDriftSpanNs: Int64 = 1_000 * Nanos.perMillisecond
         /// Drift estimates are clamped to ± this (crystal oscillators stay well within 200 ppm).
@@ -53,9 +44,6 @@ public struct ClockSync: Sendable {
         public var stepRun: Int = 3
         /// The estimate counts as synchronised once the window holds this many samples.
         public var minSamplesForSync: Int = 8
-        /// No longer used: the fit has no weights (see `slopeToleranceNs`).
-        @available(*, deprecated, message: "unused: the fit has no weights; see slopeToleranceNs")
-        public var weightFloorNs: Double = 20_000
         /// Slopes whose clearance band is narrower than the widest by less than this (timestamping
         /// noise) count as equally good, and the fit takes the middle one, in nanoseconds.
         public var slopeToleranceNs: Double = 20_000

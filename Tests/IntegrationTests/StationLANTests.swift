@@ -137,6 +137,55 @@ struct StationLANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
+    @Test("Guests' names: the DJ's listener list and stations --json show them; a vanished guest leaves the list")
+    func guestNames() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Names")
+        func listen(_ host: Int, _ name: String, _ role: String) throws -> TestbedProcess {
+            let listener = try lan.spawn(
+                host: host,
+                [
+                    Testbed.partyradioBinary, "listen", "--as", name, "--json-events", "--no-audio", "--state-dir",
+                    lan.stateDir(role),
+                ])
+            try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+            return listener
+        }
+        let alice = try listen(2, "Alice", "alice")
+        let bob = try listen(3, "Bob 🎸", "bob")
+        func names(_ event: Event) -> Set<String> {
+            Set((event["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+        }
+        let both = try dj.waitForEvent("roster of two") { $0.name == "roster" && $0.int("listeners") == 2 }
+        #expect(names(both) == ["Alice", "Bob 🎸"])
+        let listing = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
+        let station = try #require((parseJSON(listing.stdout) as? [[String: Any]])?.first)
+        let listed = Set((station["listener_names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+        #expect(listed == ["Alice", "Bob 🎸"], "\(listing.stdout)")
+        // Bob's process dies without a word: within the roster timeout the DJ lists Alice alone.
+        bob.kill(signal: SIGKILL)
+        let mark = dj.events.count
+        let one = try dj.waitForEvent(after: mark, timeout: .seconds(6), "roster of one") {
+            $0.name == "roster" && $0.int("listeners") == 1
+        }
+        #expect(names(one) == ["Alice"])
+        let after = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
+        let stationAfter = try #require((parseJSON(after.stdout) as? [[String: Any]])?.first)
+        #expect((stationAfter["listener_names"] as? [[String: Any]])?.count == 1)
+        #expect(stationAfter["listeners"] as? Int == 1)
+        // A name that is not plain text is refused before anything starts.
+        let bad = try lan.partyradio(host: 2, ["listen", "--as", String(repeating: "x", count: 33)], role: "bad")
+        #expect(bad.exit == 2 && bad.stderr.contains("at most 32"))
+        alice.kill(signal: SIGINT)
+        _ = alice.wait(timeout: .seconds(5))
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("Votes are counted exactly once with 30% loss on the DJ's host")
     func votesUnderLoss() throws {
         let lan = try Testbed(hosts: 2)

@@ -43,6 +43,10 @@ enum Samples {
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
         .trackSkipped(TrackSkipped(trackID: "1440857781", title: "Señorita 🎶", reason: .crowd, down: 3, room: 5)),
+        .roster(
+            Roster(
+                total: 40,
+                entries: (0..<20).map { Roster.Entry(name: "Gäst \($0) 🎸", listeningForMs: .max) })),
     ]
 }
 

@@ -137,6 +137,15 @@ struct Checker {
             }
         }
         guard dj.alive, let machine = djMachine, !machine.isFinished else { return }
+        // The listener list names real guests: each entry is a listener's name or, for one the DJ
+        // only heard heartbeats from, its key's fingerprint; and the list counts what the DJ counts.
+        let guests = Set(lan.nodes.map { "guest\($0.index - 1)" } + lan.nodes.map(\.signer.publicKey.fingerprint))
+        let list = machine.engine.roster.list(now: DJTime(ns: dj.local(lan.now).ns))
+        if list.total != UInt32(machine.engine.roster.count)
+            || list.entries.contains(where: { !guests.contains($0.name) })
+        {
+            log.fail("the listener list \(list.entries.map(\.name)) does not match the guests", at: lan.now)
+        }
         // Listeners that crashed or quit long enough ago are no longer counted.
         let timeout = machine.engine.roster.timeoutNs + 1_000_000_000
         for node in lan.nodes {

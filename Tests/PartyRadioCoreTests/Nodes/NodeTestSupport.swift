@@ -187,6 +187,7 @@ extension Message {
         case .timePing: "timePing"
         case .timePong: "timePong"
         case .trackSkipped: "trackSkipped"
+        case .roster: "roster"
         }
     }
 }
@@ -200,6 +201,7 @@ extension NodeEvent {
         case .listenersChanged: "listenersChanged"
         case .voteCounted: "voteCounted"
         case .trackSkipped: "trackSkipped"
+        case .roster: "roster"
         case .stationStopped: "stationStopped"
         case .tunedIn: "tunedIn"
         case .stationSilent: "stationSilent"
@@ -244,6 +246,7 @@ extension NodeEvent {
             "listeners \(count)" + (joined.map { " +\($0)" } ?? "") + (left ? " left" : "")
         case .voteCounted(let trackID, let choice, let tally, _):
             "vote \(trackID) \(choice.name) \(tally.up)/\(tally.down)"
+        case .roster(let roster): "roster \(roster.total) [\(roster.entries.map(\.name).joined(separator: ", "))]"
         case .trackSkipped(let notice): "skipped \(notice.trackID) \(notice.reason.name) \(notice.down)/\(notice.room)"
         case .stationStopped(let name, let dropped): "stopped \(name) dropped \(dropped.total)"
         case .stationPublished(let name): "published \(name)"

@@ -118,6 +118,10 @@ enum NodeCommands {
                 let node = try ListenerNode.tuneIn(
                     options.station, timeoutNs: Nanos.seconds(options.timeout),
                     playback: playbackOptions(options.playback),
+                    name: options.displayName
+                        ?? GuestName.defaultName(
+                            user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "",
+                            host: ListenerNode.hostName()),
                     settings: settings(
                         options.common, network: options.network, playback: options.playback, reporter: printer,
                         context: context),

@@ -15,6 +15,7 @@ final class EventPrinter: NodeReporter {
 
     private struct ViewState {
         var header: [String] = []
+        var listening = ""
         var redraw = LiveRedraw()
         var notes: [String] = []
     }
@@ -64,6 +65,9 @@ final class EventPrinter: NodeReporter {
                 ("track_id", .string(trackID)), ("choice", .string(choice.name)), ("up", .int(tally.up)),
                 ("down", .int(tally.down)), ("voter", .string(voter)),
             ]
+        case .roster(let roster):
+            name = "roster"
+            fields = [("listeners", .int(roster.total)), ("names", Render.roster(roster.entries))]
         case .trackSkipped(let notice):
             name = "track_skipped"
             fields = [
@@ -141,6 +145,8 @@ final class EventPrinter: NodeReporter {
         case .listenersChanged(let count, let joined, let left):
             if let joined { return "Listener joined: \(joined) (\(count) listening)." }
             return left ? "A listener left (\(count) listening)." : nil
+        case .roster:
+            return nil  // joins and leaves have their own lines; the live view shows the names
         case .trackSkipped(let notice):
             switch notice.reason {
             case .crowd:
@@ -198,8 +204,12 @@ final class EventPrinter: NodeReporter {
                     (snapshot.anchor.isPaused ? "|| " : "▶  ") + Render.trackLine(track),
                     "   \(Render.progressBar(position, duration)) \(Render.time(position)) / \(Render.time(duration))",
                     "   votes \(Render.voteBar(snapshot.tally))  \(snapshot.tally.up) up  \(snapshot.tally.down) down",
+                    view.listening,
                     role == "dj" ? "   keys: n next  p prev  space pause/resume  q quit" : "   Ctrl-C to stop",
                 ]
+            case .roster(let roster):
+                view.listening = Render.listeningLine(roster)
+                if view.header.count > 4 { view.header[4] = view.listening }
             default:
                 if let text = line(event) {
                     view.notes += text.split(separator: "\n").map(String.init)

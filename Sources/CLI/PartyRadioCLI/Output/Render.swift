@@ -58,6 +58,27 @@ enum Render {
         ]
     }
 
+    /// Guest names with how long each has listened; the names are the guests' own text, so they
+    /// are cleaned of control characters before a terminal sees them.
+    static func roster(_ entries: [Roster.Entry]) -> JSON {
+        .array(
+            entries.map { entry in
+                .object([("name", .string(entry.name)), ("listening_for_s", .int(entry.listeningForMs / 1000))])
+            })
+    }
+
+    /// "   listening: alice (3 min), bob (12 s) +4 more" for the live views.
+    static func listeningLine(_ roster: Roster) -> String {
+        guard roster.total > 0 else { return "   nobody listening yet" }
+        let names = roster.entries.map { entry in
+            let name = GuestName.fromNetwork(entry.name)?.value ?? "?"
+            let seconds = entry.listeningForMs / 1000
+            return "\(name) (\(seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min"))"
+        }
+        let more = Int(roster.total) - roster.entries.count
+        return "   listening: " + names.joined(separator: ", ") + (more > 0 ? " +\(more) more" : "")
+    }
+
     static func station(_ summary: StationSummary) -> JSON {
         .object(
             [
@@ -66,6 +87,7 @@ enum Render {
                 ("port", .int(summary.port)), ("group", .string(summary.advert.group.description)),
                 ("key_fingerprint", .string(summary.advert.publicKey.fingerprint)),
                 ("private", .bool(summary.advert.isPrivate)), ("web_port", .int(summary.advert.webPort)),
+                ("listener_names", roster(summary.listeners)),
             ] + snapshot(summary.snapshot, positionNs: summary.positionNs).filter { $0.0 != "station" })
     }
 }

@@ -1,3 +1,5 @@
+import PartyRadioCore
+
 extension Command {
     /// `partyradio listen [STATION] [options]`
     public struct ListenOptions: Equatable, Sendable {
@@ -7,6 +9,8 @@ extension Command {
         public var jsonEvents = false
         /// `--timeout S`: how long to look for the station.
         public var timeout: Double = 10
+        /// `--as NAME`: the name the DJ's listener list shows; nil: `user@host`.
+        public var displayName: GuestName?
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -25,6 +29,7 @@ extension Command {
             switch option {
             case "--json-events": options.jsonEvents = true
             case "--timeout": options.timeout = try scanner.seconds(for: option)
+            case "--as": options.displayName = try guestName(scanner.value(for: option), command: "listen")
             default: throw scanner.unknown(option)
             }
         }
@@ -34,5 +39,18 @@ extension Command {
         }
         options.station = scanner.positionals.first
         return options
+    }
+
+    /// A guest name for `--as`: 1–32 characters, plain text.
+    static func guestName(_ raw: String, command: String) throws(UsageError) -> GuestName {
+        do { return try GuestName(validating: raw) } catch {
+            switch error {
+            case .empty: throw UsageError("The name after '--as' is empty; give 1 to 32 characters.", command: command)
+            case .tooLong(let count):
+                throw UsageError("The name after '--as' has \(count) characters; use at most 32.", command: command)
+            case .controlCharacters:
+                throw UsageError("The name after '--as' contains control characters; use plain text.", command: command)
+            }
+        }
     }
 }

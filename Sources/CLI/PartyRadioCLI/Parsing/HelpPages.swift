@@ -94,6 +94,7 @@ enum HelpPages {
         options: [
             ("--json-events", "Print one JSON object per line instead of the live view."),
             ("--timeout <seconds>", "How long to look for the station (default: 10)."),
+            ("--as <name>", "Your name in the DJ's listener list, 1-32 characters (default: user@host)."),
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help)
 
     static let vote = HelpText(

@@ -11,6 +11,8 @@ public struct StationDirectory: Sendable {
         public var port: UInt16
         public var snapshot: StateSnapshot?
         public var lastHeard: LocalTime?
+        /// The station's last listener list.
+        public var roster: Roster?
 
         public var isListed: Bool { snapshot != nil }
     }
@@ -68,6 +70,14 @@ public struct StationDirectory: Sendable {
         entries[id] = entry
         if !wasListed { return .appeared(id) }
         return changed ? .updated(id) : nil
+    }
+
+    /// A verified listener list arrived from a station.
+    public mutating func heard(_ id: StationID, roster: Roster) -> Change? {
+        guard var entry = entries[id], entry.roster != roster else { return nil }
+        entry.roster = roster
+        entries[id] = entry
+        return entry.isListed ? .updated(id) : nil
     }
 
     public mutating func goodbye(_ id: StationID) -> Change? { remove(id, reason: "went off air") }

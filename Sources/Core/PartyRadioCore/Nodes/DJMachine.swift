@@ -37,6 +37,8 @@ public struct DJMachine: NodeMachine {
     /// A snapshot goes to the group at least this often: twice a second lets observers declare a
     /// station gone after 2.5 s of silence.
     public static let snapshotIntervalNs = Nanos.ms(500)
+    /// The listener list goes to the group at least this often (and at once when it changes).
+    public static let rosterIntervalNs = Nanos.seconds(2)
     /// Silent listeners are looked for this often.
     public static let expiryIntervalNs = Nanos.ms(250)
     /// Peers heard this recently get a unicast goodbye (observers do not join the group).
@@ -53,6 +55,7 @@ public struct DJMachine: NodeMachine {
     private var planner: PlaybackPlanner
     private var lastSnapshotAt = LocalTime(ns: .min / 2)
     private var lastExpiryAt = LocalTime(ns: .min / 2)
+    private var lastRosterAt = LocalTime(ns: .min / 2)
     private var recentPeers: [PeerAddress: LocalTime] = [:]
     private var started = false
 
@@ -68,7 +71,10 @@ public struct DJMachine: NodeMachine {
 
     public var nextWakeup: LocalTime? {
         guard started, !isFinished else { return nil }
-        var wakeups = [lastSnapshotAt + Self.snapshotIntervalNs, lastExpiryAt + Self.expiryIntervalNs]
+        var wakeups = [
+            lastSnapshotAt + Self.snapshotIntervalNs, lastExpiryAt + Self.expiryIntervalNs,
+            lastRosterAt + Self.rosterIntervalNs,
+        ]
         if let track = engine.nowPlaying, track.durationNs > 0,
             let end = engine.anchor.djTime(whenPositionReaches: track.durationNs)
         {
@@ -137,6 +143,7 @@ public struct DJMachine: NodeMachine {
         }
         if let skip = crowdSkipDue(at: dj) { skipTrack(skip, now: now, into: &out) }
         if now - lastSnapshotAt >= Self.snapshotIntervalNs { broadcast(now: now, change: .progress, into: &out) }
+        if now - lastRosterAt >= Self.rosterIntervalNs { sendRoster(now: now, report: false, into: &out) }
         out += planner.tick(clockKnown: true, now: now).map(Effect.player)
     }
 
@@ -173,11 +180,15 @@ public struct DJMachine: NodeMachine {
         recentPeers[inbound.from] = now
         switch inbound.message {
         case .hello(let hello):
-            let isNew = engine.hello(from: sender, name: hello.listenerName, now: dj)
+            // The name is the guest's word, so it is cleaned and cut (escape sequences included).
+            let name = GuestName.fromNetwork(hello.listenerName)?.value ?? sender.fingerprint
+            let known = engine.roster.entries[sender]?.name
+            let isNew = engine.hello(from: sender, name: name, now: dj)
             out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
             if isNew {
-                listenerJoined(
-                    hello.listenerName.isEmpty ? sender.fingerprint : hello.listenerName, now: now, into: &out)
+                listenerJoined(name, now: now, into: &out)
+            } else if known != name {
+                broadcast(now: now, change: .listeners, into: &out)  // renamed
             }
         case .heartbeat:
             if engine.heartbeat(from: sender, now: dj) { listenerJoined(sender.fingerprint, now: now, into: &out) }
@@ -188,6 +199,7 @@ public struct DJMachine: NodeMachine {
             }
         case .query:
             out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
+            out.append(send(.roster(engine.roster.list(now: dj)), to: inbound.from))
         case .vote(let vote):
             let before = engine.votes.tally
             let ack = engine.vote(from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence)
@@ -208,7 +220,7 @@ public struct DJMachine: NodeMachine {
                             clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns,
                             serverSendNs: now.ns)),
                     to: inbound.from))
-        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped:
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster:
             break  // DJ kinds never pass the listener policy
         }
     }
@@ -233,6 +245,15 @@ public struct DJMachine: NodeMachine {
         }
         out += planner.follow(snapshot, clockKnown: true, now: now).map(Effect.player)
         out.append(.report(.state(snapshot, positionNs: engine.positionNs(at: dj), change: change)))
+        if change == .listeners { sendRoster(now: now, report: true, into: &out) }
+    }
+
+    /// The listener list to the group (and to the user, when it changed).
+    private mutating func sendRoster(now: LocalTime, report: Bool, into out: inout [Effect]) {
+        let roster = engine.roster.list(now: DJTime(onTheDJ: now))
+        out.append(.send(.roster(roster), to: .group(group), station: stationID))
+        lastRosterAt = now
+        if report { out.append(.report(.roster(roster))) }
     }
 
     // MARK: Discovery, catalog, controls

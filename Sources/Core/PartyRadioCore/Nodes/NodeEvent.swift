@@ -8,6 +8,8 @@ public struct StationSummary: Sendable, Equatable {
     public var snapshot: StateSnapshot
     /// The station's position as estimated when the summary was made.
     public var positionNs: Int64
+    /// Who listens, by name, as the station last said (empty until it has).
+    public var listeners: [Roster.Entry] = []
 
     public init(
         id: StationID, serviceName: String, address: String, port: UInt16, advert: StationAdvert,
@@ -38,6 +40,8 @@ public enum NodeEvent: Sendable {
     case voteCounted(trackID: String, choice: VoteChoice, tally: Tally, voter: String)
     /// The playing track was cut short: by the DJ, or by the crowd's down votes (DJ and listeners).
     case trackSkipped(TrackSkipped)
+    /// The DJ's listener list changed: who listens, and for how long.
+    case roster(Roster)
     /// The DJ went off air; `dropped` counts the datagrams it refused, by reason.
     case stationStopped(name: String, dropped: DropCounters)
     // Listener

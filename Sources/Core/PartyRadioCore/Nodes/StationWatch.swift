@@ -32,10 +32,12 @@ public struct StationWatch: Sendable {
     public func summaries(now: LocalTime) -> [StationSummary] {
         directory.listed.compactMap { entry in
             guard let snapshot = entry.snapshot else { return nil }
-            return StationSummary(
+            var summary = StationSummary(
                 id: entry.advert.stationID, serviceName: entry.serviceName, address: entry.address, port: entry.port,
                 advert: entry.advert, snapshot: snapshot,
                 positionNs: snapshot.position(at: snapshot.sentAt + (entry.lastHeard.map { now - $0 } ?? 0)))
+            summary.listeners = entry.roster?.entries ?? []
+            return summary
         }
     }
 
@@ -76,6 +78,8 @@ public struct StationWatch: Sendable {
         switch inbound.message {
         case .stateSnapshot(let snapshot):
             return directory.heard(id, snapshot: snapshot, now: now).map { [$0] } ?? []
+        case .roster(let roster):
+            return directory.heard(id, roster: roster).map { [$0] } ?? []
         case .goodbye:
             lastQuery[id] = nil
             firstQuery[id] = nil

@@ -3,11 +3,17 @@ public struct ListenerRoster: Sendable {
     public struct Entry: Sendable, Equatable {
         public var name: String
         public var lastSeen: DJTime
+        /// When this listener joined (its first hello or heartbeat).
+        public var joined: DJTime
     }
 
     /// A listener silent for this long is dropped (three missed one-second heartbeats).
     public let timeoutNs: Int64
     public private(set) var entries: [PublicKey: Entry] = [:]
+    /// The names listeners gave, kept after they are dropped so that one heard again by heartbeat
+    /// alone keeps its name; at most ``rememberedNames``.
+    private var names: [PublicKey: String] = [:]
+    static let rememberedNames = 4096
 
     public init(timeoutNs: Int64 = Nanos.seconds(3.5)) { self.timeoutNs = timeoutNs }
 
@@ -17,19 +23,22 @@ public struct ListenerRoster: Sendable {
     @discardableResult
     public mutating func join(_ key: PublicKey, name: String, now: DJTime) -> Bool {
         let isNew = entries[key] == nil
-        entries[key] = Entry(name: name, lastSeen: now)
+        entries[key] = Entry(name: name, lastSeen: now, joined: entries[key]?.joined ?? now)
+        if names.count >= Self.rememberedNames { names.removeAll() }  // bounded: a name is a nicety
+        names[key] = name
         return isNew
     }
 
-    /// A heartbeat from a listener the DJ does not know (it restarted, or the hello was lost)
-    /// counts as a join too. Returns true when the listener is new.
+    /// A heartbeat from a listener the DJ does not know (it restarted, the hello was lost, or
+    /// the listener was dropped after a silence) counts as a join too, under the name it last
+    /// gave, else its key's fingerprint. Returns true when the listener is new.
     @discardableResult
     public mutating func heartbeat(_ key: PublicKey, now: DJTime) -> Bool {
         if entries[key] != nil {
             entries[key]?.lastSeen = now
             return false
         }
-        return join(key, name: "", now: now)
+        return join(key, name: names[key] ?? key.fingerprint, now: now)
     }
 
     /// Returns true when the listener was known.
@@ -37,6 +46,16 @@ public struct ListenerRoster: Sendable {
     public mutating func leave(_ key: PublicKey) -> Bool { entries.removeValue(forKey: key) != nil }
 
     /// Drops every listener silent for longer than ``timeoutNs``; returns how many went.
+    /// The listener list as the wire carries it, the longest-listening first.
+    public func list(now: DJTime) -> Roster {
+        let sorted = entries.values.sorted { ($0.joined, $0.name) < ($1.joined, $1.name) }
+        return Roster(
+            total: UInt32(entries.count),
+            entries: sorted.map { entry in
+                Roster.Entry(name: entry.name, listeningForMs: UInt32(clamping: max(0, now - entry.joined) / 1_000_000))
+            })
+    }
+
     public mutating func expire(now: DJTime) -> Int {
         let before = entries.count
         entries = entries.filter { now - $0.value.lastSeen <= timeoutNs }

@@ -11,6 +11,7 @@ public enum Message: Equatable, Sendable {
     case timePing(TimePing)
     case timePong(TimePong)
     case trackSkipped(TrackSkipped)
+    case roster(Roster)
 
     public var body: any WireMessage {
         switch self {
@@ -25,6 +26,7 @@ public enum Message: Equatable, Sendable {
         case .timePing(let m): m
         case .timePong(let m): m
         case .trackSkipped(let m): m
+        case .roster(let m): m
         }
     }
 
@@ -43,6 +45,7 @@ public enum Message: Equatable, Sendable {
         case .timePing: .timePing(try TimePing(from: &reader))
         case .timePong: .timePong(try TimePong(from: &reader))
         case .trackSkipped: .trackSkipped(try TrackSkipped(from: &reader))
+        case .roster: .roster(try Roster(from: &reader))
         }
     }
 }

@@ -11,11 +11,12 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case timePing = 9
     case timePong = 10
     case trackSkipped = 11
+    case roster = 12
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
-        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped: true
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster: true
         case .hello, .heartbeat, .leave, .vote, .query, .timePing: false
         }
     }

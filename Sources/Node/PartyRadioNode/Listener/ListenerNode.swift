@@ -11,15 +11,18 @@ public final class ListenerNode {
     /// - Parameters:
     ///   - query: name, unique name prefix or station ID; nil means the only station there is.
     ///   - timeoutNs: how long to look (exit code 3 after that).
+    ///   - name: the name the DJ's listener list shows.
     public static func tuneIn(
-        _ query: String?, timeoutNs: Int64, playback: PlaybackOptions = PlaybackOptions(), settings: NodeSettings,
-        inbox: Inbox<NodeInput>
+        _ query: String?, timeoutNs: Int64, playback: PlaybackOptions = PlaybackOptions(), name: GuestName,
+        settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) -> ListenerNode? {
-        try ListenerNode(query: query, timeoutNs: timeoutNs, playback: playback, settings: settings, inbox: inbox)
+        try ListenerNode(
+            query: query, timeoutNs: timeoutNs, playback: playback, name: name, settings: settings, inbox: inbox)
     }
 
     private init(
-        query: String?, timeoutNs: Int64, playback: PlaybackOptions, settings: NodeSettings, inbox: Inbox<NodeInput>
+        query: String?, timeoutNs: Int64, playback: PlaybackOptions, name: GuestName, settings: NodeSettings,
+        inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
@@ -28,7 +31,7 @@ public final class ListenerNode {
         let player = try PlayerDriver(role: "listener", options: playback, clock: settings.clock, inbox: inbox)
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
-                query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: Self.hostName(),
+                query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
                 playsAudio: player.playsAudio),
             verifier: SodiumVerifier())
         runtime = try NodeRuntime(
@@ -39,7 +42,8 @@ public final class ListenerNode {
     /// Runs until quit, or until the station says goodbye; throws when the station is not found.
     public func run() throws(NodeError) { try runtime.run() }
 
-    static func hostName() -> String {
+    /// This machine's host name (empty if it has none).
+    public static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

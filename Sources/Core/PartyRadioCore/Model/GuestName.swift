@@ -1,0 +1,46 @@
+/// A guest's display name (`--as NAME`): 1–32 characters after trimming, no control characters.
+/// What the DJ shows in its listener list and `stations --json` carries.
+public struct GuestName: Hashable, Sendable, CustomStringConvertible {
+    public static let maxCharacters = 32
+    public let value: String
+
+    public enum Problem: Error, Equatable, Sendable {
+        case empty
+        case tooLong(Int)
+        case controlCharacters
+    }
+
+    public init(validating raw: String) throws(Problem) {
+        let trimmed = raw.trimmingWhitespace()
+        guard !trimmed.isEmpty else { throw .empty }
+        guard trimmed.count <= Self.maxCharacters else { throw .tooLong(trimmed.count) }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .controlCharacters
+        }
+        value = trimmed
+    }
+
+    /// The default name, `user@host`, made to fit (cut to 32 characters; control characters
+    /// dropped); `guest` when both are empty.
+    public static func defaultName(user: String, host: String) -> GuestName {
+        let parts = [user, host].map(Self.cleaned).filter { !$0.isEmpty }
+        return (try? GuestName(validating: String(parts.joined(separator: "@").prefix(maxCharacters))))
+            ?? GuestName(trusted: "guest")
+    }
+
+    /// A name that arrived from the network (untrusted): cleaned and cut to fit, or nil when
+    /// nothing printable is left.
+    public static func fromNetwork(_ raw: String) -> GuestName? {
+        try? GuestName(validating: String(cleaned(raw).prefix(maxCharacters)))
+    }
+
+    /// `raw` without control characters (escape sequences included) or surrounding white space.
+    static func cleaned(_ raw: String) -> String {
+        String(String.UnicodeScalarView(raw.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+            .trimmingWhitespace()
+    }
+
+    private init(trusted: String) { value = trusted }
+
+    public var description: String { value }
+}

@@ -1,0 +1,59 @@
+import Testing
+
+@testable import PartyRadioCore
+
+/// Guest names and the listener list on the wire.
+@Suite struct RosterTests {
+    @Test func guestNamesAreOneToThirtyTwoPlainCharacters() throws {
+        #expect(try GuestName(validating: "  Alice  ").value == "Alice")
+        #expect(throws: GuestName.Problem.empty) { try GuestName(validating: " \t ") }
+        #expect(throws: GuestName.Problem.tooLong(33)) { try GuestName(validating: String(repeating: "é", count: 33)) }
+        #expect(throws: GuestName.Problem.controlCharacters) { try GuestName(validating: "a\u{1B}[2Jb") }
+        #expect(try GuestName(validating: String(repeating: "🎸", count: 32)).value.count == 32)
+    }
+
+    @Test func theDefaultIsUserAtHostAndAlwaysValid() {
+        #expect(GuestName.defaultName(user: "alice", host: "kitchen-pi").value == "alice@kitchen-pi")
+        #expect(GuestName.defaultName(user: "", host: "kitchen-pi").value == "kitchen-pi")
+        #expect(GuestName.defaultName(user: "", host: "").value == "guest")
+        #expect(GuestName.defaultName(user: String(repeating: "u", count: 40), host: "h").value.count == 32)
+        #expect(GuestName.defaultName(user: "a\u{7}b", host: "").value == "ab")
+    }
+
+    @Test func namesFromTheNetworkAreCleanedAndCut() {
+        #expect(GuestName.fromNetwork("\u{1B}]0;pwned\u{7}Bob\u{1B}[31m")?.value == "]0;pwnedBob[31m")
+        #expect(GuestName.fromNetwork(String(repeating: "x", count: 100))?.value.count == 32)
+        #expect(GuestName.fromNetwork("\u{1B}\u{7}\n") == nil)
+    }
+
+    @Test func theLongestListFitsADatagramAndCutsLongNames() throws {
+        let long = String(repeating: "🎸", count: 32)  // 128 bytes of UTF-8
+        let roster = Roster(
+            total: 500, entries: (0..<100).map { Roster.Entry(name: long, listeningForMs: UInt32($0)) })
+        #expect(roster.entries.count == Roster.Limit.maxEntries)
+        let bytes = try Datagram.encode(
+            .roster(roster), stationID: StationID(rawValue: 1), sequence: 1, signer: FakeSigner(3))
+        #expect(bytes.count <= Datagram.maxSize)
+        guard case .roster(let decoded) = try Datagram.decode(bytes).message else {
+            Issue.record("not a roster")
+            return
+        }
+        #expect(decoded.total == 500 && decoded.entries.count == Roster.Limit.maxEntries)
+        #expect(decoded.entries.allSatisfy { $0.name.utf8.count <= Roster.Limit.name && long.hasPrefix($0.name) })
+    }
+
+    @Test func theDJListsNamesLongestListeningFirst() {
+        var roster = ListenerRoster()
+        let a = PublicKey(bytes: [UInt8](repeating: 1, count: 32))!
+        let b = PublicKey(bytes: [UInt8](repeating: 2, count: 32))!
+        roster.join(b, name: "Bob", now: DJTime(ns: 2_000_000_000))
+        roster.join(a, name: "Alice", now: DJTime(ns: 1_000_000_000))
+        roster.join(a, name: "Alice 2", now: DJTime(ns: 3_000_000_000))  // a new hello keeps the join time
+        let list = roster.list(now: DJTime(ns: 5_000_000_000))
+        #expect(list.total == 2)
+        #expect(
+            list.entries == [
+                Roster.Entry(name: "Alice 2", listeningForMs: 4_000), Roster.Entry(name: "Bob", listeningForMs: 3_000),
+            ])
+    }
+}

@@ -186,6 +186,54 @@ struct StationLANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
+    @Test("Chat: a line reaches the DJ and every listener once; too long, too fast and muted are refused")
+    func chat() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Chatty")
+        let listener = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "listen", "--as", "Alice", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("alice"),
+            ])
+        try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        let said = try lan.partyradio(host: 3, ["chat", "--as", "Bob", "great", "track!"], role: "bob")
+        #expect(said.exit == 0 && said.stdout.contains("Said to 'Chatty' as Bob"), "\(said.stderr)")
+        let heard = try listener.waitForEvent(timeout: .seconds(2), "chat") { $0.name == "chat" }
+        #expect(heard.string("name") == "Bob" && heard.string("text") == "great track!")
+        try dj.waitForEvent("chat at the DJ") { $0.name == "chat" && $0.string("text") == "great track!" }
+        // Escape sequences never reach anyone's terminal; an over-long line is refused at once.
+        let sneaky = try lan.partyradio(host: 3, ["chat", "--as", "Bob", "hi\u{1B}[2J there"], role: "bob")
+        #expect(sneaky.exit == 0)
+        try listener.waitForEvent("cleaned chat") { $0.name == "chat" && $0.string("text") == "hi[2J there" }
+        let long = try lan.partyradio(host: 3, ["chat", String(repeating: "a", count: 281)], role: "bob")
+        #expect(long.exit == 2 && long.stderr.contains("at most 280"))
+        // Five lines per 10 s per guest: Bob has said two; three more pass, the sixth is refused.
+        for n in 3...5 {
+            #expect(try lan.partyradio(host: 3, ["chat", "--as", "Bob", "line \(n)"], role: "bob").exit == 0)
+        }
+        let flood = try lan.partyradio(host: 3, ["chat", "--as", "Bob", "line 6", "--json"], role: "bob")
+        #expect(flood.exit == 1 && flood.stderr.contains("at most 5 lines per 10 s"), "\(flood.stderr)")
+        #expect((parseJSON(flood.stdout) as? [String: Any])?["status"] as? String == "rate_limited")
+        // The DJ mutes Bob by name; Alice still chats.
+        dj.send("mute Bob")
+        try dj.waitForEvent("muted") { $0.name == "notice" && ($0.string("message") ?? "").contains("Muted 'Bob'") }
+        Thread.sleep(forTimeInterval: 0.2)
+        let muted = try lan.partyradio(host: 3, ["chat", "--as", "Bob", "let me in"], role: "bob")
+        #expect(muted.exit == 1 && muted.stderr.contains("muted"), "\(muted.stderr)")
+        #expect(try lan.partyradio(host: 2, ["chat", "hello from alice"], role: "alice2").exit == 0)
+        try listener.waitForEvent("alice's line") { $0.name == "chat" && $0.string("text") == "hello from alice" }
+        // Each line shown once, though the DJ sends every line twice.
+        let lines = listener.events.filter { $0.name == "chat" }.compactMap { $0.string("text") }
+        #expect(lines == ["great track!", "hi[2J there", "line 3", "line 4", "line 5", "hello from alice"])
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("Votes are counted exactly once with 30% loss on the DJ's host")
     func votesUnderLoss() throws {
         let lan = try Testbed(hosts: 2)

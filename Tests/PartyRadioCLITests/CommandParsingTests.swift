@@ -85,7 +85,13 @@ import Testing
         #expect(UsageError("x", command: "vote").hint == "See 'partyradio vote --help'.")
         #expect(try Command.parse(["help", "search"]) == .help("search"))
         #expect(try Command.parse(["--version"]) == .version)
-        #expect(Command.names == ["dj", "stations", "listen", "vote", "search", "lookup", "charts", "token"])
+        #expect(Command.names == ["dj", "stations", "listen", "vote", "chat", "search", "lookup", "charts", "token"])
+        #expect(
+            try Command.parse(["chat", "great", "track!", "--as", "Bob"])
+                == .chat(
+                    Command.ChatOptions(text: "great track!", displayName: try GuestName(validating: "Bob"))))
+        #expect(usage(["chat"])?.message.contains("Say something") == true)
+        #expect(usage(["chat", String(repeating: "a", count: 281)])?.message.contains("at most 280") == true)
         for name in Command.names {
             #expect(try Command.parse([name, "--help"]) == .help(name))
             let page = try #require(HelpPages.page(for: name)).rendered

@@ -43,6 +43,12 @@ enum Samples {
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
         .trackSkipped(TrackSkipped(trackID: "1440857781", title: "Señorita 🎶", reason: .crowd, down: 3, room: 5)),
+        .chatSend(
+            ChatSend(
+                messageID: 1_764_000_000_000_001, name: "Bob 🎸",
+                text: "great track! " + String(repeating: "é", count: 200))),
+        .chatAck(ChatAck(messageID: 7, status: .rateLimited, retryAfterMs: 4_200)),
+        .chatLine(ChatLine(sender: "0123456789abcdef", messageID: .max, name: "Alice", text: "hello 👋")),
         .roster(
             Roster(
                 total: 40,

@@ -9,6 +9,8 @@ import PartyRadioCore
 ///   at least two down votes that made the configured share of the room;
 /// - listeners that are synchronised and have the current anchor are on the station position,
 ///   and their player plays the station's track, paused exactly when the station is;
+/// - chat: a line the DJ acknowledged as delivered is in its chat exactly once, each sender's
+///   lines are in order, and no listener shows a line twice;
 /// - bounded memory, and no listener that vanished silently is still counted.
 struct Checker {
     let dj: SimNode
@@ -18,6 +20,7 @@ struct Checker {
     private(set) var convergenceSamples = 0
     private(set) var maxErrorNs: Int64 = 0
     private(set) var crowdSkips = 0
+    private(set) var chatsDelivered = 0
     private let debug = ProcessInfo.processInfo.environment["PARTYRADIO_SIM_DEBUG"] != nil
     /// Bumped on every track change the DJ reports.
     private var play = 0
@@ -95,6 +98,23 @@ struct Checker {
         }
     }
 
+    mutating func chatterFinished(_ chatter: ChatterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+        guard let result = chatter.result, let machine = djMachine,
+            result.ack.status == .delivered || result.ack.status == .duplicate
+        else {
+            if dj.alive && dj.finishedAt == nil && chatter.result == nil, let error = chatter.exitError {
+                log.fail("\(node.name) got no chat acknowledgement from a live DJ: \(error)", at: lan.now)
+            }
+            return
+        }
+        chatsDelivered += 1
+        let sender = node.signer.publicKey.fingerprint
+        let copies = machine.chat.lines.filter { $0.sender == sender && $0.messageID == chatter.send.messageID }
+        if copies.count != 1 {
+            log.fail("\(node.name)'s acknowledged line is in the DJ's chat \(copies.count) times", at: lan.now)
+        }
+    }
+
     mutating func checkConvergence(lan: SimLAN, log: inout Log) {
         guard dj.alive, let machine = djMachine, !machine.isFinished else { return }
         let djNow = DJTime(ns: dj.local(lan.now).ns)
@@ -131,6 +151,21 @@ struct Checker {
     }
 
     mutating func checkEnd(lan: SimLAN, log: inout Log) {
+        for node in lan.nodes {
+            let shown = node.reports.compactMap { report -> String? in
+                if case .chat(let line) = report.event { "\(line.sender)/\(line.messageID)" } else { nil }
+            }
+            if Set(shown).count != shown.count { log.fail("\(node.name) showed a chat line twice", at: lan.now) }
+        }
+        if let machine = djMachine {
+            var last: [String: UInt64] = [:]
+            for line in machine.chat.lines {
+                if let previous = last[line.sender], previous >= line.messageID {
+                    log.fail("chat lines from \(line.sender) out of order", at: lan.now)
+                }
+                last[line.sender] = line.messageID
+            }
+        }
         for node in lan.nodes {
             if case .listener(let listener) = node.machine, listener.clock.samples.count > 256 {
                 log.fail("\(node.name) keeps \(listener.clock.samples.count) time samples", at: lan.now)

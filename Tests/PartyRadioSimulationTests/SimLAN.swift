@@ -20,6 +20,7 @@ enum SimMachine {
     case dj(DJMachine)
     case listener(ListenerMachine)
     case voter(VoterMachine)
+    case chatter(ChatterMachine)
 
     mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         switch self {
@@ -32,6 +33,9 @@ enum SimMachine {
         case .voter(var m):
             defer { self = .voter(m) }
             return m.handle(input, at: now)
+        case .chatter(var m):
+            defer { self = .chatter(m) }
+            return m.handle(input, at: now)
         }
     }
 
@@ -40,6 +44,7 @@ enum SimMachine {
         case .dj(let m): m.nextWakeup
         case .listener(let m): m.nextWakeup
         case .voter(let m): m.nextWakeup
+        case .chatter(let m): m.nextWakeup
         }
     }
 
@@ -48,6 +53,7 @@ enum SimMachine {
         case .dj(let m): m.isFinished
         case .listener(let m): m.isFinished
         case .voter(let m): m.isFinished
+        case .chatter(let m): m.isFinished
         }
     }
 }

@@ -17,6 +17,7 @@ struct SimRun {
         var convergenceSamples = 0
         var maxErrorNs: Int64 = 0
         var crowdSkips = 0
+        var chats = 0
     }
 
     /// True time starts here (any instant works; a positive one keeps clocks positive).
@@ -103,12 +104,21 @@ struct SimRun {
             var at = Self.start + Int64(random.double(2e9...15e9))
             var run = 0
             while at < Self.start + Self.durationNs - 5_000_000_000 {
+                // Each run votes, or says something in the chat (IDs rise with the machine's clock).
+                let chatting = random.chance(0.35)
+                let send = ChatSend(
+                    messageID: UInt64(at + offset) / 1000, name: "voter\(machine)", text: "line \(run) from \(machine)")
                 let node = lan.add(
                     name: "voter\(machine).\(run)",
-                    machine: .voter(
-                        VoterMachine(
-                            choice: choices[random.int(0...2)], query: nil, timeoutNs: 10_000_000_000,
-                            interfaceName: "sim0", verifier: SimVerifier())),
+                    machine: chatting
+                        ? .chatter(
+                            ChatterMachine(
+                                send: send, query: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
+                                verifier: SimVerifier()))
+                        : .voter(
+                            VoterMachine(
+                                choice: choices[random.int(0...2)], query: nil, timeoutNs: 10_000_000_000,
+                                interfaceName: "sim0", verifier: SimVerifier())),
                     key: key, offsetNs: offset, driftPPM: drift)
                 lan.schedule(at: at, .input(node.index, .start))
                 stats.voters += 1
@@ -140,6 +150,11 @@ struct SimRun {
             {
                 checker.voterFinished(voter, node: node, lan: lan, log: &log)
             }
+            if case .chatter(let chatter) = node.machine, chatter.isFinished,
+                node.finishedAt == nil || node.finishedAt == lan.now
+            {
+                checker.chatterFinished(chatter, node: node, lan: lan, log: &log)
+            }
             if case .listener(let listener) = node.machine, listener.clock.isSynchronized, node.synchronizedAt == nil {
                 node.synchronizedAt = lan.now
             }
@@ -163,6 +178,7 @@ struct SimRun {
         stats.convergenceSamples = checker.convergenceSamples
         stats.maxErrorNs = checker.maxErrorNs
         stats.crowdSkips = checker.crowdSkips
+        stats.chats = checker.chatsDelivered
         violations = log.violations
     }
 }

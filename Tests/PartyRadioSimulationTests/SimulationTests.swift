@@ -28,12 +28,13 @@ import Testing
             totals.convergenceSamples += run.stats.convergenceSamples
             totals.maxErrorNs = max(totals.maxErrorNs, run.stats.maxErrorNs)
             totals.crowdSkips += run.stats.crowdSkips
+            totals.chats += run.stats.chats
         }
         print(
             "simulation: \(Self.seeds.count) seeds, \(totals.listeners) listeners, \(totals.voters) voters "
                 + "(\(totals.votesAcknowledged) acknowledged), \(totals.datagrams) datagrams, "
                 + "\(totals.convergenceSamples) position checks, worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
-                + "\(totals.crowdSkips) crowd skips")
+                + "\(totals.crowdSkips) crowd skips, \(totals.chats) chat lines acknowledged")
         for failure in failures.prefix(30) { print("FAILED \(failure)") }
         #expect(failures.isEmpty, "\(failures.count) violations; first: \(failures.first ?? "")")
     }

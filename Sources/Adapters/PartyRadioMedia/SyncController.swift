@@ -77,6 +77,15 @@ public final class SyncController: Sendable {
         try prepare(source: source, stationPositionAt: stationPositionAt)
     }
 
+    /// Loads `source` paused at `startNs` (the station is paused), cancelling any start in progress
+    /// under the same lock as ``pause()``, so no timed start armed before can unpause it.
+    public func loadPaused(_ source: String, startNs: Int64) throws(PlayerError) {
+        try state.withLock { state throws(PlayerError) in
+            cancelStart(&state)
+            try player.load(source, startNs: startNs, paused: true)
+        }
+    }
+
     /// Starts again from a pause (or after the caller moved the station): a paused seek ahead,
     /// then an unpause on time.
     public func resume(stationPositionAt: (Int64) -> Int64) throws(PlayerError) {

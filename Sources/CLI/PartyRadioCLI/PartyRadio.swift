@@ -36,6 +36,7 @@ public enum PartyRadio {
         case .listen(let options): return NodeCommands.listen(options, context: context)
         case .stations(let options): return StationsCommand.run(options, context: context)
         case .vote(let options): return NodeCommands.vote(options, context: context)
+        case .chat(let options): return NodeCommands.chat(options, context: context)
         case .search(let options): return CatalogCommands.search(options, context: context)
         case .lookup(let options): return CatalogCommands.lookup(options, context: context)
         case .charts(let options): return CatalogCommands.charts(options, context: context)

@@ -188,6 +188,9 @@ extension Message {
         case .timePong: "timePong"
         case .trackSkipped: "trackSkipped"
         case .roster: "roster"
+        case .chatSend: "chatSend"
+        case .chatAck: "chatAck"
+        case .chatLine: "chatLine"
         }
     }
 }
@@ -202,6 +205,8 @@ extension NodeEvent {
         case .voteCounted: "voteCounted"
         case .trackSkipped: "trackSkipped"
         case .roster: "roster"
+        case .chat: "chat"
+        case .notice: "notice"
         case .stationStopped: "stationStopped"
         case .tunedIn: "tunedIn"
         case .stationSilent: "stationSilent"
@@ -246,6 +251,8 @@ extension NodeEvent {
             "listeners \(count)" + (joined.map { " +\($0)" } ?? "") + (left ? " left" : "")
         case .voteCounted(let trackID, let choice, let tally, _):
             "vote \(trackID) \(choice.name) \(tally.up)/\(tally.down)"
+        case .chat(let line): "chat \(line.name): \(line.text)"
+        case .notice(let text): "notice \(text)"
         case .roster(let roster): "roster \(roster.total) [\(roster.entries.map(\.name).joined(separator: ", "))]"
         case .trackSkipped(let notice): "skipped \(notice.trackID) \(notice.reason.name) \(notice.down)/\(notice.room)"
         case .stationStopped(let name, let dropped): "stopped \(name) dropped \(dropped.total)"

@@ -65,6 +65,15 @@ final class EventPrinter: NodeReporter {
                 ("track_id", .string(trackID)), ("choice", .string(choice.name)), ("up", .int(tally.up)),
                 ("down", .int(tally.down)), ("voter", .string(voter)),
             ]
+        case .chat(let line):
+            name = "chat"
+            fields = [
+                ("sender", .string(line.sender)), ("message_id", .int(line.messageID)), ("name", .string(line.name)),
+                ("text", .string(line.text)),
+            ]
+        case .notice(let message):
+            name = "notice"
+            fields = [("message", .string(message))]
         case .roster(let roster):
             name = "roster"
             fields = [("listeners", .int(roster.total)), ("names", Render.roster(roster.entries))]
@@ -145,14 +154,21 @@ final class EventPrinter: NodeReporter {
         case .listenersChanged(let count, let joined, let left):
             if let joined { return "Listener joined: \(joined) (\(count) listening)." }
             return left ? "A listener left (\(count) listening)." : nil
+        case .chat(let line):
+            // Both are the guest's own text: cleaned of control characters before the terminal.
+            let name = GuestName.fromNetwork(line.name)?.value ?? line.sender
+            return "💬 \(name): \(ChatBook.validText(line.text) ?? "")"
+        case .notice(let message):
+            return message
         case .roster:
             return nil  // joins and leaves have their own lines; the live view shows the names
         case .trackSkipped(let notice):
             switch notice.reason {
             case .crowd:
-                return "Skipped “\(notice.title)”: the crowd voted it down (\(notice.down) down of \(notice.room))."
+                return "Skipped “\(GuestName.cleaned(notice.title))”: the crowd voted it down "
+                    + "(\(notice.down) down of \(notice.room))."
             case .dj:
-                return "The DJ skipped “\(notice.title)”."
+                return "The DJ skipped “\(GuestName.cleaned(notice.title))”."
             }
         case .voteCounted(_, let choice, let tally, let voter):
             return "Vote \(choice.name) from \(voter): \(tally.up) up, \(tally.down) down."

@@ -18,7 +18,11 @@ enum StderrLog {
     /// is written as `\n`, so one call stays one line.
     static func line(_ topic: Log.Topic, _ message: String, at seconds: Double) -> String {
         let milliseconds = Int64((seconds * 1000).rounded(.down))
-        let flat = message.replacing("\r\n", with: "\\n").replacing("\n", with: "\\n")
+        // Messages quote network text (service names, datagram senders): any other control
+        // character, an escape sequence's ESC included, is written as `\u{…}`, never raw.
+        let flat = message.replacing("\r\n", with: "\\n").replacing("\n", with: "\\n").unicodeScalars.map {
+            $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+        }.joined()
         return "\(timestamp(milliseconds: milliseconds)) [\(topic.rawValue)] \(flat)\n"
     }
 

@@ -5,6 +5,7 @@ public enum Command: Equatable, Sendable {
     case listen(ListenOptions)
     case stations(StationsOptions)
     case vote(VoteOptions)
+    case chat(ChatOptions)
     case search(SearchOptions)
     case lookup(LookupOptions)
     case charts(ChartsOptions)
@@ -14,7 +15,7 @@ public enum Command: Equatable, Sendable {
     case version
 
     /// Every command, in the order the top-level help lists them.
-    public static let names = ["dj", "stations", "listen", "vote", "search", "lookup", "charts", "token"]
+    public static let names = ["dj", "stations", "listen", "vote", "chat", "search", "lookup", "charts", "token"]
 
     /// Parses `partyradio <command> [options]` (arguments without the program name).
     ///
@@ -37,6 +38,7 @@ public enum Command: Equatable, Sendable {
         case "listen": return .listen(try parseListen(rest))
         case "stations": return .stations(try parseStations(rest))
         case "vote": return .vote(try parseVote(rest))
+        case "chat": return .chat(try parseChat(rest))
         case "search": return .search(try parseSearch(rest, environment: environment))
         case "lookup": return .lookup(try parseLookup(rest, environment: environment))
         case "charts": return .charts(try parseCharts(rest, environment: environment))
@@ -52,6 +54,7 @@ public enum Command: Equatable, Sendable {
         case .listen: "listen"
         case .stations: "stations"
         case .vote: "vote"
+        case .chat: "chat"
         case .search: "search"
         case .lookup: "lookup"
         case .charts: "charts"
@@ -67,6 +70,7 @@ public enum Command: Equatable, Sendable {
         case .listen(let options): options.common
         case .stations(let options): options.common
         case .vote(let options): options.common
+        case .chat(let options): options.common
         case .search(let options): options.common
         case .lookup(let options): options.common
         case .charts(let options): options.common

@@ -14,6 +14,7 @@ enum HelpPages {
           stations   List the stations on the local network.
           listen     Tune in to a station and follow what it plays.
           vote       Vote the current track up or down (or clear your vote).
+          chat       Say something to the station: the DJ and every listener see it.
           search     Search the iTunes catalog (or Apple Music with --apple-music).
           lookup     Look tracks up by catalog ID.
           charts     Show a country's top songs.
@@ -39,6 +40,7 @@ enum HelpPages {
         case "stations": stations
         case "listen": listen
         case "vote": vote
+        case "chat": chat
         case "search": search
         case "lookup": lookup
         case "charts": charts
@@ -109,4 +111,18 @@ enum HelpPages {
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the result as JSON."),
         ] + NetworkOptions.help + CommonOptions.help)
+
+    static let chat = HelpText(
+        overview: "Say something to the station: every listener and the DJ see it; returns once the DJ delivered it.",
+        usage:
+            "partyradio chat <message>... [--station <station>] [--as <name>] [--timeout <seconds>] [--json] [options]",
+        arguments: [("<message>", "1-280 characters of plain text; several words are one line.")],
+        options: [
+            ("-s, --station <station>", "Name, unique name prefix or ID. Default: the only station on the air."),
+            ("--as <name>", "The name shown with your line, 1-32 characters (default: user@host)."),
+            ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
+            ("--json", "Print the result as JSON."),
+        ] + NetworkOptions.help + CommonOptions.help,
+        discussion:
+            "The DJ delivers each line once, in order, at most 5 lines per 10 s per guest, and may mute a guest.")
 }

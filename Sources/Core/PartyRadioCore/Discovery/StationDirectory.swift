@@ -40,6 +40,9 @@ public struct StationDirectory: Sendable {
     public mutating func resolved(serviceName: String, advert: StationAdvert, address: String, port: UInt16) {
         let id = advert.stationID
         if var entry = entries[id] {
+            // Another key claiming a known station's ID is an impostor: the key pinned first stays,
+            // and so do the address and name that came with it.
+            guard entry.advert.publicKey == advert.publicKey else { return }
             entry.serviceName = serviceName
             entry.address = address
             entry.port = port

@@ -35,7 +35,7 @@ public struct GuestName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `raw` without control characters (escape sequences included) or surrounding white space.
-    static func cleaned(_ raw: String) -> String {
+    public static func cleaned(_ raw: String) -> String {
         String(String.UnicodeScalarView(raw.unicodeScalars.filter { $0.properties.generalCategory != .control }))
             .trimmingWhitespace()
     }

@@ -49,6 +49,7 @@ public struct DJMachine: NodeMachine {
 
     public let configuration: Configuration
     public private(set) var engine: StationEngine
+    public private(set) var chat = ChatBook()
     public private(set) var filter: DatagramFilter
     public private(set) var isFinished = false
     public private(set) var exitError: NodeError?
@@ -191,7 +192,9 @@ public struct DJMachine: NodeMachine {
                 broadcast(now: now, change: .listeners, into: &out)  // renamed
             }
         case .heartbeat:
-            if engine.heartbeat(from: sender, now: dj) { listenerJoined(sender.fingerprint, now: now, into: &out) }
+            if engine.heartbeat(from: sender, now: dj) {
+                listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
+            }
         case .leave:
             if engine.leave(from: sender) {
                 out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
@@ -211,6 +214,13 @@ public struct DJMachine: NodeMachine {
                             trackID: ack.trackID, choice: vote.choice, tally: ack.tally, voter: sender.fingerprint)))
                 broadcast(now: now, change: .votes, into: &out)
             }
+        case .chatSend(let send):
+            let (ack, line) = chat.submit(send, from: sender, now: dj)
+            out.append(self.send(.chatAck(ack), to: inbound.from))
+            if let line {
+                for _ in 0..<2 { out.append(.send(.chatLine(line), to: .group(group), station: stationID)) }
+                out.append(.report(.chat(line)))
+            }
         case .timePing(let ping):
             // t2 is when the datagram came off the socket; the runtime stamps t3 as it sends.
             out.append(
@@ -220,7 +230,7 @@ public struct DJMachine: NodeMachine {
                             clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns,
                             serverSendNs: now.ns)),
                     to: inbound.from))
-        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster:
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine:
             break  // DJ kinds never pass the listener policy
         }
     }
@@ -326,14 +336,33 @@ public struct DJMachine: NodeMachine {
                 return out.append(.report(.warning("'add' takes catalog track IDs, e.g. 'add 1440857781'.")))
             }
             out.append(.catalog(.lookup(ids)))
+        case "mute", "unmute":
+            guard words.count == 2 else {
+                return out.append(
+                    .report(.warning("'\(verb)' takes a guest's name or key fingerprint, e.g. '\(verb) Bob'.")))
+            }
+            // A guest is known by the name it gave (listening or chatting) or its key's fingerprint.
+            let who = words[1]
+            let known =
+                engine.roster.entries.map { (name: $0.value.name, fingerprint: $0.key.fingerprint) }
+                + chat.lines.map { (name: $0.name, fingerprint: $0.sender) }
+            let matches = Set(
+                known.filter { $0.name == who || $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
+            guard matches.count == 1, let fingerprint = matches.first else {
+                let problem = matches.isEmpty ? "No guest is called" : "Several guests match"
+                return out.append(
+                    .report(.warning("\(problem) '\(who)'; use the name or key fingerprint the list shows.")))
+            }
+            if verb == "mute" { chat.mute(fingerprint: fingerprint) } else { chat.unmute(fingerprint: fingerprint) }
+            out.append(.report(.notice("\(verb == "mute" ? "Muted" : "Unmuted") '\(who)' in the chat.")))
         case "quit", "q", "exit":
             goOffAir(now: now, into: &out)
         default:
             out.append(
                 .report(
                     .warning(
-                        "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, search TERM, add ID "
-                            + "or quit.")))
+                        "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, search TERM, add ID, "
+                            + "mute NAME, unmute NAME or quit.")))
         }
     }
 

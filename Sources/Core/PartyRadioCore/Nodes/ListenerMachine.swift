@@ -39,6 +39,7 @@ public struct ListenerMachine: NodeMachine {
         public var lastProgress: LocalTime
         public var lastPing: LocalTime?
         public var silent = false
+        public var beats = 0
     }
 
     public let configuration: Configuration
@@ -50,7 +51,14 @@ public struct ListenerMachine: NodeMachine {
     public private(set) var exitError: NodeError?
     private var finder: StationFinder?
     private var planner: PlaybackPlanner
-    private var lastSkip: TrackSkipped?
+    private var lastSkip: (notice: TrackSkipped, at: LocalTime)?
+    private var chatSeen: Set<ChatKey> = []
+    private var chatOrder: [ChatKey] = []
+
+    private struct ChatKey: Hashable, Sendable {
+        var sender: String
+        var messageID: UInt64
+    }
 
     public init(configuration: Configuration, verifier: any DatagramVerifier) {
         self.configuration = configuration
@@ -200,10 +208,22 @@ public struct ListenerMachine: NodeMachine {
             }
         case .goodbye(let goodbye):
             stationGone(reason: goodbye.reason, into: &out)
+        case .chatLine(let line):
+            // Each line comes twice; show each (sender, ID) once.
+            let key = ChatKey(sender: line.sender, messageID: line.messageID)
+            guard chatSeen.insert(key).inserted else { return }
+            chatOrder.append(key)
+            if chatOrder.count > 512 { chatSeen.remove(chatOrder.removeFirst()) }  // bounded
+            out.append(.report(.chat(line)))
         case .trackSkipped(let notice):
             // The DJ sends each notice twice; say it once.
-            guard lastSkip?.trackID != notice.trackID || lastSkip?.reason != notice.reason else { return }
-            lastSkip = notice
+            // The DJ sends each notice twice; say it once (the same track may be skipped again later).
+            if let last = lastSkip, last.notice.trackID == notice.trackID, last.notice.reason == notice.reason,
+                now - last.at < Nanos.seconds(3)
+            {
+                return
+            }
+            lastSkip = (notice, now)
             out.append(.report(.trackSkipped(notice)))
         case .timePong(let pong):
             let wasKnown = clock.isSynchronized
@@ -261,7 +281,12 @@ public struct ListenerMachine: NodeMachine {
             tuned.lastHello = now
             tuned.lastHeartbeat = now
         } else if now - tuned.lastHeartbeat >= Self.heartbeatIntervalNs {
-            out.append(.send(.heartbeat(Heartbeat()), to: .peer(tuned.djAddress), station: station))
+            // Every fifth beat is a hello: it carries the guest's name, so a DJ that only heard
+            // heartbeats (a lost hello, a DJ restart) learns it within seconds.
+            tuned.beats += 1
+            let beat: Message =
+                tuned.beats % 5 == 0 ? .hello(Hello(listenerName: configuration.listenerName)) : .heartbeat(Heartbeat())
+            out.append(.send(beat, to: .peer(tuned.djAddress), station: station))
             tuned.lastHeartbeat = now
         }
         if now >= nextPing(tuned) {

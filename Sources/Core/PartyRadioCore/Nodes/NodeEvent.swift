@@ -42,6 +42,10 @@ public enum NodeEvent: Sendable {
     case trackSkipped(TrackSkipped)
     /// The DJ's listener list changed: who listens, and for how long.
     case roster(Roster)
+    /// A chat line the DJ delivered (DJ and listeners).
+    case chat(ChatLine)
+    /// Something done, for the user to know (not a problem: see ``warning(_:)``).
+    case notice(String)
     /// The DJ went off air; `dropped` counts the datagrams it refused, by reason.
     case stationStopped(name: String, dropped: DropCounters)
     // Listener

@@ -36,7 +36,12 @@ public struct PlaybackPlanner: Sendable {
             defer { loaded = nil }
             return loaded != nil ? [.stop] : []
         }
-        guard clockKnown else { return [] }
+        // A pause needs no clock: a loaded player follows it at once.
+        if !clockKnown {
+            guard loaded != nil, new.anchor.isPaused, !isPaused else { return [] }
+            isPaused = true
+            return [.pause]
+        }
         if loaded?.id != track.id || loaded?.source != track.source {
             // After a failure the same track waits out the retry delay (``tick`` loads it then);
             // another track is a fresh start.

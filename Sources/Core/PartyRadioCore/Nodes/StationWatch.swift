@@ -62,6 +62,10 @@ public struct StationWatch: Sendable {
         case .removed(let name):
             pendingResolutions.remove(name)
             out.append(.log(.discovery, "service '\(name)' withdrawn"))
+            for (id, entry) in directory.entries where entry.serviceName == name {
+                lastQuery[id] = nil
+                firstQuery[id] = nil
+            }
             return directory.removed(serviceName: name)
         case .allForNow:
             sweepDone = true

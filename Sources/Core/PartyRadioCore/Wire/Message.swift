@@ -12,6 +12,9 @@ public enum Message: Equatable, Sendable {
     case timePong(TimePong)
     case trackSkipped(TrackSkipped)
     case roster(Roster)
+    case chatSend(ChatSend)
+    case chatAck(ChatAck)
+    case chatLine(ChatLine)
 
     public var body: any WireMessage {
         switch self {
@@ -27,6 +30,9 @@ public enum Message: Equatable, Sendable {
         case .timePong(let m): m
         case .trackSkipped(let m): m
         case .roster(let m): m
+        case .chatSend(let m): m
+        case .chatAck(let m): m
+        case .chatLine(let m): m
         }
     }
 
@@ -46,6 +52,9 @@ public enum Message: Equatable, Sendable {
         case .timePong: .timePong(try TimePong(from: &reader))
         case .trackSkipped: .trackSkipped(try TrackSkipped(from: &reader))
         case .roster: .roster(try Roster(from: &reader))
+        case .chatSend: .chatSend(try ChatSend(from: &reader))
+        case .chatAck: .chatAck(try ChatAck(from: &reader))
+        case .chatLine: .chatLine(try ChatLine(from: &reader))
         }
     }
 }

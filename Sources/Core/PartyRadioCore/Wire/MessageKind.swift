@@ -12,12 +12,15 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case timePong = 10
     case trackSkipped = 11
     case roster = 12
+    case chatSend = 13
+    case chatAck = 14
+    case chatLine = 15
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
-        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster: true
-        case .hello, .heartbeat, .leave, .vote, .query, .timePing: false
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine: true
+        case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend: false
         }
     }
 }

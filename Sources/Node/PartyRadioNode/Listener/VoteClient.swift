@@ -10,7 +10,9 @@ public enum VoteClient {
         _ choice: VoteChoice, station query: String?, timeoutNs: Int64, settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) -> VoteResult? {
         let interface = try settings.chooseInterface()
-        let identity = try settings.identity("listener")
+        // The guest's voting key: one vote per key per track. Not the listener's key, which a
+        // `listen` running beside this may be using with its own sequence numbers.
+        let identity = try settings.identity("voter")
         let socket = try settings.unicastSocket(interface: interface)
         let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
         let machine = VoterMachine(

@@ -1,4 +1,5 @@
 import PartyRadioCore
+import PartyRadioSecurity
 import Synchronization
 
 /// `partyradio stations`: an ``ObserverMachine`` on the ``NodeRuntime``, stepped by the caller
@@ -10,7 +11,9 @@ public final class StationObserver {
 
     public init(settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox()) throws(NodeError) {
         let interface = try settings.chooseInterface()
-        let identity = try settings.identity("listener")
+        // A listing needs no identity, and the guest's own key stays with its listener: each
+        // process keeps its own sequence numbers, and the DJ's replay window is per key.
+        let identity = Identity.generate()
         let socket = try settings.unicastSocket(interface: interface)
         let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
         changes = ChangeCollector(forwardingTo: settings.reporter)

@@ -71,8 +71,10 @@ final class PlayerDriver {
         do {
             switch command {
             case .load(let track, let paused):
+                // Loads and resumes come only once the DJ clock is known (the planner sees to it).
+                guard view.stationPosition(at: clock.now()) != nil else { return }
                 if paused {
-                    try sync.player.load(track.source, startNs: position(clock.now().ns), paused: true)
+                    try sync.loadPaused(track.source, startNs: position(clock.now().ns))
                 } else {
                     try sync.load(track.source, stationPositionAt: position)
                 }
@@ -81,6 +83,7 @@ final class PlayerDriver {
                 try sync.pause()
                 playing = false
             case .resume:
+                guard view.stationPosition(at: clock.now()) != nil else { return }
                 try sync.resume(stationPositionAt: position)
                 playing = true
             case .stop:
@@ -106,7 +109,9 @@ final class PlayerDriver {
     /// Corrects the player and writes the trace when they are due.
     func step() {
         let now = clock.now()
-        if let sync, playing, let view,
+        // No corrections against a guessed clock: while the estimate is lost (the DJ's clock
+        // stepped), the player plays on untouched until it is back.
+        if let sync, playing, let view, view.stationPosition(at: now) != nil,
             now - lastTick >= (sync.isPreparing ? Self.fastTickIntervalNs : Self.tickIntervalNs)
         {
             lastTick = now
@@ -131,12 +136,10 @@ final class PlayerDriver {
         return playing ? position.position(at: local.ns) : position.positionNs
     }
 
-    /// The station position at a raw local instant, as the media adapter asks for it.
+    /// The station position at a raw local instant, as the media adapter asks for it. Only
+    /// called while the view has a DJ clock (see ``execute(_:)`` and ``step()``); without one it
+    /// answers the anchor's own position rather than guess.
     private func stationPosition(_ view: StationClockView) -> (Int64) -> Int64 {
-        { local in
-            let instant = LocalTime(ns: local)
-            return view.stationPosition(at: instant)
-                ?? view.anchor.position(at: DJTime(ns: local), durationNs: view.durationNs)
-        }
+        { local in view.stationPosition(at: LocalTime(ns: local)) ?? view.anchor.positionNs }
     }
 }

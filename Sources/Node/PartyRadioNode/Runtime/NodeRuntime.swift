@@ -20,6 +20,10 @@ final class NodeRuntime<Machine: NodeMachine> {
     private let player: PlayerDriver?
     private let catalog: (any TrackCatalog)?
     private var started = false
+    /// The instant of the last input handled: the machine sees time only go forward.
+    private var lastHandled = LocalTime(ns: .min)
+    /// A failure of the runtime's own (the group could not be joined): the node stops with it.
+    private var fatal: NodeError?
     private var closed = false
 
     /// Waits at most this long between looks at the clock, whatever the machine asks.
@@ -48,9 +52,10 @@ final class NodeRuntime<Machine: NodeMachine> {
 
     /// Runs the machine until it finishes; throws its error, if it failed.
     func run() throws(NodeError) {
-        while !machine.isFinished { step(maxWaitMs: Self.maxWaitMs) }
+        while !machine.isFinished && fatal == nil { step(maxWaitMs: Self.maxWaitMs) }
+        if fatal != nil && !machine.isFinished { deliver(.quit) }  // says leave, reports the stop
         close()
-        if let error = machine.exitError { throw error }
+        if let error = fatal ?? machine.exitError { throw error }
     }
 
     /// One turn of the loop: waits for traffic, an input or the next deadline (at most
@@ -71,9 +76,12 @@ final class NodeRuntime<Machine: NodeMachine> {
         if let groupSocket { descriptors.append(groupSocket.descriptor) }
         _ = waitReadable(descriptors, timeoutMs: timeoutMs)
         for input in inbox.drain() { deliver(input) }
-        for (bytes, from) in Transport.drain(transport.socket) { deliver(.datagram(bytes, from: from)) }
-        if let groupSocket {
-            for (bytes, from) in Transport.drain(groupSocket) { deliver(.datagram(bytes, from: from)) }
+        // Each datagram is handled at the instant it came off its socket (never earlier than the
+        // inputs before it: the sockets are read after the inbox was handled).
+        var arrived = Transport.drain(transport.socket, clock: clock)
+        if let groupSocket { arrived += Transport.drain(groupSocket, clock: clock) }
+        for (bytes, from, at) in arrived.sorted(by: { $0.at < $1.at }) {
+            deliver(.datagram(bytes, from: from), at: max(at, lastHandled))
         }
         if let wake = machine.nextWakeup, clock.now() >= wake { deliver(.timer) }
         player?.step()
@@ -88,9 +96,11 @@ final class NodeRuntime<Machine: NodeMachine> {
         groupSocket?.close()
     }
 
-    private func deliver(_ input: NodeInput) {
+    private func deliver(_ input: NodeInput, at instant: LocalTime? = nil) {
         guard !machine.isFinished else { return }
-        let effects = machine.handle(input, at: clock.now())
+        let now = max(instant ?? clock.now(), lastHandled)
+        lastHandled = now
+        let effects = machine.handle(input, at: now)
         for effect in effects { execute(effect) }
     }
 
@@ -139,8 +149,9 @@ final class NodeRuntime<Machine: NodeMachine> {
             try socket.join(group, interface: interface)
             groupSocket = socket
         } catch {
-            reporter.report(
-                .warning("Cannot join the station's multicast group \(group): \(error); check --interface."))
+            fatal = NodeError(
+                .network, "Cannot join the station's multicast group \(group): \(error); check --interface.",
+                cause: error)
         }
     }
 

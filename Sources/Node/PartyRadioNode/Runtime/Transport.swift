@@ -51,13 +51,14 @@ final class Transport {
         }
     }
 
-    /// Everything waiting on `socket`, as raw datagrams with their senders.
-    static func drain(_ socket: UDPSocket) -> [(bytes: [UInt8], from: PeerAddress)] {
-        var result: [(bytes: [UInt8], from: PeerAddress)] = []
+    /// Everything waiting on `socket`, as raw datagrams with their senders, each stamped with
+    /// `clock` as it came off the socket (a ping's t2 and a pong's t4 are these stamps).
+    static func drain(_ socket: UDPSocket, clock: NodeClock) -> [(bytes: [UInt8], from: PeerAddress, at: LocalTime)] {
+        var result: [(bytes: [UInt8], from: PeerAddress, at: LocalTime)] = []
         // The 2048-byte buffer is larger than any valid datagram (1200 bytes), so a cut one still
         // reaches the filter too long and is counted as oversized.
         while let (bytes, _, from) = try? socket.receive() {
-            result.append((bytes, PeerAddress(host: from.host, port: from.port)))
+            result.append((bytes, PeerAddress(host: from.host, port: from.port), clock.now()))
         }
         return result
     }

@@ -106,6 +106,35 @@ import Testing
         #expect(answered.messages.filter { $0.tag == "timePing" }.count > 10)  // the joining burst
     }
 
+    @Test func everyFifthBeatIsAHelloSoTheDJLearnsTheName() {
+        var machine = listener()
+        var station = Fixture.djPeer
+        _ = tunedIn(&machine, &station)
+        var sent: [Effect] = []
+        var t = at(ms: 150)
+        while t < at(ms: 6_200) {
+            sent += machine.handle(station.send(.stateSnapshot(snapshot(at: t)), station: id), at: t)
+            sent += machine.run(until: t + Nanos.ms(500), from: t)
+            t += Nanos.ms(500)
+        }
+        let beats = sent.messages.filter { $0.tag == "hello" || $0.tag == "heartbeat" }.map(\.tag)
+        #expect(beats.count >= 5)
+        #expect(Array(beats.prefix(5)) == ["heartbeat", "heartbeat", "heartbeat", "heartbeat", "hello"])
+    }
+
+    @Test func eachSkipIsSaidOnceThoughItComesTwiceAndAgainWhenItHappensAgain() {
+        var machine = listener()
+        var station = Fixture.djPeer
+        _ = tunedIn(&machine, &station)
+        let notice = Message.trackSkipped(TrackSkipped(trackID: "t0", title: "Zero", reason: .crowd, down: 2, room: 3))
+        func said(_ at: LocalTime) -> Int {
+            machine.handle(station.send(notice, station: id), at: at).reports.filter { $0.tag == "trackSkipped" }.count
+        }
+        #expect(said(at(ms: 1_000)) == 1)
+        #expect(said(at(ms: 1_001)) == 0)  // the second copy
+        #expect(said(at(ms: 60_000)) == 1)  // the queue came round and the crowd skipped it again
+    }
+
     @Test func pongsMakeSamplesAndSynchronisationLoadsThePlayer() {
         var machine = listener()
         var station = Fixture.djPeer

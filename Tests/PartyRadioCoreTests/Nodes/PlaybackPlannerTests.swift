@@ -20,6 +20,16 @@ import Testing
         #expect(planner.tick(clockKnown: true, now: at(ms: 30)).isEmpty)  // once
     }
 
+    @Test func aPauseReachesALoadedPlayerEvenWhileTheClockIsLost() {
+        var planner = PlaybackPlanner(isEnabled: true)
+        _ = planner.follow(snapshot(), clockKnown: true, now: at(ms: 0))
+        // The estimate is gone (the DJ's clock stepped): no resume or seek, but a pause still goes.
+        #expect(planner.follow(snapshot(at: 5_000), clockKnown: false, now: at(ms: 100)).isEmpty)
+        #expect(planner.follow(snapshot(at: 5_000, paused: true), clockKnown: false, now: at(ms: 200)) == [.pause])
+        #expect(planner.follow(snapshot(at: 5_000, paused: true), clockKnown: false, now: at(ms: 300)).isEmpty)
+        #expect(planner.follow(snapshot(at: 5_000), clockKnown: true, now: at(ms: 400)) == [.resume])
+    }
+
     @Test func aPausedStationIsLoadedPaused() {
         var planner = PlaybackPlanner(isEnabled: true)
         #expect(

@@ -234,6 +234,71 @@ struct StationLANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
+    @Test("Queue controls: repeat one plays a track again, repeat off stops after the last, shuffle and volume")
+    func queueControls() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        // Three 3-second tracks, so that track ends come quickly.
+        let library = lan.stateDir("library")
+        let script = """
+            import math, struct, sys, wave
+            for n in range(3):
+                with wave.open(f"{sys.argv[1]}/track{n}.wav", "wb") as w:
+                    w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+                    w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(i * (n + 1) / 20)))
+                                           for i in range(3 * 8000)))
+            """
+        #expect(try lan.run(host: 1, ["python3", "-c", script, library]).exit == 0)
+        let dj = try lan.startDJ(host: 1, name: "Loop", extra: ["--library", library])
+        try dj.waitForEvent("settings") { $0.name == "dj_settings" && $0.string("repeat") == "all" }
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+
+        // Repeat one: the track that ends starts again from the top (listeners see it restart).
+        dj.send("repeat one")
+        try dj.waitForEvent("repeat one") { $0.name == "dj_settings" && $0.string("repeat") == "one" }
+        var mark = listener.events.count
+        let late = try listener.waitForEvent(after: mark, timeout: .seconds(5), "the end of a track") {
+            $0.name == "progress" && ($0.int("position_ms") ?? 0) > 2_500
+        }
+        let again = try listener.waitForEvent(after: mark, timeout: .seconds(3), "the same track again") {
+            $0.name == "state" && $0.timeNs > late.timeNs && ($0.int("position_ms") ?? 9_999) < 1_000
+        }
+        #expect(again.string("track_id") == late.string("track_id"))
+        #expect(again.int("queue_index") == late.int("queue_index"))
+
+        // Repeat off: after the last track the station stops, paused at its end.
+        dj.send("repeat off")
+        dj.send("seek 0")
+        for _ in 0..<3
+        where (listener.events.last { $0.name == "state" || $0.name == "progress" })?.int("queue_index") != 2 {
+            dj.send("next")
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        mark = listener.events.count
+        let stopped = try listener.waitForEvent(after: mark, timeout: .seconds(6), "stopped at the end") {
+            $0.name == "state" && $0.string("change") == "paused"
+        }
+        #expect(stopped.int("queue_index") == 2 && stopped["paused"] as? Bool == true)
+
+        // Shuffle and volume answer on the DJ.
+        dj.send("repeat all")
+        dj.send("next")
+        dj.send("shuffle")
+        try dj.waitForEvent("shuffled") { $0.name == "notice" && ($0.string("message") ?? "").hasPrefix("Shuffled") }
+        dj.send("volume 40")
+        try dj.waitForEvent("volume") { $0.name == "dj_settings" && $0.int("volume") == 40 }
+        dj.send("volume +100")
+        try dj.waitForEvent("volume clamped") { $0.name == "dj_settings" && $0.int("volume") == 100 }
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("Votes are counted exactly once with 30% loss on the DJ's host")
     func votesUnderLoss() throws {
         let lan = try Testbed(hosts: 2)

@@ -122,3 +122,50 @@ import Testing
         #expect(ok(engine.enqueue(queue, now: 2) && engine.nowPlaying?.id == "t1"))
     }
 }
+
+/// Repeat and shuffle (the DJ's queue controls).
+@Suite struct QueueControlTests {
+    let tracks = (0..<4).map { n in
+        Track(id: "t\(n)", title: "T\(n)", artist: "A", album: "", durationMs: 10_000, source: "s\(n)")
+    }
+
+    @Test func repeatOneStartsTheSameTrackAgainWithAFreshTally() {
+        var engine = StationEngine(name: "R", queue: tracks, now: 0)
+        engine.repeatMode = .one
+        _ = engine.vote(
+            from: PublicKey(bytes: [UInt8](repeating: 1, count: 32))!, trackID: "t0", choice: .up, sequence: 1)
+        #expect(ok(engine.tick(now: Nanos.seconds(10.5))))
+        #expect(engine.index == 0 && engine.votes.tally == Tally())
+        #expect(engine.positionNs(at: Nanos.seconds(10.5)) == Nanos.seconds(0.5))
+    }
+
+    @Test func repeatOffStopsAtTheEndOfTheLastTrack() {
+        var engine = StationEngine(name: "R", queue: tracks, now: 0, startIndex: 3)
+        engine.repeatMode = .off
+        #expect(ok(engine.tick(now: Nanos.seconds(12))))
+        #expect(engine.index == 3 && engine.isPaused && engine.positionNs(at: Nanos.seconds(20)) == Nanos.seconds(10))
+        #expect(!ok(engine.tick(now: Nanos.seconds(30))))
+        engine.repeatMode = .all
+        var other = StationEngine(name: "R", queue: tracks, now: 0, startIndex: 3)
+        other.repeatMode = .all
+        #expect(ok(other.tick(now: Nanos.seconds(12))) && other.index == 0)
+    }
+
+    @Test func shuffleKeepsThePlayingTrackAndEveryTrack() {
+        var engine = StationEngine(
+            name: "S",
+            queue: tracks
+                + tracks.map {
+                    var t = $0
+                    t.id += "b"
+                    return t
+                }, now: 0)
+        let before = engine.queue
+        var random = SplitMix64(seed: 42)
+        #expect(ok(engine.shuffleUpcoming(using: &random)))
+        #expect(engine.queue[0] == before[0] && Set(engine.queue.map(\.id)) == Set(before.map(\.id)))
+        #expect(engine.queue != before)
+        var last = StationEngine(name: "S", queue: tracks, now: 0, startIndex: 3)
+        #expect(!ok(last.shuffleUpcoming(using: &random)))  // nothing after the last track
+    }
+}

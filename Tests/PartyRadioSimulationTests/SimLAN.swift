@@ -274,6 +274,8 @@ final class SimLAN {
                 node.playerPaused = paused
             case .pause: node.playerPaused = true
             case .resume: node.playerPaused = false
+            case .volume:
+                break
             case .stop:
                 node.playerTrack = nil
                 node.playerPaused = true

@@ -128,8 +128,12 @@ struct SimRun {
         }
 
         // The DJ's hands on the controls.
-        for _ in 0..<random.int(0...4) {
-            let command = ["next", "prev", "pause", "resume", "seek 5", "toggle"][random.int(0...5)]
+        for _ in 0..<random.int(0...6) {
+            let commands = [
+                "next", "prev", "pause", "resume", "seek 5", "toggle", "shuffle", "repeat one", "repeat off",
+                "repeat all", "volume 40",
+            ]
+            let command = commands[random.int(0...commands.count - 1)]
             lan.schedule(at: Self.start + Int64(random.double(3e9...35e9)), .input(dj.index, .command(command)))
         }
         let djCrashes = random.chance(0.1)

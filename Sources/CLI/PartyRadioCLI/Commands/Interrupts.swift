@@ -53,6 +53,10 @@ final class ControlReader {
             case UInt8(ascii: "n"): inbox.push(.command("next"))
             case UInt8(ascii: "p"): inbox.push(.command("prev"))
             case UInt8(ascii: " "): inbox.push(.command("toggle"))
+            case UInt8(ascii: "s"): inbox.push(.command("shuffle"))
+            case UInt8(ascii: "r"): inbox.push(.command("repeat"))
+            case UInt8(ascii: "+"), UInt8(ascii: "="): inbox.push(.command("volume +10"))
+            case UInt8(ascii: "-"): inbox.push(.command("volume -10"))
             case UInt8(ascii: "q"): inbox.push(.quit)
             default: break
             }

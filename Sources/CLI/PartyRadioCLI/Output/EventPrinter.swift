@@ -16,6 +16,7 @@ final class EventPrinter: NodeReporter {
     private struct ViewState {
         var header: [String] = []
         var listening = ""
+        var settings = "all, 100"
         var redraw = LiveRedraw()
         var notes: [String] = []
     }
@@ -71,6 +72,9 @@ final class EventPrinter: NodeReporter {
                 ("sender", .string(line.sender)), ("message_id", .int(line.messageID)), ("name", .string(line.name)),
                 ("text", .string(line.text)),
             ]
+        case .djSettings(let repeatMode, let volume):
+            name = "dj_settings"
+            fields = [("repeat", .string(repeatMode)), ("volume", .int(volume))]
         case .notice(let message):
             name = "notice"
             fields = [("message", .string(message))]
@@ -158,6 +162,8 @@ final class EventPrinter: NodeReporter {
             // Both are the guest's own text: cleaned of control characters before the terminal.
             let name = GuestName.fromNetwork(line.name)?.value ?? line.sender
             return "💬 \(name): \(ChatBook.validText(line.text) ?? "")"
+        case .djSettings(let repeatMode, let volume):
+            return "Repeat \(repeatMode), volume \(volume)."
         case .notice(let message):
             return message
         case .roster:
@@ -221,8 +227,12 @@ final class EventPrinter: NodeReporter {
                     "   \(Render.progressBar(position, duration)) \(Render.time(position)) / \(Render.time(duration))",
                     "   votes \(Render.voteBar(snapshot.tally))  \(snapshot.tally.up) up  \(snapshot.tally.down) down",
                     view.listening,
-                    role == "dj" ? "   keys: n next  p prev  space pause/resume  q quit" : "   Ctrl-C to stop",
+                    role == "dj"
+                        ? "   keys: n next  p prev  space pause  s shuffle  r repeat (\(view.settings))  +/- volume  q quit"
+                        : "   Ctrl-C to stop",
                 ]
+            case .djSettings(let repeatMode, let volume):
+                view.settings = "\(repeatMode), \(volume)"
             case .roster(let roster):
                 view.listening = Render.listeningLine(roster)
                 if view.header.count > 4 { view.header[4] = view.listening }

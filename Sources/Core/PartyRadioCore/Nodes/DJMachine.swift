@@ -50,6 +50,8 @@ public struct DJMachine: NodeMachine {
     public let configuration: Configuration
     public private(set) var engine: StationEngine
     public private(set) var chat = ChatBook()
+    /// The DJ's local volume, 0–100 (listeners keep their own).
+    public private(set) var volume = 100
     public private(set) var filter: DatagramFilter
     public private(set) var isFinished = false
     public private(set) var exitError: NodeError?
@@ -98,6 +100,7 @@ public struct DJMachine: NodeMachine {
                         name: c.name, id: stationID, interface: c.interfaceName, address: c.address, port: c.port,
                         group: group, fingerprint: c.advert.publicKey.fingerprint, queueLength: engine.queue.count)))
             out.append(.publish(name: c.name, port: c.port, txt: c.advert.txtRecord))
+            reportSettings(into: &out)
             broadcast(now: now, change: .track, into: &out)
         case .datagram(let bytes, let from):
             // A dropped datagram still falls through to the periodic work below.
@@ -134,7 +137,7 @@ public struct DJMachine: NodeMachine {
             guard engine.tick(now: dj) else { break }
             changed = true
         }
-        if changed { broadcast(now: now, change: .track, into: &out) }
+        if changed { broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out) }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
             lastExpiryAt = now
             if engine.expireListeners(now: dj) {
@@ -319,6 +322,30 @@ public struct DJMachine: NodeMachine {
             if engine.resume(now: dj) { broadcast(now: now, change: .resumed, into: &out) }
         case "toggle":
             perform(engine.isPaused ? "resume" : "pause", now: now, into: &out)
+        case "shuffle":
+            var random = SplitMix64(seed: UInt64(bitPattern: now.ns))
+            if engine.shuffleUpcoming(using: &random) {
+                out.append(.report(.notice("Shuffled the \(engine.queue.count - engine.index - 1) tracks to come.")))
+                broadcast(now: now, change: .queue, into: &out)
+            } else {
+                out.append(.report(.warning("Nothing to shuffle: fewer than two tracks are still to come.")))
+            }
+        case "repeat":
+            let mode =
+                words.count == 2 ? StationEngine.RepeatMode(rawValue: words[1].lowercased()) : engine.repeatMode.next
+            guard let mode else {
+                return out.append(.report(.warning("'repeat' takes off, one or all (or nothing, to cycle).")))
+            }
+            engine.repeatMode = mode
+            reportSettings(into: &out)
+        case "volume", "vol":
+            guard words.count == 2, let amount = Int(words[1].trimmingWhitespace()) else {
+                return out.append(.report(.warning("'volume' takes 0 to 100, or +N / -N, e.g. 'volume 80'.")))
+            }
+            let relative = words[1].hasPrefix("+") || words[1].hasPrefix("-")
+            volume = min(100, max(0, relative ? volume + amount : amount))
+            out.append(.player(.volume(volume)))
+            reportSettings(into: &out)
         case "seek":
             guard words.count == 2, let seconds = Double(words[1]), seconds.isFinite, seconds.magnitude < 1e9 else {
                 return out.append(.report(.warning("'seek' takes a position in seconds, e.g. 'seek 42'.")))
@@ -361,9 +388,14 @@ public struct DJMachine: NodeMachine {
             out.append(
                 .report(
                     .warning(
-                        "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, search TERM, add ID, "
-                            + "mute NAME, unmute NAME or quit.")))
+                        "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, shuffle, "
+                            + "repeat [off|one|all], volume N, search TERM, add ID, mute NAME, unmute NAME or quit.")))
         }
+    }
+
+    /// The DJ's own settings, for its live view and `--json-events`.
+    private func reportSettings(into out: inout [Effect]) {
+        out.append(.report(.djSettings(repeatMode: engine.repeatMode.rawValue, volume: volume)))
     }
 
     /// Goodbye to the group (three times, against loss) and to every peer heard in the last

@@ -46,6 +46,9 @@ public enum NodeEvent: Sendable {
     case chat(ChatLine)
     /// Something done, for the user to know (not a problem: see ``warning(_:)``).
     case notice(String)
+    /// The DJ's own settings changed (or at the start): repeat mode (`off`, `one`, `all`) and
+    /// the local volume.
+    case djSettings(repeatMode: String, volume: Int)
     /// The DJ went off air; `dropped` counts the datagrams it refused, by reason.
     case stationStopped(name: String, dropped: DropCounters)
     // Listener

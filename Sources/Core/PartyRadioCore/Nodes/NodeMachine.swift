@@ -106,6 +106,8 @@ public enum PlayerCommand: Hashable, Sendable {
     /// Start again from the station position (after a pause, a seek, a moved anchor).
     case resume
     case stop
+    /// The local volume, 0–100.
+    case volume(Int)
 }
 
 /// A catalog question from the DJ's controls.

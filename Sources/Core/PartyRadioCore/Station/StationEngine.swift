@@ -69,17 +69,47 @@ public struct StationEngine: Sendable {
         return true
     }
 
-    /// Advances past a finished track. Call regularly; returns true when the track changed.
+    /// What happens when a track ends: the next one (wrapping after the last: `all`), the same
+    /// one again (`one`), or the next one but a stop after the last (`off`).
+    public enum RepeatMode: String, Sendable, CaseIterable {
+        case off, one, all
+
+        /// The mode after this one, for a key that cycles through them.
+        public var next: RepeatMode {
+            switch self {
+            case .all: .one
+            case .one: .off
+            case .off: .all
+            }
+        }
+    }
+
+    public var repeatMode: RepeatMode = .all
+
+    /// Advances past a finished track. Call regularly; returns true when the track changed (or,
+    /// with repeat `one`, started again); at the end of the queue with repeat `off` the station
+    /// pauses at the end of the last track instead.
     public mutating func tick(now: DJTime) -> Bool {
         guard let track = nowPlaying, !anchor.isPaused else { return false }
         let durationNs = Int64(track.durationMs) * Nanos.perMillisecond
         guard durationNs > 0, let end = anchor.djTime(whenPositionReaches: durationNs), now >= end else {
             return false
         }
+        if repeatMode == .off && index == queue.count - 1 {
+            anchor = .paused(at: durationNs, djTime: end)
+            return true
+        }
         // Start the next track at the instant this one ended, so no time is lost between ticks.
-        let changed = move(to: index + 1, now: end)
+        let changed = move(to: repeatMode == .one ? index : index + 1, now: end)
         anchor = .playing(at: anchor.position(at: now), djTime: now)
         return changed
+    }
+
+    /// Shuffles the tracks after the one playing (it keeps playing); `random` makes it repeatable.
+    public mutating func shuffleUpcoming(using random: inout some RandomNumberGenerator) -> Bool {
+        guard index + 2 < queue.count else { return false }
+        queue[(index + 1)...].shuffle(using: &random)
+        return true
     }
 
     private mutating func move(to newIndex: Int, now: DJTime) -> Bool {

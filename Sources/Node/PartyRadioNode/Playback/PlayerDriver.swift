@@ -16,6 +16,8 @@ final class PlayerDriver {
     /// Where the station is, as the machine last said.
     private(set) var view: StationClockView?
     private var playing = false
+    /// The local volume last asked for (0–100).
+    private var volume = 100
     private var lastTick = LocalTime(ns: 0)
 
     static let tickIntervalNs = Nanos.ms(100)
@@ -65,6 +67,11 @@ final class PlayerDriver {
     func follow(_ view: StationClockView) { self.view = view }
 
     func execute(_ command: PlayerCommand) {
+        if case .volume(let level) = command {  // needs no station: the DJ may set it before anything plays
+            volume = level
+            try? sync?.player.setVolume(level)
+            return
+        }
         guard let sync, let view else { return }
         Log.debug(.player, "\(command)")
         let position = stationPosition(view)
@@ -89,6 +96,8 @@ final class PlayerDriver {
             case .stop:
                 try sync.stop()
                 playing = false
+            case .volume(let level):
+                try sync.player.setVolume(level)
             }
         } catch {
             if case .load = command { inbox.push(.playerFailed("\(error)")) }

@@ -1,0 +1,109 @@
+/// What the one-shot commands (`vote`, `chat`) have in common: look for the station the user
+/// meant, then send one request every ``retryIntervalNs`` until the DJ answers or time runs out.
+/// A component: the machine says what to send and reads the answers.
+public struct StationRequest: Sendable {
+    public static let retryIntervalNs = Nanos.ms(200)
+
+    /// What one input came to.
+    public enum Step: Sendable {
+        /// Nothing for the machine to do.
+        case none
+        /// A verified datagram from the station found, for the machine to read.
+        case answer(Inbound)
+        /// The station was just found: the machine may refuse it (nothing to vote on, say).
+        case found(StationSummary)
+        /// Looking failed (not found, ambiguous, Avahi gone), or the user quit (nil).
+        case finished(NodeError?)
+    }
+
+    public private(set) var watch = StationWatch()
+    public private(set) var filter: DatagramFilter
+    /// The station, once found.
+    public private(set) var station: StationSummary?
+    /// Datagrams sent so far.
+    public private(set) var attempts = 0
+    public private(set) var firstSend: LocalTime?
+    private var lastSend: LocalTime?
+    private let query: String?
+    private let timeoutNs: Int64
+    private let interfaceName: String
+    private var finder: StationFinder?
+    private(set) var deadline = LocalTime(ns: .max / 2)
+
+    public init(query: String?, timeoutNs: Int64, interfaceName: String, verifier: any DatagramVerifier) {
+        self.query = query
+        self.timeoutNs = timeoutNs
+        self.interfaceName = interfaceName
+        filter = DatagramFilter(verifier: verifier)
+    }
+
+    public var nextWakeup: LocalTime? {
+        var wakeups = [deadline]
+        if station != nil { wakeups.append((lastSend ?? deadline) + Self.retryIntervalNs) }
+        if let watchWakeup = watch.nextWakeup { wakeups.append(watchWakeup) }
+        return wakeups.min()
+    }
+
+    /// Handles one input: discovery, datagrams, the search for the station.
+    public mutating func handle(_ input: NodeInput, at now: LocalTime, into out: inout [Effect]) -> Step {
+        var step = Step.none
+        switch input {
+        case .start:
+            deadline = now + timeoutNs
+            finder = StationFinder(query: query, deadline: deadline, interfaceName: interfaceName)
+            out.append(.browse)
+        case .discovery(.failed(let message)):
+            return .finished(NodeError(.discovery, message))
+        case .discovery(let event):
+            _ = watch.handle(event, into: &out)
+        case .datagram(let bytes, let from):
+            let policy: SenderPolicy =
+                if let station { .stations([station.id: station.advert.publicKey]) } else { watch.policy }
+            if let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) {
+                if station == nil { _ = watch.handle(inbound, now: now) } else { step = .answer(inbound) }
+            }
+        case .quit:
+            return .finished(nil)
+        case .timer, .command, .playerFailed, .catalog:
+            break
+        }
+        _ = watch.tick(now: now, into: &out)
+        if station == nil, let finder {
+            switch finder.check(watch, now: now) {
+            case .waiting: break
+            case .failed(let error): return .finished(error)
+            case .found(let found):
+                watch.isQuerying = false
+                station = found
+                return .found(found)
+            }
+        }
+        return step
+    }
+
+    /// Sends `message` to the station when a retry is due; nil, or the timeout error (`what`
+    /// names the request in it) once the deadline has passed.
+    public mutating func send(_ message: Message, what: String, at now: LocalTime, into out: inout [Effect])
+        -> NodeError?
+    {
+        guard let station else { return nil }
+        if now >= deadline {
+            return .notFound(
+                "'\(station.name)' did not acknowledge the \(what) within the timeout; check the network or raise "
+                    + "--timeout.")
+        }
+        guard lastSend.map({ now - $0 >= Self.retryIntervalNs }) ?? true else { return nil }
+        out.append(
+            .send(message, to: .peer(PeerAddress(host: station.address, port: station.port)), station: station.id))
+        attempts += 1
+        lastSend = now
+        if firstSend == nil { firstSend = now }
+        return nil
+    }
+
+    /// Sends again at once on the next ``send(_:what:at:into:)`` (the request changed).
+    public mutating func resendNow() { lastSend = nil }
+
+    /// The station's latest snapshot, as heard while asking.
+    public mutating func heard(_ snapshot: StateSnapshot) { station?.snapshot = snapshot }
+}

@@ -4,20 +4,10 @@ public struct GuestName: Hashable, Sendable, CustomStringConvertible {
     public static let maxCharacters = 32
     public let value: String
 
-    public enum Problem: Error, Equatable, Sendable {
-        case empty
-        case tooLong(Int)
-        case controlCharacters
-    }
+    public typealias Problem = NameProblem
 
     public init(validating raw: String) throws(Problem) {
-        let trimmed = raw.trimmingWhitespace()
-        guard !trimmed.isEmpty else { throw .empty }
-        guard trimmed.count <= Self.maxCharacters else { throw .tooLong(trimmed.count) }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .controlCharacters
-        }
-        value = trimmed
+        value = try PlainName.validate(raw, maxCharacters: Self.maxCharacters)
     }
 
     /// The default name, `user@host`, made to fit (cut to 32 characters; control characters

@@ -3,20 +3,10 @@ public struct StationName: Hashable, Sendable, CustomStringConvertible {
     public static let maxCharacters = 60
     public let value: String
 
-    public enum Problem: Error, Equatable, Sendable {
-        case empty
-        case tooLong(Int)
-        case controlCharacters
-    }
+    public typealias Problem = NameProblem
 
     public init(validating raw: String) throws(Problem) {
-        let trimmed = raw.trimmingWhitespace()
-        guard !trimmed.isEmpty else { throw .empty }
-        guard trimmed.count <= Self.maxCharacters else { throw .tooLong(trimmed.count) }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .controlCharacters
-        }
-        value = trimmed
+        value = try PlainName.validate(raw, maxCharacters: Self.maxCharacters)
     }
 
     public var description: String { value }

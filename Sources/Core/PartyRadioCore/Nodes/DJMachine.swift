@@ -133,13 +133,15 @@ public struct DJMachine: NodeMachine {
         // A late wakeup (a stalled process, a suspended laptop) may have missed several track ends:
         // catch up to the track playing now in one step.
         var changed = false
-        for _ in 0...engine.queue.count {
+        for _ in 0..<100_000 {  // bounded; each turn is arithmetic only (an hour of 3 s tracks is 1,200)
             guard engine.tick(now: dj) else { break }
             changed = true
         }
         if changed { broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out) }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
             lastExpiryAt = now
+            // Peers heard lately, for the goodbye: pruned here, not on every datagram.
+            recentPeers = recentPeers.filter { now - $0.value < Self.recentPeerNs }
             if engine.expireListeners(now: dj) {
                 out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
                 broadcast(now: now, change: .listeners, into: &out)
@@ -180,7 +182,6 @@ public struct DJMachine: NodeMachine {
     private mutating func handle(_ inbound: Inbound, now: LocalTime, into out: inout [Effect]) {
         let sender = inbound.sender
         let dj = DJTime(onTheDJ: now)
-        if recentPeers.count > 1024 { recentPeers = recentPeers.filter { now - $0.value < Self.recentPeerNs } }
         recentPeers[inbound.from] = now
         switch inbound.message {
         case .hello(let hello):

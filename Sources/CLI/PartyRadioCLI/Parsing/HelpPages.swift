@@ -24,7 +24,7 @@ enum HelpPages {
           See 'partyradio <command> --help' for a command's options.
 
         OPTIONS (every command):
-          --state-dir <dir>   Where keys and the catalog cache live (default: $XDG_STATE_HOME/partyradio).
+          --state-dir <dir>   Where keys, the catalog cache and the DJ's stats live (default: $XDG_STATE_HOME/partyradio).
           -v, --verbose       Log diagnostics to stderr, one timestamped line each.
           -h, --help          Show help information.
 

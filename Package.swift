@@ -55,16 +55,22 @@ let package = Package(
         .target(
             name: "PartyRadioMedia", dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib"],
             path: "Sources/Adapters/PartyRadioMedia"),
+        .target(
+            name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],
+            path: "Sources/Adapters/PartyRadioStorage"),
 
         // MARK: Node
         .target(
             name: "PartyRadioNode",
-            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia"],
+            dependencies: [
+                "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioStorage",
+            ],
             path: "Sources/Node/PartyRadioNode"),
 
         // MARK: CLI and app
         .target(
-            name: "PartyRadioCLI", dependencies: ["PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog"],
+            name: "PartyRadioCLI",
+            dependencies: ["PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog", "PartyRadioStorage"],
             path: "Sources/CLI/PartyRadioCLI"),
         .executableTarget(name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio"),
 
@@ -87,11 +93,13 @@ let package = Package(
             name: "PartyRadioNodeTests",
             dependencies: ["PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
         .testTarget(
-            name: "PartyRadioCLITests", dependencies: ["PartyRadioCLI", "PartyRadioCore", "CatalogTestSupport"]),
+            name: "PartyRadioCLITests",
+            dependencies: ["PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "CatalogTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioCatalogTests",
             dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"]),
         .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore"]),
+        .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
     ]
 )

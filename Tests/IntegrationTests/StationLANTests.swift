@@ -137,6 +137,58 @@ struct StationLANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
+    @Test("DJ stats: a voted and skipped track is kept across runs; stats shows the latest night, --all every night")
+    func djStats() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Stats")
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        #expect(try lan.partyradio(host: 3, ["vote", "up"], role: "voter").exit == 0)
+        let vote = try dj.waitForEvent("vote counted") { $0.name == "vote_counted" && $0.int("up") == 1 }
+        dj.send("next")
+        let skip = try dj.waitForEvent("skipped") { $0.name == "track_skipped" && $0.string("reason") == "dj" }
+        #expect(skip.string("track_id") == vote.string("track_id"))
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+
+        // On the DJ's host, with its state directory: the night, the track with its vote and its skip.
+        let stats = try lan.partyradio(host: 1, ["stats", "--json"], role: "dj")
+        #expect(stats.exit == 0, "\(stats.stderr)")
+        let nights = try #require((parseJSON(stats.stdout) as? [String: Any])?["nights"] as? [[String: Any]])
+        #expect(nights.count == 1)
+        let night = try #require(nights.first)
+        #expect(night["station"] as? String == "Stats" && night["ended_at"] is String)
+        let tracks = night["tracks"] as? [[String: Any]] ?? []
+        let played = try #require(tracks.first { $0["track_id"] as? String == vote.string("track_id") }, "\(tracks)")
+        #expect(played["up"] as? Int == 1 && played["down"] as? Int == 0)
+        #expect(played["dj_skips"] as? Int == 1 && played["plays"] as? Int == 1)
+        #expect(played["listeners_at_start"] as? Int == 0, "the DJ started before the listener tuned in")
+        // The track after the skip started with the listener in the room, and the quit stopped it.
+        #expect(tracks.count == 2, "\(tracks)")
+        #expect(tracks.last?["listeners_at_start"] as? Int == 1 && tracks.last?["skips"] as? Int == 0)
+        #expect((night["best"] as? [String: Any])?["track_id"] as? String == vote.string("track_id"))
+        let table = try lan.partyradio(host: 1, ["stats"], role: "dj")
+        #expect(table.stdout.contains("Night 1: Stats") && table.stdout.contains("Best:"), "\(table.stdout)")
+
+        // A second night on the same state directory: the default shows it alone, --all both.
+        let again = try lan.startDJ(host: 1, name: "Stats Again")
+        again.send("quit")
+        #expect(again.wait(timeout: .seconds(5)) == 0)
+        let latest = try lan.partyradio(host: 1, ["stats", "--json"], role: "dj")
+        let latestNights = (parseJSON(latest.stdout) as? [String: Any])?["nights"] as? [[String: Any]]
+        #expect(latestNights?.map { $0["station"] as? String } == ["Stats Again"])
+        let all = try lan.partyradio(host: 1, ["stats", "--json", "--all"], role: "dj")
+        let allNights = (parseJSON(all.stdout) as? [String: Any])?["nights"] as? [[String: Any]]
+        #expect(allNights?.map { $0["station"] as? String } == ["Stats", "Stats Again"], "\(all.stdout)")
+        listener.kill(signal: SIGINT)
+    }
+
     @Test("Guests' names: the DJ's listener list and stations --json show them; a vanished guest leaves the list")
     func guestNames() throws {
         let lan = try Testbed(hosts: 3)

@@ -85,7 +85,10 @@ import Testing
         #expect(UsageError("x", command: "vote").hint == "See 'partyradio vote --help'.")
         #expect(try Command.parse(["help", "search"]) == .help("search"))
         #expect(try Command.parse(["--version"]) == .version)
-        #expect(Command.names == ["dj", "stations", "listen", "vote", "chat", "search", "lookup", "charts", "token"])
+        #expect(
+            Command.names == [
+                "dj", "stations", "listen", "vote", "chat", "stats", "search", "lookup", "charts", "token",
+            ])
         #expect(
             try Command.parse(["chat", "great", "track!", "--as", "Bob"])
                 == .chat(
@@ -107,7 +110,7 @@ import Testing
     @Test func everyCommandHasTheCommonOptions() throws {
         let lines: [[String]] = [
             ["dj", "--name", "x"], ["listen"], ["stations"], ["vote", "up"], ["search", "x"], ["lookup", "1"],
-            ["charts"], ["token", "--key", "k.p8", "--team", "ABCDE12345", "--key-id", "KEY1234567"],
+            ["charts"], ["token", "--key", "k.p8", "--team", "ABCDE12345", "--key-id", "KEY1234567"], ["stats"],
         ]
         for line in lines {
             let command = try Command.parse(line + ["--verbose", "--state-dir", "/s"])

@@ -11,6 +11,8 @@ import PartyRadioCore
 ///   and their player plays the station's track, paused exactly when the station is;
 /// - chat: a line the DJ acknowledged as delivered is in its chat exactly once, each sender's
 ///   lines are in order, and no listener shows a line twice;
+/// - stats: the plays the DJ records come in the order they started, none counts more voters than
+///   were heard on it, and a play recorded as a crowd skip was one;
 /// - bounded memory, and no listener that vanished silently is still counted.
 struct Checker {
     let dj: SimNode
@@ -28,6 +30,8 @@ struct Checker {
     private var votersThisPlay: Set<PublicKey> = []
     /// The last vote each key got through to the DJ: its choice, track and the play it arrived in.
     private var lastVote: [PublicKey: (choice: VoteChoice, trackID: String, play: Int)] = [:]
+    /// When the last play the DJ recorded started.
+    private var lastRecordedStart: DJTime?
 
     init(dj: SimNode, listenerCount: Int, toleranceNs: Int64) {
         self.dj = dj
@@ -56,6 +60,27 @@ struct Checker {
         }
         if machine.crowdSkipDue(at: DJTime(ns: dj.local(lan.now).ns)) != nil {
             log.fail("a crowd skip is due and the DJ did not skip", at: lan.now)
+        }
+        // Records come before the track change that closed them, so the voters heard are this play's.
+        let crowdSkipped = effects.contains {
+            if case .report(.trackSkipped(let notice)) = $0 { notice.reason == .crowd } else { false }
+        }
+        for case .record(let record) in effects {
+            if Int(record.up + record.down) > votersThisPlay.count {
+                log.fail("the play of \(record.trackID) records more votes than voters heard", at: lan.now)
+            }
+            if let last = lastRecordedStart, record.startedAt < last {
+                log.fail("the play of \(record.trackID) is recorded out of order", at: lan.now)
+            }
+            lastRecordedStart = record.startedAt
+            if record.ending == .crowdSkip && !crowdSkipped {
+                log.fail("the play of \(record.trackID) is recorded as a crowd skip that was not", at: lan.now)
+            }
+        }
+        if crowdSkipped
+            && !effects.contains(where: { if case .record(let r) = $0 { r.ending == .crowdSkip } else { false } })
+        {
+            log.fail("a crowd skip was not recorded as one", at: lan.now)
         }
         for case .report(.state(let snapshot, _, .track)) in effects {
             play += 1

@@ -139,6 +139,8 @@ extension Array where Element == Effect {
 
     var reports: [NodeEvent] { compactMap { if case .report(let event) = $0 { event } else { nil } } }
 
+    var records: [PlayRecord] { compactMap { if case .record(let play) = $0 { play } else { nil } } }
+
     var player: [PlayerCommand] { compactMap { if case .player(let command) = $0 { command } else { nil } } }
 
     var follows: [StationClockView] { compactMap { if case .follow(let view) = $0 { view } else { nil } } }

@@ -6,6 +6,7 @@ public enum Command: Equatable, Sendable {
     case stations(StationsOptions)
     case vote(VoteOptions)
     case chat(ChatOptions)
+    case stats(StatsOptions)
     case search(SearchOptions)
     case lookup(LookupOptions)
     case charts(ChartsOptions)
@@ -15,7 +16,9 @@ public enum Command: Equatable, Sendable {
     case version
 
     /// Every command, in the order the top-level help lists them.
-    public static let names = ["dj", "stations", "listen", "vote", "chat", "search", "lookup", "charts", "token"]
+    public static let names = [
+        "dj", "stations", "listen", "vote", "chat", "stats", "search", "lookup", "charts", "token",
+    ]
 
     /// Parses `partyradio <command> [options]` (arguments without the program name).
     ///
@@ -39,6 +42,7 @@ public enum Command: Equatable, Sendable {
         case "stations": return .stations(try parseStations(rest))
         case "vote": return .vote(try parseVote(rest))
         case "chat": return .chat(try parseChat(rest))
+        case "stats": return .stats(try parseStats(rest))
         case "search": return .search(try parseSearch(rest, environment: environment))
         case "lookup": return .lookup(try parseLookup(rest, environment: environment))
         case "charts": return .charts(try parseCharts(rest, environment: environment))
@@ -55,6 +59,7 @@ public enum Command: Equatable, Sendable {
         case .stations: "stations"
         case .vote: "vote"
         case .chat: "chat"
+        case .stats: "stats"
         case .search: "search"
         case .lookup: "lookup"
         case .charts: "charts"
@@ -71,6 +76,7 @@ public enum Command: Equatable, Sendable {
         case .stations(let options): options.common
         case .vote(let options): options.common
         case .chat(let options): options.common
+        case .stats(let options): options.common
         case .search(let options): options.common
         case .lookup(let options): options.common
         case .charts(let options): options.common

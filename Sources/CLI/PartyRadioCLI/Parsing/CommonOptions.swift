@@ -12,7 +12,10 @@ public struct CommonOptions: Equatable, Sendable {
     }
 
     static let help: [(String, String)] = [
-        ("--state-dir <dir>", "Where keys and the catalog cache live (default: $XDG_STATE_HOME/partyradio)."),
+        (
+            "--state-dir <dir>",
+            "Where keys, the catalog cache and the DJ's stats live (default: $XDG_STATE_HOME/partyradio)."
+        ),
         ("-v, --verbose", "Log diagnostics to stderr, one timestamped line each."),
     ]
 

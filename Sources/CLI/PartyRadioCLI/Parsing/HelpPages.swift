@@ -15,6 +15,7 @@ enum HelpPages {
           listen     Tune in to a station and follow what it plays.
           vote       Vote the current track up or down (or clear your vote).
           chat       Say something to the station: the DJ and every listener see it.
+          stats      The DJ's stats: plays, votes and skips per track, per night.
           search     Search the iTunes catalog (or Apple Music with --apple-music).
           lookup     Look tracks up by catalog ID.
           charts     Show a country's top songs.
@@ -23,7 +24,7 @@ enum HelpPages {
           See 'partyradio <command> --help' for a command's options.
 
         OPTIONS (every command):
-          --state-dir <dir>   Where keys and the catalog cache live (default: $XDG_STATE_HOME/partyradio).
+          --state-dir <dir>   Where keys, the catalog cache and the DJ's stats live (default: $XDG_STATE_HOME/partyradio).
           -v, --verbose       Log diagnostics to stderr, one timestamped line each.
           -h, --help          Show help information.
 
@@ -41,6 +42,7 @@ enum HelpPages {
         case "listen": listen
         case "vote": vote
         case "chat": chat
+        case "stats": stats
         case "search": search
         case "lookup": lookup
         case "charts": charts
@@ -125,4 +127,15 @@ enum HelpPages {
         ] + NetworkOptions.help + CommonOptions.help,
         discussion:
             "The DJ delivers each line once, in order, at most 5 lines per 10 s per guest, and may mute a guest.")
+
+    static let stats = HelpText(
+        overview: "Show the DJ's stats: per track, its plays, votes and skips, and the night's best and worst track.",
+        usage: "partyradio stats [--all] [--json] [options]",
+        options: [
+            ("-a, --all", "Every night (each run of 'partyradio dj'), oldest first. Default: the latest night."),
+            ("--json", "Print the result as JSON."),
+        ] + CommonOptions.help,
+        discussion:
+            "The DJ keeps its stats in stats.sqlite in its state directory; run this on the DJ's machine with "
+            + "the same --state-dir. Best and worst are by the share of up votes, ties going to the more played.")
 }

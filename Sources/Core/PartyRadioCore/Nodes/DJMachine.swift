@@ -56,6 +56,8 @@ public struct DJMachine: NodeMachine {
     public private(set) var isFinished = false
     public private(set) var exitError: NodeError?
     private var planner: PlaybackPlanner
+    /// The play that is open, for the DJ's stats (``Effect/record(_:)``).
+    private var plays = PlayLog()
     private var lastSnapshotAt = LocalTime(ns: .min / 2)
     private var lastExpiryAt = LocalTime(ns: .min / 2)
     private var lastRosterAt = LocalTime(ns: .min / 2)
@@ -101,6 +103,7 @@ public struct DJMachine: NodeMachine {
                         group: group, fingerprint: c.advert.publicKey.fingerprint, queueLength: engine.queue.count)))
             out.append(.publish(name: c.name, port: c.port, txt: c.advert.txtRecord))
             reportSettings(into: &out)
+            trackChanged(after: .played, tally: Tally(), now: now, into: &out)
             broadcast(now: now, change: .track, into: &out)
         case .datagram(let bytes, let from):
             // A dropped datagram still falls through to the periodic work below.
@@ -134,8 +137,10 @@ public struct DJMachine: NodeMachine {
         // catch up to the track playing now in one step.
         var changed = false
         for _ in 0..<100_000 {  // bounded; each turn is arithmetic only (an hour of 3 s tracks is 1,200)
+            let tally = engine.votes.tally
             guard engine.tick(now: dj) else { break }
             changed = true
+            trackChanged(after: .played, tally: tally, now: now, into: &out)
         }
         if changed { broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out) }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
@@ -171,7 +176,9 @@ public struct DJMachine: NodeMachine {
 
     /// Moves to the next track and tells everyone why (twice to the group, against loss).
     private mutating func skipTrack(_ notice: TrackSkipped, now: LocalTime, into out: inout [Effect]) {
+        let tally = engine.votes.tally
         guard engine.next(now: DJTime(onTheDJ: now)) else { return }
+        trackChanged(after: notice.reason == .crowd ? .crowdSkip : .djSkip, tally: tally, now: now, into: &out)
         for _ in 0..<2 { out.append(.send(.trackSkipped(notice), to: .group(group), station: stationID)) }
         out.append(.report(.trackSkipped(notice)))
         broadcast(now: now, change: .track, into: &out)
@@ -205,8 +212,10 @@ public struct DJMachine: NodeMachine {
                 broadcast(now: now, change: .listeners, into: &out)
             }
         case .query:
-            out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
+            // The list first: an observer lists a station once its snapshot is in, and a `stations`
+            // that has seen it may stop right there.
             out.append(send(.roster(engine.roster.list(now: dj)), to: inbound.from))
+            out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
         case .vote(let vote):
             let before = engine.votes.tally
             let ack = engine.vote(from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence)
@@ -296,7 +305,9 @@ public struct DJMachine: NodeMachine {
             if let failure { out.append(.report(.warning(failure))) }
             if engine.enqueue(tracks, now: DJTime(onTheDJ: now)) {
                 out.append(.report(.queued(tracks: tracks, queueLength: engine.queue.count)))
-                broadcast(now: now, change: engine.queue.count == tracks.count ? .track : .queue, into: &out)
+                let first = engine.queue.count == tracks.count
+                if first { trackChanged(after: .played, tally: Tally(), now: now, into: &out) }
+                broadcast(now: now, change: first ? .track : .queue, into: &out)
             }
         }
     }
@@ -316,7 +327,11 @@ public struct DJMachine: NodeMachine {
                     trackID: track.id, title: track.title, reason: .dj, down: tally.down,
                     room: max(UInt32(engine.roster.count), tally.up + tally.down)), now: now, into: &out)
         case "prev", "previous", "p", "back":
-            if engine.previous(now: dj) { broadcast(now: now, change: .track, into: &out) }
+            let tally = engine.votes.tally
+            if engine.previous(now: dj) {
+                trackChanged(after: .djSkip, tally: tally, now: now, into: &out)
+                broadcast(now: now, change: .track, into: &out)
+            }
         case "pause":
             if engine.pause(now: dj) { broadcast(now: now, change: .paused, into: &out) }
         case "resume", "play":
@@ -394,6 +409,27 @@ public struct DJMachine: NodeMachine {
         }
     }
 
+    // MARK: Stats
+
+    /// The track changed (or started again): the play before it ended as `ending` with `tally`,
+    /// and a play of the track now on opens, unless the station stopped at the end of its queue.
+    private mutating func trackChanged(
+        after ending: PlayRecord.Ending, tally: Tally, now: LocalTime, into out: inout [Effect]
+    ) {
+        let dj = DJTime(onTheDJ: now)
+        let position = engine.positionNs(at: dj)
+        let closed: PlayRecord?
+        if let track = engine.nowPlaying, !(engine.isPaused && track.durationNs > 0 && position >= track.durationNs) {
+            // A late tick starts the track where it would have started, not at the tick.
+            closed = plays.started(
+                track, at: DJTime(ns: dj.ns - position), listeners: engine.roster.count, previousEnding: ending,
+                tally: tally)
+        } else {
+            closed = plays.close(ending, tally: tally)
+        }
+        if let closed { out.append(.record(closed)) }
+    }
+
     /// The DJ's own settings, for its live view and `--json-events`.
     private func reportSettings(into out: inout [Effect]) {
         out.append(.report(.djSettings(repeatMode: engine.repeatMode.rawValue, volume: volume)))
@@ -409,6 +445,7 @@ public struct DJMachine: NodeMachine {
             out.append(send(goodbye, to: peer))
         }
         if planner.loaded != nil { out.append(.player(.stop)) }
+        if let play = plays.close(.stopped, tally: engine.votes.tally) { out.append(.record(play)) }
         out.append(.report(.stationStopped(name: engine.name, dropped: filter.drops)))
         isFinished = true
     }

@@ -96,6 +96,8 @@ public enum Effect: Sendable {
     case report(NodeEvent)
     /// A diagnostic for `-v`.
     case log(Log.Topic, String)
+    /// A play finished (the DJ): keep it for the stats.
+    case record(PlayRecord)
 }
 
 /// What the player should do, decided by ``PlaybackPlanner``.

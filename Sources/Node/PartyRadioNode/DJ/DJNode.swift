@@ -69,9 +69,10 @@ public final class DJNode {
                 port: port, interfaceName: interface.name, address: interface.address.host,
                 playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent),
             verifier: SodiumVerifier(), now: settings.clock.now())
+        let stats = try StatsRecorder(settings: settings, station: configuration.name.value)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            catalog: configuration.catalog, inbox: inbox)
+            catalog: configuration.catalog, stats: stats, inbox: inbox)
     }
 
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.

@@ -19,6 +19,7 @@ final class NodeRuntime<Machine: NodeMachine> {
     private var groupSocket: UDPSocket?
     private let player: PlayerDriver?
     private let catalog: (any TrackCatalog)?
+    private let stats: StatsRecorder?
     private var started = false
     /// The instant of the last input handled: the machine sees time only go forward.
     private var lastHandled = LocalTime(ns: .min)
@@ -31,7 +32,8 @@ final class NodeRuntime<Machine: NodeMachine> {
 
     init(
         machine: Machine, settings: NodeSettings, interface: NetworkInterface, transport: Transport,
-        player: PlayerDriver?, catalog: (any TrackCatalog)? = nil, inbox: Inbox<NodeInput>
+        player: PlayerDriver?, catalog: (any TrackCatalog)? = nil, stats: StatsRecorder? = nil,
+        inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         self.machine = machine
         self.inbox = inbox
@@ -41,6 +43,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         self.transport = transport
         self.player = player
         self.catalog = catalog
+        self.stats = stats
         do {
             avahi = try AvahiSession(interfaceIndex: interface.index) { event in
                 inbox.push(.discovery(DiscoveryEvent(event)))
@@ -63,6 +66,7 @@ final class NodeRuntime<Machine: NodeMachine> {
     func step(maxWaitMs: Int32) {
         if !started {
             started = true
+            stats?.begin(at: clock.now())
             deliver(.start)
         }
         guard !machine.isFinished else { return }
@@ -91,6 +95,7 @@ final class NodeRuntime<Machine: NodeMachine> {
     func close() {
         guard !closed else { return }
         closed = true
+        stats?.end(at: clock.now())
         avahi.close()
         player?.shutdown()
         groupSocket?.close()
@@ -131,6 +136,8 @@ final class NodeRuntime<Machine: NodeMachine> {
             reporter.report(event)
         case .log(let topic, let message):
             Log.debug(topic, message)
+        case .record(let play):
+            stats?.record(play)
         }
     }
 

@@ -156,10 +156,10 @@ enum NodeCommands {
                         ("attempts", .int(result.attempts)), ("latency_ms", .double(Double(result.latencyNs) / 1e6)),
                     ]).rendered)
             } else {
-                let what = result.trackTitle.map { "“\($0)”" } ?? "track \(ack.trackID)"
+                let what = result.trackTitle.map { "“\(Render.plain($0))”" } ?? "track \(Render.plain(ack.trackID))"
                 let verb = ack.choice == .clear ? "Cleared your vote on" : "Voted \(ack.choice.name) on"
                 console.out(
-                    "\(verb) \(what) at '\(result.station.name)': \(ack.tally.up) up, \(ack.tally.down) down, "
+                    "\(verb) \(what) at '\(Render.plain(result.station.name))': \(ack.tally.up) up, \(ack.tally.down) down, "
                         + "\(ack.listenerCount) listening.")
             }
             return ExitCode.success.rawValue

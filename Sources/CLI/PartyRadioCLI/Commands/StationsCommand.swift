@@ -63,7 +63,7 @@ enum StationsCommand {
                             ("stations", .array(stations.map(Render.station))),
                         ]).rendered)
                 } else if !live {
-                    console.out(describe(change, stations: stations))
+                    console.out(Render.plain(describe(change, stations: stations)))
                 }
             }
             if live && (!changes.isEmpty || clock.now().ns - lastDraw > Nanos.ms(500)) {
@@ -105,8 +105,8 @@ enum StationsCommand {
             let track = station.snapshot.nowPlaying
             let duration = Render.durationNs(track)
             return [
-                station.name, station.id.hex,
-                track.map { "\($0.title) — \($0.artist)" } ?? "(nothing)",
+                Render.plain(station.name), station.id.hex,
+                track.map { Render.plain("\($0.title) — \($0.artist)") } ?? "(nothing)",
                 (station.snapshot.anchor.isPaused ? "paused " : "")
                     + "\(Render.time(station.positionNs))/\(Render.time(duration))",
                 String(station.snapshot.listenerCount), "+\(station.snapshot.tally.up) -\(station.snapshot.tally.down)",

@@ -30,7 +30,7 @@ final class EventPrinter: NodeReporter {
     func report(_ event: NodeEvent) {
         switch mode {
         case .json: emit(json(event))
-        case .lines: if let line = line(event) { emit(line) }
+        case .lines: if let line = line(event) { emit(Render.plain(line)) }
         case .live: live(event)
         }
     }
@@ -242,7 +242,7 @@ final class EventPrinter: NodeReporter {
                     view.notes = Array(view.notes.suffix(12))
                 }
             }
-            let out = view.redraw.frame(view.header + view.notes)
+            let out = view.redraw.frame((view.header + view.notes).map(Render.plain))
             console.write(out, to: .out)
         }
     }

@@ -3,6 +3,15 @@ import PartyRadioNode
 
 /// Text and JSON forms of the things commands print.
 enum Render {
+    /// Text for a terminal: station names, titles, tags and guests' words come from the network
+    /// and from files, so every control character (an escape sequence's ESC, a bell, a carriage
+    /// return) is dropped; line breaks the program itself puts in are kept.
+    static func plain(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.filter { $0 == "\n" || $0.properties.generalCategory != .control }))
+    }
+
     static func time(_ ns: Int64) -> String {
         let seconds = max(0, ns / Nanos.perSecond)
         return "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"

@@ -50,7 +50,8 @@ let package = Package(
             name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi"],
             path: "Sources/Adapters/PartyRadioNet"),
         .target(
-            name: "PartyRadioCatalog", dependencies: ["PartyRadioCore", "CCurl", "CCurlShim", "CSQLite", "COpenSSL"],
+            name: "PartyRadioCatalog",
+            dependencies: ["PartyRadioCore", "PartyRadioStorage", "CCurl", "CCurlShim", "CSQLite", "COpenSSL"],
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia", dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib"],

@@ -42,14 +42,14 @@ import Testing
 
     @Test func aNewFileIsInWALModeAtTheCurrentVersion() throws {
         _ = try StatsStore(directory: directory)
-        let connection = try StatsConnection(path: path)
+        let connection = try SQLiteConnection(path: path)
         #expect(try connection.query("PRAGMA journal_mode").first?.first == .text("wal"))
         #expect(try connection.query("PRAGMA user_version").first?.first == .integer(Int64(StatsStore.schemaVersion)))
     }
 
     @Test func aVersionZeroFileIsMigrated() throws {
         do {
-            let connection = try StatsConnection(path: path)
+            let connection = try SQLiteConnection(path: path)
             try connection.query("CREATE TABLE unrelated (x)")  // a file of version 0 with something in it
         }
         let store = try StatsStore(path: path)
@@ -68,7 +68,7 @@ import Testing
 
     @Test func aFileFromANewerVersionIsAnErrorAndLeftUntouched() throws {
         do {
-            let connection = try StatsConnection(path: path)
+            let connection = try SQLiteConnection(path: path)
             try connection.query("PRAGMA user_version = \(StatsStore.schemaVersion + 1)")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -14,16 +14,16 @@ public struct StatsError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let description: String
-    public let cause: SQLiteFailure?
+    public let cause: SQLiteError?
 
-    init(_ code: Code, _ description: String, cause: SQLiteFailure? = nil) {
+    init(_ code: Code, _ description: String, cause: SQLiteError? = nil) {
         self.code = code
         self.description = description
         self.cause = cause
     }
 
     /// `failure` while doing `what` to the file at `path`, told as corruption when it is.
-    static func from(_ failure: SQLiteFailure, _ what: String, path: String) -> StatsError {
+    static func from(_ failure: SQLiteError, _ what: String, path: String) -> StatsError {
         if failure.isCorruption {
             return StatsError(
                 .corrupt,

@@ -30,7 +30,7 @@ public final class StatsStore {
     public static var schemaVersion: Int { migrations.count }
 
     public let path: String
-    private let connection: StatsConnection
+    private let connection: SQLiteConnection
 
     /// The store's file in `directory`.
     public static func path(in directory: URL) -> String {
@@ -44,16 +44,16 @@ public final class StatsStore {
 
     public init(path: String) throws(StatsError) {
         self.path = path
-        do throws(SQLiteFailure) { connection = try StatsConnection(path: path) } catch {
+        do throws(SQLiteError) { connection = try SQLiteConnection(path: path) } catch {
             throw StatsError.from(error, "open", path: path)
         }
         // Read before anything writes: a file we cannot understand must stay as it is.
         let version: Int
-        do throws(SQLiteFailure) {
+        do throws(SQLiteError) {
             version = Int(try connection.query("PRAGMA user_version").first?.first?.integer ?? 0)
             let check = try connection.query("PRAGMA quick_check").first?.first?.text
             guard check == "ok" else {
-                throw SQLiteFailure(code: SQLITE_CORRUPT, message: check ?? "quick_check gave no answer")
+                throw SQLiteError(code: SQLITE_CORRUPT, message: check ?? "quick_check gave no answer")
             }
         } catch {
             throw StatsError.from(error, "read", path: path)
@@ -64,11 +64,11 @@ public final class StatsStore {
                 "\(path) was written by a newer partyradio (stats schema \(version); this one knows up to "
                     + "\(Self.schemaVersion)); it was left untouched: update partyradio to read it.")
         }
-        do throws(SQLiteFailure) {
+        do throws(SQLiteError) {
             try connection.query("PRAGMA journal_mode = WAL")
             try connection.query("PRAGMA foreign_keys = ON")
             for target in version..<Self.schemaVersion {
-                try connection.transaction { () throws(SQLiteFailure) in
+                try connection.transaction { () throws(SQLiteError) in
                     for statement in Self.migrations[target] { try connection.query(statement) }
                     try connection.query("PRAGMA user_version = \(target + 1)")
                 }
@@ -80,7 +80,7 @@ public final class StatsStore {
 
     /// The schema version of the open file (after migration: ``schemaVersion``).
     public func fileVersion() throws(StatsError) -> Int {
-        do throws(SQLiteFailure) {
+        do throws(SQLiteError) {
             return Int(try connection.query("PRAGMA user_version").first?.first?.integer ?? 0)
         } catch {
             throw StatsError.from(error, "read", path: path)
@@ -91,7 +91,7 @@ public final class StatsStore {
 
     /// A DJ run starts: returns its session's id, for ``record(_:session:)`` and ``endSession(_:at:)``.
     public func beginSession(station: String, at started: DJTime) throws(StatsError) -> Int64 {
-        do throws(SQLiteFailure) {
+        do throws(SQLiteError) {
             return try connection.query(
                 "INSERT INTO sessions (station, started_ns) VALUES (?, ?) RETURNING id",
                 [.text(station), .integer(started.ns)]
@@ -102,7 +102,7 @@ public final class StatsStore {
     }
 
     public func endSession(_ session: Int64, at ended: DJTime) throws(StatsError) {
-        do throws(SQLiteFailure) {
+        do throws(SQLiteError) {
             try connection.query(
                 "UPDATE sessions SET ended_ns = ? WHERE id = ?", [.integer(ended.ns), .integer(session)])
         } catch {
@@ -112,7 +112,7 @@ public final class StatsStore {
 
     /// Keeps one finished play of `session`.
     public func record(_ play: PlayRecord, session: Int64) throws(StatsError) {
-        do throws(SQLiteFailure) {
+        do throws(SQLiteError) {
             try connection.query(
                 """
                 INSERT INTO plays (session_id, track_id, title, artist, started_ns, listeners, up, down, ending)
@@ -138,7 +138,7 @@ public final class StatsStore {
             SELECT track_id, title, artist, started_ns, listeners, up, down, ending
             FROM plays WHERE session_id = ? ORDER BY started_ns, id
             """
-        do throws(SQLiteFailure) {
+        do throws(SQLiteError) {
             var nights: [Night] = []
             for row in try connection.query(sessions) {
                 let id = row[0].integer ?? 0

@@ -1,27 +1,33 @@
 import CSQLite
 
-/// A failed SQLite call: the (extended) result code and sqlite3_errmsg; the
-/// ``CatalogError/underlying`` error of a `.cache` failure.
+/// A failed SQLite call: the (extended) result code and sqlite3_errmsg (the cause kept by the
+/// catalog cache's and the stats store's errors).
 public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `SQLITE_*` result code; the low byte is the primary code.
     public var code: Int32
     public var message: String
 
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
     public var description: String { "\(message) (SQLite code \(code))" }
 
     /// The file is damaged or is not a database at all.
-    var isCorruption: Bool {
+    package var isCorruption: Bool {
         let primary = code & 0xFF
         return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
     }
 }
 
-/// A bare connection with the few calls the cache needs. Not thread-safe on its own:
-/// `@unchecked Sendable` because the cache only ever touches it inside its `Mutex`.
-final class SQLiteConnection: @unchecked Sendable {
+/// A bare connection with the few calls the catalog cache and the stats store need. Not
+/// thread-safe on its own: `@unchecked Sendable` because the cache only ever touches it inside
+/// its `Mutex` (the stats store is used by one thread).
+package final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
 
-    init(path: String) throws(SQLiteError) {
+    package init(path: String) throws(SQLiteError) {
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &opened, flags, nil)
@@ -37,7 +43,7 @@ final class SQLiteConnection: @unchecked Sendable {
     deinit { sqlite3_close_v2(handle) }
 
     /// A value to bind or read back.
-    enum Value {
+    package enum Value: Equatable {
         case integer(Int64)
         case text(String)
         case blob([UInt8])
@@ -46,7 +52,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs `sql` with `bindings`, returning every row.
     @discardableResult
-    func query(_ sql: String, _ bindings: [Value] = []) throws(SQLiteError) -> [[Value]] {
+    package func query(_ sql: String, _ bindings: [Value] = []) throws(SQLiteError) -> [[Value]] {
         var statement: OpaquePointer?
         var code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else { throw lastError(code) }
@@ -87,6 +93,16 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in one transaction: all of it or none.
+    package func transaction(_ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        try query("BEGIN IMMEDIATE")
+        do { try body() } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+        try query("COMMIT")
+    }
+
     private func lastError(_ code: Int32) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
     }
@@ -96,8 +112,9 @@ final class SQLiteConnection: @unchecked Sendable {
 private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 extension SQLiteConnection.Value {
-    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
-    var blob: [UInt8]? {
+    package var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+    package var text: String? { if case .text(let value) = self { value } else { nil } }
+    package var blob: [UInt8]? {
         switch self {
         case .blob(let bytes): bytes
         case .text(let text): Array(text.utf8)

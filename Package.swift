@@ -84,9 +84,11 @@ let package = Package(
         // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the catalog and CLI tests and
         // the catalog benchmark; a plain target, since the benchmark cannot depend on a test target.
         .target(name: "CatalogTestSupport", path: "Tests/CatalogTestSupport"),
-        .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore"]),
+        // A stand-in signer for the node tests and the simulator (a plain target: two test targets use it).
+        .target(name: "NodeTestSupport", dependencies: ["PartyRadioCore"], path: "Tests/NodeTestSupport"),
+        .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore", "NodeTestSupport"]),
         // The simulated LAN: the node state machines on an in-memory network, hundreds of seeds.
-        .testTarget(name: "PartyRadioSimulationTests", dependencies: ["PartyRadioCore"]),
+        .testTarget(name: "PartyRadioSimulationTests", dependencies: ["PartyRadioCore", "NodeTestSupport"]),
         .testTarget(
             name: "PartyRadioAdapterTests",
             dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),

@@ -1,3 +1,4 @@
+import NodeTestSupport
 import PartyRadioCore
 
 /// What the network does to datagrams in one run.
@@ -64,7 +65,7 @@ final class SimNode {
     let name: String
     var machine: SimMachine
     let address: PeerAddress
-    let signer: SimSigner
+    let signer: ChecksumSigner
     let offsetNs: Int64
     let driftPPM: Double
     var alive = true
@@ -86,7 +87,7 @@ final class SimNode {
         self.name = name
         self.machine = machine
         address = PeerAddress(host: "10.9.0.\(index + 1)", port: UInt16(40_000 + index))
-        signer = SimSigner(publicKey: key)
+        signer = ChecksumSigner(publicKey: key)
         self.offsetNs = offsetNs
         self.driftPPM = driftPPM
     }

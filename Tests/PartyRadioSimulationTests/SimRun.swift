@@ -1,3 +1,4 @@
+import NodeTestSupport
 import PartyRadioCore
 
 /// One seeded run of a whole party: a DJ, listeners that join, leave and crash, voters, DJ
@@ -65,7 +66,7 @@ struct SimRun {
                     configuration: .init(
                         name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
                         address: "10.9.0.1", playsAudio: true, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)]),
-                    verifier: SimVerifier(), now: LocalTime(ns: Self.start + djOffset))),
+                    verifier: ChecksumVerifier(), now: LocalTime(ns: Self.start + djOffset))),
             key: djKey, offsetNs: djOffset, driftPPM: djDrift)
         lan.schedule(at: Self.start, .input(dj.index, .start))
 
@@ -81,7 +82,7 @@ struct SimRun {
                         configuration: .init(
                             query: random.chance(0.5) ? "Sim \(seed)" : nil, timeoutNs: 10_000_000_000,
                             interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true),
-                        verifier: SimVerifier())),
+                        verifier: ChecksumVerifier())),
                 key: key, offsetNs: Int64(random.double(-3e9...3e9)), driftPPM: random.double(-200...200))
             let joinAt = Self.start + Int64(random.double(0...8e9))
             lan.schedule(at: joinAt, .input(node.index, .start))
@@ -114,11 +115,11 @@ struct SimRun {
                         ? .chatter(
                             ChatterMachine(
                                 send: send, query: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
-                                verifier: SimVerifier()))
+                                verifier: ChecksumVerifier()))
                         : .voter(
                             VoterMachine(
                                 choice: choices[random.int(0...2)], query: nil, timeoutNs: 10_000_000_000,
-                                interfaceName: "sim0", verifier: SimVerifier())),
+                                interfaceName: "sim0", verifier: ChecksumVerifier())),
                     key: key, offsetNs: offset, driftPPM: drift)
                 lan.schedule(at: at, .input(node.index, .start))
                 stats.voters += 1

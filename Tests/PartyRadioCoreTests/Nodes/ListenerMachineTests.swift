@@ -1,3 +1,4 @@
+import NodeTestSupport
 import Testing
 
 @testable import PartyRadioCore

@@ -1,30 +1,8 @@
+import NodeTestSupport
 import PartyRadioCore
 
 // Support for the node machine tests: a stand-in signature, peers that sign datagrams, a
 // station fixture, and ways to pick effects apart (Effect and NodeEvent are not Equatable).
-
-/// A keyed checksum in place of Ed25519, the same stand-in the simulated LAN uses: it proves
-/// nothing cryptographic, but a datagram verifies only under the key it claims, and any changed
-/// byte breaks it.
-struct ChecksumSigner: Signer {
-    let publicKey: PublicKey
-
-    func sign(_ bytes: [UInt8]) -> [UInt8] { Self.signature(bytes, by: publicKey) }
-
-    static func signature(_ bytes: [UInt8], by key: PublicKey) -> [UInt8] {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in key.bytes + bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return (0..<64).map { UInt8(truncatingIfNeeded: hash >> (($0 % 8) * 8)) ^ UInt8($0) }
-    }
-}
-
-struct ChecksumVerifier: DatagramVerifier {
-    func verify(_ datagram: Datagram) -> Bool {
-        ChecksumSigner.signature(datagram.signedBytes, by: datagram.header.sender) == datagram.signature
-    }
-}
 
 /// Signs with one key while the header names another: what a forger without the key can do.
 struct ForgingSigner: Signer {

@@ -53,6 +53,26 @@ enum Samples {
             Roster(
                 total: 40,
                 entries: (0..<20).map { Roster.Entry(name: "Gäst \($0) 🎸", listeningForMs: .max) })),
+        .requestSend(RequestSend(requestID: 1_764_000_000_000_002, name: "Bob 🎸", wanted: .catalogID("1440857781"))),
+        .requestSend(RequestSend(requestID: 9, name: "", wanted: .library(String(repeating: "ü", count: 100)))),
+        .requestAck(
+            RequestAck(
+                requestID: .max, status: .awaitingApproval, queueID: 17, position: 2, limit: 3, title: "Señorita 🎶",
+                artist: "Ünïcødé")),
+        .requestVote(RequestVote(queueID: .max, choice: .down)),
+        .requestVoteAck(
+            RequestVoteAck(
+                voteSequence: 5, queueID: 3, status: .played, choice: .up, tally: Tally(up: 1, down: .max), position: 4)
+        ),
+        .queueList(
+            QueueList(
+                mode: .approve, total: 600,
+                entries: (0..<5).map {
+                    QueueList.Entry(
+                        queueID: UInt32($0), trackID: "local:\($0)", title: "Señorita 🎶 \($0)",
+                        artist: "Artist \($0)", requester: "Gäst \($0) 🎸", tally: Tally(up: 3, down: 1),
+                        awaitingApproval: $0 % 2 == 0)
+                })),
     ]
 }
 

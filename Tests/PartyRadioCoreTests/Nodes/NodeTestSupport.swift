@@ -171,6 +171,11 @@ extension Message {
         case .chatSend: "chatSend"
         case .chatAck: "chatAck"
         case .chatLine: "chatLine"
+        case .requestSend: "requestSend"
+        case .requestAck: "requestAck"
+        case .requestVote: "requestVote"
+        case .requestVoteAck: "requestVoteAck"
+        case .queueList: "queueList"
         }
     }
 }
@@ -198,6 +203,8 @@ extension NodeEvent {
         case .warning: "warning"
         case .searchResults: "searchResults"
         case .queued: "queued"
+        case .upNext: "upNext"
+        case .requestAnswered: "requestAnswered"
         case .stationsChanged: "stationsChanged"
         }
     }
@@ -249,6 +256,9 @@ extension NodeEvent {
         case .warning(let text): "warning \(text)"
         case .searchResults(let term, let tracks): "results \(term) \(tracks.count)"
         case .queued(let tracks, let length): "queued \(tracks.count) of \(length)"
+        case .upNext(let list):
+            "up next \(list.total) [\(list.entries.filter(\.isRequest).map { "#\($0.queueID) \($0.trackID) +\($0.tally.up)-\($0.tally.down)" }.joined(separator: ", "))]"
+        case .requestAnswered(let ack, let guest): "request \(guest) \(ack.status) #\(ack.queueID) at \(ack.position)"
         case .stationsChanged(let stations, let change):
             "stations [\(stations.map(\.name).joined(separator: ", "))] \(change.brief)"
         case .stationStarted(let name, _, _, _, _, _, _, let queueLength): "started \(name) queue \(queueLength)"

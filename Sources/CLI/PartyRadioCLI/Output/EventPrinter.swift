@@ -19,6 +19,7 @@ final class EventPrinter: NodeReporter {
         var settings = "all, 100"
         var redraw = LiveRedraw()
         var notes: [String] = []
+        var upNext: [String] = []
     }
 
     init(jsonEvents: Bool, role: String, console: Console) {
@@ -117,6 +118,16 @@ final class EventPrinter: NodeReporter {
         case .queued(let tracks, let length):
             name = "queued"
             fields = [("tracks", .array(tracks.map(Render.track))), ("queue_length", .int(length))]
+        case .upNext(let list):
+            name = "up_next"
+            fields = RequestText.list(list)
+        case .requestAnswered(let ack, let guest):
+            name = "request"
+            fields = [
+                ("guest", .string(guest)), ("status", .string(RequestText.name(ack.status))),
+                ("request_id", ack.queueID == 0 ? .null : .int(ack.queueID)), ("position", .int(ack.position)),
+                ("title", .string(ack.title)), ("artist", .string(ack.artist)),
+            ]
         case .stationsChanged(let stations, let change):
             name = "stations"
             fields = [("change", .string(Self.describe(change))), ("stations", .array(stations.map(Render.station)))]
@@ -207,6 +218,11 @@ final class EventPrinter: NodeReporter {
             return (["Results for '\(term)' (queue one with 'add ID'):"] + rows).joined(separator: "\n")
         case .queued(let tracks, let length):
             return "Queued \(tracks.map { "“\($0.title)”" }.joined(separator: ", ")) (\(length) in the queue)."
+        case .upNext(let list):
+            let requests = RequestText.lines(list, limit: 3, requestsOnly: true)
+            return requests.isEmpty ? nil : "Requests: " + requests.joined(separator: " | ")
+        case .requestAnswered(let ack, let guest):
+            return RequestText.sentence(ack, guest: guest)
         case .stationsChanged:
             return nil
         }
@@ -236,13 +252,16 @@ final class EventPrinter: NodeReporter {
             case .roster(let roster):
                 view.listening = Render.listeningLine(roster)
                 if view.header.count > 4 { view.header[4] = view.listening }
+            case .upNext(let list):
+                let lines = RequestText.lines(list, limit: 4)
+                view.upNext = lines.isEmpty ? [] : ["   up next:"] + lines.map { "     " + $0 }
             default:
                 if let text = line(event) {
                     view.notes += text.split(separator: "\n").map(String.init)
                     view.notes = Array(view.notes.suffix(12))
                 }
             }
-            let out = view.redraw.frame((view.header + view.notes).map(Render.plain))
+            let out = view.redraw.frame((view.header + view.upNext + view.notes).map(Render.plain))
             console.write(out, to: .out)
         }
     }

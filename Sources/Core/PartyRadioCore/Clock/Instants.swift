@@ -21,7 +21,7 @@ public struct LocalTime: Hashable, Comparable, Sendable, CustomStringConvertible
 
 /// An instant on the station's (the DJ's) clock, in nanoseconds since the Unix epoch.
 /// Anchors, snapshots' send times and the DJ's side of a time exchange are DJ time.
-public struct DJTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct DJTime: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public var ns: Int64
 
     public init(ns: Int64) { self.ns = ns }

@@ -56,3 +56,20 @@ public enum Base64URL {
         return out
     }
 }
+
+/// Stored (the DJ's saved state) as its base64url text.
+extension PublicKey: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let key = PublicKey(base64url: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a public key: \(text)")
+        }
+        self = key
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(base64url)
+    }
+}

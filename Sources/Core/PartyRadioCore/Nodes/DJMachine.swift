@@ -18,12 +18,22 @@ public struct DJMachine: NodeMachine {
         /// Crowd skip: the share of the room (in percent, 1–100) whose down votes skip the
         /// playing track; 0 turns it off.
         public var crowdSkipPercent: Int
+        /// How requests are taken (`--requests`), and how many one guest may have waiting.
+        public var requestMode: RequestMode
+        public var maxRequestsPerGuest: Int
+        /// The station as it was saved (a restart): its queue, position, requests, votes and chat
+        /// replace `queue`, and the settings above apply from now on.
+        public var saved: SavedStation?
 
         public init(
             name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
-            address: String, playsAudio: Bool, crowdSkipPercent: Int = 50
+            address: String, playsAudio: Bool, crowdSkipPercent: Int = 50, requestMode: RequestMode = .open,
+            maxRequestsPerGuest: Int = 3, saved: SavedStation? = nil
         ) {
             self.crowdSkipPercent = min(100, max(0, crowdSkipPercent))
+            self.requestMode = requestMode
+            self.maxRequestsPerGuest = max(1, maxRequestsPerGuest)
+            self.saved = saved
             self.name = name
             self.advert = advert
             self.queue = queue
@@ -46,10 +56,15 @@ public struct DJMachine: NodeMachine {
     /// Crowd skip never cuts a track in its first seconds, and needs at least this many down votes.
     public static let crowdSkipAfterNs = Nanos.seconds(10)
     public static let crowdSkipMinVotes: UInt32 = 2
+    /// The position is saved at least this often while the station plays.
+    public static let saveIntervalNs = Nanos.seconds(1)
+    /// The DJ's own queue tracks shown after the requests in the list of what plays next.
+    public static let upcomingShown = 5
 
     public let configuration: Configuration
     public private(set) var engine: StationEngine
     public private(set) var chat = ChatBook()
+    public private(set) var requests: RequestBook
     /// The DJ's local volume, 0–100 (listeners keep their own).
     public private(set) var volume = 100
     public private(set) var filter: DatagramFilter
@@ -63,13 +78,31 @@ public struct DJMachine: NodeMachine {
     private var lastRosterAt = LocalTime(ns: .min / 2)
     private var recentPeers: [PeerAddress: LocalTime] = [:]
     private var started = false
+    /// Something that must survive a crash changed since the last ``Effect/save(_:)``.
+    private var unsaved = false
+    private var lastSaveAt = LocalTime(ns: .min / 2)
 
     public var stationID: StationID { configuration.advert.stationID }
     private var group: MulticastGroup { configuration.advert.group }
 
     public init(configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime) {
         self.configuration = configuration
-        engine = StationEngine(name: configuration.name, queue: configuration.queue, now: DJTime(onTheDJ: now))
+        let dj = DJTime(onTheDJ: now)
+        requests = RequestBook(mode: configuration.requestMode, maxPerGuest: configuration.maxRequestsPerGuest)
+        if let saved = configuration.saved {
+            engine = StationEngine(
+                name: configuration.name, queue: saved.queue, now: dj, startIndex: saved.index,
+                startPositionNs: saved.positionNs, paused: saved.paused, interlude: saved.interlude)
+            engine.repeatMode = saved.repeatMode
+            engine.restoreVotes(saved.votes)
+            volume = saved.volume
+            chat = saved.chat
+            requests = saved.requests
+            requests.mode = configuration.requestMode
+            requests.maxPerGuest = configuration.maxRequestsPerGuest
+        } else {
+            engine = StationEngine(name: configuration.name, queue: configuration.queue, now: dj)
+        }
         filter = DatagramFilter(verifier: verifier)
         planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
     }
@@ -80,6 +113,7 @@ public struct DJMachine: NodeMachine {
             lastSnapshotAt + Self.snapshotIntervalNs, lastExpiryAt + Self.expiryIntervalNs,
             lastRosterAt + Self.rosterIntervalNs,
         ]
+        if engine.nowPlaying != nil && !engine.isPaused { wakeups.append(lastSaveAt + Self.saveIntervalNs) }
         if let track = engine.nowPlaying, track.durationNs > 0,
             let end = engine.anchor.djTime(whenPositionReaches: track.durationNs)
         {
@@ -102,6 +136,11 @@ public struct DJMachine: NodeMachine {
                         name: c.name, id: stationID, interface: c.interfaceName, address: c.address, port: c.port,
                         group: group, fingerprint: c.advert.publicKey.fingerprint, queueLength: engine.queue.count)))
             out.append(.publish(name: c.name, port: c.port, txt: c.advert.txtRecord))
+            if c.saved != nil {
+                out.append(
+                    .report(.notice("Carrying on from the saved station: same queue, position, requests and votes.")))
+                if volume != 100 { out.append(.player(.volume(volume))) }
+            }
             reportSettings(into: &out)
             trackChanged(after: .played, tally: Tally(), now: now, into: &out)
             broadcast(now: now, change: .track, into: &out)
@@ -120,13 +159,28 @@ public struct DJMachine: NodeMachine {
             out.append(.report(.warning("The player could not play the track (\(message)); retrying.")))
             planner.playerFailed(now: now)
         case .catalog(let answer):
+            unsaved = true
             handle(answer, now: now, into: &out)
         case .quit:
             goOffAir(now: now, into: &out)
             return out
         }
         if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
+        if started && (unsaved || (engine.nowPlaying != nil && now - lastSaveAt >= Self.saveIntervalNs)) {
+            // First: what the effects acknowledge is stored before they go out.
+            out.insert(.save(saved(at: now)), at: 0)
+            unsaved = false
+            lastSaveAt = now
+        }
         return out
+    }
+
+    /// The station as it must survive a restart, at `now`.
+    public func saved(at now: LocalTime) -> SavedStation {
+        SavedStation(
+            queue: engine.queue, index: engine.index, interlude: engine.interlude,
+            positionNs: engine.positionNs(at: DJTime(onTheDJ: now)), paused: engine.isPaused,
+            repeatMode: engine.repeatMode, volume: volume, votes: engine.votes, requests: requests, chat: chat)
     }
 
     /// The periodic work: track ends, silent listeners, the regular snapshot, player retries.
@@ -138,8 +192,10 @@ public struct DJMachine: NodeMachine {
         var changed = false
         for _ in 0..<100_000 {  // bounded; each turn is arithmetic only (an hour of 3 s tracks is 1,200)
             let tally = engine.votes.tally
-            guard engine.tick(now: dj) else { break }
+            let request = requests.next
+            guard engine.tick(now: dj, request: request.map(StationEngine.Interlude.init)) else { break }
             changed = true
+            requestStarted(request, into: &out)
             trackChanged(after: .played, tally: tally, now: now, into: &out)
         }
         if changed { broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out) }
@@ -154,7 +210,10 @@ public struct DJMachine: NodeMachine {
         }
         if let skip = crowdSkipDue(at: dj) { skipTrack(skip, now: now, into: &out) }
         if now - lastSnapshotAt >= Self.snapshotIntervalNs { broadcast(now: now, change: .progress, into: &out) }
-        if now - lastRosterAt >= Self.rosterIntervalNs { sendRoster(now: now, report: false, into: &out) }
+        if now - lastRosterAt >= Self.rosterIntervalNs {
+            sendRoster(now: now, report: false, into: &out)
+            sendUpNext(report: false, into: &out)
+        }
         out += planner.tick(clockKnown: true, now: now).map(Effect.player)
     }
 
@@ -177,7 +236,9 @@ public struct DJMachine: NodeMachine {
     /// Moves to the next track and tells everyone why (twice to the group, against loss).
     private mutating func skipTrack(_ notice: TrackSkipped, now: LocalTime, into out: inout [Effect]) {
         let tally = engine.votes.tally
-        guard engine.next(now: DJTime(onTheDJ: now)) else { return }
+        let request = requests.next
+        guard engine.next(now: DJTime(onTheDJ: now), request: request.map(StationEngine.Interlude.init)) else { return }
+        requestStarted(request, into: &out)
         trackChanged(after: notice.reason == .crowd ? .crowdSkip : .djSkip, tally: tally, now: now, into: &out)
         for _ in 0..<2 { out.append(.send(.trackSkipped(notice), to: .group(group), station: stationID)) }
         out.append(.report(.trackSkipped(notice)))
@@ -215,8 +276,10 @@ public struct DJMachine: NodeMachine {
             // The list first: an observer lists a station once its snapshot is in, and a `stations`
             // that has seen it may stop right there.
             out.append(send(.roster(engine.roster.list(now: dj)), to: inbound.from))
+            out.append(send(.queueList(upNext), to: inbound.from))
             out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
         case .vote(let vote):
+            unsaved = true
             let before = engine.votes.tally
             let ack = engine.vote(from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence)
             out.append(send(.voteAck(ack), to: inbound.from))
@@ -227,7 +290,16 @@ public struct DJMachine: NodeMachine {
                             trackID: ack.trackID, choice: vote.choice, tally: ack.tally, voter: sender.fingerprint)))
                 broadcast(now: now, change: .votes, into: &out)
             }
+        case .requestSend(let send):
+            unsaved = true
+            request(send, inbound: inbound, now: now, into: &out)
+        case .requestVote(let vote):
+            unsaved = true
+            let ack = requests.vote(vote, from: sender, sequence: inbound.sequence)
+            out.append(self.send(.requestVoteAck(ack), to: inbound.from))
+            if ack.status == .counted { sendUpNext(report: true, into: &out) }
         case .chatSend(let send):
+            unsaved = true
             let (ack, line) = chat.submit(send, from: sender, now: dj)
             out.append(self.send(.chatAck(ack), to: inbound.from))
             if let line {
@@ -243,9 +315,120 @@ public struct DJMachine: NodeMachine {
                             clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns,
                             serverSendNs: now.ns)),
                     to: inbound.from))
-        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine:
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
+            .requestVoteAck, .queueList:
             break  // DJ kinds never pass the listener policy
         }
+    }
+
+    // MARK: Requests
+
+    /// A guest's request: answered at once when it cannot be queued (or is a retry), resolved
+    /// in the DJ's own library, or looked up in the catalog (answered when the lookup returns).
+    private mutating func request(_ send: RequestSend, inbound: Inbound, now: LocalTime, into out: inout [Effect]) {
+        let guest = inbound.sender
+        let name = GuestName.fromNetwork(send.name)?.value ?? guest.fingerprint
+        guard !chat.muted.contains(guest.fingerprint) else {
+            return answer(
+                RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.from, into: &out)
+        }
+        switch requests.admit(send, from: guest, nowNs: DJTime(onTheDJ: now).ns) {
+        case .inProgress:
+            break
+        case .answer(let ack):
+            answer(ack, guest: name, to: inbound.from, into: &out)
+        case .resolve:
+            let ticket = RequestTicket(guest: guest, requestID: send.requestID, name: name, replyTo: inbound.from)
+            switch send.wanted {
+            case .library(let words):
+                resolved(ticket, track: Self.match(words, in: engine.queue), unavailable: false, now: now, into: &out)
+            case .catalogID(let id):
+                if let known = engine.queue.first(where: { $0.id == id }) {
+                    resolved(ticket, track: known, unavailable: false, now: now, into: &out)
+                } else {
+                    out.append(.catalog(.requestedTrack(id: id, for: ticket)))
+                }
+            }
+        }
+    }
+
+    /// The track of a library request: every word in the title or artist (case ignored), a
+    /// whole-title match first, the DJ's own files before catalog tracks.
+    static func match(_ words: String, in tracks: [Track]) -> Track? {
+        func fold(_ text: String) -> String { text.lowercased() }
+        let wanted = fold(words.trimmingWhitespace())
+        let terms = wanted.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard !terms.isEmpty else { return nil }
+        var best: (rank: Int, track: Track)?
+        for track in tracks {
+            let title = fold(track.title)
+            let haystack = title + " " + fold(track.artist)
+            guard terms.allSatisfy({ haystack.contains($0) }) else { continue }
+            let rank = (title == wanted ? 0 : 2) + (track.id.hasPrefix("local:") ? 0 : 1)
+            if best.map({ rank < $0.rank }) ?? true { best = (rank, track) }
+        }
+        return best?.track
+    }
+
+    private mutating func resolved(
+        _ ticket: RequestTicket, track: Track?, unavailable: Bool, now: LocalTime, into out: inout [Effect]
+    ) {
+        guard
+            let ack = requests.resolved(
+                requestID: ticket.requestID, from: ticket.guest, name: ticket.name, track: track,
+                unavailable: unavailable)
+        else { return }
+        answer(ack, guest: ticket.name, to: ticket.replyTo, into: &out)
+        guard ack.status.isQueued else { return }
+        sendUpNext(report: true, into: &out)
+        // A station with nothing on the air plays the request at once.
+        if engine.nowPlaying == nil, let next = requests.next,
+            engine.next(now: DJTime(onTheDJ: now), request: StationEngine.Interlude(next))
+        {
+            requestStarted(next, into: &out)
+            trackChanged(after: .played, tally: Tally(), now: now, into: &out)
+            broadcast(now: now, change: .track, into: &out)
+        }
+    }
+
+    private func answer(_ ack: RequestAck, guest: String, to peer: PeerAddress, into out: inout [Effect]) {
+        out.append(send(.requestAck(ack), to: peer))
+        out.append(.report(.requestAnswered(ack, guest: guest)))
+    }
+
+    /// A request went on the air: it leaves the list of what waits.
+    private mutating func requestStarted(_ request: SongRequest?, into out: inout [Effect]) {
+        guard let request, engine.interlude?.queueID == request.queueID else { return }
+        requests.played(request.queueID)
+        sendUpNext(report: true, into: &out)
+    }
+
+    /// What plays next, as the wire carries it.
+    public var upNext: QueueList { requests.list(upcoming: engine.upcoming(limit: Self.upcomingShown)) }
+
+    /// What plays next to the group (and to the user, when it changed).
+    private func sendUpNext(report: Bool, into out: inout [Effect]) {
+        let list = upNext
+        out.append(.send(.queueList(list), to: .group(group), station: stationID))
+        if report { out.append(.report(.upNext(list))) }
+    }
+
+    /// The DJ's `approve ID` and `drop ID`.
+    private mutating func decide(_ verb: String, _ argument: String?, into out: inout [Effect]) {
+        let digits = argument?.trimmingWhitespace().drop { $0 == "#" }
+        guard let digits, let id = UInt32(digits) else {
+            return out.append(.report(.warning("'\(verb)' takes a request's number, e.g. '\(verb) 3'.")))
+        }
+        let done = verb == "approve" ? requests.approve(id) : requests.drop(id) != nil
+        guard done else {
+            let why =
+                requests.outcome(of: id).map { "it has already been \($0.rawValue)" }
+                ?? (verb == "approve" && requests.waiting.contains { $0.queueID == id }
+                    ? "it is approved already" : "no request waits with that number")
+            return out.append(.report(.warning("Cannot \(verb) request #\(id): \(why).")))
+        }
+        out.append(.report(.notice(verb == "approve" ? "Approved request #\(id)." : "Dropped request #\(id).")))
+        sendUpNext(report: true, into: &out)
     }
 
     private func send(_ message: Message, to peer: PeerAddress) -> Effect {
@@ -301,6 +484,9 @@ public struct DJMachine: NodeMachine {
         switch answer {
         case .results(let term, let tracks):
             out.append(.report(.searchResults(term: term, tracks: tracks)))
+        case .requestedTrack(let track, let failure, let ticket):
+            if let failure { out.append(.log(.catalog, failure)) }
+            resolved(ticket, track: track, unavailable: track == nil && failure != nil, now: now, into: &out)
         case .tracks(let tracks, let failure):
             if let failure { out.append(.report(.warning(failure))) }
             if engine.enqueue(tracks, now: DJTime(onTheDJ: now)) {
@@ -318,6 +504,7 @@ public struct DJMachine: NodeMachine {
         let dj = DJTime(onTheDJ: now)
         let words = line.trimmingWhitespace().split(separator: " ", maxSplits: 1).map(String.init)
         guard let verb = words.first?.lowercased() else { return }
+        unsaved = true
         switch verb {
         case "next", "n", "skip":
             guard let track = engine.nowPlaying else { return }
@@ -398,6 +585,8 @@ public struct DJMachine: NodeMachine {
             }
             if verb == "mute" { chat.mute(fingerprint: fingerprint) } else { chat.unmute(fingerprint: fingerprint) }
             out.append(.report(.notice("\(verb == "mute" ? "Muted" : "Unmuted") '\(who)' in the chat.")))
+        case "approve", "drop":
+            decide(verb, words.count == 2 ? words[1] : nil, into: &out)
         case "quit", "q", "exit":
             goOffAir(now: now, into: &out)
         default:
@@ -405,7 +594,8 @@ public struct DJMachine: NodeMachine {
                 .report(
                     .warning(
                         "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, shuffle, "
-                            + "repeat [off|one|all], volume N, search TERM, add ID, mute NAME, unmute NAME or quit.")))
+                            + "repeat [off|one|all], volume N, search TERM, add ID, approve N, drop N, mute NAME, unmute NAME "
+                            + "or quit.")))
         }
     }
 
@@ -423,7 +613,7 @@ public struct DJMachine: NodeMachine {
             // A late tick starts the track where it would have started, not at the tick.
             closed = plays.started(
                 track, at: DJTime(ns: dj.ns - position), listeners: engine.roster.count, previousEnding: ending,
-                tally: tally)
+                tally: tally, requestedBy: engine.interlude?.requesterName)
         } else {
             closed = plays.close(ending, tally: tally)
         }

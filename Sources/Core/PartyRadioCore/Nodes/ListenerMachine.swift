@@ -52,6 +52,8 @@ public struct ListenerMachine: NodeMachine {
     private var finder: StationFinder?
     private var planner: PlaybackPlanner
     private var lastSkip: (notice: TrackSkipped, at: LocalTime)?
+    /// What plays next, as the DJ last said.
+    public private(set) var upNext: QueueList?
     private var chatSeen: Set<ChatKey> = []
     private var chatOrder: [ChatKey] = []
 
@@ -215,8 +217,12 @@ public struct ListenerMachine: NodeMachine {
             chatOrder.append(key)
             if chatOrder.count > 512 { chatSeen.remove(chatOrder.removeFirst()) }  // bounded
             out.append(.report(.chat(line)))
+        case .queueList(let list):
+            // Resent every few seconds: told only when it changed.
+            guard list != upNext else { return }
+            upNext = list
+            out.append(.report(.upNext(list)))
         case .trackSkipped(let notice):
-            // The DJ sends each notice twice; say it once.
             // The DJ sends each notice twice; say it once (the same track may be skipped again later).
             if let last = lastSkip, last.notice.trackID == notice.trackID, last.notice.reason == notice.reason,
                 now - last.at < Nanos.seconds(3)

@@ -65,6 +65,10 @@ public enum NodeEvent: Sendable {
     case searchResults(term: String, tracks: [Track])
     /// Tracks were added to the queue.
     case queued(tracks: [Track], queueLength: Int)
+    /// What plays next changed: the guests' requests, then the queue (DJ and listeners).
+    case upNext(QueueList)
+    /// The DJ answered a guest's request: queued, or refused and why.
+    case requestAnswered(RequestAck, guest: String)
     // Observer
     case stationsChanged([StationSummary], change: StationDirectory.Change)
 

@@ -98,6 +98,9 @@ public enum Effect: Sendable {
     case log(Log.Topic, String)
     /// A play finished (the DJ): keep it for the stats.
     case record(PlayRecord)
+    /// The DJ's station changed in a way that must survive a crash: store it before the effects
+    /// that follow (an acknowledgement is sent only once what it acknowledges is stored).
+    case save(SavedStation)
 }
 
 /// What the player should do, decided by ``PlaybackPlanner``.
@@ -116,10 +119,30 @@ public enum PlayerCommand: Hashable, Sendable {
 public enum CatalogRequest: Hashable, Sendable {
     case search(String)
     case lookup([String])
+    /// A guest's request names this catalog track: find it (the DJ never plays a URL a guest sent).
+    case requestedTrack(id: String, for: RequestTicket)
+}
+
+/// A guest's request while the DJ looks its track up: who asked, and where to answer.
+public struct RequestTicket: Hashable, Sendable {
+    public var guest: PublicKey
+    public var requestID: UInt64
+    public var name: String
+    public var replyTo: PeerAddress
+
+    public init(guest: PublicKey, requestID: UInt64, name: String, replyTo: PeerAddress) {
+        self.guest = guest
+        self.requestID = requestID
+        self.name = name
+        self.replyTo = replyTo
+    }
 }
 
 /// The catalog's answer.
 public enum CatalogAnswer: Hashable, Sendable {
     case results(term: String, tracks: [Track])
     case tracks([Track], failure: String?)
+    /// The lookup for a guest's request: the track, nil if the catalog has no such track, or
+    /// the failure when the catalog could not be asked.
+    case requestedTrack(Track?, failure: String?, for: RequestTicket)
 }

@@ -4,7 +4,7 @@
 /// last delivered line is recognised (``ChatAck/Status/duplicate``) and an older one refused
 /// (``ChatAck/Status/stale``). Everything kept per sender is bounded, so a guest who makes up
 /// keys cannot grow it without end.
-public struct ChatBook: Sendable {
+public struct ChatBook: Sendable, Equatable, Codable {
     /// A sender may deliver this many lines per ``rateWindowNs``.
     public static let rateLimit = 5
     public static let rateWindowNs = Nanos.seconds(10)
@@ -13,7 +13,7 @@ public struct ChatBook: Sendable {
     /// Senders remembered at most; the least recently heard is forgotten first.
     public static let maxSenders = 4096
 
-    private struct Sender: Sendable {
+    private struct Sender: Sendable, Equatable, Codable {
         /// The last delivered ID; nil until the first line.
         var lastID: UInt64?
         var recent: [DJTime]

@@ -10,20 +10,41 @@ public struct StationEngine: Sendable {
     public private(set) var anchor: PlaybackAnchor
     public private(set) var votes: VoteBook
     public private(set) var roster: ListenerRoster
+    /// A guest's request playing between two tracks of the queue; ``index`` stays on the track
+    /// before it, so the queue carries on after it.
+    public private(set) var interlude: Interlude?
+
+    /// A request on the air: its track, and who asked.
+    public struct Interlude: Hashable, Sendable, Codable {
+        public var queueID: UInt32
+        public var track: Track
+        public var requesterName: String
+
+        public init(queueID: UInt32, track: Track, requesterName: String) {
+            self.queueID = queueID
+            self.track = track
+            self.requesterName = requesterName
+        }
+
+        public init(_ request: SongRequest) {
+            self.init(queueID: request.queueID, track: request.track, requesterName: request.requesterName)
+        }
+    }
 
     public init(
         name: String, queue: [Track], now: DJTime, startIndex: Int = 0, startPositionNs: Int64 = 0,
-        paused: Bool = false
+        paused: Bool = false, interlude: Interlude? = nil
     ) {
         self.name = name
         self.queue = queue
+        self.interlude = interlude
         index = queue.isEmpty ? 0 : min(max(0, startIndex), queue.count - 1)
         anchor = paused ? .paused(at: startPositionNs, djTime: now) : .playing(at: startPositionNs, djTime: now)
-        votes = VoteBook(trackID: queue.isEmpty ? nil : queue[index].id)
+        votes = VoteBook(trackID: interlude?.track.id ?? (queue.isEmpty ? nil : queue[index].id))
         roster = ListenerRoster()
     }
 
-    public var nowPlaying: Track? { queue.isEmpty ? nil : queue[index] }
+    public var nowPlaying: Track? { interlude?.track ?? (queue.isEmpty ? nil : queue[index]) }
     public var isPaused: Bool { anchor.isPaused }
 
     public func positionNs(at now: DJTime) -> Int64 {
@@ -34,11 +55,40 @@ public struct StationEngine: Sendable {
 
     // MARK: Transport controls
 
-    /// Skips to the next track (wrapping to the first after the last), keeping play or pause.
-    public mutating func next(now: DJTime) -> Bool { move(to: index + 1, now: now) }
+    /// Skips to the next track, keeping play or pause: `request` if one is waiting, else the
+    /// queue's next (wrapping to the first after the last).
+    public mutating func next(now: DJTime, request: Interlude? = nil) -> Bool {
+        if let request { return play(request, now: now) }
+        if interlude != nil {
+            interlude = nil
+            return move(to: index + 1, now: now) || restart(now: now)
+        }
+        return move(to: index + 1, now: now)
+    }
 
-    /// Goes back one track (from the first, restarts it), keeping play or pause.
-    public mutating func previous(now: DJTime) -> Bool { move(to: max(0, index - 1), now: now) }
+    /// Goes back one track (from a request, to the track before it; from the first, restarts
+    /// it), keeping play or pause.
+    public mutating func previous(now: DJTime) -> Bool {
+        if interlude != nil {
+            interlude = nil
+            return move(to: index, now: now)
+        }
+        return move(to: max(0, index - 1), now: now)
+    }
+
+    /// Plays a guest's request now (the queue carries on after it).
+    private mutating func play(_ request: Interlude, now: DJTime) -> Bool {
+        interlude = request
+        return restart(now: now)
+    }
+
+    /// The track now playing from its start; its votes are forgotten.
+    private mutating func restart(now: DJTime) -> Bool {
+        guard let track = nowPlaying else { return false }
+        anchor = PlaybackAnchor(djTime: now, positionNs: 0, rateMicros: anchor.rateMicros)
+        votes.reset(trackID: track.id)
+        return true
+    }
 
     public mutating func pause(now: DJTime) -> Bool {
         guard !anchor.isPaused, nowPlaying != nil else { return false }
@@ -63,7 +113,7 @@ public struct StationEngine: Sendable {
     /// Adds tracks at the end of the queue.
     public mutating func enqueue(_ tracks: [Track], now: DJTime) -> Bool {
         guard !tracks.isEmpty else { return false }
-        let wasEmpty = queue.isEmpty
+        let wasEmpty = queue.isEmpty && interlude == nil
         queue.append(contentsOf: tracks)
         if wasEmpty { _ = move(to: 0, now: now) }
         return true
@@ -71,7 +121,7 @@ public struct StationEngine: Sendable {
 
     /// What happens when a track ends: the next one (wrapping after the last: `all`), the same
     /// one again (`one`), or the next one but a stop after the last (`off`).
-    public enum RepeatMode: String, Sendable, CaseIterable {
+    public enum RepeatMode: String, Sendable, CaseIterable, Codable {
         case off, one, all
 
         /// The mode after this one, for a key that cycles through them.
@@ -87,20 +137,27 @@ public struct StationEngine: Sendable {
     public var repeatMode: RepeatMode = .all
 
     /// Advances past a finished track. Call regularly; returns true when the track changed (or,
-    /// with repeat `one`, started again); at the end of the queue with repeat `off` the station
-    /// pauses at the end of the last track instead.
-    public mutating func tick(now: DJTime) -> Bool {
+    /// with repeat `one`, started again): to `request` if one is waiting, else the queue's next;
+    /// at the end of the queue with repeat `off` the station pauses at the end of the last track
+    /// instead.
+    public mutating func tick(now: DJTime, request: Interlude? = nil) -> Bool {
         guard let track = nowPlaying, !anchor.isPaused else { return false }
         let durationNs = Int64(track.durationMs) * Nanos.perMillisecond
         guard durationNs > 0, let end = anchor.djTime(whenPositionReaches: durationNs), now >= end else {
             return false
         }
-        if repeatMode == .off && index == queue.count - 1 {
+        // Start the next track at the instant this one ended, so no time is lost between ticks.
+        let changed: Bool
+        if repeatMode == .one {
+            changed = restart(now: end)
+        } else if let request {
+            changed = play(request, now: end)
+        } else if repeatMode == .off && index == queue.count - 1 {
             anchor = .paused(at: durationNs, djTime: end)
             return true
+        } else {
+            changed = next(now: end)
         }
-        // Start the next track at the instant this one ended, so no time is lost between ticks.
-        let changed = move(to: repeatMode == .one ? index : index + 1, now: end)
         anchor = .playing(at: anchor.position(at: now), djTime: now)
         return changed
     }
@@ -114,10 +171,24 @@ public struct StationEngine: Sendable {
 
     private mutating func move(to newIndex: Int, now: DJTime) -> Bool {
         guard !queue.isEmpty else { return false }
+        interlude = nil
         index = newIndex >= queue.count ? 0 : newIndex
-        anchor = PlaybackAnchor(djTime: now, positionNs: 0, rateMicros: anchor.rateMicros)
-        votes.reset(trackID: queue[index].id)
-        return true
+        return restart(now: now)
+    }
+
+    /// The tracks of the queue that play next (after the one playing, or after the request
+    /// playing), at most `limit`, wrapping like the queue does.
+    public func upcoming(limit: Int) -> [Track] {
+        guard !queue.isEmpty, limit > 0 else { return [] }
+        let start = index + 1
+        let count = repeatMode == .off ? max(0, queue.count - start) : queue.count - (interlude == nil ? 1 : 0)
+        return (0..<min(limit, count)).map { queue[(start + $0) % queue.count] }
+    }
+
+    /// Puts back the votes saved with the station (a restart).
+    public mutating func restoreVotes(_ saved: VoteBook) {
+        guard saved.trackID == nowPlaying?.id else { return }
+        votes = saved
     }
 
     // MARK: Listeners and votes

@@ -10,7 +10,7 @@ public struct Tally: Hashable, Sendable, Codable {
 }
 
 /// The votes on the current track: one per voter key, changeable, reset when the track changes.
-public struct VoteBook: Sendable {
+public struct VoteBook: Sendable, Equatable, Codable {
     public private(set) var trackID: String?
     private var votes: [PublicKey: VoteChoice] = [:]
 

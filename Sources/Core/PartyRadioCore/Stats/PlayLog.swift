@@ -6,6 +6,7 @@ public struct PlayLog: Sendable {
         var track: Track
         var startedAt: DJTime
         var listeners: Int
+        var requestedBy: String?
     }
 
     private var open: Open?
@@ -18,10 +19,11 @@ public struct PlayLog: Sendable {
     /// A track started (or started again): closes the open play, if any, as `ending` with its final
     /// `tally`, and opens one for `track`. Returns the closed play.
     public mutating func started(
-        _ track: Track, at now: DJTime, listeners: Int, previousEnding ending: PlayRecord.Ending, tally: Tally
+        _ track: Track, at now: DJTime, listeners: Int, previousEnding ending: PlayRecord.Ending, tally: Tally,
+        requestedBy: String? = nil
     ) -> PlayRecord? {
         let closed = close(ending, tally: tally)
-        open = Open(track: track, startedAt: now, listeners: listeners)
+        open = Open(track: track, startedAt: now, listeners: listeners, requestedBy: requestedBy)
         return closed
     }
 
@@ -31,6 +33,7 @@ public struct PlayLog: Sendable {
         open = nil
         return PlayRecord(
             trackID: play.track.id, title: play.track.title, artist: play.track.artist, startedAt: play.startedAt,
-            listenersAtStart: play.listeners, up: tally.up, down: tally.down, ending: ending)
+            listenersAtStart: play.listeners, up: tally.up, down: tally.down, ending: ending,
+            requestedBy: play.requestedBy)
     }
 }

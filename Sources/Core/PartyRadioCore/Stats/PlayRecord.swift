@@ -27,11 +27,14 @@ public struct PlayRecord: Hashable, Sendable {
     public var up: UInt32
     public var down: UInt32
     public var ending: Ending
+    /// The guest whose request it was (their name), nil for the DJ's own queue.
+    public var requestedBy: String?
 
     public init(
         trackID: String, title: String, artist: String, startedAt: DJTime, listenersAtStart: Int, up: UInt32,
-        down: UInt32, ending: Ending
+        down: UInt32, ending: Ending, requestedBy: String? = nil
     ) {
+        self.requestedBy = requestedBy
         self.trackID = trackID
         self.title = title
         self.artist = artist

@@ -15,6 +15,11 @@ public enum Message: Equatable, Sendable {
     case chatSend(ChatSend)
     case chatAck(ChatAck)
     case chatLine(ChatLine)
+    case requestSend(RequestSend)
+    case requestAck(RequestAck)
+    case requestVote(RequestVote)
+    case requestVoteAck(RequestVoteAck)
+    case queueList(QueueList)
 
     public var body: any WireMessage {
         switch self {
@@ -33,6 +38,11 @@ public enum Message: Equatable, Sendable {
         case .chatSend(let m): m
         case .chatAck(let m): m
         case .chatLine(let m): m
+        case .requestSend(let m): m
+        case .requestAck(let m): m
+        case .requestVote(let m): m
+        case .requestVoteAck(let m): m
+        case .queueList(let m): m
         }
     }
 
@@ -55,6 +65,11 @@ public enum Message: Equatable, Sendable {
         case .chatSend: .chatSend(try ChatSend(from: &reader))
         case .chatAck: .chatAck(try ChatAck(from: &reader))
         case .chatLine: .chatLine(try ChatLine(from: &reader))
+        case .requestSend: .requestSend(try RequestSend(from: &reader))
+        case .requestAck: .requestAck(try RequestAck(from: &reader))
+        case .requestVote: .requestVote(try RequestVote(from: &reader))
+        case .requestVoteAck: .requestVoteAck(try RequestVoteAck(from: &reader))
+        case .queueList: .queueList(try QueueList(from: &reader))
         }
     }
 }

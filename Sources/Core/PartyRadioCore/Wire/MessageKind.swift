@@ -15,12 +15,19 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case chatSend = 13
     case chatAck = 14
     case chatLine = 15
+    case requestSend = 16
+    case requestAck = 17
+    case requestVote = 18
+    case requestVoteAck = 19
+    case queueList = 20
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
-        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine: true
-        case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend: false
+        case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
+            .requestVoteAck, .queueList:
+            true
+        case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote: false
         }
     }
 }

@@ -138,6 +138,8 @@ final class NodeRuntime<Machine: NodeMachine> {
             Log.debug(topic, message)
         case .record(let play):
             stats?.record(play)
+        case .save:
+            break  // persistence lands in the next step
         }
     }
 
@@ -164,12 +166,24 @@ final class NodeRuntime<Machine: NodeMachine> {
 
     /// Runs a catalog request as a task; its answer comes back through the inbox.
     private func ask(_ request: CatalogRequest) {
+        let inbox = self.inbox
         guard let catalog else {
+            if case .requestedTrack(_, let ticket) = request {
+                return inbox.push(
+                    .catalog(.requestedTrack(nil, failure: "The catalog is not available to this DJ.", for: ticket)))
+            }
             return reporter.report(.warning("The catalog is not available to this DJ."))
         }
-        let inbox = self.inbox
         Task {
             switch request {
+            case .requestedTrack(let id, let ticket):
+                do {
+                    let track = try await catalog.lookup([id]).first { $0.id == id }
+                    inbox.push(.catalog(.requestedTrack(track, failure: nil, for: ticket)))
+                } catch {
+                    inbox.push(
+                        .catalog(.requestedTrack(nil, failure: "Looking up \(id) failed: \(error)", for: ticket)))
+                }
             case .search(let term):
                 do { inbox.push(.catalog(.results(term: term, tracks: try await catalog.search(term)))) } catch {
                     inbox.push(.catalog(.tracks([], failure: "The search for '\(term)' failed: \(error)")))

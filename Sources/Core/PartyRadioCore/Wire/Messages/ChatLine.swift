@@ -1,6 +1,6 @@
 /// A chat line the DJ delivered, to every listener (the group, twice against loss; listeners
 /// show each `(sender, messageID)` once).
-public struct ChatLine: WireMessage, Hashable {
+public struct ChatLine: WireMessage, Hashable, Codable {
     public static let kind = MessageKind.chatLine
 
     /// The sender's key fingerprint (16 hex digits): who said it, whatever name they gave.

@@ -1,0 +1,242 @@
+/// One guest's request waiting to play.
+public struct SongRequest: Hashable, Sendable, Codable {
+    /// The DJ's ID for it (`vote --request ID`); increasing, never reused by a station.
+    public var queueID: UInt32
+    public var track: Track
+    public var requester: PublicKey
+    /// The name the guest gave (cleaned).
+    public var requesterName: String
+    /// The votes on it, one per key; the requester's own is not implied.
+    public var votes: [PublicKey: VoteChoice]
+    /// False while it waits for the DJ's approval (`--requests approve`).
+    public var approved: Bool
+
+    public var tally: Tally {
+        votes.values.reduce(into: Tally()) { tally, choice in
+            switch choice {
+            case .up: tally.up += 1
+            case .down: tally.down += 1
+            case .clear: break
+            }
+        }
+    }
+
+    /// Up minus down: the order requests play in (ties: the older first).
+    public var score: Int { Int(tally.up) - Int(tally.down) }
+}
+
+/// The guests' requests: who asked for what, the votes on each, the order they play in, the
+/// per-guest limit and the DJ's mode. Pure state; the DJ's machine drives it.
+///
+/// Exactly once per sender: a sender's request IDs only go up; a retry of the last one gets the
+/// same answer again, an older one is refused as stale. Everything kept per sender is bounded.
+public struct RequestBook: Sendable, Equatable, Codable {
+    /// Requests waiting at most (for the whole station): a flood of fresh keys cannot grow it
+    /// without end.
+    public static let maxWaiting = 500
+    /// Senders remembered at most; the least recently heard is forgotten first.
+    public static let maxSenders = 4096
+    /// Played and dropped requests remembered, so a late vote gets a clear answer.
+    public static let maxFinished = 1000
+
+    public enum Finished: String, Sendable, Codable {
+        case played, dropped
+    }
+
+    public var mode: RequestMode
+    /// Waiting requests per guest at most.
+    public var maxPerGuest: Int
+    /// In the order they arrived; ``ordered`` is the order they play in.
+    public private(set) var waiting: [SongRequest] = []
+    public private(set) var nextQueueID: UInt32 = 1
+    private var finished: [UInt32: Finished] = [:]
+    private var senders: [PublicKey: SenderState] = [:]
+
+    private struct SenderState: Sendable, Equatable, Codable {
+        var lastID: UInt64
+        /// The answer to `lastID`, sent again to a retry; nil while the DJ still resolves it.
+        var answer: RequestAck?
+        var lastHeardNs: Int64
+    }
+
+    public init(mode: RequestMode = .open, maxPerGuest: Int = 3) {
+        self.mode = mode
+        self.maxPerGuest = max(1, maxPerGuest)
+    }
+
+    /// The order requests play in: approved before waiting for approval, then by score, then age.
+    public var ordered: [SongRequest] {
+        waiting.sorted { ($0.approved ? 0 : 1, -$0.score, $0.queueID) < ($1.approved ? 0 : 1, -$1.score, $1.queueID) }
+    }
+
+    /// The request that plays next, if any.
+    public var next: SongRequest? { ordered.first { $0.approved } }
+
+    /// 1-based place of a waiting request in ``ordered`` (0 when not waiting).
+    public func position(of queueID: UInt32) -> UInt16 {
+        guard let index = ordered.firstIndex(where: { $0.queueID == queueID }) else { return 0 }
+        return UInt16(clamping: index + 1)
+    }
+
+    public func count(from guest: PublicKey) -> Int { waiting.count { $0.requester == guest } }
+
+    /// What a request datagram starts: a fresh request the DJ must now resolve, a retry
+    /// (answered with the earlier answer, or nothing while it is still being resolved), or an
+    /// answer at once (stale, mode off, over the limit).
+    public enum Admission: Equatable, Sendable {
+        case resolve
+        case inProgress
+        case answer(RequestAck)
+    }
+
+    /// A request datagram from `guest` at DJ time `nowNs`: checks, before any lookup, everything
+    /// that needs no track.
+    public mutating func admit(_ send: RequestSend, from guest: PublicKey, nowNs: Int64) -> Admission {
+        if var sender = senders[guest] {
+            if send.requestID == sender.lastID {
+                sender.lastHeardNs = nowNs
+                senders[guest] = sender
+                return sender.answer.map { .answer($0) } ?? .inProgress
+            }
+            if send.requestID < sender.lastID { return .answer(RequestAck(requestID: send.requestID, status: .stale)) }
+        }
+        let refusal: RequestAck.Status? =
+            switch send.wanted {
+            case .catalogID(let id) where id.isEmpty || id.utf8.count > StateSnapshot.Limit.trackID: .rejected
+            case .library(let words) where words.trimmingWhitespace().isEmpty: .rejected
+            default:
+                mode == .off
+                    ? .requestsOff
+                    : count(from: guest) >= maxPerGuest || waiting.count >= Self.maxWaiting ? .overLimit : nil
+            }
+        if let refusal {
+            let ack = RequestAck(requestID: send.requestID, status: refusal, limit: UInt16(clamping: maxPerGuest))
+            remember(guest, SenderState(lastID: send.requestID, answer: ack, lastHeardNs: nowNs))
+            return .answer(ack)
+        }
+        remember(guest, SenderState(lastID: send.requestID, answer: nil, lastHeardNs: nowNs))
+        return .resolve
+    }
+
+    /// The track for `guest`'s request `requestID` was found (or not: `track` nil, `unavailable`
+    /// when the lookup failed rather than found nothing). Queues it and returns the answer; nil
+    /// when the guest has sent a newer request meanwhile (the answer would go nowhere).
+    public mutating func resolved(
+        requestID: UInt64, from guest: PublicKey, name: String, track: Track?, unavailable: Bool = false
+    ) -> RequestAck? {
+        guard var sender = senders[guest], sender.lastID == requestID, sender.answer == nil else { return nil }
+        let ack: RequestAck
+        if let track {
+            ack = queue(track, requestID: requestID, from: guest, name: name)
+        } else {
+            ack = RequestAck(requestID: requestID, status: unavailable ? .unavailable : .unknownTrack)
+        }
+        // A lookup that failed may be tried again with the same ID: it is not remembered as answered.
+        sender.answer = ack.status == .unavailable ? nil : ack
+        if ack.status == .unavailable { sender.lastID = requestID &- 1 }
+        senders[guest] = sender
+        return ack
+    }
+
+    private mutating func queue(_ track: Track, requestID: UInt64, from guest: PublicKey, name: String) -> RequestAck {
+        // Checked again: the mode or the guest's count may have changed while the track was looked up.
+        if mode == .off { return RequestAck(requestID: requestID, status: .requestsOff) }
+        if let index = waiting.firstIndex(where: { $0.track.id == track.id }) {
+            waiting[index].votes[guest] = .up
+            let request = waiting[index]
+            return RequestAck(
+                requestID: requestID, status: .alreadyQueued, queueID: request.queueID,
+                position: position(of: request.queueID), title: track.title, artist: track.artist)
+        }
+        guard count(from: guest) < maxPerGuest, waiting.count < Self.maxWaiting else {
+            return RequestAck(requestID: requestID, status: .overLimit, limit: UInt16(clamping: maxPerGuest))
+        }
+        let request = SongRequest(
+            queueID: nextQueueID, track: track, requester: guest, requesterName: name, votes: [:],
+            approved: mode == .open)
+        nextQueueID &+= 1
+        waiting.append(request)
+        return RequestAck(
+            requestID: requestID, status: request.approved ? .queued : .awaitingApproval, queueID: request.queueID,
+            position: position(of: request.queueID), title: track.title, artist: track.artist)
+    }
+
+    /// A guest's vote on a waiting request.
+    public mutating func vote(_ vote: RequestVote, from guest: PublicKey, sequence: UInt64) -> RequestVoteAck {
+        guard let index = waiting.firstIndex(where: { $0.queueID == vote.queueID }) else {
+            let status: RequestVoteAck.Status =
+                switch finished[vote.queueID] {
+                case .played: .played
+                case .dropped: .dropped
+                case nil: .unknown
+                }
+            return RequestVoteAck(voteSequence: sequence, queueID: vote.queueID, status: status)
+        }
+        waiting[index].votes[guest] = vote.choice == .clear ? nil : vote.choice
+        let request = waiting[index]
+        return RequestVoteAck(
+            voteSequence: sequence, queueID: vote.queueID, status: .counted, choice: request.votes[guest] ?? .clear,
+            tally: request.tally, position: position(of: vote.queueID))
+    }
+
+    /// The request starts playing: it leaves the queue.
+    @discardableResult
+    public mutating func played(_ queueID: UInt32) -> SongRequest? { finish(queueID, as: .played) }
+
+    /// The DJ drops a request.
+    @discardableResult
+    public mutating func drop(_ queueID: UInt32) -> SongRequest? { finish(queueID, as: .dropped) }
+
+    /// The DJ approves a request: it may play now.
+    public mutating func approve(_ queueID: UInt32) -> Bool {
+        guard let index = waiting.firstIndex(where: { $0.queueID == queueID }), !waiting[index].approved else {
+            return false
+        }
+        waiting[index].approved = true
+        return true
+    }
+
+    /// The DJ mutes a guest: their waiting requests go.
+    public mutating func dropAll(from guest: PublicKey) -> [SongRequest] {
+        let theirs = waiting.filter { $0.requester == guest }
+        for request in theirs { finish(request.queueID, as: .dropped) }
+        return theirs
+    }
+
+    @discardableResult
+    private mutating func finish(_ queueID: UInt32, as outcome: Finished) -> SongRequest? {
+        guard let index = waiting.firstIndex(where: { $0.queueID == queueID }) else { return nil }
+        let request = waiting.remove(at: index)
+        if finished.count >= Self.maxFinished, let oldest = finished.keys.min() { finished.removeValue(forKey: oldest) }
+        finished[queueID] = outcome
+        return request
+    }
+
+    /// A request ID the DJ knows as finished, for a clear answer.
+    public func outcome(of queueID: UInt32) -> Finished? { finished[queueID] }
+
+    private mutating func remember(_ guest: PublicKey, _ state: SenderState) {
+        if senders[guest] == nil, senders.count >= Self.maxSenders,
+            let oldest = senders.min(by: { $0.value.lastHeardNs < $1.value.lastHeardNs })
+        {
+            senders.removeValue(forKey: oldest.key)
+        }
+        senders[guest] = state
+    }
+
+    /// The list the wire carries: requests in play order, then `upcoming` tracks of the DJ's queue.
+    public func list(upcoming: [Track]) -> QueueList {
+        let requests = ordered.map { request in
+            QueueList.Entry(
+                queueID: request.queueID, trackID: request.track.id, title: request.track.title,
+                artist: request.track.artist, requester: request.requesterName, tally: request.tally,
+                awaitingApproval: !request.approved)
+        }
+        let own = upcoming.map { track in
+            QueueList.Entry(
+                queueID: 0, trackID: track.id, title: track.title, artist: track.artist, requester: "", tally: Tally(),
+                awaitingApproval: false)
+        }
+        return QueueList(mode: mode, total: UInt32(waiting.count), entries: requests + own)
+    }
+}

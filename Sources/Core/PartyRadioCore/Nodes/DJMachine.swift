@@ -166,7 +166,8 @@ public struct DJMachine: NodeMachine {
             return out
         }
         if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
-        if started && (unsaved || (engine.nowPlaying != nil && now - lastSaveAt >= Self.saveIntervalNs)) {
+        let playing = engine.nowPlaying != nil && !engine.isPaused
+        if started && (unsaved || (playing && now - lastSaveAt >= Self.saveIntervalNs)) {
             // First: what the effects acknowledge is stored before they go out.
             out.insert(.save(saved(at: now)), at: 0)
             unsaved = false
@@ -576,6 +577,7 @@ public struct DJMachine: NodeMachine {
             let known =
                 engine.roster.entries.map { (name: $0.value.name, fingerprint: $0.key.fingerprint) }
                 + chat.lines.map { (name: $0.name, fingerprint: $0.sender) }
+                + requests.waiting.map { (name: $0.requesterName, fingerprint: $0.requester.fingerprint) }
             let matches = Set(
                 known.filter { $0.name == who || $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
             guard matches.count == 1, let fingerprint = matches.first else {
@@ -583,8 +585,19 @@ public struct DJMachine: NodeMachine {
                 return out.append(
                     .report(.warning("\(problem) '\(who)'; use the name or key fingerprint the list shows.")))
             }
-            if verb == "mute" { chat.mute(fingerprint: fingerprint) } else { chat.unmute(fingerprint: fingerprint) }
-            out.append(.report(.notice("\(verb == "mute" ? "Muted" : "Unmuted") '\(who)' in the chat.")))
+            guard verb == "mute" else {
+                chat.unmute(fingerprint: fingerprint)
+                return out.append(.report(.notice("Unmuted '\(who)': chat and requests are open to them again.")))
+            }
+            chat.mute(fingerprint: fingerprint)
+            // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
+            let dropped = requests.dropAll(fingerprint: fingerprint)
+            out.append(
+                .report(
+                    .notice(
+                        "Muted '\(who)': no chat or requests from them"
+                            + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
+            if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
         case "approve", "drop":
             decide(verb, words.count == 2 ? words[1] : nil, into: &out)
         case "quit", "q", "exit":

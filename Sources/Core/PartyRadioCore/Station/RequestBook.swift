@@ -197,8 +197,8 @@ public struct RequestBook: Sendable, Equatable, Codable {
     }
 
     /// The DJ mutes a guest: their waiting requests go.
-    public mutating func dropAll(from guest: PublicKey) -> [SongRequest] {
-        let theirs = waiting.filter { $0.requester == guest }
+    public mutating func dropAll(fingerprint: String) -> [SongRequest] {
+        let theirs = waiting.filter { $0.requester.fingerprint == fingerprint }
         for request in theirs { finish(request.queueID, as: .dropped) }
         return theirs
     }

@@ -66,6 +66,10 @@ extension Command {
             case .empty: throw UsageError("The station name is empty; give 1 to 60 characters.", command: "dj")
             case .tooLong(let count):
                 throw UsageError("The station name has \(count) characters; use at most 60.", command: "dj")
+            case .tooManyBytes(let bytes, let limit):
+                throw UsageError(
+                    "The station name takes \(bytes) bytes of UTF-8; DNS-SD allows \(limit) "
+                        + "(accented letters take 2 bytes, emoji 4): shorten it.", command: "dj")
             case .controlCharacters:
                 throw UsageError("The station name contains control characters; use plain text.", command: "dj")
             }

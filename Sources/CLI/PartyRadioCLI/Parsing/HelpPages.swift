@@ -56,7 +56,7 @@ enum HelpPages {
         usage: "partyradio dj --name <name> [--library <dir> ...] [--search <term> [--pick <n>]] [--add <id> ...] "
             + "[options]",
         options: [
-            ("-n, --name <name>", "The station's name: 1 to 60 characters (required)."),
+            ("-n, --name <name>", "The station's name: 1 to 60 characters, at most 63 bytes of UTF-8 (required)."),
             (
                 "-l, --library <dir>",
                 "Queue the music in this folder; repeat for more. Default: a generated demo library."

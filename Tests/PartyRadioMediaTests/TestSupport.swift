@@ -151,5 +151,5 @@ final class IdleConnections {
         return closed
     }
 
-    deinit { descriptors.forEach { close($0) } }
+    deinit { for fd in descriptors { close(fd) } }
 }

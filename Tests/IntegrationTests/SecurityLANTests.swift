@@ -33,6 +33,38 @@ struct SecurityLANTests {
             print(response.status, len(body), round(time.monotonic() - start, 3))
         """
 
+    @Test("Fresh keys from one machine are one vote: the second key is refused, unless the DJ allows more")
+    func freshKeysDoNotStuffVotes() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Fair")
+        // Five `vote up` runs on host 2, each with a fresh key (its own state directory).
+        var exits: [Int32] = []
+        for stuffer in 1...5 {
+            let result = try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "stuffer\(stuffer)")
+            exits.append(result.exit)
+            if stuffer > 1 { #expect(result.stderr.contains("another guest on this machine's address")) }
+        }
+        #expect(exits == [0, 1, 1, 1, 1])
+        // Another machine still votes; the first key may change its vote.
+        #expect(try lan.partyradio(host: 3, ["vote", "up"], role: "other").exit == 0)
+        let changed = try lan.partyradio(host: 2, ["vote", "down", "--json"], role: "stuffer1")
+        #expect((parseJSON(changed.stdout) as? [String: Any])?["down"] as? Int == 1)
+        let counted = dj.events.filter { $0.name == "vote_counted" }
+        #expect(counted.last?.int("up") == 1 && counted.last?.int("down") == 1)
+
+        // A shared machine: the DJ counts three voters per address.
+        dj.send("quit")
+        _ = dj.wait(timeout: .seconds(5))
+        let shared = try lan.startDJ(host: 1, name: "Shared", role: "dj2", extra: ["--voters-per-address", "3"])
+        let results = try (1...4).map { try lan.partyradio(host: 2, ["vote", "up"], role: "shared\($0)").exit }
+        #expect(results == [0, 0, 0, 1])
+        #expect(shared.events.filter { $0.name == "vote_counted" }.last?.int("up") == 3)
+    }
+
     @Test("500 idle connections from one guest do not stop a listener's media fetch")
     func idleConnectionsDoNotStarveMedia() throws {
         let lan = try Testbed(hosts: 3)

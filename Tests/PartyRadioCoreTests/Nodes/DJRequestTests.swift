@@ -238,3 +238,25 @@ import Testing
         #expect(paused.filter { if case .save = $0 { true } else { false } }.isEmpty)
     }
 }
+
+extension DJRequestTests {
+    @Test func theDJCountsOneVoterPerAddressUnlessToldOtherwise() {
+        var dj = started()
+        var first = Peer("10.0.0.8", key: 8)
+        var fresh = Peer("10.0.0.8", key: 9)
+        _ = dj.handle(first.send(.vote(Vote(trackID: "t0", choice: .up)), station: id), at: at(ms: 100))
+        let out = dj.handle(fresh.send(.vote(Vote(trackID: "t0", choice: .up)), station: id), at: at(ms: 200))
+        let statuses: [VoteAck.Status] = out.sent.compactMap {
+            if case .voteAck(let ack) = $0.message { ack.status } else { nil }
+        }
+        #expect(statuses == [.addressLimit] && dj.engine.votes.tally == Tally(up: 1))
+
+        var configuration = Fixture.djConfiguration()
+        configuration.votersPerAddress = 2
+        var shared = DJMachine(configuration: configuration, verifier: ChecksumVerifier(), now: t0)
+        _ = shared.handle(.start, at: t0)
+        _ = shared.handle(first.send(.vote(Vote(trackID: "t0", choice: .up)), station: id), at: at(ms: 100))
+        _ = shared.handle(fresh.send(.vote(Vote(trackID: "t0", choice: .up)), station: id), at: at(ms: 200))
+        #expect(shared.engine.votes.tally == Tally(up: 2))
+    }
+}

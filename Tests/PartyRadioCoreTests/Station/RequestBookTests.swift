@@ -17,12 +17,14 @@ import Testing
         RequestSend(requestID: id, name: "guest", wanted: wanted)
     }
 
-    /// Admits and resolves one request; returns the answer.
+    /// Admits and resolves one request (each guest on its own machine); returns the answer.
     func request(_ book: inout RequestBook, _ id: UInt64, from guest: PublicKey, track n: Int) -> RequestAck? {
-        switch book.admit(send(id, .catalogID("c\(n)")), from: guest, nowNs: Int64(id)) {
+        let address = guest.fingerprint
+        switch book.admit(send(id, .catalogID("c\(n)")), from: guest, address: address, nowNs: Int64(id)) {
         case .answer(let ack): return ack
         case .inProgress: return nil
-        case .resolve: return book.resolved(requestID: id, from: guest, name: "guest", track: Self.track(n))
+        case .resolve:
+            return book.resolved(requestID: id, from: guest, address: address, name: "guest", track: Self.track(n))
         }
     }
 
@@ -179,5 +181,69 @@ import Testing
             return
         }
         #expect(ack.queueID == 2)
+    }
+}
+
+/// One guest, one vote: voter keys are counted per source address.
+@Suite struct OneGuestOneVoteTests {
+    @Test func aSecondKeyFromOneAddressIsNotCountedOnATrack() {
+        var book = VoteBook(trackID: "t")
+        let (a, b, c) = (testKey(1), testKey(2), testKey(3))
+        #expect(book.apply(voter: a, trackID: "t", choice: .up, from: "10.0.0.8", votersPerAddress: 1) == .counted)
+        #expect(book.apply(voter: b, trackID: "t", choice: .up, from: "10.0.0.8", votersPerAddress: 1) == .addressLimit)
+        #expect(book.apply(voter: c, trackID: "t", choice: .up, from: "10.0.0.9", votersPerAddress: 1) == .counted)
+        // The counted key may change its vote; clearing it frees the address for another key.
+        #expect(book.apply(voter: a, trackID: "t", choice: .down, from: "10.0.0.8", votersPerAddress: 1) == .counted)
+        #expect(book.tally == Tally(up: 1, down: 1))
+        #expect(book.apply(voter: a, trackID: "t", choice: .clear, from: "10.0.0.8", votersPerAddress: 1) == .counted)
+        #expect(book.apply(voter: b, trackID: "t", choice: .up, from: "10.0.0.8", votersPerAddress: 1) == .counted)
+        // A new track: every address starts again.
+        book.reset(trackID: "u")
+        #expect(book.apply(voter: a, trackID: "u", choice: .up, from: "10.0.0.8", votersPerAddress: 1) == .counted)
+        // 5,000 fresh keys from one address: one counted.
+        var stuffed = VoteBook(trackID: "t")
+        var counted = 0
+        for n in 0..<5000 {
+            let key = PublicKey(bytes: withUnsafeBytes(of: UInt64(n)) { Array($0) } + [UInt8](repeating: 7, count: 24))!
+            if stuffed.apply(voter: key, trackID: "t", choice: .up, from: "10.0.0.66", votersPerAddress: 1) == .counted
+            {
+                counted += 1
+            }
+        }
+        #expect(counted == 1 && stuffed.tally == Tally(up: 1))
+    }
+
+    @Test func requestsAndTheirVotesCountAddressesToo() {
+        var book = RequestBook(maxPerGuest: 2, votersPerAddress: 1)
+        func request(_ id: UInt64, _ guest: PublicKey, _ address: String, track n: Int) -> RequestAck.Status? {
+            guard
+                case .resolve = book.admit(
+                    RequestSend(requestID: id, name: "g", wanted: .catalogID("c\(n)")), from: guest, address: address,
+                    nowNs: 0)
+            else { return nil }
+            return book.resolved(
+                requestID: id, from: guest, address: address, name: "g", track: RequestBookTests.track(n))?.status
+        }
+        let (a, b, c) = (testKey(1), testKey(2), testKey(3))
+        #expect(request(1, a, "10.0.0.8", track: 1) == .queued)
+        #expect(request(2, a, "10.0.0.8", track: 2) == .queued)
+        // A fresh key on the same machine cannot add past the address's share.
+        guard
+            case .answer(let ack) = book.admit(
+                RequestSend(requestID: 1, name: "g", wanted: .catalogID("c3")), from: b, address: "10.0.0.8", nowNs: 0)
+        else {
+            Issue.record("admitted past the address limit")
+            return
+        }
+        #expect(ack.status == .addressLimit)
+        #expect(request(1, c, "10.0.0.9", track: 3) == .queued)
+        // Votes on a request: one per address.
+        #expect(
+            book.vote(RequestVote(queueID: 3, choice: .up), from: a, address: "10.0.0.8", sequence: 1).status
+                == .counted)
+        #expect(
+            book.vote(RequestVote(queueID: 3, choice: .up), from: b, address: "10.0.0.8", sequence: 2).status
+                == .addressLimit)
+        #expect(book.waiting.first { $0.queueID == 3 }?.tally == Tally(up: 1))
     }
 }

@@ -69,6 +69,10 @@ enum HelpPages {
             ("--json-events", "Print one JSON object per line instead of the live view."),
             ("--port <port>", "UDP port for listeners (default: any free port)."),
             ("--crowd-skip <percent>", "Skip a track once this share of the room votes it down (default: 50; 0: off)."),
+            (
+                "--voters-per-address <n>",
+                "Voters counted per machine address (default: 1, one guest one vote; raise it for shared machines)."
+            ),
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
         discussion: """
             CONTROLS:

@@ -21,6 +21,8 @@ public struct DJMachine: NodeMachine {
         /// How requests are taken (`--requests`), and how many one guest may have waiting.
         public var requestMode: RequestMode
         public var maxRequestsPerGuest: Int
+        /// One guest, one vote: voter keys counted per source address (`--voters-per-address`).
+        public var votersPerAddress: Int
         /// The station as it was saved (a restart): its queue, position, requests, votes and chat
         /// replace `queue`, and the settings above apply from now on.
         public var saved: SavedStation?
@@ -28,8 +30,9 @@ public struct DJMachine: NodeMachine {
         public init(
             name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
             address: String, playsAudio: Bool, crowdSkipPercent: Int = 50, requestMode: RequestMode = .open,
-            maxRequestsPerGuest: Int = 3, saved: SavedStation? = nil
+            maxRequestsPerGuest: Int = 3, votersPerAddress: Int = 1, saved: SavedStation? = nil
         ) {
+            self.votersPerAddress = max(1, votersPerAddress)
             self.crowdSkipPercent = min(100, max(0, crowdSkipPercent))
             self.requestMode = requestMode
             self.maxRequestsPerGuest = max(1, maxRequestsPerGuest)
@@ -88,7 +91,9 @@ public struct DJMachine: NodeMachine {
     public init(configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime) {
         self.configuration = configuration
         let dj = DJTime(onTheDJ: now)
-        requests = RequestBook(mode: configuration.requestMode, maxPerGuest: configuration.maxRequestsPerGuest)
+        requests = RequestBook(
+            mode: configuration.requestMode, maxPerGuest: configuration.maxRequestsPerGuest,
+            votersPerAddress: configuration.votersPerAddress)
         if let saved = configuration.saved {
             engine = StationEngine(
                 name: configuration.name, queue: saved.queue, now: dj, startIndex: saved.index,
@@ -100,6 +105,7 @@ public struct DJMachine: NodeMachine {
             requests = saved.requests
             requests.mode = configuration.requestMode
             requests.maxPerGuest = configuration.maxRequestsPerGuest
+            requests.votersPerAddress = configuration.votersPerAddress
         } else {
             engine = StationEngine(name: configuration.name, queue: configuration.queue, now: dj)
         }
@@ -282,7 +288,9 @@ public struct DJMachine: NodeMachine {
         case .vote(let vote):
             unsaved = true
             let before = engine.votes.tally
-            let ack = engine.vote(from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence)
+            let ack = engine.vote(
+                from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence,
+                address: inbound.from.host, votersPerAddress: configuration.votersPerAddress)
             out.append(send(.voteAck(ack), to: inbound.from))
             if ack.status == .counted && ack.tally != before {
                 out.append(
@@ -296,7 +304,7 @@ public struct DJMachine: NodeMachine {
             request(send, inbound: inbound, now: now, into: &out)
         case .requestVote(let vote):
             unsaved = true
-            let ack = requests.vote(vote, from: sender, sequence: inbound.sequence)
+            let ack = requests.vote(vote, from: sender, address: inbound.from.host, sequence: inbound.sequence)
             out.append(self.send(.requestVoteAck(ack), to: inbound.from))
             if ack.status == .counted { sendUpNext(report: true, into: &out) }
         case .chatSend(let send):
@@ -333,7 +341,7 @@ public struct DJMachine: NodeMachine {
             return answer(
                 RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.from, into: &out)
         }
-        switch requests.admit(send, from: guest, nowNs: DJTime(onTheDJ: now).ns) {
+        switch requests.admit(send, from: guest, address: inbound.from.host, nowNs: DJTime(onTheDJ: now).ns) {
         case .inProgress:
             break
         case .answer(let ack):
@@ -376,8 +384,8 @@ public struct DJMachine: NodeMachine {
     ) {
         guard
             let ack = requests.resolved(
-                requestID: ticket.requestID, from: ticket.guest, name: ticket.name, track: track,
-                unavailable: unavailable)
+                requestID: ticket.requestID, from: ticket.guest, address: ticket.replyTo.host, name: ticket.name,
+                track: track, unavailable: unavailable)
         else { return }
         answer(ack, guest: ticket.name, to: ticket.replyTo, into: &out)
         guard ack.status.isQueued else { return }

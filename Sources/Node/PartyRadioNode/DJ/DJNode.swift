@@ -16,12 +16,15 @@ public struct DJConfiguration: Sendable {
     public var catalog: (any TrackCatalog)?
     /// `--crowd-skip`: the share of the room (percent) whose down votes skip a track; 0: off.
     public var crowdSkipPercent: Int
+    /// `--voters-per-address`: voter keys counted per source address.
+    public var votersPerAddress: Int
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
-        crowdSkipPercent: Int = 50
+        crowdSkipPercent: Int = 50, votersPerAddress: Int = 1
     ) {
+        self.votersPerAddress = votersPerAddress
         self.crowdSkipPercent = crowdSkipPercent
         self.catalog = catalog
         self.name = name
@@ -67,7 +70,8 @@ public final class DJNode {
                 name: configuration.name.value, advert: advert,
                 queue: (library?.tracks ?? []) + configuration.extraTracks,
                 port: port, interfaceName: interface.name, address: interface.address.host,
-                playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent),
+                playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent,
+                votersPerAddress: configuration.votersPerAddress),
             verifier: SodiumVerifier(), now: settings.clock.now())
         let stats = try StatsRecorder(settings: settings, station: configuration.name.value)
         runtime = try NodeRuntime(

@@ -33,6 +33,51 @@ struct SecurityLANTests {
             print(response.status, len(body), round(time.monotonic() - start, 3))
         """
 
+    @Test("An advert with a real station's ID but another key is refused: listings and listeners keep the real one")
+    func impostorAdvertIsRefused() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        // The DJ's key (and so its ID) exists before the impostor shows up.
+        let first = try lan.startDJ(host: 1, name: "Rooftop")
+        let started = try first.waitForEvent("started") { $0.name == "station_started" }
+        let id = try #require(started.string("id"))
+        let group = try #require(started.string("group"))
+        first.send("quit")
+        _ = first.wait(timeout: .seconds(5))
+
+        // The impostor: the real ID and group, the attacker's key, on another host, published first.
+        let fakeKey = Data((0..<32).map { UInt8($0 * 7 + 1) }).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let impostor = try lan.spawn(
+            host: 3,
+            [
+                "avahi-publish", "-s", "Rooftop 2", "_partyradio._udp", "4999", "v=1", "id=\(id)", "grp=\(group)",
+                "pk=\(fakeKey)",
+            ])
+        defer { impostor.kill() }
+        Thread.sleep(forTimeInterval: 1.5)
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+        let djIP = try lan.ip(host: 1)
+
+        let listing = try lan.partyradio(host: 2, ["stations", "--json", "-v"], role: "observer")
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]], "\(listing.stderr)")
+        #expect(stations.count == 1)
+        #expect(stations.first?["id"] as? String == id && stations.first?["address"] as? String == djIP)
+        #expect(listing.stderr.contains("refused 'Rooftop 2'"), "\(listing.stderr.suffix(2000))")
+
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        let tuned = try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        #expect((tuned["station"] as? [String: Any])?["address"] as? String == djIP)
+        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" }
+        listener.kill(signal: SIGINT)
+    }
+
     @Test("Fresh keys from one machine are one vote: the second key is refused, unless the DJ allows more")
     func freshKeysDoNotStuffVotes() throws {
         let lan = try Testbed(hosts: 3)

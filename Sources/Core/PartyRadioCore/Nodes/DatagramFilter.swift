@@ -2,6 +2,13 @@
 /// libsodium's check, the simulator a stand-in.
 public protocol DatagramVerifier: Sendable {
     func verify(_ datagram: Datagram) -> Bool
+    /// The station ID a key owns (the ID is derived from the key); nil when this verifier cannot
+    /// derive it (tests with made-up IDs), so adverts are not checked against it.
+    func stationID(for key: PublicKey) -> StationID?
+}
+
+extension DatagramVerifier {
+    public func stationID(for key: PublicKey) -> StationID? { nil }
 }
 
 /// Who a node accepts datagrams from.

@@ -34,5 +34,15 @@ public struct DropCounters: Sendable, Equatable {
     public private(set) var counts: [String: Int] = [:]
     public init() {}
     public mutating func record(_ error: WireError) { counts[error.counterName, default: 0] += 1 }
+    /// A drop that is not a datagram's: e.g. `impostor_advert`, a DNS-SD advert whose ID is not
+    /// its key's.
+    public mutating func record(reason: String) { counts[reason, default: 0] += 1 }
     public var total: Int { counts.values.reduce(0, +) }
+
+    /// Both counts added up, by reason.
+    public func merged(with other: DropCounters) -> DropCounters {
+        var sum = self
+        sum.counts.merge(other.counts, uniquingKeysWith: +)
+        return sum
+    }
 }

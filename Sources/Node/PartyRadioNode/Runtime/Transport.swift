@@ -6,6 +6,7 @@ import PartyRadioSecurity
 public struct SodiumVerifier: DatagramVerifier {
     public init() {}
     public func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
+    public func stationID(for key: PublicKey) -> StationID? { Sodium.stationID(for: key) }
 }
 
 /// The wire edge of a node: encodes, signs and sends what its machine asks; drains its sockets.

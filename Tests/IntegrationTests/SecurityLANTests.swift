@@ -78,6 +78,38 @@ struct SecurityLANTests {
         listener.kill(signal: SIGINT)
     }
 
+    @Test("Processes sharing one key (one state directory) are never taken for each other's replays")
+    func oneKeyManyProcesses() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Shared key")
+        let state = lan.stateDir("guest")
+        // Two listeners and, beside them, four votes and a chat line at once, all with one state directory.
+        let listeners = try (1...2).map { _ in
+            try lan.spawn(
+                host: 2, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", state])
+        }
+        for listener in listeners { try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" } }
+        let oneShots = try (1...4).map { n in
+            try lan.spawn(
+                host: 2,
+                [
+                    Testbed.partyradioBinary, n % 2 == 0 ? "vote" : "chat", n % 2 == 0 ? "up" : "hello \(n)",
+                    "--state-dir", state,
+                ])
+        }
+        #expect(oneShots.map { $0.wait(timeout: .seconds(20)) } == [0, 0, 0, 0])
+        Thread.sleep(forTimeInterval: 2)  // heartbeats from both listeners
+        for listener in listeners { listener.kill(signal: SIGINT) }
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+        let drops = dj.events.last { $0.name == "station_stopped" }?["dropped"] as? [String: Int] ?? [:]
+        #expect(drops["replayed"] == nil, "\(drops)")
+    }
+
     @Test("Fresh keys from one machine are one vote: the second key is refused, unless the DJ allows more")
     func freshKeysDoNotStuffVotes() throws {
         let lan = try Testbed(hosts: 3)

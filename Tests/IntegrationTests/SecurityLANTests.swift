@@ -78,6 +78,52 @@ struct SecurityLANTests {
         listener.kill(signal: SIGINT)
     }
 
+    @Test("A flood of forged votes that would each cost a signature check does not silence the station")
+    func forgedFloodDoesNotSilence() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Sturdy")
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        let listener = try lan.spawn(
+            host: 3,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        let mark = listener.events.count
+
+        let flood = Testbed.repoRoot.appendingPathComponent("scripts/forged-flood.py").path
+        let flooder = try lan.spawn(
+            host: 2,
+            [
+                "python3", flood, try #require(started.string("address")), String(try #require(started.int("port"))),
+                try #require(started.string("id")), "20000", "6",
+            ])
+        // A real guest on another machine votes in the middle of it.
+        Thread.sleep(forTimeInterval: 2)
+        let vote = try lan.partyradio(host: 3, ["vote", "up", "--json"], role: "voter")
+        #expect(vote.exit == 0, "\(vote.stderr)")
+        #expect(flooder.wait(timeout: .seconds(20)) == 0)
+        print("forged flood: \(flooder.text(.stdout))")
+        // `stations` still lists it right after.
+        let listing = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
+        #expect((parseJSON(listing.stdout) as? [[String: Any]])?.count == 1)
+
+        let during = Array(listener.events[mark...])
+        #expect(!during.contains { $0.name == "station_silent" }, "the listener heard silence during the flood")
+        // Snapshots kept coming: no gap longer than a second between the listener's state updates.
+        let times = during.filter { $0.name == "progress" || $0.name == "state" }.map(\.timeNs)
+        let gap = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .max
+        #expect(gap < 1_000_000_000, "longest gap between updates: \(gap / 1_000_000) ms")
+        listener.kill(signal: SIGINT)
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+        let drops = dj.events.last { $0.name == "station_stopped" }?["dropped"] as? [String: Int] ?? [:]
+        #expect(drops["rate_limited", default: 0] > 50_000, "\(drops)")
+        #expect(drops["bad_signature", default: 0] < 2_000, "\(drops)")
+    }
+
     @Test("Processes sharing one key (one state directory) are never taken for each other's replays")
     func oneKeyManyProcesses() throws {
         let lan = try Testbed(hosts: 2)

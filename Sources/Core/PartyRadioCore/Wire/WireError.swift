@@ -11,6 +11,10 @@ public enum WireError: Error, Equatable, Sendable {
     case wrongStation
     case replayed
     case unexpectedSender
+    /// Its source address sent more than its share of datagrams to verify.
+    case rateLimited
+    /// More datagrams to verify than the node's budget, from a sender it does not know.
+    case overBudget
 
     /// A short stable name, used as the counter key in `--json-events` output.
     public var counterName: String {
@@ -25,6 +29,8 @@ public enum WireError: Error, Equatable, Sendable {
         case .wrongStation: "wrong_station"
         case .replayed: "replayed"
         case .unexpectedSender: "unexpected_sender"
+        case .rateLimited: "rate_limited"
+        case .overBudget: "over_budget"
         }
     }
 }

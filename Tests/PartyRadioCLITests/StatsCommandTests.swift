@@ -36,7 +36,7 @@ import Testing
     @Test func theLatestNightByDefaultEveryNightWithAll() async throws {
         let stateDir = makeTemporaryDirectory()
         do {
-            let store = try StatsStore(directory: URL(fileURLWithPath: stateDir))
+            let store = try DJStore(directory: URL(fileURLWithPath: stateDir))
             let first = try store.beginSession(station: "Old", at: DJTime(ns: 1_600_000_000_000_000_000))
             try store.record(record("o", "Old song", up: 1, down: 0, .played), session: first)
             let night = try store.beginSession(station: "Roof\u{1B}[2Jtop", at: DJTime(ns: 1_700_000_000_000_000_000))

@@ -55,7 +55,7 @@ enum NodeCommands {
                 configuration: DJConfiguration(
                     name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
                     playback: playbackOptions(options.playback), catalog: source,
-                    crowdSkipPercent: options.crowdSkipPercent),
+                    crowdSkipPercent: options.crowdSkipPercent, fresh: options.fresh),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }

@@ -6,7 +6,7 @@ import PartyRadioStorage
 /// names come from files and the catalog: the text drops their control characters.
 enum StatsReport {
     /// One block per night: a heading, the table of tracks, and the best and the worst track.
-    static func text(_ nights: [StatsStore.Night]) -> String {
+    static func text(_ nights: [DJStore.Night]) -> String {
         var out = ""
         for (number, night) in nights.enumerated() {
             if number > 0 { out += "\n" }
@@ -56,7 +56,7 @@ enum StatsReport {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
-    static func json(_ nights: [StatsStore.Night]) -> JSON {
+    static func json(_ nights: [DJStore.Night]) -> JSON {
         .object([
             (
                 "nights",
@@ -117,7 +117,7 @@ enum StatsReport {
             + "\(votes == 1 ? "" : "s"), \(track.plays) play\(track.plays == 1 ? "" : "s"))"
     }
 
-    private static func period(_ night: StatsStore.Night) -> String {
+    private static func period(_ night: DJStore.Night) -> String {
         let start = timestamp(night.startedAt)
         guard let end = night.endedAt else { return "from \(start) (still on, or stopped without a goodbye)" }
         return "\(start) to \(timestamp(end))"

@@ -23,6 +23,8 @@ extension Command {
         public var port: UInt16 = 0
         /// `--crowd-skip PERCENT`: the share of the room whose down votes skip a track; 0: off.
         public var crowdSkipPercent = 50
+        /// `--fresh`: start over, without the station saved in the state directory.
+        public var fresh = false
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -50,6 +52,7 @@ extension Command {
             case "--json-events": options.jsonEvents = true
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
             case "--crowd-skip": options.crowdSkipPercent = try scanner.integer(for: option, in: 0...100)
+            case "--fresh": options.fresh = true
             default: throw scanner.unknown(option)
             }
         }

@@ -163,10 +163,11 @@ public struct DJMachine: NodeMachine {
             handle(answer, now: now, into: &out)
         case .quit:
             goOffAir(now: now, into: &out)
-            return out
         }
         if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
-        if started && (unsaved || (engine.nowPlaying != nil && now - lastSaveAt >= Self.saveIntervalNs)) {
+        // Going off air saves too: the next start resumes exactly where the station stopped.
+        let due = unsaved || isFinished || (engine.nowPlaying != nil && now - lastSaveAt >= Self.saveIntervalNs)
+        if started && due {
             // First: what the effects acknowledge is stored before they go out.
             out.insert(.save(saved(at: now)), at: 0)
             unsaved = false

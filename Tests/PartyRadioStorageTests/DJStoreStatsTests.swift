@@ -5,14 +5,14 @@ import Testing
 @testable import PartyRadioStorage
 
 /// The stats store on real SQLite files in a fresh directory each.
-@Suite struct StatsStoreTests {
+@Suite struct DJStoreTests {
     let directory: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-stats-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
 
-    var path: String { StatsStore.path(in: directory) }
+    var path: String { DJStore.path(in: directory) }
 
     func play(_ id: String, at ns: Int64, up: UInt32 = 0, _ ending: PlayRecord.Ending = .played) -> PlayRecord {
         PlayRecord(
@@ -22,7 +22,7 @@ import Testing
 
     @Test func nightsAndPlaysSurviveAReopen() throws {
         do {
-            let store = try StatsStore(directory: directory)
+            let store = try DJStore(directory: directory)
             let first = try store.beginSession(station: "Rooftop", at: DJTime(ns: 1_000))
             try store.record(play("a", at: 1_100, up: 3), session: first)
             try store.record(play("b", at: 1_200, .djSkip), session: first)
@@ -30,21 +30,21 @@ import Testing
             let second = try store.beginSession(station: "Cellar", at: DJTime(ns: 3_000))
             try store.record(play("a", at: 3_100, .crowdSkip), session: second)
         }
-        let store = try StatsStore(directory: directory)
+        let store = try DJStore(directory: directory)
         let nights = try store.nights()
         #expect(nights.map(\.station) == ["Rooftop", "Cellar"])
         #expect(nights[0].endedAt == DJTime(ns: 2_000) && nights[1].endedAt == nil)
         #expect(nights[0].plays == [play("a", at: 1_100, up: 3), play("b", at: 1_200, .djSkip)])
         #expect(nights[1].plays == [play("a", at: 3_100, .crowdSkip)])
         #expect(try store.nights(latestOnly: true).map(\.station) == ["Cellar"])
-        #expect(try store.fileVersion() == StatsStore.schemaVersion)
+        #expect(try store.fileVersion() == DJStore.schemaVersion)
     }
 
     @Test func aNewFileIsInWALModeAtTheCurrentVersion() throws {
-        _ = try StatsStore(directory: directory)
+        _ = try DJStore(directory: directory)
         let connection = try SQLiteConnection(path: path)
         #expect(try connection.query("PRAGMA journal_mode").first?.first == .text("wal"))
-        #expect(try connection.query("PRAGMA user_version").first?.first == .integer(Int64(StatsStore.schemaVersion)))
+        #expect(try connection.query("PRAGMA user_version").first?.first == .integer(Int64(DJStore.schemaVersion)))
     }
 
     @Test func aVersionZeroFileIsMigrated() throws {
@@ -52,15 +52,15 @@ import Testing
             let connection = try SQLiteConnection(path: path)
             try connection.query("CREATE TABLE unrelated (x)")  // a file of version 0 with something in it
         }
-        let store = try StatsStore(path: path)
-        #expect(try store.fileVersion() == StatsStore.schemaVersion)
+        let store = try DJStore(path: path)
+        #expect(try store.fileVersion() == DJStore.schemaVersion)
         #expect(try store.nights().isEmpty)
     }
 
     @Test func aFileThatIsNotADatabaseIsAnErrorAndLeftUntouched() throws {
         let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
         try garbage.write(to: URL(fileURLWithPath: path))
-        let error = #expect(throws: StatsError.self) { try StatsStore(directory: directory) }
+        let error = #expect(throws: DJStoreError.self) { try DJStore(directory: directory) }
         #expect(error?.code == .corrupt && error?.description.contains("untouched") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -69,10 +69,10 @@ import Testing
     @Test func aFileFromANewerVersionIsAnErrorAndLeftUntouched() throws {
         do {
             let connection = try SQLiteConnection(path: path)
-            try connection.query("PRAGMA user_version = \(StatsStore.schemaVersion + 1)")
+            try connection.query("PRAGMA user_version = \(DJStore.schemaVersion + 1)")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let error = #expect(throws: StatsError.self) { try StatsStore(directory: directory) }
+        let error = #expect(throws: DJStoreError.self) { try DJStore(directory: directory) }
         #expect(error?.code == .newerVersion && error?.description.contains("newer partyradio") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }

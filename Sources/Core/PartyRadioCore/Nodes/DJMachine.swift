@@ -166,7 +166,8 @@ public struct DJMachine: NodeMachine {
         }
         if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
         // Going off air saves too: the next start resumes exactly where the station stopped.
-        let due = unsaved || isFinished || (engine.nowPlaying != nil && now - lastSaveAt >= Self.saveIntervalNs)
+        let moving = engine.nowPlaying != nil && !engine.isPaused  // a paused position does not change
+        let due = unsaved || isFinished || (moving && now - lastSaveAt >= Self.saveIntervalNs)
         if started && due {
             // First: what the effects acknowledge is stored before they go out.
             out.insert(.save(saved(at: now)), at: 0)
@@ -199,7 +200,10 @@ public struct DJMachine: NodeMachine {
             requestStarted(request, into: &out)
             trackChanged(after: .played, tally: tally, now: now, into: &out)
         }
-        if changed { broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out) }
+        if changed {
+            unsaved = true
+            broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out)
+        }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
             lastExpiryAt = now
             // Peers heard lately, for the goodbye: pruned here, not on every datagram.
@@ -209,7 +213,10 @@ public struct DJMachine: NodeMachine {
                 broadcast(now: now, change: .listeners, into: &out)
             }
         }
-        if let skip = crowdSkipDue(at: dj) { skipTrack(skip, now: now, into: &out) }
+        if let skip = crowdSkipDue(at: dj) {
+            unsaved = true
+            skipTrack(skip, now: now, into: &out)
+        }
         if now - lastSnapshotAt >= Self.snapshotIntervalNs { broadcast(now: now, change: .progress, into: &out) }
         if now - lastRosterAt >= Self.rosterIntervalNs {
             sendRoster(now: now, report: false, into: &out)

@@ -31,14 +31,14 @@ enum StatsReport {
     }
 
     static func table(_ tracks: [TrackStats]) -> String {
-        let header = ["TITLE", "ARTIST", "PLAYS", "LISTENERS", "UP", "DOWN", "APPROVAL", "SKIPS"]
+        let header = ["TITLE", "ARTIST", "PLAYS", "LISTENERS", "UP", "DOWN", "APPROVAL", "SKIPS", "REQUESTED BY"]
         let rows = tracks.map { track in
             [
                 clean(track.title), clean(track.artist), String(track.plays), String(track.mostListenersAtStart),
-                String(track.up), String(track.down), approval(track), skips(track),
+                String(track.up), String(track.down), approval(track), skips(track), requested(track),
             ]
         }
-        let caps = [40, 26, 5, 9, 5, 5, 8, 16]
+        let caps = [40, 26, 5, 9, 5, 5, 8, 16, 40]
         var widths = header.map(CatalogTable.displayWidth)
         for row in rows {
             for (column, cell) in row.enumerated() {
@@ -92,6 +92,8 @@ enum StatsReport {
             ("skips", .int(track.skips)),
             ("dj_skips", .int(track.djSkips)),
             ("crowd_skips", .int(track.crowdSkips)),
+            ("requests", .int(track.requests)),
+            ("requested_by", .array(track.requesters.map { .string($0) })),
         ])
     }
 
@@ -109,6 +111,12 @@ enum StatsReport {
         if track.djSkips > 0 { parts.append("\(track.djSkips) dj") }
         if track.crowdSkips > 0 { parts.append("\(track.crowdSkips) crowd") }
         return parts.isEmpty ? "0" : parts.joined(separator: ", ")
+    }
+
+    /// "–" for the DJ's own plays; else how many plays were requests and by whom: "2: Ann, Bob".
+    private static func requested(_ track: TrackStats) -> String {
+        guard track.requests > 0 else { return "–" }
+        return "\(track.requests): " + track.requesters.map(clean).joined(separator: ", ")
     }
 
     private static func summary(_ track: TrackStats) -> String {

@@ -55,7 +55,8 @@ enum NodeCommands {
                 configuration: DJConfiguration(
                     name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
                     playback: playbackOptions(options.playback), catalog: source,
-                    crowdSkipPercent: options.crowdSkipPercent, votersPerAddress: options.votersPerAddress),
+                    crowdSkipPercent: options.crowdSkipPercent, votersPerAddress: options.votersPerAddress,
+                    fresh: options.fresh),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }

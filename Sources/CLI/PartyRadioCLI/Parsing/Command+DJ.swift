@@ -25,6 +25,8 @@ extension Command {
         public var crowdSkipPercent = 50
         /// `--voters-per-address N`: voter keys counted per source address (one guest, one vote).
         public var votersPerAddress = 1
+        /// `--fresh`: start over, without the station saved in the state directory.
+        public var fresh = false
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -53,6 +55,7 @@ extension Command {
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
             case "--crowd-skip": options.crowdSkipPercent = try scanner.integer(for: option, in: 0...100)
             case "--voters-per-address": options.votersPerAddress = try scanner.integer(for: option, in: 1...1000)
+            case "--fresh": options.fresh = true
             default: throw scanner.unknown(option)
             }
         }

@@ -124,6 +124,54 @@ struct SecurityLANTests {
         #expect(drops["bad_signature", default: 0] < 2_000, "\(drops)")
     }
 
+    @Test("avahi-daemon restarted on the DJ's host, then on a listener's: the station is announced again, nobody stops")
+    func avahiComesAndGoes() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Phoenix")
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+
+        // The DJ's host loses its daemon: the DJ says so and plays on; the listener keeps playing.
+        var mark = dj.events.count
+        try lan.stopAvahi(host: 1)
+        try dj.waitForEvent(after: mark, "avahi_lost") { $0.name == "avahi_lost" }
+        let listenerMark = listener.events.count
+        Thread.sleep(forTimeInterval: 2)
+        #expect(dj.isRunning && listener.isRunning)
+        let restarted = ContinuousClock.now
+        try lan.startAvahi(host: 1)
+        try dj.waitForEvent(after: mark, "avahi_back") { $0.name == "avahi_back" }
+        try dj.waitForEvent(after: mark, timeout: .seconds(10), "announced again") { $0.name == "station_published" }
+        print("DJ announced again \(ContinuousClock.now - restarted) after its avahi-daemon started")
+        let listing = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
+        #expect((parseJSON(listing.stdout) as? [[String: Any]])?.first?["name"] as? String == "Phoenix")
+        #expect(
+            !listener.events[listenerMark...].contains { $0.name == "station_gone" || $0.name == "listener_stopped" })
+        try listener.waitForEvent(after: listenerMark, "still playing") { $0.name == "progress" }
+
+        // The listener's host loses its daemon: it keeps playing, and finds stations again after.
+        mark = listener.events.count
+        try lan.stopAvahi(host: 2)
+        try listener.waitForEvent(after: mark, "avahi_lost") { $0.name == "avahi_lost" }
+        Thread.sleep(forTimeInterval: 1.5)
+        let during = listener.events.count
+        try listener.waitForEvent(after: during, "progress while avahi is away") { $0.name == "progress" }
+        try lan.startAvahi(host: 2)
+        try listener.waitForEvent(after: mark, "avahi_back") { $0.name == "avahi_back" }
+        let again = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer2")
+        #expect((parseJSON(again.stdout) as? [[String: Any]])?.count == 1, "\(again.stderr)")
+        #expect(listener.isRunning && dj.isRunning)
+        listener.kill(signal: SIGINT)
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("Processes sharing one key (one state directory) are never taken for each other's replays")
     func oneKeyManyProcesses() throws {
         let lan = try Testbed(hosts: 2)

@@ -21,6 +21,12 @@ public enum AvahiEvent: Sendable, Equatable {
     case renamed(from: String, to: String)
     /// The daemon went away or refused us; the message says what happened.
     case failed(String)
+    /// avahi-daemon went away (stopped, restarted, crashed). The session waits for it and, once it
+    /// is back, publishes and browses again by itself, then says ``daemonBack``.
+    case daemonLost
+    /// avahi-daemon is back: the publication is registered again and browsing starts afresh (every
+    /// station is reported again).
+    case daemonBack
 }
 
 /// Why Avahi could not be used, with the fix in the message. Switch on ``kind``; ``avahiCode``
@@ -71,6 +77,10 @@ public final class AvahiSession: @unchecked Sendable {
     private var group: OpaquePointer?
     private var browser: OpaquePointer?
     private var publication: Publication?
+    /// The service type browsed, to browse again after the daemon came back.
+    private var browsedType: String?
+    /// The daemon went away and the session waits for it.
+    private var waitingForDaemon = false
     private let interfaceIndex: Int32
     let handler: @Sendable (AvahiEvent) -> Void
     private let closed = Mutex(false)
@@ -195,6 +205,8 @@ public final class AvahiSession: @unchecked Sendable {
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED: handler(.published(name: publication?.name ?? ""))
         case AVAHI_ENTRY_GROUP_COLLISION: renameLocked()
+        case AVAHI_ENTRY_GROUP_FAILURE where avahi_client_errno(client) == AVAHI_ERR_DISCONNECTED:
+            break  // the daemon went away: the client's callback waits for it
         case AVAHI_ENTRY_GROUP_FAILURE:
             handler(
                 .failed(
@@ -205,14 +217,50 @@ public final class AvahiSession: @unchecked Sendable {
     }
 
     fileprivate func clientStateChanged(_ client: OpaquePointer?, _ state: AvahiClientState) {
+        // A new client may report from inside avahi_client_new, before it was stored.
+        if let client { self.client = client }
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
+            if waitingForDaemon {
+                // The daemon is back (on a new client): publish and browse again.
+                waitingForDaemon = false
+                handler(.daemonBack)
+                if let browsedType {
+                    browser = avahi_service_browser_new(
+                        client, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), browsedType, nil,
+                        AvahiLookupFlags(0), avahiBrowserCallback, Unmanaged.passUnretained(self).toOpaque())
+                    if browser == nil {
+                        handler(
+                            .failed(
+                                "Avahi refused browsing again: \(String(cString: avahi_strerror(avahi_client_errno(client))))."
+                            ))
+                    }
+                }
+            }
             // Also reached again after a host-name collision was resolved: publish anew.
             if group == nil || avahi_entry_group_is_empty(group) != 0 {
                 do { try registerLocked() } catch { handler(.failed(error.description)) }
             }
         case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
             if let group { avahi_entry_group_reset(group) }
+        case AVAHI_CLIENT_FAILURE where avahi_client_errno(client) == AVAHI_ERR_DISCONNECTED:
+            // The daemon went away. Its client and everything made with it are dead: free them and
+            // wait, on a new client that does not fail while there is no daemon, for it to return
+            // (as avahi-browse does). Called on the poll thread with the lock held.
+            handler(.daemonLost)
+            waitingForDaemon = true
+            browser = nil  // freed with the client
+            group = nil
+            avahi_client_free(client)
+            self.client = nil
+            var error: Int32 = 0
+            self.client = avahi_client_new(
+                avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, avahiClientCallback,
+                Unmanaged.passUnretained(self).toOpaque(), &error)
+            if self.client == nil {
+                handler(
+                    .failed("Lost avahi-daemon and could not wait for it (\(String(cString: avahi_strerror(error))))."))
+            }
         case AVAHI_CLIENT_FAILURE:
             let code = avahi_client_errno(client)
             handler(
@@ -228,6 +276,7 @@ public final class AvahiSession: @unchecked Sendable {
     /// Browses for `type` and resolves every instance to an IPv4 address, port and TXT record.
     public func browse(type: String) throws(AvahiError) {
         try locked { () throws(AvahiError) in
+            browsedType = type
             browser = avahi_service_browser_new(
                 client, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), type, nil, AvahiLookupFlags(0),
                 avahiBrowserCallback, Unmanaged.passUnretained(self).toOpaque())
@@ -303,6 +352,9 @@ private func avahiBrowserCallback(
             domain: String(cString: domain))
     case AVAHI_BROWSER_REMOVE:
         session.handler(.removed(name: String(cString: name)))
+    case AVAHI_BROWSER_FAILURE
+    where avahi_client_errno(avahi_service_browser_get_client(browser)) == AVAHI_ERR_DISCONNECTED:
+        break  // the daemon went away: the session waits for it and browses again
     case AVAHI_BROWSER_FAILURE:
         session.handler(.failed("Avahi stopped browsing; restart avahi-daemon and run the command again."))
     default:

@@ -55,6 +55,8 @@ final class EventPrinter: NodeReporter {
         case .stationPublished(let station):
             name = "station_published"
             fields = [("station", .string(station))]
+        case .discoveryDaemon(let running):
+            name = running ? "avahi_back" : "avahi_lost"
         case .stationRenamed(let from, let to):
             name = "station_renamed"
             fields = [("from", .string(from)), ("to", .string(to))]
@@ -164,6 +166,10 @@ final class EventPrinter: NodeReporter {
                 + "group \(group), \(count) tracks queued."
         case .stationPublished(let station):
             return "Announced as '\(station)' on the local network."
+        case .discoveryDaemon(let running):
+            return running
+                ? "avahi-daemon is back: announcing and finding stations again."
+                : "avahi-daemon went away: playing goes on, and the station is announced and found again once it is back."
         case .stationRenamed(let from, let to):
             return "The name '\(from)' is taken on this network; the station is announced as '\(to)'."
         case .listenersChanged(let count, let joined, let left):

@@ -491,6 +491,12 @@ public struct DJMachine: NodeMachine {
         case .failed(let message):
             exitError = NodeError(.discovery, message)
             goOffAir(now: now, into: &out)
+        case .daemonLost:
+            // The station plays on: listeners that know it keep hearing its snapshots; the runtime
+            // registers it again when the daemon is back.
+            out.append(.report(.discoveryDaemon(running: false)))
+        case .daemonBack:
+            out.append(.report(.discoveryDaemon(running: true)))
         case .discovered, .resolved, .unresolved, .removed, .allForNow:
             break
         }

@@ -35,6 +35,9 @@ public enum NodeEvent: Sendable {
         name: String, id: StationID, interface: String, address: String, port: UInt16,
         group: MulticastGroup, fingerprint: String, queueLength: Int)
     case stationPublished(name: String)
+    /// avahi-daemon went away (`running` false) or came back: the node plays on meanwhile and
+    /// publishes and browses again by itself (DJ, listener, observer).
+    case discoveryDaemon(running: Bool)
     case stationRenamed(from: String, to: String)
     case listenersChanged(count: Int, joined: String?, left: Bool)
     case voteCounted(trackID: String, choice: VoteChoice, tally: Tally, voter: String)

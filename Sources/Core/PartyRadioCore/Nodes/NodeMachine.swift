@@ -74,6 +74,10 @@ public enum DiscoveryEvent: Hashable, Sendable {
     case published(name: String)
     case renamed(from: String, to: String)
     case failed(String)
+    /// avahi-daemon went away; the runtime waits for it, then publishes and browses again.
+    case daemonLost
+    /// avahi-daemon is back (and every station is reported again).
+    case daemonBack
 }
 
 /// What a machine asks the world to do.

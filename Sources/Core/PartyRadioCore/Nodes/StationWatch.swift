@@ -85,6 +85,11 @@ public struct StationWatch: Sendable {
         case .allForNow:
             sweepDone = true
             out.append(.log(.discovery, "first sweep done"))
+        case .daemonLost:
+            pendingResolutions.removeAll()
+            out.append(.report(.discoveryDaemon(running: false)))
+        case .daemonBack:
+            out.append(.report(.discoveryDaemon(running: true)))
         case .failed, .published, .renamed:
             break
         }

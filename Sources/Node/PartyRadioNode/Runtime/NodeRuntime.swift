@@ -216,6 +216,8 @@ extension DiscoveryEvent {
         case .published(let name): self = .published(name: name)
         case .renamed(let from, let to): self = .renamed(from: from, to: to)
         case .failed(let message): self = .failed(message)
+        case .daemonLost: self = .daemonLost
+        case .daemonBack: self = .daemonBack
         }
     }
 }

@@ -204,6 +204,50 @@ struct SecurityLANTests {
         #expect(drops["replayed"] == nil, "\(drops)")
     }
 
+    @Test("A listener remembers a station's key: the same name with another key is refused unless trusted")
+    func listenersPinKeys() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let state = lan.stateDir("guest")
+        func listen(_ extra: [String] = []) throws -> TestbedProcess {
+            try lan.spawn(
+                host: 2,
+                [Testbed.partyradioBinary, "listen", "Rooftop", "--json-events", "--no-audio", "--state-dir", state]
+                    + extra)
+        }
+        let real = try lan.startDJ(host: 1, name: "Rooftop")
+        let first = try listen()
+        try first.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        first.kill(signal: SIGINT)
+        _ = first.wait(timeout: .seconds(5))
+        real.send("quit")
+        _ = real.wait(timeout: .seconds(5))
+
+        // Another machine takes the name with its own key.
+        let impostor = try lan.startDJ(host: 3, name: "Rooftop", role: "impostor")
+        let refused = try listen()
+        #expect(
+            refused.wait(timeout: .seconds(15)) == 1,
+            "\(refused.text(.stdout).suffix(3000)) \(refused.text(.stderr).suffix(1000))")
+        #expect(refused.events.contains { $0.name == "station_key_changed" })
+        #expect(!refused.events.contains { $0.name == "tuned_in" })
+        #expect(refused.text(.stderr).contains("--trust-new-key"), "\(refused.text(.stderr))")
+
+        let trusting = try listen(["--trust-new-key"])
+        try trusting.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        trusting.kill(signal: SIGINT)
+        _ = trusting.wait(timeout: .seconds(5))
+        // The new key is remembered: the next plain listen tunes in.
+        let after = try listen()
+        try after.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        after.kill(signal: SIGINT)
+        impostor.send("quit")
+        _ = impostor.wait(timeout: .seconds(5))
+    }
+
     @Test("Fresh keys from one machine are one vote: the second key is refused, unless the DJ allows more")
     func freshKeysDoNotStuffVotes() throws {
         let lan = try Testbed(hosts: 3)

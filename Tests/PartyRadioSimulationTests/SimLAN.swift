@@ -289,7 +289,7 @@ final class SimLAN {
                 .input(node.index, .catalog(.tracks([], failure: "The simulation has no catalog."))))
         case .report(let event):
             node.reports.append((now, event))
-        case .log, .record, .save:
+        case .log, .record, .save, .pin:
             break  // the DJ's plays are the stats store's (unit-tested in PartyRadioCoreTests)
         }
     }

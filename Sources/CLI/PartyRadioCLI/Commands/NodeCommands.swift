@@ -123,6 +123,7 @@ enum NodeCommands {
                         ?? GuestName.defaultName(
                             user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "",
                             host: ListenerNode.hostName()),
+                    trustNewKey: options.trustNewKey,
                     settings: settings(
                         options.common, network: options.network, playback: options.playback, reporter: printer,
                         context: context),

@@ -105,6 +105,9 @@ final class EventPrinter: NodeReporter {
         case .stationBack(let station):
             name = "station_back"
             fields = [("station", .string(station))]
+        case .stationKeyChanged(let station, let known, let shown):
+            name = "station_key_changed"
+            fields = [("station", .string(station)), ("known_key", .string(known)), ("shown_key", .string(shown))]
         case .stationGone(let station, let reason):
             name = "station_gone"
             fields = [("station", .string(station)), ("reason", .string(reason))]
@@ -205,6 +208,10 @@ final class EventPrinter: NodeReporter {
             return "Station '\(station)' went silent; waiting for it to come back (Ctrl-C to stop)."
         case .stationBack(let station):
             return "Station '\(station)' is back."
+        case .stationKeyChanged(let station, let known, let shown):
+            return
+                "WARNING: '\(station)' shows another key (\(shown)) than the one this machine met before (\(known)). "
+                + "It may be an impostor."
         case .stationGone(let station, let reason):
             return "Station '\(station)' is off the air: \(reason)"
         case .state(let snapshot, let position, let change):

@@ -11,6 +11,8 @@ extension Command {
         public var timeout: Double = 10
         /// `--as NAME`: the name the DJ's listener list shows; nil: `user@host`.
         public var displayName: GuestName?
+        /// `--trust-new-key`: accept a station that shows another key than the one met before.
+        public var trustNewKey = false
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -30,6 +32,7 @@ extension Command {
             case "--json-events": options.jsonEvents = true
             case "--timeout": options.timeout = try scanner.seconds(for: option)
             case "--as": options.displayName = try guestName(scanner.value(for: option), command: "listen")
+            case "--trust-new-key": options.trustNewKey = true
             default: throw scanner.unknown(option)
             }
         }

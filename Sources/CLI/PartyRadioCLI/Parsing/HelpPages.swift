@@ -111,6 +111,10 @@ enum HelpPages {
             ("--json-events", "Print one JSON object per line instead of the live view."),
             ("--timeout <seconds>", "How long to look for the station (default: 10)."),
             ("--as <name>", "Your name in the DJ's listener list, 1-32 characters (default: user@host)."),
+            (
+                "--trust-new-key",
+                "Accept a station that shows another key than the one met before (a DJ with a new key)."
+            ),
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help)
 
     static let vote = HelpText(

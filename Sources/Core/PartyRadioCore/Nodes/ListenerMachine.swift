@@ -12,8 +12,18 @@ public struct ListenerMachine: NodeMachine {
         /// Sent in the hello; the DJ shows it.
         public var listenerName: String
         public var playsAudio: Bool
+        /// The key each station name showed before (trust on first use, per state directory).
+        public var knownKeys: [String: PublicKey]
+        /// `--trust-new-key`: a station that shows another key than before is accepted (and its
+        /// new key remembered) instead of refused.
+        public var trustNewKey: Bool
 
-        public init(query: String?, timeoutNs: Int64, interfaceName: String, listenerName: String, playsAudio: Bool) {
+        public init(
+            query: String?, timeoutNs: Int64, interfaceName: String, listenerName: String, playsAudio: Bool,
+            knownKeys: [String: PublicKey] = [:], trustNewKey: Bool = false
+        ) {
+            self.knownKeys = knownKeys
+            self.trustNewKey = trustNewKey
             self.query = query
             self.timeoutNs = timeoutNs
             self.interfaceName = interfaceName
@@ -164,8 +174,32 @@ public struct ListenerMachine: NodeMachine {
             exitError = error
             isFinished = true
         case .found(let station):
+            guard trust(station, into: &out) else { return }
             tuneIn(station, now: now, into: &out)
         }
+    }
+
+    /// Trust on first use: a station name met before must show the key it showed then. A new
+    /// name is remembered; another key is refused (or, with `trustNewKey`, remembered instead).
+    private mutating func trust(_ station: StationSummary, into out: inout [Effect]) -> Bool {
+        let key = station.advert.publicKey
+        guard let known = configuration.knownKeys[station.name] else {
+            out.append(.pin(name: station.name, key: key))
+            return true
+        }
+        guard known != key else { return true }
+        out.append(.report(.stationKeyChanged(name: station.name, known: known.fingerprint, shown: key.fingerprint)))
+        if configuration.trustNewKey {
+            out.append(.pin(name: station.name, key: key))
+            return true
+        }
+        exitError = NodeError(
+            .refused,
+            "'\(station.name)' shows another key (\(key.fingerprint)) than the one this state directory met before "
+                + "(\(known.fingerprint)): it may be an impostor, so this listener does not tune in. If the DJ really "
+                + "has a new key (a new machine, a wiped state directory), run again with --trust-new-key.")
+        isFinished = true
+        return false
     }
 
     private mutating func tuneIn(_ station: StationSummary, now: LocalTime, into out: inout [Effect]) {

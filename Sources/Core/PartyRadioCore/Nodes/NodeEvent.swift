@@ -59,6 +59,9 @@ public enum NodeEvent: Sendable {
     case stationSilent(name: String)
     case stationBack(name: String)
     case stationGone(name: String, reason: String)
+    /// A station name met before shows another key (key fingerprints): an impostor, or a DJ
+    /// with a new key. The listener refuses it unless told to trust the new key.
+    case stationKeyChanged(name: String, known: String, shown: String)
     /// The listener stopped; `dropped` counts the datagrams it refused, by reason.
     case listenerStopped(dropped: DropCounters)
     // Both: the state changed (track, pause, votes, listeners), or a periodic progress update.

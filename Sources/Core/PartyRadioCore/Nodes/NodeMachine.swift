@@ -105,6 +105,8 @@ public enum Effect: Sendable {
     /// The DJ's station changed in a way that must survive a crash: store it before the effects
     /// that follow (an acknowledgement is sent only once what it acknowledges is stored).
     case save(SavedStation)
+    /// Remember the key a station name showed (a listener's trust on first use).
+    case pin(name: String, key: PublicKey)
 }
 
 /// What the player should do, decided by ``PlaybackPlanner``.

@@ -12,31 +12,35 @@ public final class ListenerNode {
     ///   - query: name, unique name prefix or station ID; nil means the only station there is.
     ///   - timeoutNs: how long to look (exit code 3 after that).
     ///   - name: the name the DJ's listener list shows.
+    ///   - trustNewKey: accept (and remember) a station that shows another key than this state
+    ///     directory met before, instead of refusing it.
     public static func tuneIn(
         _ query: String?, timeoutNs: Int64, playback: PlaybackOptions = PlaybackOptions(), name: GuestName,
-        settings: NodeSettings, inbox: Inbox<NodeInput>
+        trustNewKey: Bool = false, settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) -> ListenerNode? {
         try ListenerNode(
-            query: query, timeoutNs: timeoutNs, playback: playback, name: name, settings: settings, inbox: inbox)
+            query: query, timeoutNs: timeoutNs, playback: playback, name: name, trustNewKey: trustNewKey,
+            settings: settings, inbox: inbox)
     }
 
     private init(
-        query: String?, timeoutNs: Int64, playback: PlaybackOptions, name: GuestName, settings: NodeSettings,
-        inbox: Inbox<NodeInput>
+        query: String?, timeoutNs: Int64, playback: PlaybackOptions, name: GuestName, trustNewKey: Bool,
+        settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
         let socket = try settings.unicastSocket(interface: interface)
         let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
         let player = try PlayerDriver(role: "listener", options: playback, clock: settings.clock, inbox: inbox)
+        let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
-                playsAudio: player.playsAudio),
+                playsAudio: player.playsAudio, knownKeys: known.keys, trustNewKey: trustNewKey),
             verifier: SodiumVerifier())
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            inbox: inbox)
+            knownStations: known, inbox: inbox)
     }
 
     /// Runs until quit, or until the station says goodbye; throws when the station is not found.

@@ -20,6 +20,8 @@ final class NodeRuntime<Machine: NodeMachine> {
     private let player: PlayerDriver?
     private let catalog: (any TrackCatalog)?
     private let recorder: DJRecorder?
+    /// Where a listener remembers stations' keys.
+    private let knownStations: KnownStations?
     private var started = false
     /// The instant of the last input handled: the machine sees time only go forward.
     private var lastHandled = LocalTime(ns: .min)
@@ -33,8 +35,9 @@ final class NodeRuntime<Machine: NodeMachine> {
     init(
         machine: Machine, settings: NodeSettings, interface: NetworkInterface, transport: Transport,
         player: PlayerDriver?, catalog: (any TrackCatalog)? = nil, recorder: DJRecorder? = nil,
-        inbox: Inbox<NodeInput>
+        knownStations: KnownStations? = nil, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
+        self.knownStations = knownStations
         self.machine = machine
         self.inbox = inbox
         self.interface = interface
@@ -141,6 +144,11 @@ final class NodeRuntime<Machine: NodeMachine> {
         case .save(let station):
             // Synchronous, and first among its step's effects: nothing acknowledged is unsaved.
             recorder?.save(station, at: clock.now())
+        case .pin(let name, let key):
+            do { try knownStations?.pin(name, key: key) } catch {
+                reporter.report(
+                    .warning("Could not remember the key of '\(name)' in \(knownStations?.url.path ?? ""): \(error)."))
+            }
         }
     }
 

@@ -247,3 +247,21 @@ import Testing
         #expect(book.waiting.first { $0.queueID == 3 }?.tally == Tally(up: 1))
     }
 }
+
+/// Votes replayed after a restart (the replay windows are empty then) change nothing.
+@Suite struct VoteReplayTests {
+    @Test func anOlderVoteDatagramChangesNothingEvenAfterARestart() throws {
+        var book = VoteBook(trackID: "t")
+        let voter = testKey(4)
+        #expect(book.apply(voter: voter, trackID: "t", choice: .up, sequence: 100) == .counted)
+        #expect(book.apply(voter: voter, trackID: "t", choice: .down, sequence: 200) == .counted)
+        // The restart: the book comes back from the saved station.
+        var restored = try JSONDecoder().decode(VoteBook.self, from: JSONEncoder().encode(book))
+        // A captured datagram from before (sequence 100, "up") is replayed: the vote stays down.
+        #expect(restored.apply(voter: voter, trackID: "t", choice: .up, sequence: 100) == .counted)
+        #expect(restored.choice(of: voter) == .down && restored.tally == Tally(down: 1))
+        // A newer vote still counts.
+        #expect(restored.apply(voter: voter, trackID: "t", choice: .clear, sequence: 300) == .counted)
+        #expect(restored.tally == Tally())
+    }
+}

@@ -210,7 +210,8 @@ public struct StationEngine: Sendable {
         votersPerAddress: Int = .max
     ) -> VoteAck {
         let status = votes.apply(
-            voter: key, trackID: trackID, choice: choice, from: address, votersPerAddress: votersPerAddress)
+            voter: key, trackID: trackID, choice: choice, from: address, votersPerAddress: votersPerAddress,
+            sequence: sequence)
         return VoteAck(
             voteSequence: sequence, status: status, trackID: votes.trackID ?? "", choice: votes.choice(of: key),
             tally: votes.tally, listenerCount: UInt32(roster.count))

@@ -17,6 +17,10 @@ public struct VoteBook: Sendable, Equatable, Codable {
     private var votes: [PublicKey: VoteChoice] = [:]
     /// The keys whose votes count, by the address they voted from.
     private var voters: [String: Set<PublicKey>] = [:]
+    /// The sequence number of each voter's last vote datagram applied on this track (saved with
+    /// the station): an older one, replayed after a restart emptied the replay windows, changes
+    /// nothing. Optional so that books saved before it was kept still load.
+    private var sequences: [PublicKey: UInt64]? = [:]
 
     public init(trackID: String? = nil) { self.trackID = trackID }
 
@@ -37,15 +41,24 @@ public struct VoteBook: Sendable, Equatable, Codable {
         self.trackID = trackID
         votes.removeAll()
         voters.removeAll()
+        sequences = [:]
     }
 
     /// Records `voter`'s vote on `trackID` and says how it went. Applying the same vote twice
     /// changes nothing, which is what makes retried datagrams safe.
+    /// A vote whose datagram `sequence` is not above the voter's last one applied is old (a replay,
+    /// or overtaken by a newer vote): it changes nothing and is answered with the vote as it stands.
     public mutating func apply(
-        voter: PublicKey, trackID: String, choice: VoteChoice, from address: String = "", votersPerAddress: Int = .max
+        voter: PublicKey, trackID: String, choice: VoteChoice, from address: String = "", votersPerAddress: Int = .max,
+        sequence: UInt64? = nil
     ) -> VoteAck.Status {
         guard let current = self.trackID else { return .noTrack }
         guard current == trackID else { return .staleTrack }
+        if let sequence {
+            if let last = sequences?[voter], sequence <= last { return .counted }
+            if sequences == nil { sequences = [:] }
+            sequences?[voter] = sequence
+        }
         if choice == .clear {
             votes[voter] = nil
             for host in voters.keys { voters[host]?.remove(voter) }

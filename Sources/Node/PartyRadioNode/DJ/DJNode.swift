@@ -16,13 +16,19 @@ public struct DJConfiguration: Sendable {
     public var catalog: (any TrackCatalog)?
     /// `--crowd-skip`: the share of the room (percent) whose down votes skip a track; 0: off.
     public var crowdSkipPercent: Int
+    /// `--requests`: how guests' requests are taken.
+    public var requestMode: RequestMode
+    /// `--max-requests`: requests one guest may have waiting at once.
+    public var maxRequestsPerGuest: Int
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
-        crowdSkipPercent: Int = 50
+        crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3
     ) {
         self.crowdSkipPercent = crowdSkipPercent
+        self.requestMode = requestMode
+        self.maxRequestsPerGuest = maxRequestsPerGuest
         self.catalog = catalog
         self.name = name
         self.libraries = libraries
@@ -67,7 +73,8 @@ public final class DJNode {
                 name: configuration.name.value, advert: advert,
                 queue: (library?.tracks ?? []) + configuration.extraTracks,
                 port: port, interfaceName: interface.name, address: interface.address.host,
-                playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent),
+                playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent,
+                requestMode: configuration.requestMode, maxRequestsPerGuest: configuration.maxRequestsPerGuest),
             verifier: SodiumVerifier(), now: settings.clock.now())
         let stats = try StatsRecorder(settings: settings, station: configuration.name.value)
         runtime = try NodeRuntime(

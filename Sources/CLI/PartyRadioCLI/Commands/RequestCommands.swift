@@ -103,10 +103,11 @@ enum RequestCommands {
                 console.out("Nothing queued at '\(station)' (\(mode)).")
                 return ExitCode.success.rawValue
             }
-            console.out("Up next at '\(station)' (\(mode); \(list.total) requests waiting):")
+            let waiting = list.total == 1 ? "1 request waiting" : "\(list.total) requests waiting"
+            console.out("Up next at '\(station)' (\(mode); \(waiting)):")
             for line in lines { console.out(Render.plain(line)) }
             let shown = list.entries.count { $0.isRequest }
-            if list.total > shown { console.out("… and \(Int(list.total) - shown) more requests.") }
+            if list.total > shown { console.out("… and \(Int(list.total) - shown) more waiting.") }
             if list.entries.contains(where: \.isRequest) {
                 console.out("Vote on a request with 'partyradio vote up --request N'.")
             }

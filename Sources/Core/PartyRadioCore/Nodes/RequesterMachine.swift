@@ -157,7 +157,8 @@ public struct RequesterMachine: NodeMachine {
             request.resendNow()
         case .tracks(_, let failure?):
             searching = nil
-            finish(NodeError(.catalog, "\(failure); check the network, or ask by catalog ID."))
+            let sentence = failure.hasSuffix(".") ? failure : failure + "."
+            finish(NodeError(.catalog, sentence + " Ask by catalog ID, or by title words with --library."))
         case .results, .tracks, .requestedTrack:
             break
         }

@@ -43,7 +43,7 @@ enum RequestCommands {
                             ("artist", ack.artist.isEmpty ? .null : .string(ack.artist)),
                             ("track_id", result.trackID.map(JSON.string) ?? .null),
                             ("resolved_by", .string(result.resolution.rawValue)),
-                            ("library_missed", .bool(result.libraryMissed)), ("as", .string(name.value)),
+                            ("library_missed", .bool(result.libraryMissed)), ("name", .string(name.value)),
                             ("attempts", .int(result.attempts)),
                             ("latency_ms", .double(Double(result.latencyNs) / 1e6)),
                         ]

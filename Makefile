@@ -1,5 +1,5 @@
 # partyradio — shortcuts; the README's two commands are scripts/partyradio and scripts/test.
-.PHONY: build release test unit bench clean testbed-clean
+.PHONY: build release test unit bench fuzz clean testbed-clean
 
 build:
 	swift build
@@ -15,6 +15,10 @@ unit:
 
 bench:
 	scripts/bench
+
+# Every network parser under libFuzzer with the address sanitizer, 2 minutes each.
+fuzz:
+	scripts/fuzz 120
 
 clean:
 	swift package clean

@@ -75,6 +75,12 @@ let package = Package(
             path: "Sources/CLI/PartyRadioCLI"),
         .executableTarget(name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio"),
 
+        // MARK: Fuzzing (scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING; without
+        // them it replays inputs through one harness)
+        .executableTarget(
+            name: "partyradio-fuzz", dependencies: ["PartyRadioCore", "PartyRadioCatalog"],
+            path: "Sources/Fuzz/partyradio-fuzz", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+
         // MARK: Benchmarks
         .executableTarget(
             name: "partyradio-bench-catalog", dependencies: ["PartyRadioCatalog", "CatalogTestSupport"],

@@ -111,7 +111,8 @@ struct StationLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let dj = try lan.startDJ(host: 1, name: "Crowd", extra: ["--crowd-skip", "50"])
+        // Both voters share host 3: the DJ counts two voters per address here.
+        let dj = try lan.startDJ(host: 1, name: "Crowd", extra: ["--crowd-skip", "50", "--voters-per-address", "2"])
         let listener = try lan.spawn(
             host: 2,
             [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
@@ -358,7 +359,8 @@ struct StationLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let dj = try lan.startDJ(host: 1, name: "Lossy")
+        // Six voters on one host: a shared machine, as far as the DJ can tell.
+        let dj = try lan.startDJ(host: 1, name: "Lossy", extra: ["--voters-per-address", "6"])
         try lan.loss(host: 1, percent: 30, direction: .both)
         for voter in 1...6 {
             let result = try lan.partyradio(

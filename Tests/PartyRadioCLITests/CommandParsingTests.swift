@@ -30,6 +30,12 @@ import Testing
         #expect(usage(["dj"])?.message.contains("--name") == true)
         #expect(usage(["dj", "--name", "   "])?.message.contains("empty") == true)
         #expect(usage(["dj", "--name", String(repeating: "x", count: 61)])?.message.contains("61") == true)
+        // 32 accented letters pass the character count but not Avahi's 63 bytes: said before Avahi fails.
+        #expect(
+            usage(["dj", "--name", String(repeating: "é", count: 32)])?.message
+                == "The station name takes 64 bytes of UTF-8; DNS-SD allows 63 (accented letters take 2 bytes, "
+                + "emoji 4): shorten it.")
+        #expect(usage(["listen", "--as", String(repeating: "🎸", count: 17)])?.message.contains("68 bytes") == true)
         #expect(usage(["dj", "--name=Roof", "--port", "70000"])?.message.contains("65535") == true)
         #expect(usage(["dj", "--name", "x", "--bogus"]) == UsageError("Unknown option '--bogus'.", command: "dj"))
         #expect(usage(["dj", "--name"])?.message == "Missing value for '--name'.")

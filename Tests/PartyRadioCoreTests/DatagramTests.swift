@@ -148,7 +148,10 @@ import Testing
             (.requestSend(RequestSend(requestID: 1, name: "Bo", wanted: .library("x"))), body + 8 + 3, 2),
             (.requestAck(RequestAck(requestID: 1, status: .queued)), body + 8, UInt8(RequestAck.Status.allCases.count)),
             (.requestVote(RequestVote(queueID: 1, choice: .up)), body + 4, 3),
-            (.requestVoteAck(RequestVoteAck(voteSequence: 1, queueID: 1, status: .counted)), body + 12, 4),
+            (
+                .requestVoteAck(RequestVoteAck(voteSequence: 1, queueID: 1, status: .counted)), body + 12,
+                UInt8(RequestVoteAck.Status.allCases.count)
+            ),
             (.requestVoteAck(RequestVoteAck(voteSequence: 1, queueID: 1, status: .counted)), body + 13, 3),
             (.queueList(QueueList(mode: .open, total: 0, entries: [])), body, 3),
             (

@@ -90,7 +90,15 @@ import Testing
 
     @Test func stationNamesFollowTheRule() throws {
         #expect(try StationName(validating: "  Rooftop  ").value == "Rooftop")
-        #expect(try StationName(validating: String(repeating: "ä", count: 60)).value.count == 60)
+        #expect(try StationName(validating: String(repeating: "a", count: 60)).value.count == 60)
+        // One DNS label: 63 bytes of UTF-8, whatever the characters.
+        #expect(try StationName(validating: String(repeating: "ä", count: 31) + "a").value.utf8.count == 63)
+        #expect(throws: StationName.Problem.tooManyBytes(64, limit: 63)) {
+            try StationName(validating: String(repeating: "ä", count: 32))
+        }
+        #expect(throws: StationName.Problem.tooManyBytes(64, limit: 63)) {
+            try StationName(validating: String(repeating: "🎶", count: 16))
+        }
         #expect(throws: StationName.Problem.empty) { try StationName(validating: " \t ") }
         #expect(throws: StationName.Problem.tooLong(61)) {
             try StationName(validating: String(repeating: "x", count: 61))

@@ -9,7 +9,14 @@ import Testing
         #expect(throws: GuestName.Problem.empty) { try GuestName(validating: " \t ") }
         #expect(throws: GuestName.Problem.tooLong(33)) { try GuestName(validating: String(repeating: "é", count: 33)) }
         #expect(throws: GuestName.Problem.controlCharacters) { try GuestName(validating: "a\u{1B}[2Jb") }
-        #expect(try GuestName(validating: String(repeating: "🎸", count: 32)).value.count == 32)
+        // 32 characters, and at most 64 bytes of UTF-8 (what the wire carries).
+        #expect(try GuestName(validating: String(repeating: "é", count: 32)).value.count == 32)
+        #expect(try GuestName(validating: String(repeating: "🎸", count: 16)).value.count == 16)
+        #expect(throws: GuestName.Problem.tooManyBytes(68, limit: 64)) {
+            try GuestName(validating: String(repeating: "🎸", count: 17))
+        }
+        // From the network: cut to fit, whole characters.
+        #expect(GuestName.fromNetwork(String(repeating: "🎸", count: 40))?.value == String(repeating: "🎸", count: 16))
     }
 
     @Test func theDefaultIsUserAtHostAndAlwaysValid() {

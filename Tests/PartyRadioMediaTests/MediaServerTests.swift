@@ -28,6 +28,28 @@ final class MediaServerTests {
         directory.cleanup()
     }
 
+    @Test("idle connections from one client cannot starve another's fetch; the extra ones are closed at once")
+    func idleConnectionsAreLimitedPerClient() throws {
+        // The attacker holds far more connections than its share, from 127.0.0.2.
+        let idle = IdleConnections(count: 200, from: "127.0.0.2", port: server.port)
+        #expect(idle.descriptors.count == 200)
+        let response = try RawHTTP.get(port: server.port, path: MediaServer.path(token: token))
+        #expect(response.status == 200 && response.body == fileBytes)
+        // All but its share were closed by the server.
+        let closed = idle.closedByServer()
+        #expect(closed >= 200 - Int(server.limits.perClient))
+        #expect(closed < 200)
+    }
+
+    @Test("a client that says nothing is closed after the idle timeout")
+    func idleTimeout() throws {
+        let quick = try MediaServer(address: "127.0.0.1", port: 0, limits: .init(idleTimeoutSeconds: 1))
+        defer { quick.stop() }
+        let idle = IdleConnections(count: 3, from: "127.0.0.3", port: quick.port)
+        #expect(idle.closedByServer(waitingMs: 10) == 0)
+        #expect(idle.closedByServer(waitingMs: 3_000) == 3)
+    }
+
     @Test("binds loopback, reports the kernel's port, builds URLs")
     func binding() {
         #expect(server.port > 0)

@@ -108,3 +108,48 @@ final class Locked<Value: Sendable>: Sendable {
 
     func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
 }
+
+/// Idle TCP connections held open from one loopback address: a guest who connects and sends nothing.
+final class IdleConnections {
+    private(set) var descriptors: [Int32] = []
+
+    /// Opens `count` connections from `source` (a 127.x address) to 127.0.0.1:`port`.
+    init(count: Int, from source: String, port: UInt16) {
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { break }
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            var remote = sockaddr_in()
+            remote.sin_family = sa_family_t(AF_INET)
+            remote.sin_port = port.bigEndian
+            remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &local) { l in
+                withUnsafePointer(to: &remote) { r in
+                    l.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    } == 0
+                        && r.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        } == 0
+                }
+            }
+            if ok { descriptors.append(fd) } else { close(fd) }
+        }
+    }
+
+    /// How many of them the server has closed (a read says end of file at once).
+    func closedByServer(waitingMs: Int32 = 300) -> Int {
+        var closed = 0
+        for fd in descriptors {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, waitingMs) == 1 else { continue }
+            var byte: UInt8 = 0
+            if recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0 { closed += 1 }
+        }
+        return closed
+    }
+
+    deinit { for fd in descriptors { close(fd) } }
+}

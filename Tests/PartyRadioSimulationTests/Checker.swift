@@ -199,10 +199,10 @@ struct Checker {
             if machine.requests.outcome(of: number) == nil {
                 log.fail("request #\(number) answered \(result.ack.status) but the DJ never finished it", at: lan.now)
             }
-        case .unknown:
-            if number < machine.requests.nextQueueID && machine.requests.outcome(of: number) != nil {
-                log.fail("request #\(number) answered unknown though the DJ knows it", at: lan.now)
-            }
+        case .unknown, .addressLimit:
+            // A number not given out yet (it may be by the time the answer lands); every simulated
+            // host has an address of its own.
+            break
         }
     }
 

@@ -96,9 +96,10 @@ struct SimRun {
             stats.listeners += 1
         }
 
-        // Voters: one-shot runs from a few guest machines. A machine votes again (changing or
-        // clearing its vote) only after its last run ended: two processes with one key at once is
-        // a known limit of protocol v1's per-process sequence numbers (docs/ARCHITECTURE.md).
+        // Voters: one-shot runs from a few guest machines; a machine votes again (changing or
+        // clearing its vote) after its last run ended. (Several processes with one key at once
+        // is fine on real machines, whose sequence numbers come from one clock; the simulator
+        // numbers per node.)
         let choices: [VoteChoice] = [.up, .down, .clear]
         for machine in 0..<random.int(1...4) {
             let key = PublicKey(bytes: random.bytes(32))!

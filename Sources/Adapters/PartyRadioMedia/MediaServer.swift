@@ -23,9 +23,30 @@ public final class MediaServer: Sendable {
     private let registry: Registry
     private let daemon: Mutex<DaemonHandle?>
 
+    /// What one client, and all of them, may hold: a guest who opens connections and sends
+    /// nothing (or a byte now and then) must not starve the listeners' fetches.
+    public struct Limits: Sendable, Equatable {
+        /// Connections open at once from one client address; more are closed at once.
+        public var perClient: UInt32
+        /// Connections open at once in all.
+        public var total: UInt32
+        /// A connection that sends or takes nothing for this long is closed.
+        public var idleTimeoutSeconds: UInt32
+
+        public init(perClient: UInt32 = 8, total: UInt32 = 512, idleTimeoutSeconds: UInt32 = 10) {
+            self.perClient = max(1, perClient)
+            self.total = max(self.perClient, total)
+            self.idleTimeoutSeconds = max(1, idleTimeoutSeconds)
+        }
+    }
+
+    public let limits: Limits
+
     /// Starts serving on `address` (an IPv4 or IPv6 literal) and `port` (0 = any free port).
-    public init(address: String = "127.0.0.1", port: UInt16 = 0) throws(MediaServerError) {
+    public init(address: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits()) throws(MediaServerError) {
         self.address = address
+        self.limits = limits
+        Self.allowOpenFiles(Int(limits.total) + 256)
         let registry = Registry()
         self.registry = registry
         if !MHD_is_feature_supported(.FEATURE_AUTOSUPPRESS_SIGPIPE).isYes {
@@ -45,7 +66,9 @@ public final class MediaServer: Sendable {
             flags |= UInt32(MHD_USE_IPv6.rawValue)
             started = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    prmhd_start_daemon(flags, $0, mediaServerAccess, context, 30, 64)
+                    prmhd_start_daemon(
+                        flags, $0, mediaServerAccess, context, limits.idleTimeoutSeconds, limits.total, limits.perClient
+                    )
                 }
             }
         } else {
@@ -58,7 +81,9 @@ public final class MediaServer: Sendable {
             }
             started = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    prmhd_start_daemon(flags, $0, mediaServerAccess, context, 30, 64)
+                    prmhd_start_daemon(
+                        flags, $0, mediaServerAccess, context, limits.idleTimeoutSeconds, limits.total, limits.perClient
+                    )
                 }
             }
         }
@@ -73,6 +98,15 @@ public final class MediaServer: Sendable {
     }
 
     deinit { stop() }
+
+    /// Raises this process's open-file limit (the soft one, up to the hard one) so that `count`
+    /// connections fit; a limit that cannot be raised leaves the connection limits to do their work.
+    static func allowOpenFiles(_ count: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(count))
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
 
     /// Stops the server; in-flight responses are cut. Safe to call twice.
     public func stop() {

@@ -39,7 +39,7 @@ import Testing
         #expect(request(&dj, from: &alice, "first", requestID: 1, name: "Alice")?.status == .queued)
 
         let out = dj.handle(.command("mute Bob"), at: at(ms: 200))
-        #expect(notices(out) == ["Muted 'Bob' in the chat and for requests; dropped requests #1 and #2."])
+        #expect(notices(out) == ["Muted 'Bob': no chat or requests from them; dropped their 2 waiting request(s)."])
         #expect(dj.requests.waiting.map(\.requesterName) == ["Alice"])
         #expect(out.sent.contains { $0.message.tag == "queueList" }, "what plays next changed")
         #expect(dj.requests.outcome(of: 1) == .dropped)

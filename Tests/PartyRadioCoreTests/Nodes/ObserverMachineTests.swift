@@ -157,6 +157,36 @@ import Testing
         #expect(observer.watch.directory.entries.isEmpty)
     }
 
+    /// Derives IDs like the real one does (from the key alone): the fixture's key owns the fixture's ID.
+    struct DerivingVerifier: DatagramVerifier {
+        func verify(_ datagram: Datagram) -> Bool { ChecksumVerifier().verify(datagram) }
+        func stationID(for key: PublicKey) -> StationID? {
+            key == Fixture.advert.publicKey ? Fixture.stationID : StationID(rawValue: FNV1a64.hash(key.bytes))
+        }
+    }
+
+    @Test func anAdvertWhoseIDIsNotItsKeysIsRefusedAndCounted() {
+        var observer = ObserverMachine(verifier: DerivingVerifier())
+        _ = observer.handle(.start, at: t0)
+        // The impostor shows first: the real station's ID with the attacker's key, its own address.
+        let impostor = StationAdvert(stationID: id, group: Fixture.group, publicKey: testKey(0x66))
+        let refused = observer.handle(
+            Fixture.resolved(name: "Rooftop (2)", advert: impostor, address: PeerAddress(host: "10.0.0.66", port: 9)),
+            at: at(ms: 10))
+        #expect(refused.sent.isEmpty && observer.watch.directory.entries.isEmpty)
+        #expect(observer.watch.drops.counts == ["impostor_advert": 1])
+        #expect(
+            refused.contains { if case .log(.discovery, let text) = $0 { text.contains("refused") } else { false } })
+        // The real one is believed, and the impostor again changes nothing.
+        _ = observer.handle(Fixture.resolved(), at: at(ms: 20))
+        _ = observer.handle(
+            Fixture.resolved(name: "Rooftop (2)", advert: impostor, address: PeerAddress(host: "10.0.0.66", port: 9)),
+            at: at(ms: 30))
+        #expect(observer.watch.directory.entries[id]?.address == Fixture.djAddress.host)
+        #expect(observer.watch.policy == .stations([id: Fixture.advert.publicKey]))
+        #expect(observer.watch.drops.total == 2)
+    }
+
     @Test func aWatchThatStopsQueryingOnlyListens() {
         var watch = StationWatch()
         var out: [Effect] = []

@@ -28,6 +28,12 @@ public final class UDPSocket {
         try Syscall.setOption(descriptor, level: SOL_SOCKET, name: SO_REUSEADDR, Int32(1), label: "SO_REUSEADDR")
     }
 
+    /// Asks for a receive buffer of `bytes` (the kernel caps it at `net.core.rmem_max`), so a burst
+    /// of datagrams waits for the node instead of pushing real ones out.
+    public func setReceiveBuffer(bytes: Int32) throws(SystemCallError) {
+        try Syscall.setOption(descriptor, level: SOL_SOCKET, name: SO_RCVBUF, bytes, label: "SO_RCVBUF")
+    }
+
     public func bind(_ address: SocketAddress) throws(SystemCallError) {
         try Syscall.bind(descriptor, address.raw)
     }

@@ -56,7 +56,7 @@ enum NodeCommands {
                     name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
                     playback: playbackOptions(options.playback), catalog: source,
                     crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
-                    maxRequestsPerGuest: options.maxRequestsPerGuest),
+                    maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }

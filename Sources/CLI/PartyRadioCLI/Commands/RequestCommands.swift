@@ -151,6 +151,9 @@ enum RequestCommands {
                         + "'partyradio vote up' or 'vote down'."
                 case .dropped: "The DJ of '\(station)' dropped request #\(id); nothing to vote on."
                 case .unknown: "No request #\(id) waits at '\(station)'; see 'partyradio queue' for the numbers."
+                case .addressLimit:
+                    "Another guest on this machine's address has voted on request #\(id) at '\(station)' already "
+                        + "(one guest, one vote; the DJ can allow more with --voters-per-address)."
                 }
             if let refusal {
                 console.error(refusal)

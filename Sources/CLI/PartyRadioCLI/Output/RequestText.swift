@@ -14,6 +14,7 @@ enum RequestText {
         case .stale: "stale"
         case .rejected: "rejected"
         case .muted: "muted"
+        case .addressLimit: "address_limit"
         }
     }
 
@@ -23,6 +24,7 @@ enum RequestText {
         case .played: "played"
         case .dropped: "dropped"
         case .unknown: "unknown"
+        case .addressLimit: "address_limit"
         }
     }
 
@@ -57,6 +59,10 @@ enum RequestText {
             return refusal(who, station, "the request was empty or malformed")
         case .muted:
             return refusal(who, station, "the DJ muted this guest")
+        case .addressLimit:
+            return refusal(
+                who, station,
+                "guests on this machine's address already have as many requests waiting as one address may")
         }
     }
 

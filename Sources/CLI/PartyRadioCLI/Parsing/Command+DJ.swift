@@ -27,6 +27,8 @@ extension Command {
         public var requestMode = RequestMode.open
         /// `--max-requests N`: requests one guest may have waiting at once.
         public var maxRequestsPerGuest = 3
+        /// `--voters-per-address N`: voter keys counted per source address (one guest, one vote).
+        public var votersPerAddress = 1
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -61,6 +63,7 @@ extension Command {
                 }
                 options.requestMode = mode
             case "--max-requests": options.maxRequestsPerGuest = try scanner.integer(for: option, in: 1...100)
+            case "--voters-per-address": options.votersPerAddress = try scanner.integer(for: option, in: 1...1000)
             default: throw scanner.unknown(option)
             }
         }
@@ -77,6 +80,10 @@ extension Command {
             case .empty: throw UsageError("The station name is empty; give 1 to 60 characters.", command: "dj")
             case .tooLong(let count):
                 throw UsageError("The station name has \(count) characters; use at most 60.", command: "dj")
+            case .tooManyBytes(let bytes, let limit):
+                throw UsageError(
+                    "The station name takes \(bytes) bytes of UTF-8; DNS-SD allows \(limit) "
+                        + "(accented letters take 2 bytes, emoji 4): shorten it.", command: "dj")
             case .controlCharacters:
                 throw UsageError("The station name contains control characters; use plain text.", command: "dj")
             }

@@ -48,6 +48,10 @@ extension Command {
             case .empty: throw UsageError("The name after '--as' is empty; give 1 to 32 characters.", command: command)
             case .tooLong(let count):
                 throw UsageError("The name after '--as' has \(count) characters; use at most 32.", command: command)
+            case .tooManyBytes(let bytes, let limit):
+                throw UsageError(
+                    "The name after '--as' takes \(bytes) bytes of UTF-8; use at most \(limit) "
+                        + "(accented letters take 2 bytes, emoji 4).", command: command)
             case .controlCharacters:
                 throw UsageError("The name after '--as' contains control characters; use plain text.", command: command)
             }

@@ -60,7 +60,7 @@ enum HelpPages {
         usage: "partyradio dj --name <name> [--library <dir> ...] [--search <term> [--pick <n>]] [--add <id> ...] "
             + "[options]",
         options: [
-            ("-n, --name <name>", "The station's name: 1 to 60 characters (required)."),
+            ("-n, --name <name>", "The station's name: 1 to 60 characters, at most 63 bytes of UTF-8 (required)."),
             (
                 "-l, --library <dir>",
                 "Queue the music in this folder; repeat for more. Default: a generated demo library."
@@ -78,6 +78,10 @@ enum HelpPages {
                 "Guests' requests: open (queued at once), approve (they wait for your approval) or off (default: open)."
             ),
             ("--max-requests <n>", "Requests one guest may have waiting at once, 1-100 (default: 3)."),
+            (
+                "--voters-per-address <n>",
+                "Voters counted per machine address (default: 1, one guest one vote; raise it for shared machines)."
+            ),
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
         discussion: """
             CONTROLS:

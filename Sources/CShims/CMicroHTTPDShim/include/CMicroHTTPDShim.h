@@ -9,11 +9,13 @@
 #include <microhttpd.h>
 
 /// MHD_start_daemon is variadic: starts a daemon on `address` (IPv4 or IPv6, port inside) with an
-/// internal polling thread, the access handler, and per-connection timeout and total limit.
+/// internal polling thread, the access handler, an idle timeout per connection, a total limit
+/// and a limit per client address.
 struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr *address,
                                       MHD_AccessHandlerCallback handler, void *handler_context,
                                       unsigned int connection_timeout_seconds,
-                                      unsigned int connection_limit);
+                                      unsigned int connection_limit,
+                                      unsigned int per_ip_connection_limit);
 
 /// MHD_get_daemon_info is variadic: the port the daemon listens on, 0 if unknown.
 uint16_t prmhd_daemon_port(struct MHD_Daemon *daemon);

@@ -2,16 +2,19 @@
 public enum NameProblem: Error, Equatable, Sendable {
     case empty
     case tooLong(Int)
+    /// Within the characters but over the bytes of UTF-8 (accents take 2, emoji 4): the count.
+    case tooManyBytes(Int, limit: Int)
     case controlCharacters
 }
 
-/// The one rule for names people type: trimmed, 1 to `maxCharacters` characters, no control
-/// characters.
+/// The one rule for names people type: trimmed, 1 to `maxCharacters` characters and at most
+/// `maxBytes` bytes of UTF-8, no control characters.
 enum PlainName {
-    static func validate(_ raw: String, maxCharacters: Int) throws(NameProblem) -> String {
+    static func validate(_ raw: String, maxCharacters: Int, maxBytes: Int) throws(NameProblem) -> String {
         let trimmed = raw.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .empty }
         guard trimmed.count <= maxCharacters else { throw .tooLong(trimmed.count) }
+        guard trimmed.utf8.count <= maxBytes else { throw .tooManyBytes(trimmed.utf8.count, limit: maxBytes) }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .controlCharacters
         }

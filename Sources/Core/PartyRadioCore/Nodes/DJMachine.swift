@@ -21,6 +21,8 @@ public struct DJMachine: NodeMachine {
         /// How requests are taken (`--requests`), and how many one guest may have waiting.
         public var requestMode: RequestMode
         public var maxRequestsPerGuest: Int
+        /// One guest, one vote: voter keys counted per source address (`--voters-per-address`).
+        public var votersPerAddress: Int
         /// The station as it was saved (a restart): its queue, position, requests, votes and chat
         /// replace `queue`, and the settings above apply from now on.
         public var saved: SavedStation?
@@ -28,8 +30,9 @@ public struct DJMachine: NodeMachine {
         public init(
             name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
             address: String, playsAudio: Bool, crowdSkipPercent: Int = 50, requestMode: RequestMode = .open,
-            maxRequestsPerGuest: Int = 3, saved: SavedStation? = nil
+            maxRequestsPerGuest: Int = 3, votersPerAddress: Int = 1, saved: SavedStation? = nil
         ) {
+            self.votersPerAddress = max(1, votersPerAddress)
             self.crowdSkipPercent = min(100, max(0, crowdSkipPercent))
             self.requestMode = requestMode
             self.maxRequestsPerGuest = max(1, maxRequestsPerGuest)
@@ -91,7 +94,9 @@ public struct DJMachine: NodeMachine {
     public init(configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime) {
         self.configuration = configuration
         let dj = DJTime(onTheDJ: now)
-        requests = RequestBook(mode: configuration.requestMode, maxPerGuest: configuration.maxRequestsPerGuest)
+        requests = RequestBook(
+            mode: configuration.requestMode, maxPerGuest: configuration.maxRequestsPerGuest,
+            votersPerAddress: configuration.votersPerAddress)
         if let saved = configuration.saved {
             engine = StationEngine(
                 name: configuration.name, queue: saved.queue, now: dj, startIndex: saved.index,
@@ -103,6 +108,7 @@ public struct DJMachine: NodeMachine {
             requests = saved.requests
             requests.mode = configuration.requestMode
             requests.maxPerGuest = configuration.maxRequestsPerGuest
+            requests.votersPerAddress = configuration.votersPerAddress
         } else {
             engine = StationEngine(name: configuration.name, queue: configuration.queue, now: dj)
         }
@@ -169,7 +175,8 @@ public struct DJMachine: NodeMachine {
             return out
         }
         if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
-        if started && (unsaved || (engine.nowPlaying != nil && now - lastSaveAt >= Self.saveIntervalNs)) {
+        let playing = engine.nowPlaying != nil && !engine.isPaused
+        if started && (unsaved || (playing && now - lastSaveAt >= Self.saveIntervalNs)) {
             // First: what the effects acknowledge is stored before they go out.
             out.insert(.save(saved(at: now)), at: 0)
             unsaved = false
@@ -284,7 +291,9 @@ public struct DJMachine: NodeMachine {
         case .vote(let vote):
             unsaved = true
             let before = engine.votes.tally
-            let ack = engine.vote(from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence)
+            let ack = engine.vote(
+                from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence,
+                address: inbound.from.host, votersPerAddress: configuration.votersPerAddress)
             out.append(send(.voteAck(ack), to: inbound.from))
             if ack.status == .counted && ack.tally != before {
                 out.append(
@@ -298,7 +307,7 @@ public struct DJMachine: NodeMachine {
             request(send, inbound: inbound, now: now, into: &out)
         case .requestVote(let vote):
             unsaved = true
-            let ack = requests.vote(vote, from: sender, sequence: inbound.sequence)
+            let ack = requests.vote(vote, from: sender, address: inbound.from.host, sequence: inbound.sequence)
             out.append(self.send(.requestVoteAck(ack), to: inbound.from))
             if ack.status == .counted { sendUpNext(report: true, into: &out) }
         case .chatSend(let send):
@@ -335,7 +344,7 @@ public struct DJMachine: NodeMachine {
             return answer(
                 RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.from, into: &out)
         }
-        switch requests.admit(send, from: guest, nowNs: DJTime(onTheDJ: now).ns) {
+        switch requests.admit(send, from: guest, address: inbound.from.host, nowNs: DJTime(onTheDJ: now).ns) {
         case .inProgress:
             break
         case .answer(let ack):
@@ -378,8 +387,8 @@ public struct DJMachine: NodeMachine {
     ) {
         guard
             let ack = requests.resolved(
-                requestID: ticket.requestID, from: ticket.guest, name: ticket.name, track: track,
-                unavailable: unavailable)
+                requestID: ticket.requestID, from: ticket.guest, address: ticket.replyTo.host, name: ticket.name,
+                track: track, unavailable: unavailable)
         else { return }
         answer(ack, guest: ticket.name, to: ticket.replyTo, into: &out)
         guard ack.status.isQueued else { return }
@@ -414,13 +423,6 @@ public struct DJMachine: NodeMachine {
         let list = upNext
         out.append(.send(.queueList(list), to: .group(group), station: stationID))
         if report { out.append(.report(.upNext(list))) }
-    }
-
-    /// "request #3" or "requests #3 and #5".
-    private static func numbers(_ dropped: [SongRequest]) -> String {
-        let ids = dropped.map { "#\($0.queueID)" }
-        return (ids.count == 1 ? "request " : "requests ")
-            + (ids.count == 1 ? ids[0] : ids.dropLast().joined(separator: ", ") + " and " + ids[ids.count - 1])
     }
 
     /// The DJ's `approve ID` and `drop ID`; `approve next` takes the first request waiting for
@@ -610,19 +612,17 @@ public struct DJMachine: NodeMachine {
             guard verb == "mute" else {
                 chat.unmute(fingerprint: fingerprint)
                 mutedNames[fingerprint] = nil
-                return out.append(.report(.notice("Unmuted '\(who)': their chat lines and requests are taken again.")))
+                return out.append(.report(.notice("Unmuted '\(who)': chat and requests are open to them again.")))
             }
-            // Muted in the chat and for requests (both check the same list); their waiting requests go.
             chat.mute(fingerprint: fingerprint)
             mutedNames[fingerprint] = known.first { $0.fingerprint == fingerprint && !$0.name.isEmpty }?.name
-            let theirs = requests.waiting.first { $0.requester.fingerprint == fingerprint }?.requester
-            let dropped = theirs.map { requests.dropAll(from: $0) } ?? []
+            // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
+            let dropped = requests.dropAll(fingerprint: fingerprint)
             out.append(
                 .report(
                     .notice(
-                        "Muted '\(who)' in the chat and for requests"
-                            + (dropped.isEmpty ? "." : "; dropped \(Self.numbers(dropped)).")
-                    )))
+                        "Muted '\(who)': no chat or requests from them"
+                            + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
             if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
         case "approve", "drop":
             decide(verb, words.count == 2 ? words[1] : nil, into: &out)

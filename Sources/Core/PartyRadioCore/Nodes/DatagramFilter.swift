@@ -2,6 +2,13 @@
 /// libsodium's check, the simulator a stand-in.
 public protocol DatagramVerifier: Sendable {
     func verify(_ datagram: Datagram) -> Bool
+    /// The station ID a key owns (the ID is derived from the key); nil when this verifier cannot
+    /// derive it (tests with made-up IDs), so adverts are not checked against it.
+    func stationID(for key: PublicKey) -> StationID?
+}
+
+extension DatagramVerifier {
+    public func stationID(for key: PublicKey) -> StationID? { nil }
 }
 
 /// Who a node accepts datagrams from.
@@ -29,9 +36,13 @@ public struct Inbound: Sendable {
 public struct DatagramFilter: Sendable {
     private let verifier: any DatagramVerifier
     private var replay = ReplayWindow()
+    private var gate: SenderGate
     public private(set) var drops = DropCounters()
 
-    public init(verifier: any DatagramVerifier) { self.verifier = verifier }
+    public init(verifier: any DatagramVerifier, limits: SenderGate.Limits = SenderGate.Limits()) {
+        self.verifier = verifier
+        gate = SenderGate(limits: limits)
+    }
 
     /// The datagram, if it passes; nil (and counted) if not.
     public mutating func accept(
@@ -49,8 +60,17 @@ public struct DatagramFilter: Sendable {
                 guard header.kind.isFromDJ else { throw .unexpectedSender }
                 guard header.sender == key else { throw .badSignature }
             }
+            // Cheap checks before the expensive one: a replay, or a sender over its share, costs no
+            // signature check.
+            guard replay.wouldAccept(header.sequence, from: header.sender) else { throw .replayed }
+            switch gate.admit(sender: header.sender, host: from.host, now: now) {
+            case .verify: break
+            case .rateLimited: throw .rateLimited
+            case .overBudget: throw .overBudget
+            }
             guard verifier.verify(datagram) else { throw .badSignature }
             guard replay.accept(header.sequence, from: header.sender) else { throw .replayed }
+            gate.accepted(sender: header.sender, host: from.host)
             return Inbound(datagram: datagram, from: from, receivedAt: now)
         } catch {
             drops.record(error)

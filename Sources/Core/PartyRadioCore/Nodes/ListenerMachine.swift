@@ -65,6 +65,7 @@ public struct ListenerMachine: NodeMachine {
     public init(configuration: Configuration, verifier: any DatagramVerifier) {
         self.configuration = configuration
         filter = DatagramFilter(verifier: verifier)
+        watch = StationWatch(verifier: verifier)
         planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
     }
 
@@ -317,14 +318,14 @@ public struct ListenerMachine: NodeMachine {
         let name = tuned?.snapshot.stationName ?? ""
         out.append(.report(.stationGone(name: name, reason: reason)))
         if planner.loaded != nil { out.append(.player(.stop)) }
-        out.append(.report(.listenerStopped(dropped: filter.drops)))
+        out.append(.report(.listenerStopped(dropped: filter.drops.merged(with: watch.drops))))
         isFinished = true
     }
 
     private mutating func stop(now: LocalTime, into out: inout [Effect]) {
         if let tuned {
             for _ in 0..<2 { out.append(.send(.leave(Leave()), to: .peer(tuned.djAddress), station: tuned.station.id)) }
-            out.append(.report(.listenerStopped(dropped: filter.drops)))
+            out.append(.report(.listenerStopped(dropped: filter.drops.merged(with: watch.drops))))
         }
         if planner.loaded != nil { out.append(.player(.stop)) }
         isFinished = true

@@ -7,7 +7,10 @@ public struct ObserverMachine: NodeMachine {
     private var started = false
     private var lastNow = LocalTime(ns: 0)
 
-    public init(verifier: any DatagramVerifier) { filter = DatagramFilter(verifier: verifier) }
+    public init(verifier: any DatagramVerifier) {
+        filter = DatagramFilter(verifier: verifier)
+        watch = StationWatch(verifier: verifier)
+    }
 
     /// True once the first sweep is done and every station found then answered or timed out.
     public var settled: Bool { watch.settled }

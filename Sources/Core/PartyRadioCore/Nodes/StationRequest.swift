@@ -35,6 +35,7 @@ public struct StationRequest: Sendable {
         self.timeoutNs = timeoutNs
         self.interfaceName = interfaceName
         filter = DatagramFilter(verifier: verifier)
+        watch = StationWatch(verifier: verifier)
     }
 
     public var nextWakeup: LocalTime? {

@@ -17,8 +17,12 @@ public struct StationWatch: Sendable {
     private var pendingResolutions: Set<String> = []
     private var sweepDone = false
     private var lastTickAt = LocalTime(ns: .min / 2)
+    /// Derives a station's ID from its key, to check adverts.
+    private let verifier: (any DatagramVerifier)?
+    /// Adverts refused (an ID that is not its key's), by reason.
+    public private(set) var drops = DropCounters()
 
-    public init() {}
+    public init(verifier: (any DatagramVerifier)? = nil) { self.verifier = verifier }
 
     /// The stations' pinned keys, for the datagram filter.
     public var policy: SenderPolicy {
@@ -54,6 +58,17 @@ public struct StationWatch: Sendable {
             let advert: StationAdvert
             do { advert = try StationAdvert(txtRecord: txt) } catch {
                 out.append(.log(.discovery, "ignored '\(name)': bad TXT record (\(error))"))
+                return []
+            }
+            // The key is the station: an advert whose ID is not derived from its key is an impostor
+            // (another station's ID with the attacker's key), refused before anything believes it.
+            if let owned = verifier?.stationID(for: advert.publicKey), owned != advert.stationID {
+                drops.record(reason: "impostor_advert")
+                out.append(
+                    .log(
+                        .discovery,
+                        "refused '\(name)' at \(address):\(port): it claims station \(advert.stationID.hex), but its key "
+                            + "\(advert.publicKey.fingerprint) owns \(owned.hex)"))
                 return []
             }
             directory.resolved(serviceName: name, advert: advert, address: address, port: port)

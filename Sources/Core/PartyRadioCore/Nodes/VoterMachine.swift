@@ -80,6 +80,12 @@ public struct VoterMachine: NodeMachine {
                 request.resendNow()
             case .staleTrack, .noTrack:
                 finish(NodeError(.refused, "'\(station.name)' is between tracks; try again in a moment."))
+            case .addressLimit:
+                finish(
+                    NodeError(
+                        .refused,
+                        "Not counted: another guest on this machine's address has voted on this track already "
+                            + "(one guest, one vote; the DJ can allow more with --voters-per-address)."))
             }
         case .stateSnapshot(let snapshot):
             request.heard(snapshot)

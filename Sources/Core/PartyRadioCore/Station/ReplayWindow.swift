@@ -40,6 +40,15 @@ public struct ReplayWindow: Sendable {
         return true
     }
 
+    /// Whether ``accept(_:from:)`` would take `sequence` from `sender`, without recording it: a
+    /// replay is dropped before its signature costs a check.
+    public func wouldAccept(_ sequence: UInt64, from sender: PublicKey) -> Bool {
+        guard let window = windows[sender] else { return true }
+        if sequence > window.highest { return true }
+        let age = window.highest - sequence
+        return age < 64 && window.seen & (1 << age) == 0
+    }
+
     /// Forgets a sender (after a goodbye), so a restarted peer is heard again.
     public mutating func forget(_ sender: PublicKey) { windows.removeValue(forKey: sender) }
 }

@@ -4,10 +4,14 @@ public struct SongRequest: Hashable, Sendable, Codable {
     public var queueID: UInt32
     public var track: Track
     public var requester: PublicKey
+    /// The address the request came from (one guest, one vote: limits count addresses too).
+    public var requesterAddress: String
     /// The name the guest gave (cleaned).
     public var requesterName: String
     /// The votes on it, one per key; the requester's own is not implied.
     public var votes: [PublicKey: VoteChoice]
+    /// The keys whose votes count, by the address they voted from.
+    public var voters: [String: Set<PublicKey>] = [:]
     /// False while it waits for the DJ's approval (`--requests approve`).
     public var approved: Bool
 
@@ -46,6 +50,9 @@ public struct RequestBook: Sendable, Equatable, Codable {
     public var mode: RequestMode
     /// Waiting requests per guest at most.
     public var maxPerGuest: Int
+    /// Guests (keys) counted per address, for votes; an address may have `maxPerGuest` times
+    /// this many requests waiting.
+    public var votersPerAddress: Int
     /// In the order they arrived; ``ordered`` is the order they play in.
     public private(set) var waiting: [SongRequest] = []
     public private(set) var nextQueueID: UInt32 = 1
@@ -59,9 +66,10 @@ public struct RequestBook: Sendable, Equatable, Codable {
         var lastHeardNs: Int64
     }
 
-    public init(mode: RequestMode = .open, maxPerGuest: Int = 3) {
+    public init(mode: RequestMode = .open, maxPerGuest: Int = 3, votersPerAddress: Int = 1) {
         self.mode = mode
         self.maxPerGuest = max(1, maxPerGuest)
+        self.votersPerAddress = max(1, votersPerAddress)
     }
 
     /// The order requests play in: approved before waiting for approval, then by score, then age.
@@ -80,6 +88,15 @@ public struct RequestBook: Sendable, Equatable, Codable {
 
     public func count(from guest: PublicKey) -> Int { waiting.count { $0.requester == guest } }
 
+    public func count(fromAddress address: String) -> Int { waiting.count { $0.requesterAddress == address } }
+
+    /// Why `guest` at `address` may not add a request now, if they may not.
+    private func limit(for guest: PublicKey, at address: String) -> RequestAck.Status? {
+        if count(from: guest) >= maxPerGuest || waiting.count >= Self.maxWaiting { return .overLimit }
+        if count(fromAddress: address) >= maxPerGuest * votersPerAddress { return .addressLimit }
+        return nil
+    }
+
     /// What a request datagram starts: a fresh request the DJ must now resolve, a retry
     /// (answered with the earlier answer, or nothing while it is still being resolved), or an
     /// answer at once (stale, mode off, over the limit).
@@ -91,7 +108,9 @@ public struct RequestBook: Sendable, Equatable, Codable {
 
     /// A request datagram from `guest` at DJ time `nowNs`: checks, before any lookup, everything
     /// that needs no track.
-    public mutating func admit(_ send: RequestSend, from guest: PublicKey, nowNs: Int64) -> Admission {
+    public mutating func admit(
+        _ send: RequestSend, from guest: PublicKey, address: String = "", nowNs: Int64
+    ) -> Admission {
         if var sender = senders[guest] {
             if send.requestID == sender.lastID {
                 sender.lastHeardNs = nowNs
@@ -105,9 +124,7 @@ public struct RequestBook: Sendable, Equatable, Codable {
             case .catalogID(let id) where id.isEmpty || id.utf8.count > StateSnapshot.Limit.trackID: .rejected
             case .library(let words) where words.trimmingWhitespace().isEmpty: .rejected
             default:
-                mode == .off
-                    ? .requestsOff
-                    : count(from: guest) >= maxPerGuest || waiting.count >= Self.maxWaiting ? .overLimit : nil
+                mode == .off ? .requestsOff : limit(for: guest, at: address)
             }
         if let refusal {
             let ack = RequestAck(requestID: send.requestID, status: refusal, limit: UInt16(clamping: maxPerGuest))
@@ -122,12 +139,13 @@ public struct RequestBook: Sendable, Equatable, Codable {
     /// when the lookup failed rather than found nothing). Queues it and returns the answer; nil
     /// when the guest has sent a newer request meanwhile (the answer would go nowhere).
     public mutating func resolved(
-        requestID: UInt64, from guest: PublicKey, name: String, track: Track?, unavailable: Bool = false
+        requestID: UInt64, from guest: PublicKey, address: String = "", name: String, track: Track?,
+        unavailable: Bool = false
     ) -> RequestAck? {
         guard var sender = senders[guest], sender.lastID == requestID, sender.answer == nil else { return nil }
         let ack: RequestAck
         if let track {
-            ack = queue(track, requestID: requestID, from: guest, name: name)
+            ack = queue(track, requestID: requestID, from: guest, address: address, name: name)
         } else {
             ack = RequestAck(requestID: requestID, status: unavailable ? .unavailable : .unknownTrack)
         }
@@ -138,22 +156,24 @@ public struct RequestBook: Sendable, Equatable, Codable {
         return ack
     }
 
-    private mutating func queue(_ track: Track, requestID: UInt64, from guest: PublicKey, name: String) -> RequestAck {
+    private mutating func queue(
+        _ track: Track, requestID: UInt64, from guest: PublicKey, address: String, name: String
+    ) -> RequestAck {
         // Checked again: the mode or the guest's count may have changed while the track was looked up.
         if mode == .off { return RequestAck(requestID: requestID, status: .requestsOff) }
         if let index = waiting.firstIndex(where: { $0.track.id == track.id }) {
-            waiting[index].votes[guest] = .up
-            let request = waiting[index]
+            let queueID = waiting[index].queueID
+            _ = vote(RequestVote(queueID: queueID, choice: .up), from: guest, address: address, sequence: 0)
             return RequestAck(
-                requestID: requestID, status: .alreadyQueued, queueID: request.queueID,
-                position: position(of: request.queueID), title: track.title, artist: track.artist)
+                requestID: requestID, status: .alreadyQueued, queueID: queueID, position: position(of: queueID),
+                title: track.title, artist: track.artist)
         }
-        guard count(from: guest) < maxPerGuest, waiting.count < Self.maxWaiting else {
-            return RequestAck(requestID: requestID, status: .overLimit, limit: UInt16(clamping: maxPerGuest))
+        if let limit = limit(for: guest, at: address) {
+            return RequestAck(requestID: requestID, status: limit, limit: UInt16(clamping: maxPerGuest))
         }
         let request = SongRequest(
-            queueID: nextQueueID, track: track, requester: guest, requesterName: name, votes: [:],
-            approved: mode == .open)
+            queueID: nextQueueID, track: track, requester: guest, requesterAddress: address, requesterName: name,
+            votes: [:], approved: mode == .open)
         nextQueueID &+= 1
         waiting.append(request)
         return RequestAck(
@@ -162,7 +182,9 @@ public struct RequestBook: Sendable, Equatable, Codable {
     }
 
     /// A guest's vote on a waiting request.
-    public mutating func vote(_ vote: RequestVote, from guest: PublicKey, sequence: UInt64) -> RequestVoteAck {
+    public mutating func vote(
+        _ vote: RequestVote, from guest: PublicKey, address: String = "", sequence: UInt64
+    ) -> RequestVoteAck {
         guard let index = waiting.firstIndex(where: { $0.queueID == vote.queueID }) else {
             let status: RequestVoteAck.Status =
                 switch finished[vote.queueID] {
@@ -172,7 +194,19 @@ public struct RequestBook: Sendable, Equatable, Codable {
                 }
             return RequestVoteAck(voteSequence: sequence, queueID: vote.queueID, status: status)
         }
-        waiting[index].votes[guest] = vote.choice == .clear ? nil : vote.choice
+        if vote.choice == .clear {
+            waiting[index].votes[guest] = nil
+            for host in waiting[index].voters.keys { waiting[index].voters[host]?.remove(guest) }
+            waiting[index].voters = waiting[index].voters.filter { !$0.value.isEmpty }
+        } else {
+            var here = waiting[index].voters[address] ?? []
+            if waiting[index].votes[guest] == nil && !here.contains(guest) && here.count >= votersPerAddress {
+                return RequestVoteAck(voteSequence: sequence, queueID: vote.queueID, status: .addressLimit)
+            }
+            here.insert(guest)
+            waiting[index].voters[address] = here
+            waiting[index].votes[guest] = vote.choice
+        }
         let request = waiting[index]
         return RequestVoteAck(
             voteSequence: sequence, queueID: vote.queueID, status: .counted, choice: request.votes[guest] ?? .clear,
@@ -197,8 +231,8 @@ public struct RequestBook: Sendable, Equatable, Codable {
     }
 
     /// The DJ mutes a guest: their waiting requests go.
-    public mutating func dropAll(from guest: PublicKey) -> [SongRequest] {
-        let theirs = waiting.filter { $0.requester == guest }
+    public mutating func dropAll(fingerprint: String) -> [SongRequest] {
+        let theirs = waiting.filter { $0.requester.fingerprint == fingerprint }
         for request in theirs { finish(request.queueID, as: .dropped) }
         return theirs
     }

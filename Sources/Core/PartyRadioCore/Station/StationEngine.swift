@@ -206,9 +206,11 @@ public struct StationEngine: Sendable {
 
     /// Applies a vote and returns the acknowledgement to send back.
     public mutating func vote(
-        from key: PublicKey, trackID: String, choice: VoteChoice, sequence: UInt64
+        from key: PublicKey, trackID: String, choice: VoteChoice, sequence: UInt64, address: String = "",
+        votersPerAddress: Int = .max
     ) -> VoteAck {
-        let status = votes.apply(voter: key, trackID: trackID, choice: choice)
+        let status = votes.apply(
+            voter: key, trackID: trackID, choice: choice, from: address, votersPerAddress: votersPerAddress)
         return VoteAck(
             voteSequence: sequence, status: status, trackID: votes.trackID ?? "", choice: votes.choice(of: key),
             tally: votes.tally, listenerCount: UInt32(roster.count))

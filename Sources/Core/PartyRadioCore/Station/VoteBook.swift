@@ -9,10 +9,14 @@ public struct Tally: Hashable, Sendable, Codable {
     }
 }
 
-/// The votes on the current track: one per voter key, changeable, reset when the track changes.
+/// The votes on the current track: one per voter key, changeable, reset when the track changes;
+/// at most `votersPerAddress` voter keys per source address are counted (fresh keys from one
+/// machine are no way around one guest, one vote).
 public struct VoteBook: Sendable, Equatable, Codable {
     public private(set) var trackID: String?
     private var votes: [PublicKey: VoteChoice] = [:]
+    /// The keys whose votes count, by the address they voted from.
+    private var voters: [String: Set<PublicKey>] = [:]
 
     public init(trackID: String? = nil) { self.trackID = trackID }
 
@@ -32,14 +36,27 @@ public struct VoteBook: Sendable, Equatable, Codable {
     public mutating func reset(trackID: String?) {
         self.trackID = trackID
         votes.removeAll()
+        voters.removeAll()
     }
 
     /// Records `voter`'s vote on `trackID` and says how it went. Applying the same vote twice
     /// changes nothing, which is what makes retried datagrams safe.
-    public mutating func apply(voter: PublicKey, trackID: String, choice: VoteChoice) -> VoteAck.Status {
+    public mutating func apply(
+        voter: PublicKey, trackID: String, choice: VoteChoice, from address: String = "", votersPerAddress: Int = .max
+    ) -> VoteAck.Status {
         guard let current = self.trackID else { return .noTrack }
         guard current == trackID else { return .staleTrack }
-        if choice == .clear { votes[voter] = nil } else { votes[voter] = choice }
+        if choice == .clear {
+            votes[voter] = nil
+            for host in voters.keys { voters[host]?.remove(voter) }
+            voters = voters.filter { !$0.value.isEmpty }
+            return .counted
+        }
+        var here = voters[address] ?? []
+        if votes[voter] == nil && !here.contains(voter) && here.count >= votersPerAddress { return .addressLimit }
+        here.insert(voter)
+        voters[address] = here
+        votes[voter] = choice
         return .counted
     }
 

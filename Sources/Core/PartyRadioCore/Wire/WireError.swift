@@ -11,6 +11,10 @@ public enum WireError: Error, Equatable, Sendable {
     case wrongStation
     case replayed
     case unexpectedSender
+    /// Its source address sent more than its share of datagrams to verify.
+    case rateLimited
+    /// More datagrams to verify than the node's budget, from a sender it does not know.
+    case overBudget
 
     /// A short stable name, used as the counter key in `--json-events` output.
     public var counterName: String {
@@ -25,6 +29,8 @@ public enum WireError: Error, Equatable, Sendable {
         case .wrongStation: "wrong_station"
         case .replayed: "replayed"
         case .unexpectedSender: "unexpected_sender"
+        case .rateLimited: "rate_limited"
+        case .overBudget: "over_budget"
         }
     }
 }
@@ -34,5 +40,15 @@ public struct DropCounters: Sendable, Equatable {
     public private(set) var counts: [String: Int] = [:]
     public init() {}
     public mutating func record(_ error: WireError) { counts[error.counterName, default: 0] += 1 }
+    /// A drop that is not a datagram's: e.g. `impostor_advert`, a DNS-SD advert whose ID is not
+    /// its key's.
+    public mutating func record(reason: String) { counts[reason, default: 0] += 1 }
     public var total: Int { counts.values.reduce(0, +) }
+
+    /// Both counts added up, by reason.
+    public func merged(with other: DropCounters) -> DropCounters {
+        var sum = self
+        sum.counts.merge(other.counts, uniquingKeysWith: +)
+        return sum
+    }
 }

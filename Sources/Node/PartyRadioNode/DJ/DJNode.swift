@@ -20,12 +20,16 @@ public struct DJConfiguration: Sendable {
     public var requestMode: RequestMode
     /// `--max-requests`: requests one guest may have waiting at once.
     public var maxRequestsPerGuest: Int
+    /// `--voters-per-address`: voter keys counted per source address.
+    public var votersPerAddress: Int
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
-        crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3
+        crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3,
+        votersPerAddress: Int = 1
     ) {
+        self.votersPerAddress = votersPerAddress
         self.crowdSkipPercent = crowdSkipPercent
         self.requestMode = requestMode
         self.maxRequestsPerGuest = maxRequestsPerGuest
@@ -74,7 +78,8 @@ public final class DJNode {
                 queue: (library?.tracks ?? []) + configuration.extraTracks,
                 port: port, interfaceName: interface.name, address: interface.address.host,
                 playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent,
-                requestMode: configuration.requestMode, maxRequestsPerGuest: configuration.maxRequestsPerGuest),
+                requestMode: configuration.requestMode, maxRequestsPerGuest: configuration.maxRequestsPerGuest,
+                votersPerAddress: configuration.votersPerAddress),
             verifier: SodiumVerifier(), now: settings.clock.now())
         let stats = try StatsRecorder(settings: settings, station: configuration.name.value)
         runtime = try NodeRuntime(

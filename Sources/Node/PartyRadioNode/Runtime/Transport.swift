@@ -6,6 +6,7 @@ import PartyRadioSecurity
 public struct SodiumVerifier: DatagramVerifier {
     public init() {}
     public func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
+    public func stationID(for key: PublicKey) -> StationID? { Sodium.stationID(for: key) }
 }
 
 /// The wire edge of a node: encodes, signs and sends what its machine asks; drains its sockets.
@@ -23,14 +24,21 @@ final class Transport {
         self.identity = identity
         self.clock = clock
         self.faults = faults
-        // Sequence numbers start at the clock in microseconds, so a restarted sender starts
-        // above anything it sent before and receivers' replay windows let it through.
-        sequence = UInt64(max(1, clock.now().ns / 1000))
+        sequence = 0
+    }
+
+    /// The next sequence number: the machine's real-time clock in nanoseconds (never less than
+    /// one more than the last). Every process on a machine draws from the same clock, so any
+    /// number of them sharing one key (`listen`, `stations --watch`, `vote` and `chat` with one
+    /// state directory) send increasing numbers between them and never look like replays of each
+    /// other; a restarted process starts above everything it sent before.
+    static func nextSequence(after last: UInt64, realTimeNs: Int64) -> UInt64 {
+        max(last &+ 1, UInt64(max(1, realTimeNs)))
     }
 
     /// Sends `message`, stamping a time ping's or pong's send time as late as possible.
     func send(_ message: Message, to address: SocketAddress, station: StationID) {
-        sequence += 1
+        sequence = Self.nextSequence(after: sequence, realTimeNs: NodeClock.realTimeNs())
         var message = message
         switch message {
         case .timePing(var ping):

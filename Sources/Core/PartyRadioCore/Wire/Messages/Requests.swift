@@ -78,6 +78,9 @@ public struct RequestAck: WireMessage, Codable {
         case rejected = 8
         /// The DJ muted this guest.
         case muted = 9
+        /// Guests on this address already have as many requests waiting as one address may
+        /// (`--max-requests` for each of `--voters-per-address` guests).
+        case addressLimit = 10
 
         public var isQueued: Bool { self == .queued || self == .awaitingApproval || self == .alreadyQueued }
     }
@@ -168,6 +171,8 @@ public struct RequestVoteAck: WireMessage {
         case dropped = 2
         /// No request has this ID.
         case unknown = 3
+        /// Other keys from the same address have voted on this request already.
+        case addressLimit = 4
     }
 
     /// The sequence number of the vote datagram this answers.

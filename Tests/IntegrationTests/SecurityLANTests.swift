@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+
+/// Attacks a guest at the party could try, on the namespace LAN, each against the real binary.
+@Suite(
+    "Attacks on the LAN", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct SecurityLANTests {
+    /// Holds `count` TCP connections to host:port open, sending nothing, for `seconds`; prints how
+    /// many it opened and how many the server closed.
+    static let idleFlood = """
+        import socket, sys, time
+        host, port, count, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+        held = []
+        for _ in range(count):
+            s = socket.socket()
+            s.setblocking(False)
+            try:
+                s.connect((host, port))
+            except BlockingIOError:
+                pass
+            held.append(s)
+        print("opened", len(held), flush=True)
+        time.sleep(seconds)
+        """
+
+    /// Fetches the whole URL and prints the status, the byte count and the seconds it took.
+    static let fetch = """
+        import sys, time, urllib.request
+        start = time.monotonic()
+        with urllib.request.urlopen(sys.argv[1], timeout=15) as response:
+            body = response.read()
+            print(response.status, len(body), round(time.monotonic() - start, 3))
+        """
+
+    @Test("An advert with a real station's ID but another key is refused: listings and listeners keep the real one")
+    func impostorAdvertIsRefused() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        // The DJ's key (and so its ID) exists before the impostor shows up.
+        let first = try lan.startDJ(host: 1, name: "Rooftop")
+        let started = try first.waitForEvent("started") { $0.name == "station_started" }
+        let id = try #require(started.string("id"))
+        let group = try #require(started.string("group"))
+        first.send("quit")
+        _ = first.wait(timeout: .seconds(5))
+
+        // The impostor: the real ID and group, the attacker's key, on another host, published first.
+        let fakeKey = Data((0..<32).map { UInt8($0 * 7 + 1) }).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let impostor = try lan.spawn(
+            host: 3,
+            [
+                "avahi-publish", "-s", "Rooftop 2", "_partyradio._udp", "4999", "v=1", "id=\(id)", "grp=\(group)",
+                "pk=\(fakeKey)",
+            ])
+        defer { impostor.kill() }
+        Thread.sleep(forTimeInterval: 1.5)
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+        let djIP = try lan.ip(host: 1)
+
+        let listing = try lan.partyradio(host: 2, ["stations", "--json", "-v"], role: "observer")
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]], "\(listing.stderr)")
+        #expect(stations.count == 1)
+        #expect(stations.first?["id"] as? String == id && stations.first?["address"] as? String == djIP)
+        #expect(listing.stderr.contains("refused 'Rooftop 2'"), "\(listing.stderr.suffix(2000))")
+
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        let tuned = try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        #expect((tuned["station"] as? [String: Any])?["address"] as? String == djIP)
+        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" }
+        listener.kill(signal: SIGINT)
+    }
+
+    @Test("A flood of forged votes that would each cost a signature check does not silence the station")
+    func forgedFloodDoesNotSilence() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Sturdy")
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        let listener = try lan.spawn(
+            host: 3,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        let mark = listener.events.count
+
+        let flood = Testbed.repoRoot.appendingPathComponent("scripts/forged-flood.py").path
+        let flooder = try lan.spawn(
+            host: 2,
+            [
+                "python3", flood, try #require(started.string("address")), String(try #require(started.int("port"))),
+                try #require(started.string("id")), "20000", "6",
+            ])
+        // A real guest on another machine votes in the middle of it.
+        Thread.sleep(forTimeInterval: 2)
+        let vote = try lan.partyradio(host: 3, ["vote", "up", "--json"], role: "voter")
+        #expect(vote.exit == 0, "\(vote.stderr)")
+        #expect(flooder.wait(timeout: .seconds(20)) == 0)
+        print("forged flood: \(flooder.text(.stdout))")
+        // `stations` still lists it right after.
+        let listing = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
+        #expect((parseJSON(listing.stdout) as? [[String: Any]])?.count == 1)
+
+        let during = Array(listener.events[mark...])
+        #expect(!during.contains { $0.name == "station_silent" }, "the listener heard silence during the flood")
+        // Snapshots kept coming: no gap longer than a second between the listener's state updates.
+        let times = during.filter { $0.name == "progress" || $0.name == "state" }.map(\.timeNs)
+        let gap = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .max
+        #expect(gap < 1_000_000_000, "longest gap between updates: \(gap / 1_000_000) ms")
+        listener.kill(signal: SIGINT)
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+        let drops = dj.events.last { $0.name == "station_stopped" }?["dropped"] as? [String: Int] ?? [:]
+        #expect(drops["rate_limited", default: 0] > 50_000, "\(drops)")
+        #expect(drops["bad_signature", default: 0] < 2_000, "\(drops)")
+    }
+
+    @Test("Processes sharing one key (one state directory) are never taken for each other's replays")
+    func oneKeyManyProcesses() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Shared key")
+        let state = lan.stateDir("guest")
+        // Two listeners and, beside them, four votes and a chat line at once, all with one state directory.
+        let listeners = try (1...2).map { _ in
+            try lan.spawn(
+                host: 2, [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", state])
+        }
+        for listener in listeners { try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" } }
+        let oneShots = try (1...4).map { n in
+            try lan.spawn(
+                host: 2,
+                [
+                    Testbed.partyradioBinary, n % 2 == 0 ? "vote" : "chat", n % 2 == 0 ? "up" : "hello \(n)",
+                    "--state-dir", state,
+                ])
+        }
+        #expect(oneShots.map { $0.wait(timeout: .seconds(20)) } == [0, 0, 0, 0])
+        Thread.sleep(forTimeInterval: 2)  // heartbeats from both listeners
+        for listener in listeners { listener.kill(signal: SIGINT) }
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+        let drops = dj.events.last { $0.name == "station_stopped" }?["dropped"] as? [String: Int] ?? [:]
+        #expect(drops["replayed"] == nil, "\(drops)")
+    }
+
+    @Test("Fresh keys from one machine are one vote: the second key is refused, unless the DJ allows more")
+    func freshKeysDoNotStuffVotes() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Fair")
+        // Five `vote up` runs on host 2, each with a fresh key (its own state directory).
+        var exits: [Int32] = []
+        for stuffer in 1...5 {
+            let result = try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "stuffer\(stuffer)")
+            exits.append(result.exit)
+            if stuffer > 1 { #expect(result.stderr.contains("another guest on this machine's address")) }
+        }
+        #expect(exits == [0, 1, 1, 1, 1])
+        // Another machine still votes; the first key may change its vote.
+        #expect(try lan.partyradio(host: 3, ["vote", "up"], role: "other").exit == 0)
+        let changed = try lan.partyradio(host: 2, ["vote", "down", "--json"], role: "stuffer1")
+        #expect((parseJSON(changed.stdout) as? [String: Any])?["down"] as? Int == 1)
+        let counted = dj.events.filter { $0.name == "vote_counted" }
+        #expect(counted.last?.int("up") == 1 && counted.last?.int("down") == 1)
+
+        // A shared machine: the DJ counts three voters per address.
+        dj.send("quit")
+        _ = dj.wait(timeout: .seconds(5))
+        let shared = try lan.startDJ(host: 1, name: "Shared", role: "dj2", extra: ["--voters-per-address", "3"])
+        let results = try (1...4).map { try lan.partyradio(host: 2, ["vote", "up"], role: "shared\($0)").exit }
+        #expect(results == [0, 0, 0, 1])
+        #expect(shared.events.filter { $0.name == "vote_counted" }.last?.int("up") == 3)
+    }
+
+    @Test("500 idle connections from one guest do not stop a listener's media fetch")
+    func idleConnectionsDoNotStarveMedia() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Server")
+        let nowPlaying = try #require(dj.events.first { $0.name == "state" }?["now_playing"] as? [String: Any])
+        let sourceText = try #require(nowPlaying["source"] as? String)
+        let source = try #require(URL(string: sourceText))
+        let host = try #require(source.host)
+        let port = try #require(source.port)
+
+        let attacker = try lan.spawn(host: 2, ["python3", "-c", Self.idleFlood, host, String(port), "500", "20"])
+        defer { attacker.kill() }
+        try attacker.waitForLine(containing: "opened 500", timeout: .seconds(10))
+        Thread.sleep(forTimeInterval: 0.5)  // the server has seen them all
+
+        let result = try lan.run(host: 3, ["python3", "-c", Self.fetch, source.absoluteString], timeout: .seconds(20))
+        #expect(result.exit == 0, "the fetch failed under the flood: \(result.stderr)")
+        let fields = result.stdout.split(separator: " ")
+        #expect(fields.first == "200", "\(result.stdout)")
+        #expect(fields.count == 3 && Int(fields[1]) ?? 0 > 1000, "\(result.stdout)")
+        print("media fetch under 500 idle connections: \(result.stdout)")
+    }
+}

@@ -133,8 +133,8 @@ struct SimRun {
 
         // Requesters: guest machines that request a track of the DJ's queue by its title (often more
         // than the limit, and tracks already waiting) or vote on a request, one run after another:
-        // each starts 0.3–3 s after the one before it ended (runs of one key never overlap, as for
-        // the voters above).
+        // each starts 0.3–3 s after the one before it ended (the simulator numbers datagrams per
+        // node, so runs of one key must not overlap; see the voters above).
         var following: [Int: (next: SimNode, gapNs: Int64)] = [:]
         for machine in 0..<random.int(0...3) {
             let key = PublicKey(bytes: random.bytes(32))!

@@ -85,6 +85,9 @@ let package = Package(
         .executableTarget(
             name: "partyradio-bench-catalog", dependencies: ["PartyRadioCatalog", "CatalogTestSupport"],
             path: "Sources/Bench/partyradio-bench-catalog"),
+        .executableTarget(
+            name: "partyradio-bench-storage", dependencies: ["PartyRadioStorage", "PartyRadioCore"],
+            path: "Sources/Bench/partyradio-bench-storage"),
 
         // MARK: Tests
         // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the catalog and CLI tests and

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// A failed SQLite call: the (extended) result code and sqlite3_errmsg (the cause kept by the
-/// catalog cache's and the stats store's errors).
+/// catalog cache's and the DJ store's errors).
 public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `SQLITE_*` result code; the low byte is the primary code.
     public var code: Int32
@@ -21,9 +21,9 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A bare connection with the few calls the catalog cache and the stats store need. Not
+/// A bare connection with the few calls the catalog cache and the DJ store need. Not
 /// thread-safe on its own: `@unchecked Sendable` because the cache only ever touches it inside
-/// its `Mutex` (the stats store is used by one thread).
+/// its `Mutex` (the DJ store is used by one thread).
 package final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
 
@@ -96,11 +96,14 @@ package final class SQLiteConnection: @unchecked Sendable {
     /// Runs `body` in one transaction: all of it or none.
     package func transaction(_ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
         try query("BEGIN IMMEDIATE")
-        do { try body() } catch {
+        do throws(SQLiteError) {
+            try body()
+            try query("COMMIT")
+        } catch {
+            // A failed COMMIT leaves the transaction open: end it, so the next one can begin.
             _ = try? query("ROLLBACK")
             throw error
         }
-        try query("COMMIT")
     }
 
     private func lastError(_ code: Int32) -> SQLiteError {

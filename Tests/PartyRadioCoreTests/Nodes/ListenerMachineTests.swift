@@ -241,31 +241,50 @@ import Testing
         #expect(machine.nextWakeup.map { $0 >= silence } == true, "asks for \(String(describing: machine.nextWakeup))")
     }
 
-    @Test func withdrawalFromDNSSDEndsIt() {
+    @Test func withdrawalWithoutAGoodbyeWaitsAndKeepsPlaying() {
         var machine = listener()
         var station = Fixture.djPeer
-        _ = tunedIn(&machine, &station)
-        let out = machine.handle(.discovery(.removed(name: Fixture.serviceName)), at: at(ms: 500))
-        #expect(out.reports.map(\.brief).first == "gone Rooftop: withdrawn from the network")
-        #expect(machine.isFinished && machine.exitError == nil)
+        let (now, _) = synchronised(&machine, &station)
+        _ = machine.handle(.timer, at: now + 1)
+        let out = machine.handle(.discovery(.removed(name: Fixture.serviceName)), at: now + Nanos.ms(10))
+        #expect(out.reports.map(\.brief) == ["silent Rooftop"])
+        #expect(out.player.isEmpty)  // the player carries on with the last plan
+        #expect(out.sent.filter { $0.message.tag == "hello" }.map(\.to) == [toDJ])
+        #expect(!machine.isFinished && machine.tuned?.silent == true)
+        // Hellos go on to the old address until the DJ answers; nothing ends it.
+        let later = machine.run(until: now + Nanos.seconds(30), from: now + Nanos.ms(10))
+        #expect(later.sent.filter { $0.message.tag == "hello" && $0.to == toDJ }.count >= 50)
+        #expect(!later.reportTags.contains("stationGone") && !later.player.contains(.stop))
+        #expect(!machine.isFinished)
     }
 
-    @Test
-    func withdrawalEndsItAfterMinutesOfListening() {
+    @Test func aKilledStationStartedAgainOnANewAddressIsFollowedAndResumed() {
         var machine = listener()
         var station = Fixture.djPeer
         _ = tunedIn(&machine, &station)
-        // The station keeps multicasting snapshots every 500 ms, as a live DJ does.
         var now = at(ms: 100)
-        for _ in 0..<10 {
+        for _ in 0..<4 {
             _ = machine.run(until: now + Nanos.ms(500), from: now)
             now += Nanos.ms(500)
             _ = machine.handle(station.send(.stateSnapshot(snapshot(at: now)), station: id), at: now)
         }
-        let out = machine.handle(.discovery(.removed(name: Fixture.serviceName)), at: now + 1)
-        #expect(out.reports.map(\.brief).first == "gone Rooftop: withdrawn from the network")
-        let finished = machine.isFinished
-        #expect(finished)
+        _ = machine.handle(.discovery(.removed(name: Fixture.serviceName)), at: now + 1)
+        now += Nanos.seconds(3)
+        _ = machine.run(until: now, from: now - Nanos.seconds(3) + 1)
+        // The DJ is back: the same station (ID and key) on another port, found again by DNS-SD.
+        let moved = PeerAddress(host: Fixture.djAddress.host, port: 40_123)
+        _ = machine.handle(.discovery(.discovered(name: Fixture.serviceName)), at: now)
+        let resolved = machine.handle(Fixture.resolved(address: moved), at: now + 1)
+        #expect(resolved.sent.filter { $0.message.tag == "hello" }.map(\.to) == [.peer(moved)])
+        #expect(machine.tuned?.djAddress == moved)
+        // Its sequence numbers start over from its clock, above the old ones: not a replay.
+        var restarted = Peer(moved.host, port: moved.port, key: Fixture.djKeySeed)
+        restarted.sequence = station.sequence + 1_000
+        let back = machine.handle(
+            restarted.send(.stateSnapshot(snapshot(at: now + Nanos.ms(5))), station: id), at: now + Nanos.ms(5))
+        #expect(back.reports.map(\.brief).contains("back Rooftop"))
+        #expect(machine.tuned?.silent == false && !machine.isFinished)
+        #expect(machine.filter.drops.total == 0)
     }
 
     @Test func aStationThatMovesIsFollowedToItsNewAddress() {

@@ -56,7 +56,8 @@ enum NodeCommands {
                     name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
                     playback: playbackOptions(options.playback), catalog: source,
                     crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
-                    maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress),
+                    maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
+                    fresh: options.fresh),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }

@@ -2,15 +2,15 @@ import Foundation
 import PartyRadioCore
 import PartyRadioStorage
 
-/// `partyradio stats`: reads the DJ's stats store in the state directory and prints the nights.
+/// `partyradio stats`: reads the DJ's database in the state directory and prints the nights.
 enum StatsCommand {
     static func run(_ options: Command.StatsOptions, context: CommandContext) -> Int32 {
         let directory = StateDirectory.resolve(options.common.stateDir, environment: context.environment)
-        let path = StatsStore.path(in: URL(fileURLWithPath: directory))
+        let folder = URL(fileURLWithPath: directory)
         // Reading never creates the file: a state directory without a DJ run has no stats.
-        var nights: [StatsStore.Night] = []
-        if FileManager.default.fileExists(atPath: path) {
-            do throws(StatsError) { nights = try StatsStore(path: path).nights(latestOnly: !options.all) } catch {
+        var nights: [DJStore.Night] = []
+        if DJStore.exists(in: folder) {
+            do throws(DJStoreError) { nights = try DJStore(directory: folder).nights(latestOnly: !options.all) } catch {
                 context.console.error(error.description)
                 return ExitCode.failure.rawValue
             }

@@ -6,7 +6,7 @@ import PartyRadioStorage
 /// names come from files and the catalog: the text drops their control characters.
 enum StatsReport {
     /// One block per night: a heading, the table of tracks, and the best and the worst track.
-    static func text(_ nights: [StatsStore.Night]) -> String {
+    static func text(_ nights: [DJStore.Night]) -> String {
         var out = ""
         for (number, night) in nights.enumerated() {
             if number > 0 { out += "\n" }
@@ -31,14 +31,14 @@ enum StatsReport {
     }
 
     static func table(_ tracks: [TrackStats]) -> String {
-        let header = ["TITLE", "ARTIST", "PLAYS", "LISTENERS", "UP", "DOWN", "APPROVAL", "SKIPS"]
+        let header = ["TITLE", "ARTIST", "PLAYS", "LISTENERS", "UP", "DOWN", "APPROVAL", "SKIPS", "REQUESTED BY"]
         let rows = tracks.map { track in
             [
                 clean(track.title), clean(track.artist), String(track.plays), String(track.mostListenersAtStart),
-                String(track.up), String(track.down), approval(track), skips(track),
+                String(track.up), String(track.down), approval(track), skips(track), requested(track),
             ]
         }
-        let caps = [40, 26, 5, 9, 5, 5, 8, 16]
+        let caps = [40, 26, 5, 9, 5, 5, 8, 16, 40]
         var widths = header.map(CatalogTable.displayWidth)
         for row in rows {
             for (column, cell) in row.enumerated() {
@@ -56,7 +56,7 @@ enum StatsReport {
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }
 
-    static func json(_ nights: [StatsStore.Night]) -> JSON {
+    static func json(_ nights: [DJStore.Night]) -> JSON {
         .object([
             (
                 "nights",
@@ -92,6 +92,8 @@ enum StatsReport {
             ("skips", .int(track.skips)),
             ("dj_skips", .int(track.djSkips)),
             ("crowd_skips", .int(track.crowdSkips)),
+            ("requests", .int(track.requests)),
+            ("requested_by", .array(track.requesters.map { .string($0) })),
         ])
     }
 
@@ -111,13 +113,19 @@ enum StatsReport {
         return parts.isEmpty ? "0" : parts.joined(separator: ", ")
     }
 
+    /// "–" for the DJ's own plays; else how many plays were requests and by whom: "2: Ann, Bob".
+    private static func requested(_ track: TrackStats) -> String {
+        guard track.requests > 0 else { return "–" }
+        return "\(track.requests): " + track.requesters.map(clean).joined(separator: ", ")
+    }
+
     private static func summary(_ track: TrackStats) -> String {
         let votes = track.up + track.down
         return "\(clean(track.title)) — \(clean(track.artist)) (\(approval(track)) of \(votes) vote"
             + "\(votes == 1 ? "" : "s"), \(track.plays) play\(track.plays == 1 ? "" : "s"))"
     }
 
-    private static func period(_ night: StatsStore.Night) -> String {
+    private static func period(_ night: DJStore.Night) -> String {
         let start = timestamp(night.startedAt)
         guard let end = night.endedAt else { return "from \(start) (still on, or stopped without a goodbye)" }
         return "\(start) to \(timestamp(end))"

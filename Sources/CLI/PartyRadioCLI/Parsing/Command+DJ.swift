@@ -29,6 +29,8 @@ extension Command {
         public var maxRequestsPerGuest = 3
         /// `--voters-per-address N`: voter keys counted per source address (one guest, one vote).
         public var votersPerAddress = 1
+        /// `--fresh`: start over, without the station saved in the state directory.
+        public var fresh = false
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -64,6 +66,7 @@ extension Command {
                 options.requestMode = mode
             case "--max-requests": options.maxRequestsPerGuest = try scanner.integer(for: option, in: 1...100)
             case "--voters-per-address": options.votersPerAddress = try scanner.integer(for: option, in: 1...1000)
+            case "--fresh": options.fresh = true
             default: throw scanner.unknown(option)
             }
         }

@@ -82,6 +82,7 @@ enum HelpPages {
                 "--voters-per-address <n>",
                 "Voters counted per machine address (default: 1, one guest one vote; raise it for shared machines)."
             ),
+            ("--fresh", "Start over: forget the station saved in the state directory (the stats stay)."),
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
         discussion: """
             CONTROLS:
@@ -91,6 +92,13 @@ enum HelpPages {
               repeat off|one|all, volume N, search TERM (numbered results with their IDs), add ID [ID…],
               approve N|next, drop N|next (a guest's request, by the number 'up next' shows),
               mute NAME, unmute NAME (chat and requests), quit.
+
+            SAVED STATION:
+              The DJ saves its queue, position, votes, requests and chat in dj.sqlite in the state
+              directory as they change. Started again with the same state directory (after a quit, a
+              crash or kill -9) it is the same station where it was; library tracks whose files are
+              gone are dropped, music new in the --library folders is added at the end. --fresh
+              starts over.
 
             The catalog is $PARTYRADIO_ITUNES_URL (default https://itunes.apple.com).
             """)
@@ -207,6 +215,6 @@ enum HelpPages {
             ("--json", "Print the result as JSON."),
         ] + CommonOptions.help,
         discussion:
-            "The DJ keeps its stats in stats.sqlite in its state directory; run this on the DJ's machine with "
+            "The DJ keeps its stats in dj.sqlite in its state directory; run this on the DJ's machine with "
             + "the same --state-dir. Best and worst are by the share of up votes, ties going to the more played.")
 }

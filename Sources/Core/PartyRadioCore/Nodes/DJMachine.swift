@@ -172,11 +172,12 @@ public struct DJMachine: NodeMachine {
             handle(answer, now: now, into: &out)
         case .quit:
             goOffAir(now: now, into: &out)
-            return out
         }
         if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
-        let playing = engine.nowPlaying != nil && !engine.isPaused
-        if started && (unsaved || (playing && now - lastSaveAt >= Self.saveIntervalNs)) {
+        // Going off air saves too: the next start resumes exactly where the station stopped.
+        let moving = engine.nowPlaying != nil && !engine.isPaused  // a paused position does not change
+        let due = unsaved || isFinished || (moving && now - lastSaveAt >= Self.saveIntervalNs)
+        if started && due {
             // First: what the effects acknowledge is stored before they go out.
             out.insert(.save(saved(at: now)), at: 0)
             unsaved = false
@@ -208,7 +209,10 @@ public struct DJMachine: NodeMachine {
             requestStarted(request, into: &out)
             trackChanged(after: .played, tally: tally, now: now, into: &out)
         }
-        if changed { broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out) }
+        if changed {
+            unsaved = true
+            broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out)
+        }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
             lastExpiryAt = now
             // Peers heard lately, for the goodbye: pruned here, not on every datagram.
@@ -218,7 +222,10 @@ public struct DJMachine: NodeMachine {
                 broadcast(now: now, change: .listeners, into: &out)
             }
         }
-        if let skip = crowdSkipDue(at: dj) { skipTrack(skip, now: now, into: &out) }
+        if let skip = crowdSkipDue(at: dj) {
+            unsaved = true
+            skipTrack(skip, now: now, into: &out)
+        }
         if now - lastSnapshotAt >= Self.snapshotIntervalNs { broadcast(now: now, change: .progress, into: &out) }
         if now - lastRosterAt >= Self.rosterIntervalNs {
             sendRoster(now: now, report: false, into: &out)

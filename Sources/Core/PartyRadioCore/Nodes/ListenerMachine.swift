@@ -1,6 +1,7 @@
 /// A listener as a state machine: finds the station, tunes in, follows its snapshots, keeps the
 /// DJ informed with heartbeats, estimates the DJ clock from time pings, tells the player what
-/// to play, and says when the station goes silent or off air.
+/// to play, and says when the station goes silent or off air. A station withdrawn from DNS-SD
+/// without a goodbye (a DJ killed) is waited for: the DJ started again is followed.
 public struct ListenerMachine: NodeMachine {
     public struct Configuration: Sendable {
         /// Name, prefix or ID; nil: the only station on the air.
@@ -114,15 +115,13 @@ public struct ListenerMachine: NodeMachine {
         where tuned.map { watch.directory.entries[$0.station.id]?.serviceName == name } ?? false:
             // Withdrawn, even if the watch had stopped listing it after a silence.
             _ = watch.handle(.removed(name: name), into: &out)
-            stationGone(reason: "withdrawn from the network", into: &out)
-            return out
+            stationWithdrawn(into: &out)
         case .discovery(let event):
             let changes = watch.handle(event, into: &out)
             if let tuned {
                 for case .vanished(let id, _, let reason) in changes
                 where id == tuned.station.id && reason == "withdrawn" {
-                    stationGone(reason: "withdrawn from the network", into: &out)
-                    return out
+                    stationWithdrawn(into: &out)
                 }
                 followAddress()
             }
@@ -312,6 +311,22 @@ public struct ListenerMachine: NodeMachine {
     /// Where the station is now, by the DJ clock as estimated (our own until the estimate is ready).
     private func position(of snapshot: StateSnapshot, now: LocalTime) -> Int64 {
         snapshot.position(at: djTime(at: now) ?? DJTime(ns: now.ns))
+    }
+
+    /// The station's DNS-SD record went away without a goodbye: its DJ crashed or was killed, and
+    /// Avahi withdrew it. A DJ started again is the same station, so the listener waits for it:
+    /// it keeps playing on the last plan, says it is waiting, says hello to the DJ's address until
+    /// the DJ answers, and follows it to a new address when DNS-SD resolves it again. Only a
+    /// goodbye (or the user) ends it.
+    private mutating func stationWithdrawn(into out: inout [Effect]) {
+        guard var tuned else { return }
+        out.append(.log(.node, "station \(tuned.station.id.hex) withdrawn without a goodbye; waiting for it"))
+        tuned.lastHello = nil  // hello again at once, and until it answers
+        if !tuned.silent {
+            tuned.silent = true
+            out.append(.report(.stationSilent(name: tuned.snapshot.stationName)))
+        }
+        self.tuned = tuned
     }
 
     private mutating func stationGone(reason: String, into out: inout [Effect]) {

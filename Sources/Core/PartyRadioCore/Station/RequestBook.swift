@@ -246,6 +246,23 @@ public struct RequestBook: Sendable, Equatable, Codable {
         return request
     }
 
+    /// Passes every waiting request's track through `transform` (a DJ that starts again serves its
+    /// files at new URLs); a request whose track is gone (nil) is dropped and returned.
+    @discardableResult
+    public mutating func mapTracks(_ transform: (Track) -> Track?) -> [SongRequest] {
+        var gone: [SongRequest] = []
+        for request in waiting {
+            if let track = transform(request.track) {
+                if let index = waiting.firstIndex(where: { $0.queueID == request.queueID }) {
+                    waiting[index].track = track
+                }
+            } else if let dropped = drop(request.queueID) {
+                gone.append(dropped)
+            }
+        }
+        return gone
+    }
+
     /// A request ID the DJ knows as finished, for a clear answer.
     public func outcome(of queueID: UInt32) -> Finished? { finished[queueID] }
 

@@ -11,6 +11,10 @@ public struct TrackStats: Hashable, Sendable {
     public var down: Int
     public var djSkips: Int
     public var crowdSkips: Int
+    /// Plays that were a guest's request.
+    public var requests: Int
+    /// Who requested it, each name once, in the order of their first request.
+    public var requesters: [String]
 
     public init(trackID: String, title: String, artist: String) {
         self.trackID = trackID
@@ -22,6 +26,8 @@ public struct TrackStats: Hashable, Sendable {
         down = 0
         djSkips = 0
         crowdSkips = 0
+        requests = 0
+        requesters = []
     }
 
     public var skips: Int { djSkips + crowdSkips }
@@ -46,6 +52,10 @@ public struct TrackStats: Hashable, Sendable {
             stats.down += Int(play.down)
             if play.ending == .djSkip { stats.djSkips += 1 }
             if play.ending == .crowdSkip { stats.crowdSkips += 1 }
+            if let requester = play.requestedBy {
+                stats.requests += 1
+                if !stats.requesters.contains(requester) { stats.requesters.append(requester) }
+            }
             byID[play.trackID] = stats
         }
         return order.compactMap { byID[$0] }

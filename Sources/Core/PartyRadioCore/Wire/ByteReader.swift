@@ -31,9 +31,13 @@ public struct ByteReader: Sendable {
         return Array(bytes[offset..<(offset + count)])
     }
 
-    /// Reads a string written by ``ByteWriter/writeString(_:maxBytes:)``; invalid UTF-8 is an error.
-    public mutating func readString() throws(WireError) -> String {
-        try readUTF8(count: Int(try readUInt8()))
+    /// Reads a string written by ``ByteWriter/writeString(_:maxBytes:)`` with the same `maxBytes`:
+    /// a longer one (which that writer never sends) or invalid UTF-8 is an error, so whatever
+    /// decodes encodes to the same bytes again.
+    public mutating func readString(maxBytes: Int = 255) throws(WireError) -> String {
+        let length = Int(try readUInt8())
+        guard length <= maxBytes else { throw .malformed("string of \(length) bytes, limit \(maxBytes)") }
+        return try readUTF8(count: length)
     }
 
     /// Reads a string written by ``ByteWriter/writeLongString(_:maxBytes:)``; a length above

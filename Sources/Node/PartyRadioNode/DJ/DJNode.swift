@@ -1,6 +1,7 @@
 import PartyRadioCore
 import PartyRadioNet
 import PartyRadioSecurity
+import PartyRadioStorage
 
 /// How a DJ is started (`partyradio dj`).
 public struct DJConfiguration: Sendable {
@@ -22,14 +23,17 @@ public struct DJConfiguration: Sendable {
     public var maxRequestsPerGuest: Int
     /// `--voters-per-address`: voter keys counted per source address.
     public var votersPerAddress: Int
+    /// `--fresh`: forget the saved station and start from `libraries` and `extraTracks`.
+    public var fresh: Bool
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
         crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3,
-        votersPerAddress: Int = 1
+        votersPerAddress: Int = 1, fresh: Bool = false
     ) {
         self.votersPerAddress = votersPerAddress
+        self.fresh = fresh
         self.crowdSkipPercent = crowdSkipPercent
         self.requestMode = requestMode
         self.maxRequestsPerGuest = maxRequestsPerGuest
@@ -54,37 +58,90 @@ public final class DJNode {
     {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("station")
-        let socket = try settings.unicastSocket(interface: interface, port: configuration.port)
+        // The database first: a damaged or newer file stops the DJ before anything goes on air.
+        let recorder = try DJRecorder(settings: settings, station: configuration.name.value)
+        let store = recorder.store
+        let saved: DJStore.Saved?
+        do throws(DJStoreError) {
+            if configuration.fresh { try store.clearStation() }
+            saved = try store.loadStation()
+        } catch {
+            throw NodeError(.storage, "Cannot read the saved station: \(error.description)", cause: error)
+        }
+        // The ports of the last run, if free: listeners still send there, and play from there.
+        let lastPorts = (try? store.ports()) ?? [:]
+        let socket: UDPSocket
+        if configuration.port == 0, let last = lastPorts["udp"],
+            let same = try? settings.unicastSocket(interface: interface, port: last)
+        {
+            socket = same
+        } else {
+            socket = try settings.unicastSocket(interface: interface, port: configuration.port)
+        }
         let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
         let advert = StationAdvert(
             stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey)
-        // Catalog tracks alone need no library; otherwise the folders (or the demo library) are served.
-        if configuration.libraries.isEmpty && !configuration.extraTracks.isEmpty {
+        // Catalog tracks alone need no library (unless the saved queue has library tracks);
+        // otherwise the folders (or the demo library) are served.
+        let savedLocal = saved?.station.queue.contains { $0.id.hasPrefix(Self.localPrefix) } ?? false
+        if configuration.libraries.isEmpty && !configuration.extraTracks.isEmpty && !savedLocal {
             library = nil
         } else {
             library = try LocalLibrary(
                 folders: configuration.libraries, stateDirectory: settings.stateDirectory,
-                address: interface.address.host)
+                address: interface.address.host, port: lastPorts["media"] ?? 0)
         }
         for warning in library?.warnings ?? [] { settings.reporter.report(.warning(warning)) }
         let port: UInt16
         do { port = try socket.localAddress().port } catch {
             throw NodeError(.network, "Cannot read the DJ's UDP port: \(error).", cause: error)
         }
+        var ports = ["udp": port]
+        if let library { ports["media"] = library.server.port }
+        do throws(DJStoreError) { try store.rememberPorts(ports) } catch {
+            settings.reporter.report(.warning("Cannot note the DJ's ports (\(error.description))."))
+        }
+        let now = settings.clock.now()
+        let tracks = (library?.tracks ?? []) + configuration.extraTracks
+        let restored = saved.map { Self.restore($0, tracks: tracks, now: now, reporter: settings.reporter) }
+        recorder.continuing = restored != nil
         let player = try PlayerDriver(role: "dj", options: configuration.playback, clock: settings.clock, inbox: inbox)
         let machine = DJMachine(
             configuration: DJMachine.Configuration(
-                name: configuration.name.value, advert: advert,
-                queue: (library?.tracks ?? []) + configuration.extraTracks,
-                port: port, interfaceName: interface.name, address: interface.address.host,
-                playsAudio: player.playsAudio, crowdSkipPercent: configuration.crowdSkipPercent,
-                requestMode: configuration.requestMode, maxRequestsPerGuest: configuration.maxRequestsPerGuest,
-                votersPerAddress: configuration.votersPerAddress),
-            verifier: SodiumVerifier(), now: settings.clock.now())
-        let stats = try StatsRecorder(settings: settings, station: configuration.name.value)
+                name: configuration.name.value, advert: advert, queue: tracks, port: port,
+                interfaceName: interface.name, address: interface.address.host, playsAudio: player.playsAudio,
+                crowdSkipPercent: configuration.crowdSkipPercent, requestMode: configuration.requestMode,
+                maxRequestsPerGuest: configuration.maxRequestsPerGuest,
+                votersPerAddress: configuration.votersPerAddress, saved: restored),
+            verifier: SodiumVerifier(), now: now)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            catalog: configuration.catalog, stats: stats, inbox: inbox)
+            catalog: configuration.catalog, recorder: recorder, inbox: inbox)
+    }
+
+    static let localPrefix = "local:"
+
+    /// The saved station as this run can play it: library tracks at this run's URLs (the ones whose
+    /// files are no longer in the libraries named now are dropped, with a warning), catalog tracks
+    /// as saved, music new to the queue added at its end, and — after a crash — the position moved
+    /// on by the time the DJ was away (``SavedStation/resumed(afterNs:)``).
+    static func restore(_ saved: DJStore.Saved, tracks: [Track], now: LocalTime, reporter: any NodeReporter)
+        -> SavedStation
+    {
+        let available = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let (mapped, dropped) = saved.station.mappingTracks { track in
+            track.id.hasPrefix(localPrefix) ? available[track.id] : track
+        }
+        if !dropped.isEmpty {
+            let titles = dropped.prefix(3).map { "'\($0.title)'" }.joined(separator: ", ")
+            let more = dropped.count > 3 ? " and \(dropped.count - 3) more" : ""
+            reporter.report(
+                .warning(
+                    "Dropped \(dropped.count) saved track\(dropped.count == 1 ? "" : "s") whose files are not in the "
+                        + "libraries named now: \(titles)\(more)."))
+        }
+        let station = mapped.addingNew(tracks)
+        return saved.stopped ? station : station.resumed(afterNs: now - saved.savedAt)
     }
 
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.

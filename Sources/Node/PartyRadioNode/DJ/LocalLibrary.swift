@@ -12,6 +12,7 @@ final class LocalLibrary {
     /// - Parameters:
     ///   - folders: the user's `--library` folders; empty means the demo library in `stateDirectory`.
     ///   - address: the IPv4 address listeners reach the DJ on.
+    ///   - port: the HTTP port to take if it is free (the last run's); 0 or taken: any.
     init(folders: [String], stateDirectory: URL, address: String, port: UInt16 = 0) throws(NodeError) {
         var roots = folders
         for folder in folders {
@@ -39,8 +40,13 @@ final class LocalLibrary {
                 "No playable music in \(roots.joined(separator: ", ")) (mp3, ogg, opus, flac, m4a or wav); "
                     + "pass another --library.")
         }
-        do { server = try MediaServer(address: address, port: port) } catch {
-            throw NodeError(.network, "Cannot serve the music over HTTP on \(address) (\(error)).")
+        // The port of the DJ's last run if it is free (listeners' players still hold its URLs), else any.
+        if port != 0, let same = try? MediaServer(address: address, port: port) {
+            server = same
+        } else {
+            do { server = try MediaServer(address: address, port: 0) } catch {
+                throw NodeError(.network, "Cannot serve the music over HTTP on \(address) (\(error)).")
+            }
         }
         for file in scan.tracks {
             // The track ID's hash is the token, so a restarted DJ serves the same URLs.

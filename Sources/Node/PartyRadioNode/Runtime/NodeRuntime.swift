@@ -19,7 +19,7 @@ final class NodeRuntime<Machine: NodeMachine> {
     private var groupSocket: UDPSocket?
     private let player: PlayerDriver?
     private let catalog: (any TrackCatalog)?
-    private let stats: StatsRecorder?
+    private let recorder: DJRecorder?
     private var started = false
     /// The instant of the last input handled: the machine sees time only go forward.
     private var lastHandled = LocalTime(ns: .min)
@@ -32,7 +32,7 @@ final class NodeRuntime<Machine: NodeMachine> {
 
     init(
         machine: Machine, settings: NodeSettings, interface: NetworkInterface, transport: Transport,
-        player: PlayerDriver?, catalog: (any TrackCatalog)? = nil, stats: StatsRecorder? = nil,
+        player: PlayerDriver?, catalog: (any TrackCatalog)? = nil, recorder: DJRecorder? = nil,
         inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         self.machine = machine
@@ -43,7 +43,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         self.transport = transport
         self.player = player
         self.catalog = catalog
-        self.stats = stats
+        self.recorder = recorder
         do {
             avahi = try AvahiSession(interfaceIndex: interface.index) { event in
                 inbox.push(.discovery(DiscoveryEvent(event)))
@@ -66,7 +66,7 @@ final class NodeRuntime<Machine: NodeMachine> {
     func step(maxWaitMs: Int32) {
         if !started {
             started = true
-            stats?.begin(at: clock.now())
+            recorder?.begin(at: clock.now())
             deliver(.start)
         }
         guard !machine.isFinished else { return }
@@ -95,7 +95,7 @@ final class NodeRuntime<Machine: NodeMachine> {
     func close() {
         guard !closed else { return }
         closed = true
-        stats?.end(at: clock.now())
+        recorder?.end(at: clock.now())
         avahi.close()
         player?.shutdown()
         groupSocket?.close()
@@ -137,9 +137,10 @@ final class NodeRuntime<Machine: NodeMachine> {
         case .log(let topic, let message):
             Log.debug(topic, message)
         case .record(let play):
-            stats?.record(play)
-        case .save:
-            break  // persistence lands in the next step
+            recorder?.record(play)
+        case .save(let station):
+            // Synchronous, and first among its step's effects: nothing acknowledged is unsaved.
+            recorder?.save(station, at: clock.now())
         }
     }
 

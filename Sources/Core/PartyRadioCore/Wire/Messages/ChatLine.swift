@@ -24,9 +24,9 @@ public struct ChatLine: WireMessage, Hashable, Codable {
     }
 
     public init(from reader: inout ByteReader) throws(WireError) {
-        sender = try reader.readString()
+        sender = try reader.readString(maxBytes: 16)
         messageID = try reader.read(UInt64.self)
-        name = try reader.readString()
+        name = try reader.readString(maxBytes: ChatSend.Limit.name)
         text = try reader.readLongString(maxBytes: ChatSend.Limit.textBytes)
     }
 }

@@ -32,7 +32,7 @@ public struct ChatSend: WireMessage {
 
     public init(from reader: inout ByteReader) throws(WireError) {
         messageID = try reader.read(UInt64.self)
-        name = try reader.readString()
+        name = try reader.readString(maxBytes: Limit.name)
         text = try reader.readLongString(maxBytes: Limit.textBytes)
     }
 }

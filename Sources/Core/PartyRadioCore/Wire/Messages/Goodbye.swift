@@ -7,5 +7,5 @@ public struct Goodbye: WireMessage {
 
     public func encode(into writer: inout ByteWriter) { writer.writeString(reason, maxBytes: 100) }
 
-    public init(from reader: inout ByteReader) throws(WireError) { reason = try reader.readString() }
+    public init(from reader: inout ByteReader) throws(WireError) { reason = try reader.readString(maxBytes: 100) }
 }

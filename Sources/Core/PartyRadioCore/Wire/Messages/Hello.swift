@@ -8,5 +8,5 @@ public struct Hello: WireMessage {
 
     public func encode(into writer: inout ByteWriter) { writer.writeString(listenerName, maxBytes: 64) }
 
-    public init(from reader: inout ByteReader) throws(WireError) { listenerName = try reader.readString() }
+    public init(from reader: inout ByteReader) throws(WireError) { listenerName = try reader.readString(maxBytes: 64) }
 }

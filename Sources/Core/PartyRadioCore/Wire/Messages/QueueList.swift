@@ -103,10 +103,10 @@ public struct QueueList: WireMessage {
         var entries: [Entry] = []
         for _ in 0..<count {
             let queueID = try reader.read(UInt32.self)
-            let trackID = try reader.readString()
-            let title = try reader.readString()
-            let artist = try reader.readString()
-            let requester = try reader.readString()
+            let trackID = try reader.readString(maxBytes: Limit.trackID)
+            let title = try reader.readString(maxBytes: Limit.title)
+            let artist = try reader.readString(maxBytes: Limit.artist)
+            let requester = try reader.readString(maxBytes: Limit.requester)
             let tally = Tally(up: try reader.read(UInt32.self), down: try reader.read(UInt32.self))
             let flag = try reader.readUInt8()
             guard flag <= 1 else { throw .malformed("approval flag \(flag)") }

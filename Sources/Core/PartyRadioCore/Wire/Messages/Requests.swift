@@ -42,12 +42,11 @@ public struct RequestSend: WireMessage {
 
     public init(from reader: inout ByteReader) throws(WireError) {
         requestID = try reader.read(UInt64.self)
-        name = try reader.readString()
+        name = try reader.readString(maxBytes: ChatSend.Limit.name)
         let raw = try reader.readUInt8()
-        let text = try reader.readString()
         switch raw {
-        case 0: wanted = .catalogID(text)
-        case 1: wanted = .library(text)
+        case 0: wanted = .catalogID(try reader.readString(maxBytes: StateSnapshot.Limit.trackID))
+        case 1: wanted = .library(try reader.readString(maxBytes: Limit.query))
         default: throw .malformed("request kind \(raw)")
         }
     }
@@ -127,8 +126,8 @@ public struct RequestAck: WireMessage, Codable {
         queueID = try reader.read(UInt32.self)
         position = try reader.read(UInt16.self)
         limit = try reader.read(UInt16.self)
-        title = try reader.readString()
-        artist = try reader.readString()
+        title = try reader.readString(maxBytes: StateSnapshot.Limit.text)
+        artist = try reader.readString(maxBytes: StateSnapshot.Limit.text)
     }
 }
 

@@ -47,7 +47,8 @@ public struct Roster: WireMessage {
         guard count <= Limit.maxEntries else { throw .malformed("roster of \(count)") }
         var entries: [Entry] = []
         for _ in 0..<count {
-            entries.append(Entry(name: try reader.readString(), listeningForMs: try reader.read(UInt32.self)))
+            entries.append(
+                Entry(name: try reader.readString(maxBytes: Limit.name), listeningForMs: try reader.read(UInt32.self)))
         }
         self.entries = entries
     }

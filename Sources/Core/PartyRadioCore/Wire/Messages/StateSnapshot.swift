@@ -59,7 +59,7 @@ public struct StateSnapshot: WireMessage {
     }
 
     public init(from reader: inout ByteReader) throws(WireError) {
-        stationName = try reader.readString()
+        stationName = try reader.readString(maxBytes: Limit.name)
         sentAtNs = try reader.read(Int64.self)
         anchor = PlaybackAnchor(
             djTime: DJTime(ns: try reader.read(Int64.self)), positionNs: try reader.read(Int64.self),
@@ -72,10 +72,10 @@ public struct StateSnapshot: WireMessage {
         case 0:
             nowPlaying = nil
         case 1:
-            let id = try reader.readString()
-            let title = try reader.readString()
-            let artist = try reader.readString()
-            let album = try reader.readString()
+            let id = try reader.readString(maxBytes: Limit.trackID)
+            let title = try reader.readString(maxBytes: Limit.text)
+            let artist = try reader.readString(maxBytes: Limit.text)
+            let album = try reader.readString(maxBytes: Limit.text)
             let duration = try reader.read(UInt32.self)
             let source = try reader.readLongString(maxBytes: Limit.source)
             nowPlaying = Track(id: id, title: title, artist: artist, album: album, durationMs: duration, source: source)

@@ -42,8 +42,8 @@ public struct TrackSkipped: WireMessage {
     }
 
     public init(from reader: inout ByteReader) throws(WireError) {
-        trackID = try reader.readString()
-        title = try reader.readString()
+        trackID = try reader.readString(maxBytes: StateSnapshot.Limit.trackID)
+        title = try reader.readString(maxBytes: StateSnapshot.Limit.text)
         let raw = try reader.readUInt8()
         guard let reason = Reason(rawValue: raw) else { throw .malformed("skip reason \(raw)") }
         self.reason = reason

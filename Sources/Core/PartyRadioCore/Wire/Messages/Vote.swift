@@ -16,7 +16,7 @@ public struct Vote: WireMessage {
     }
 
     public init(from reader: inout ByteReader) throws(WireError) {
-        trackID = try reader.readString()
+        trackID = try reader.readString(maxBytes: StateSnapshot.Limit.trackID)
         let raw = try reader.readUInt8()
         guard let choice = VoteChoice(rawValue: raw) else { throw .malformed("vote choice \(raw)") }
         self.choice = choice

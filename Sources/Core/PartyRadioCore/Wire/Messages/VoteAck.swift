@@ -50,7 +50,7 @@ public struct VoteAck: WireMessage {
         let rawStatus = try reader.readUInt8()
         guard let status = Status(rawValue: rawStatus) else { throw .malformed("ack status \(rawStatus)") }
         self.status = status
-        trackID = try reader.readString()
+        trackID = try reader.readString(maxBytes: StateSnapshot.Limit.trackID)
         let rawChoice = try reader.readUInt8()
         guard let choice = VoteChoice(rawValue: rawChoice) else { throw .malformed("vote choice \(rawChoice)") }
         self.choice = choice

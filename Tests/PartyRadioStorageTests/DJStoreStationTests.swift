@@ -1,0 +1,169 @@
+import Foundation
+import PartyRadioCore
+import Testing
+
+@testable import PartyRadioStorage
+
+/// The saved station in the DJ's database, on real SQLite files in a fresh directory each.
+@Suite struct DJStoreStationTests {
+    let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "partyradio-station-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    var path: String { DJStore.path(in: directory) }
+
+    static func key(_ seed: UInt8) -> PublicKey { PublicKey(bytes: [UInt8](repeating: seed, count: 32))! }
+
+    static func track(_ id: String) -> Track {
+        Track(
+            id: id, title: "Title \(id) 'quoted' ✓", artist: "Artist", album: "Album", durationMs: 180_000,
+            source: "http://10.0.0.1:8080/\(id)")
+    }
+
+    /// A station with something in every section.
+    static func station() -> SavedStation {
+        var votes = VoteBook(trackID: "b")
+        _ = votes.apply(voter: key(1), trackID: "b", choice: .up)
+        _ = votes.apply(voter: key(2), trackID: "b", choice: .down)
+        var requests = RequestBook(mode: .approve, maxPerGuest: 2)
+        _ = requests.admit(RequestSend(requestID: 5, name: "Ann", wanted: .catalogID("r1")), from: key(1), nowNs: 10)
+        _ = requests.resolved(requestID: 5, from: key(1), name: "Ann", track: track("r1"))
+        _ = requests.vote(RequestVote(queueID: 1, choice: .up), from: key(2), sequence: 3)
+        var chat = ChatBook()
+        _ = chat.submit(ChatSend(messageID: 1, name: "Ann", text: "hi"), from: key(1), now: DJTime(ns: 5))
+        _ = chat.submit(ChatSend(messageID: 2, name: "Ann", text: "again"), from: key(1), now: DJTime(ns: 6))
+        chat.mute(fingerprint: key(3).fingerprint)
+        return SavedStation(
+            queue: ["a", "b", "c"].map(track), index: 1,
+            interlude: StationEngine.Interlude(queueID: 7, track: track("x"), requesterName: "Bob"),
+            positionNs: 42_000_000_000, paused: true, repeatMode: .one, volume: 35, votes: votes, requests: requests,
+            chat: chat)
+    }
+
+    @Test func everySectionSurvivesAReopen() throws {
+        let saved = Self.station()
+        do {
+            let store = try DJStore(directory: directory)
+            #expect(try store.loadStation() == nil)
+            try store.saveStation(saved, at: LocalTime(ns: 123))
+        }
+        let store = try DJStore(directory: directory)
+        let loaded = try store.loadStation()
+        #expect(loaded == DJStore.Saved(station: saved, savedAt: LocalTime(ns: 123), stopped: false))
+        try store.markStopped()
+        #expect(try DJStore(directory: directory).loadStation()?.stopped == true)
+        // A save after a stop is a running station again.
+        try store.saveStation(saved, at: LocalTime(ns: 124))
+        #expect(try DJStore(directory: directory).loadStation()?.stopped == false)
+    }
+
+    @Test func aSaveWritesOnlyTheSectionsThatChanged() throws {
+        let store = try DJStore(directory: directory)
+        var saved = Self.station()
+        try store.saveStation(saved, at: LocalTime(ns: 1))
+        // Mark the stored rows behind the store's back: whatever is rewritten loses the mark.
+        let side = try SQLiteConnection(path: path)
+        func mark() throws {
+            try side.query("UPDATE station_queue SET album = 'marked'")
+            try side.query("UPDATE station_books SET json = json || ' '")
+        }
+        func marks() throws -> (queue: Int, books: [String]) {
+            let queue = try side.query("SELECT count(*) FROM station_queue WHERE album = 'marked'")
+            let books = try side.query("SELECT name FROM station_books WHERE json LIKE '% ' ORDER BY name")
+            return (Int(queue.first?.first?.integer ?? 0), books.compactMap { $0.first?.text })
+        }
+        try mark()
+        saved.positionNs += 1_000_000_000
+        try store.saveStation(saved, at: LocalTime(ns: 2))
+        #expect(try marks() == (3, ["chat", "requests", "votes"]))  // only the position row moved
+        saved.queue.append(Self.track("d"))
+        try store.saveStation(saved, at: LocalTime(ns: 3))
+        #expect(try marks() == (3, ["chat", "requests", "votes"]))  // one row added at the end
+        _ = saved.chat.submit(ChatSend(messageID: 3, name: "Ann", text: "more"), from: Self.key(1), now: DJTime(ns: 7))
+        try store.saveStation(saved, at: LocalTime(ns: 4))
+        #expect(try marks() == (3, ["requests", "votes"]))
+        saved.queue.swapAt(0, 2)
+        try store.saveStation(saved, at: LocalTime(ns: 5))
+        #expect(try marks().queue == 0)  // reordered: rewritten
+        let loaded = try DJStore(directory: directory).loadStation()?.station
+        #expect(loaded?.queue.map(\.id) == ["c", "b", "a", "d"])
+        #expect(loaded?.chat.lines.map(\.text) == ["hi", "again", "more"])
+    }
+
+    @Test func aFailedSaveLeavesTheLastOneWhole() throws {
+        let store = try DJStore(directory: directory)
+        let first = Self.station()
+        try store.saveStation(first, at: LocalTime(ns: 1))
+        // Another process holds the write lock longer than the busy timeout allows.
+        let side = try SQLiteConnection(path: path)
+        try side.query("BEGIN IMMEDIATE")
+        var second = first
+        second.queue.removeFirst()
+        second.positionNs = 1
+        #expect(throws: DJStoreError.self) { try store.saveStation(second, at: LocalTime(ns: 2)) }
+        try side.query("ROLLBACK")
+        #expect(try DJStore(directory: directory).loadStation()?.station == first)
+        // The next save writes every section that differs from the file, not from the failed attempt.
+        try store.saveStation(second, at: LocalTime(ns: 3))
+        #expect(try DJStore(directory: directory).loadStation()?.station == second)
+    }
+
+    @Test func clearingForgetsTheStationAndKeepsTheStats() throws {
+        let store = try DJStore(directory: directory)
+        let night = try store.beginSession(station: "Rooftop", at: DJTime(ns: 1))
+        try store.saveStation(Self.station(), at: LocalTime(ns: 1))
+        try store.clearStation()
+        #expect(try store.loadStation() == nil)
+        #expect(try store.nights().map(\.id) == [night])
+        // And a save after it writes everything again.
+        try store.saveStation(Self.station(), at: LocalTime(ns: 2))
+        #expect(try DJStore(directory: directory).loadStation()?.station == Self.station())
+    }
+
+    @Test func aSavedSectionThatCannotBeReadIsCorruptionAndLeftUntouched() throws {
+        do {
+            let store = try DJStore(directory: directory)
+            try store.saveStation(Self.station(), at: LocalTime(ns: 1))
+            try SQLiteConnection(path: path).query("UPDATE station_books SET json = '{not json' WHERE name = 'votes'")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let store = try DJStore(directory: directory)
+        let error = #expect(throws: DJStoreError.self) { try store.loadStation() }
+        #expect(error?.code == .corrupt && error?.description.contains("votes") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func thousandsOfSavesKeepTheFileIntact() throws {
+        let store = try DJStore(directory: directory)
+        var saved = Self.station()
+        var guest: UInt8 = 0
+        for n in 1...3_000 {
+            saved.positionNs = Int64(n) * 1_000_000
+            if n % 3 == 0 {
+                guest &+= 1
+                _ = saved.votes.apply(voter: Self.key(guest), trackID: "b", choice: n % 2 == 0 ? .up : .down)
+            }
+            if n % 7 == 0 {
+                _ = saved.chat.submit(
+                    ChatSend(messageID: UInt64(n), name: "G", text: "line \(n)"), from: Self.key(guest),
+                    now: DJTime(ns: Int64(n) * Nanos.seconds(20)))
+            }
+            if n % 50 == 0 { saved.queue.append(Self.track("q\(n)")) }
+            if n % 400 == 0 { saved.queue.shuffle() }
+            try store.saveStation(saved, at: LocalTime(ns: Int64(n)))
+        }
+        #expect(try store.integrityCheck() == "ok")
+        #expect(try DJStore(directory: directory).loadStation()?.station == saved)
+    }
+
+    @Test func portsAreRemembered() throws {
+        let store = try DJStore(directory: directory)
+        #expect(try store.ports().isEmpty)
+        try store.rememberPorts(["udp": 40_000, "media": 8080])
+        try store.rememberPorts(["udp": 40_001])
+        #expect(try DJStore(directory: directory).ports() == ["udp": 40_001, "media": 8080])
+    }
+}

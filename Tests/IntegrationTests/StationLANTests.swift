@@ -497,7 +497,10 @@ struct StationLANTests {
             lan.cleanStateDirs()
         }
         try lan.stopAvahi(host: 1)
-        for args in [["stations"], ["dj", "--name", "Nope", "--no-audio"], ["listen", "--no-audio"], ["vote", "up"]] {
+        for args in [
+            ["stations"], ["dj", "--name", "Nope", "--no-audio"], ["listen", "--no-audio"], ["vote", "up"],
+            ["request", "blue hour"], ["queue"],
+        ] {
             let result = try lan.partyradio(host: 1, args, role: "node")
             #expect(result.exit == 1, "\(args)")
             #expect(result.stderr.hasPrefix("Error: avahi-daemon is not reachable"), "\(args): \(result.stderr)")
@@ -523,6 +526,10 @@ struct StationLANTests {
         #expect(listen.stderr.contains("No station matches 'Ghost'"))
         let stations = try lan.partyradio(host: 1, ["stations", "--timeout", "1"], role: "node")
         #expect(stations.exit == 0 && stations.stdout.contains("No stations"))
+        for args in [["request", "blue hour"], ["queue"], ["vote", "up", "--request", "1"]] {
+            let result = try lan.partyradio(host: 1, args + ["--timeout", "1"], role: "node")
+            #expect(result.exit == 3 && result.stderr.hasPrefix("Error: No station found"), "\(args): \(result.stderr)")
+        }
     }
 
     @Test("Malformed, unknown-version, oversized and forged datagrams are dropped and counted; nothing stalls")

@@ -141,6 +141,42 @@ import Testing
         #expect(throws: WireError.self) { try Datagram.decode(padded) }
     }
 
+    /// Each field of the request kinds (16–20) that has a closed set of values, set to one outside it.
+    @Test func requestKindsWithAnOutOfRangeFieldAreMalformed() throws {
+        let body = MessageHeader.size
+        let cases: [(Message, Int, UInt8)] = [
+            (.requestSend(RequestSend(requestID: 1, name: "Bo", wanted: .library("x"))), body + 8 + 3, 2),
+            (.requestAck(RequestAck(requestID: 1, status: .queued)), body + 8, UInt8(RequestAck.Status.allCases.count)),
+            (.requestVote(RequestVote(queueID: 1, choice: .up)), body + 4, 3),
+            (
+                .requestVoteAck(RequestVoteAck(voteSequence: 1, queueID: 1, status: .counted)), body + 12,
+                UInt8(RequestVoteAck.Status.allCases.count)
+            ),
+            (.requestVoteAck(RequestVoteAck(voteSequence: 1, queueID: 1, status: .counted)), body + 13, 3),
+            (.queueList(QueueList(mode: .open, total: 0, entries: [])), body, 3),
+            (
+                .queueList(QueueList(mode: .open, total: 0, entries: [])), body + 5,
+                UInt8(QueueList.Limit.maxEntries + 1)
+            ),
+            (
+                .queueList(
+                    QueueList(
+                        mode: .off, total: 1,
+                        entries: [
+                            QueueList.Entry(
+                                queueID: 1, trackID: "", title: "", artist: "", requester: "", tally: Tally(),
+                                awaitingApproval: false)
+                        ])), body + 6 + 4 + 4 + 8, 2
+            ),
+        ]
+        for (message, offset, value) in cases {
+            var bytes = try Datagram.encode(message, stationID: station, sequence: 1, signer: FakeSigner(3))
+            #expect(throws: Never.self) { try Datagram.decode(bytes) }
+            bytes[offset] = value
+            #expect(throws: WireError.self, "\(message.kind) at \(offset)") { try Datagram.decode(bytes) }
+        }
+    }
+
     @Test func randomBytesNeverCrash() {
         var generator = SeededGenerator(seed: 2024)
         var decoded = 0
@@ -151,7 +187,7 @@ import Testing
                 bytes[0] = 0x50
                 bytes[1] = 0x52
                 bytes[2] = 1
-                bytes[3] = UInt8.random(in: 0...9, using: &generator)
+                bytes[3] = UInt8.random(in: 0...UInt8(MessageKind.allCases.count + 1), using: &generator)
             }
             if (try? Datagram.decode(bytes)) != nil { decoded += 1 }
         }

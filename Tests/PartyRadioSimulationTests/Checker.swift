@@ -11,6 +11,9 @@ import PartyRadioCore
 ///   and their player plays the station's track, paused exactly when the station is;
 /// - chat: a line the DJ acknowledged as delivered is in its chat exactly once, each sender's
 ///   lines are in order, and no listener shows a line twice;
+/// - requests: an acknowledged request is waiting in the DJ's book or has played (or was dropped),
+///   no track waits twice, no guest has more waiting than the limit, and what plays next lists the
+///   waiting requests in the book's order;
 /// - stats: the plays the DJ records come in the order they started, none counts more voters than
 ///   were heard on it, and a play recorded as a crowd skip was one;
 /// - bounded memory, and no listener that vanished silently is still counted.
@@ -23,6 +26,8 @@ struct Checker {
     private(set) var maxErrorNs: Int64 = 0
     private(set) var crowdSkips = 0
     private(set) var chatsDelivered = 0
+    private(set) var requestsQueued = 0
+    private(set) var requestVotesCounted = 0
     private let debug = ProcessInfo.processInfo.environment["PARTYRADIO_SIM_DEBUG"] != nil
     /// Bumped on every track change the DJ reports.
     private var play = 0
@@ -94,6 +99,21 @@ struct Checker {
         if Int(tally.up + tally.down) > votersThisPlay.count {
             log.fail("tally \(tally) counts more than the \(votersThisPlay.count) voters heard", at: lan.now)
         }
+        let waiting = machine.requests.waiting
+        if Set(waiting.map(\.track.id)).count != waiting.count || Set(waiting.map(\.queueID)).count != waiting.count {
+            log.fail("a track or request number waits twice: \(waiting.map(\.queueID))", at: lan.now)
+        }
+        if let over = Set(waiting.map(\.requester)).first(where: {
+            machine.requests.count(from: $0) > machine.requests.maxPerGuest
+        }) {
+            log.fail("\(over.fingerprint) has more requests waiting than the limit", at: lan.now)
+        }
+        let listed = machine.upNext.entries.filter(\.isRequest).map(\.queueID)
+        if listed != Array(machine.requests.ordered.map(\.queueID).prefix(listed.count))
+            || listed.isEmpty != waiting.isEmpty
+        {
+            log.fail("what plays next \(listed) is not the book's order", at: lan.now)
+        }
         if machine.engine.roster.count > listenerCount {
             log.fail("\(machine.engine.roster.count) listeners counted, only \(listenerCount) exist", at: lan.now)
         }
@@ -137,6 +157,52 @@ struct Checker {
         let copies = machine.chat.lines.filter { $0.sender == sender && $0.messageID == chatter.send.messageID }
         if copies.count != 1 {
             log.fail("\(node.name)'s acknowledged line is in the DJ's chat \(copies.count) times", at: lan.now)
+        }
+    }
+
+    mutating func requesterFinished(_ requester: RequesterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+        guard let result = requester.result else {
+            if dj.alive && dj.finishedAt == nil, let error = requester.exitError {
+                log.fail("\(node.name) got no answer to its request from a live DJ: \(error)", at: lan.now)
+            }
+            return
+        }
+        guard result.ack.status.isQueued, let machine = djMachine, dj.alive else { return }
+        requestsQueued += 1
+        let number = result.ack.queueID
+        if !machine.requests.waiting.contains(where: { $0.queueID == number })
+            && machine.requests.outcome(of: number) == nil
+        {
+            log.fail("\(node.name)'s acknowledged request #\(number) is neither waiting nor played", at: lan.now)
+        }
+    }
+
+    mutating func requestVoterFinished(_ voter: RequestVoterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+        guard let result = voter.result else {
+            if dj.alive && dj.finishedAt == nil, let error = voter.exitError {
+                log.fail("\(node.name) got no answer to its request vote from a live DJ: \(error)", at: lan.now)
+            }
+            return
+        }
+        guard let machine = djMachine, dj.alive else { return }
+        let number = voter.vote.queueID
+        switch result.ack.status {
+        case .counted:
+            requestVotesCounted += 1
+            // Still waiting (it may have started playing since): the DJ's book holds the vote.
+            if let request = machine.requests.waiting.first(where: { $0.queueID == number }),
+                (request.votes[node.signer.publicKey] ?? .clear) != result.ack.choice
+            {
+                log.fail("\(node.name)'s acknowledged vote on request #\(number) is not in the book", at: lan.now)
+            }
+        case .played, .dropped:
+            if machine.requests.outcome(of: number) == nil {
+                log.fail("request #\(number) answered \(result.ack.status) but the DJ never finished it", at: lan.now)
+            }
+        case .unknown, .addressLimit:
+            // A number not given out yet (it may be by the time the answer lands); every simulated
+            // host has an address of its own.
+            break
         }
     }
 

@@ -22,6 +22,8 @@ enum SimMachine {
     case listener(ListenerMachine)
     case voter(VoterMachine)
     case chatter(ChatterMachine)
+    case requester(RequesterMachine)
+    case requestVoter(RequestVoterMachine)
 
     mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         switch self {
@@ -37,6 +39,12 @@ enum SimMachine {
         case .chatter(var m):
             defer { self = .chatter(m) }
             return m.handle(input, at: now)
+        case .requester(var m):
+            defer { self = .requester(m) }
+            return m.handle(input, at: now)
+        case .requestVoter(var m):
+            defer { self = .requestVoter(m) }
+            return m.handle(input, at: now)
         }
     }
 
@@ -46,6 +54,8 @@ enum SimMachine {
         case .listener(let m): m.nextWakeup
         case .voter(let m): m.nextWakeup
         case .chatter(let m): m.nextWakeup
+        case .requester(let m): m.nextWakeup
+        case .requestVoter(let m): m.nextWakeup
         }
     }
 
@@ -55,6 +65,8 @@ enum SimMachine {
         case .listener(let m): m.isFinished
         case .voter(let m): m.isFinished
         case .chatter(let m): m.isFinished
+        case .requester(let m): m.isFinished
+        case .requestVoter(let m): m.isFinished
         }
     }
 }

@@ -19,6 +19,8 @@ struct SimRun {
         var maxErrorNs: Int64 = 0
         var crowdSkips = 0
         var chats = 0
+        var requests = 0
+        var requestVotes = 0
     }
 
     /// True time starts here (any instant works; a positive one keeps clocks positive).
@@ -129,6 +131,43 @@ struct SimRun {
             }
         }
 
+        // Requesters: guest machines that request a track of the DJ's queue by its title (often more
+        // than the limit, and tracks already waiting) or vote on a request, one run after another:
+        // each starts 0.3–3 s after the one before it ended (the simulator numbers datagrams per
+        // node, so runs of one key must not overlap; see the voters above).
+        var following: [Int: (next: SimNode, gapNs: Int64)] = [:]
+        for machine in 0..<random.int(0...3) {
+            let key = PublicKey(bytes: random.bytes(32))!
+            let offset = Int64(random.double(-3e9...3e9))
+            let drift = random.double(-200...200)
+            var previous: SimNode?
+            for run in 0..<15 {
+                let guest: SimMachine =
+                    if random.chance(0.3) {
+                        .requestVoter(
+                            RequestVoterMachine(
+                                vote: RequestVote(
+                                    queueID: UInt32(random.int(1...6)), choice: choices[random.int(0...2)]),
+                                station: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
+                                verifier: ChecksumVerifier()))
+                    } else {
+                        .requester(
+                            RequesterMachine(
+                                query: .library("track \(random.int(0...tracks.count - 1))"),
+                                name: "requester\(machine)", station: nil, timeoutNs: 10_000_000_000,
+                                interfaceName: "sim0", verifier: ChecksumVerifier()))
+                    }
+                let node = lan.add(
+                    name: "requester\(machine).\(run)", machine: guest, key: key, offsetNs: offset, driftPPM: drift)
+                if let previous {
+                    following[previous.index] = (node, Int64(random.double(0.3e9...3e9)))
+                } else {
+                    lan.schedule(at: Self.start + Int64(random.double(1e9...10e9)), .input(node.index, .start))
+                }
+                previous = node
+            }
+        }
+
         // The DJ's hands on the controls.
         for _ in 0..<random.int(0...6) {
             let commands = [
@@ -161,6 +200,21 @@ struct SimRun {
             {
                 checker.chatterFinished(chatter, node: node, lan: lan, log: &log)
             }
+            if case .requester(let requester) = node.machine, requester.isFinished,
+                node.finishedAt == nil || node.finishedAt == lan.now
+            {
+                checker.requesterFinished(requester, node: node, lan: lan, log: &log)
+            }
+            if case .requestVoter(let voter) = node.machine, voter.isFinished,
+                node.finishedAt == nil || node.finishedAt == lan.now
+            {
+                checker.requestVoterFinished(voter, node: node, lan: lan, log: &log)
+            }
+            if node.machine.isFinished, let (next, gap) = following.removeValue(forKey: node.index),
+                lan.now + gap < Self.start + Self.durationNs - 5_000_000_000
+            {
+                lan.schedule(at: lan.now + gap, .input(next.index, .start))
+            }
             if case .listener(let listener) = node.machine, listener.clock.isSynchronized, node.synchronizedAt == nil {
                 node.synchronizedAt = lan.now
             }
@@ -185,6 +239,8 @@ struct SimRun {
         stats.maxErrorNs = checker.maxErrorNs
         stats.crowdSkips = checker.crowdSkips
         stats.chats = checker.chatsDelivered
+        stats.requests = checker.requestsQueued
+        stats.requestVotes = checker.requestVotesCounted
         violations = log.violations
     }
 }

@@ -29,12 +29,15 @@ import Testing
             totals.maxErrorNs = max(totals.maxErrorNs, run.stats.maxErrorNs)
             totals.crowdSkips += run.stats.crowdSkips
             totals.chats += run.stats.chats
+            totals.requests += run.stats.requests
+            totals.requestVotes += run.stats.requestVotes
         }
         print(
             "simulation: \(Self.seeds.count) seeds, \(totals.listeners) listeners, \(totals.voters) voters "
                 + "(\(totals.votesAcknowledged) acknowledged), \(totals.datagrams) datagrams, "
                 + "\(totals.convergenceSamples) position checks, worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
-                + "\(totals.crowdSkips) crowd skips, \(totals.chats) chat lines acknowledged")
+                + "\(totals.crowdSkips) crowd skips, \(totals.chats) chat lines acknowledged, "
+                + "\(totals.requests) requests queued, \(totals.requestVotes) votes on requests counted")
         for failure in failures.prefix(30) { print("FAILED \(failure)") }
         #expect(failures.isEmpty, "\(failures.count) violations; first: \(failures.first ?? "")")
     }

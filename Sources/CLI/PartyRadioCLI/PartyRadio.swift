@@ -37,6 +37,8 @@ public enum PartyRadio {
         case .stations(let options): return StationsCommand.run(options, context: context)
         case .vote(let options): return NodeCommands.vote(options, context: context)
         case .chat(let options): return NodeCommands.chat(options, context: context)
+        case .request(let options): return RequestCommands.request(options, context: context)
+        case .queue(let options): return RequestCommands.queue(options, context: context)
         case .stats(let options): return StatsCommand.run(options, context: context)
         case .search(let options): return CatalogCommands.search(options, context: context)
         case .lookup(let options): return CatalogCommands.lookup(options, context: context)

@@ -57,6 +57,8 @@ final class ControlReader {
             case UInt8(ascii: "r"): inbox.push(.command("repeat"))
             case UInt8(ascii: "+"), UInt8(ascii: "="): inbox.push(.command("volume +10"))
             case UInt8(ascii: "-"): inbox.push(.command("volume -10"))
+            case UInt8(ascii: "a"): inbox.push(.command("approve next"))
+            case UInt8(ascii: "d"): inbox.push(.command("drop next"))
             case UInt8(ascii: "q"): inbox.push(.quit)
             default: break
             }

@@ -55,7 +55,8 @@ enum NodeCommands {
                 configuration: DJConfiguration(
                     name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
                     playback: playbackOptions(options.playback), catalog: source,
-                    crowdSkipPercent: options.crowdSkipPercent, votersPerAddress: options.votersPerAddress,
+                    crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
+                    maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
                     fresh: options.fresh),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
@@ -134,7 +135,14 @@ enum NodeCommands {
         } catch { return fail(error, console: context.console) }
     }
 
+    /// The guest name when `--as` gives none: `user@host`.
+    static func defaultGuestName(_ context: CommandContext) -> GuestName {
+        GuestName.defaultName(
+            user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "", host: ListenerNode.hostName())
+    }
+
     static func vote(_ options: Command.VoteOptions, context: CommandContext) -> Int32 {
+        if let id = options.request { return RequestCommands.vote(options, request: id, context: context) }
         let console = context.console
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)

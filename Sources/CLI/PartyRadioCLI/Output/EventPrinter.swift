@@ -257,7 +257,8 @@ final class EventPrinter: NodeReporter {
                     "   votes \(Render.voteBar(snapshot.tally))  \(snapshot.tally.up) up  \(snapshot.tally.down) down",
                     view.listening,
                     role == "dj"
-                        ? "   keys: n next  p prev  space pause  s shuffle  r repeat (\(view.settings))  +/- volume  q quit"
+                        ? "   keys: n next  p prev  space pause  s shuffle  r repeat (\(view.settings))  +/- volume  "
+                            + "a approve  d drop  q quit"
                         : "   Ctrl-C to stop",
                 ]
             case .djSettings(let repeatMode, let volume):

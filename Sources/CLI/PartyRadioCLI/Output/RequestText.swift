@@ -28,8 +28,9 @@ enum RequestText {
         }
     }
 
-    /// The answer in one sentence, for the guest who asked (`you`) or the DJ (a guest's name).
-    static func sentence(_ ack: RequestAck, guest: String? = nil) -> String {
+    /// The answer in one sentence, for the guest who asked (`you`; `station` names the station
+    /// that refused) or the DJ (a guest's name).
+    static func sentence(_ ack: RequestAck, guest: String? = nil, station: String? = nil) -> String {
         let title = "“\(GuestName.cleaned(ack.title))” by \(GuestName.cleaned(ack.artist))"
         let who = guest.map { GuestName.fromNetwork($0)?.value ?? "?" }
         let place = "number \(ack.position) of the requests (request #\(ack.queueID))"
@@ -45,27 +46,29 @@ enum RequestText {
             return who.map { "\($0) asked for \(title) again: counted as an up vote; \(place)." }
                 ?? "\(title) was already requested: counted as your up vote; \(place)."
         case .requestsOff:
-            return refusal(who, "the DJ takes no requests")
+            return refusal(who, station, "the DJ takes no requests")
         case .overLimit:
-            return refusal(who, "at most \(ack.limit) requests per guest may wait; vote for others meanwhile")
+            return refusal(who, station, "at most \(ack.limit) requests per guest may wait; vote for others meanwhile")
         case .unknownTrack:
-            return refusal(who, "no such track (not in the catalog, or no title in the DJ's library matches)")
+            return refusal(who, station, "no such track (not in the catalog, or no title in the DJ's library matches)")
         case .unavailable:
-            return refusal(who, "the DJ could not reach the catalog just now; try again")
+            return refusal(who, station, "the DJ could not reach the catalog just now; try again")
         case .stale:
-            return refusal(who, "a newer request from the same key was already answered")
+            return refusal(who, station, "a newer request from the same key was already answered")
         case .rejected:
-            return refusal(who, "the request was empty or malformed")
+            return refusal(who, station, "the request was empty or malformed")
         case .muted:
-            return refusal(who, "the DJ muted this guest")
+            return refusal(who, station, "the DJ muted this guest")
         case .addressLimit:
             return refusal(
-                who, "guests on this machine's address already have as many requests waiting as one address may")
+                who, station,
+                "guests on this machine's address already have as many requests waiting as one address may")
         }
     }
 
-    private static func refusal(_ who: String?, _ why: String) -> String {
-        who.map { "Refused \($0)'s request: \(why)." } ?? "The DJ refused the request: \(why)."
+    private static func refusal(_ who: String?, _ station: String?, _ why: String) -> String {
+        who.map { "Refused \($0)'s request: \(why)." }
+            ?? "\(station.map { "The DJ of '\(Render.plain($0))'" } ?? "The DJ") refused the request: \(why)."
     }
 
     static func entry(_ entry: QueueList.Entry) -> JSON {

@@ -23,6 +23,10 @@ extension Command {
         public var port: UInt16 = 0
         /// `--crowd-skip PERCENT`: the share of the room whose down votes skip a track; 0: off.
         public var crowdSkipPercent = 50
+        /// `--requests open|approve|off`: how guests' requests are taken.
+        public var requestMode = RequestMode.open
+        /// `--max-requests N`: requests one guest may have waiting at once.
+        public var maxRequestsPerGuest = 3
         /// `--voters-per-address N`: voter keys counted per source address (one guest, one vote).
         public var votersPerAddress = 1
         /// `--fresh`: start over, without the station saved in the state directory.
@@ -54,6 +58,13 @@ extension Command {
             case "--json-events": options.jsonEvents = true
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
             case "--crowd-skip": options.crowdSkipPercent = try scanner.integer(for: option, in: 0...100)
+            case "--requests":
+                let raw = try scanner.value(for: option)
+                guard let mode = RequestMode(rawValue: raw.lowercased()) else {
+                    throw UsageError("'--requests' takes open, approve or off; got '\(raw)'.", command: "dj")
+                }
+                options.requestMode = mode
+            case "--max-requests": options.maxRequestsPerGuest = try scanner.integer(for: option, in: 1...100)
             case "--voters-per-address": options.votersPerAddress = try scanner.integer(for: option, in: 1...1000)
             case "--fresh": options.fresh = true
             default: throw scanner.unknown(option)

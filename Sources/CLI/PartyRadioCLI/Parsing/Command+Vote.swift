@@ -1,10 +1,13 @@
 import PartyRadioCore
 
 extension Command {
-    /// `partyradio vote up|down|clear [options]`
+    /// `partyradio vote up|down|clear [--request ID] [options]`
     public struct VoteOptions: Equatable, Sendable {
         /// `up`, `down` or `clear`.
         public var choice: VoteChoice
+        /// `--request ID`: vote on this waiting request (as `partyradio queue` numbers it) instead of
+        /// the track playing now.
+        public var request: UInt32?
         /// `--station S`: name, unique name prefix or ID; nil: the only station on the air.
         public var station: String?
         /// `--timeout S`: give up after this long (exit code 3).
@@ -25,6 +28,14 @@ extension Command {
             if try options.network.consume(option, from: &scanner) { continue }
             switch option {
             case "--station", "-s": options.station = try scanner.value(for: option)
+            case "--request", "-r":
+                let raw = try scanner.value(for: option)
+                guard let id = UInt32(raw.drop { $0 == "#" }), id > 0 else {
+                    throw UsageError(
+                        "'--request' takes a request's number as 'partyradio queue' shows it, e.g. 3; got '\(raw)'.",
+                        command: "vote")
+                }
+                options.request = id
             case "--timeout": options.timeout = try scanner.seconds(for: option)
             case "--json": options.json = true
             default: throw scanner.unknown(option)

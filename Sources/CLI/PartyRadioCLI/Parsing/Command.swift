@@ -6,6 +6,8 @@ public enum Command: Equatable, Sendable {
     case stations(StationsOptions)
     case vote(VoteOptions)
     case chat(ChatOptions)
+    case request(RequestOptions)
+    case queue(QueueOptions)
     case stats(StatsOptions)
     case search(SearchOptions)
     case lookup(LookupOptions)
@@ -17,7 +19,7 @@ public enum Command: Equatable, Sendable {
 
     /// Every command, in the order the top-level help lists them.
     public static let names = [
-        "dj", "stations", "listen", "vote", "chat", "stats", "search", "lookup", "charts", "token",
+        "dj", "stations", "listen", "vote", "chat", "request", "queue", "stats", "search", "lookup", "charts", "token",
     ]
 
     /// Parses `partyradio <command> [options]` (arguments without the program name).
@@ -42,6 +44,8 @@ public enum Command: Equatable, Sendable {
         case "stations": return .stations(try parseStations(rest))
         case "vote": return .vote(try parseVote(rest))
         case "chat": return .chat(try parseChat(rest))
+        case "request": return .request(try parseRequest(rest))
+        case "queue": return .queue(try parseQueue(rest))
         case "stats": return .stats(try parseStats(rest))
         case "search": return .search(try parseSearch(rest, environment: environment))
         case "lookup": return .lookup(try parseLookup(rest, environment: environment))
@@ -59,6 +63,8 @@ public enum Command: Equatable, Sendable {
         case .stations: "stations"
         case .vote: "vote"
         case .chat: "chat"
+        case .request: "request"
+        case .queue: "queue"
         case .stats: "stats"
         case .search: "search"
         case .lookup: "lookup"
@@ -76,6 +82,8 @@ public enum Command: Equatable, Sendable {
         case .stations(let options): options.common
         case .vote(let options): options.common
         case .chat(let options): options.common
+        case .request(let options): options.common
+        case .queue(let options): options.common
         case .stats(let options): options.common
         case .search(let options): options.common
         case .lookup(let options): options.common

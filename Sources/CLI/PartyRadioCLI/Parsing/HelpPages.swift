@@ -15,6 +15,8 @@ enum HelpPages {
           listen     Tune in to a station and follow what it plays.
           vote       Vote the current track up or down (or clear your vote).
           chat       Say something to the station: the DJ and every listener see it.
+          request    Ask the DJ to queue a track (catalog ID, title words or a search term).
+          queue      Show what plays next: the guests' requests with their votes, then the DJ's queue.
           stats      The DJ's stats: plays, votes and skips per track, per night.
           search     Search the iTunes catalog (or Apple Music with --apple-music).
           lookup     Look tracks up by catalog ID.
@@ -42,6 +44,8 @@ enum HelpPages {
         case "listen": listen
         case "vote": vote
         case "chat": chat
+        case "request": request
+        case "queue": queue
         case "stats": stats
         case "search": search
         case "lookup": lookup
@@ -70,6 +74,11 @@ enum HelpPages {
             ("--port <port>", "UDP port for listeners (default: any free port)."),
             ("--crowd-skip <percent>", "Skip a track once this share of the room votes it down (default: 50; 0: off)."),
             (
+                "--requests <mode>",
+                "Guests' requests: open (queued at once), approve (they wait for your approval) or off (default: open)."
+            ),
+            ("--max-requests <n>", "Requests one guest may have waiting at once, 1-100 (default: 3)."),
+            (
                 "--voters-per-address <n>",
                 "Voters counted per machine address (default: 1, one guest one vote; raise it for shared machines)."
             ),
@@ -77,9 +86,12 @@ enum HelpPages {
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
         discussion: """
             CONTROLS:
-              On a terminal: n next, p previous, space pause/resume, q quit.
-              Otherwise one command per line on stdin: next, prev, pause, resume, seek SECONDS,
-              search TERM (numbered results with their IDs), add ID [ID…], quit.
+              On a terminal: n next, p previous, space pause/resume, s shuffle, r repeat, +/- volume,
+              a approve the first request waiting for approval, d drop the request at the top, q quit.
+              Otherwise one command per line on stdin: next, prev, pause, resume, seek SECONDS, shuffle,
+              repeat off|one|all, volume N, search TERM (numbered results with their IDs), add ID [ID…],
+              approve N|next, drop N|next (a guest's request, by the number 'up next' shows),
+              mute NAME, unmute NAME (chat and requests), quit.
 
             SAVED STATION:
               The DJ saves its queue, position, votes, requests and chat in dj.sqlite in the state
@@ -118,13 +130,20 @@ enum HelpPages {
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help)
 
     static let vote = HelpText(
-        overview: "Vote the track playing now up or down, or clear your vote; returns once the DJ counted it.",
-        usage: "partyradio vote up|down|clear [--station <station>] [--timeout <seconds>] [--json] [options]",
+        overview: "Vote the track playing now (or a guest's request) up or down, or clear your vote; returns once "
+            + "the DJ counted it.",
+        usage:
+            "partyradio vote up|down|clear [--request <id>] [--station <station>] [--timeout <seconds>] [--json] "
+            + "[options]",
         arguments: [("up|down|clear", "Your vote. One per listener per track; voting again changes it.")],
         options: [
             (
                 "-s, --station <station>",
                 "Name, unique name prefix or ID. Default: the only station on the air."
+            ),
+            (
+                "-r, --request <id>",
+                "Vote on this waiting request (numbered as 'partyradio queue' shows) instead of the track playing now."
             ),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the result as JSON."),
@@ -143,6 +162,54 @@ enum HelpPages {
         ] + NetworkOptions.help + CommonOptions.help,
         discussion:
             "The DJ delivers each line once, in order, at most 5 lines per 10 s per guest, and may mute a guest.")
+
+    static let request = HelpText(
+        overview: "Ask the DJ to queue a track; returns once the DJ has answered (queued at position N, or refused).",
+        usage:
+            "partyradio request <query>... [--id | --library | --search] [--pick <n>] [--station <station>] "
+            + "[--as <name>] [--json] [options]",
+        arguments: [
+            (
+                "<query>",
+                "A catalog track ID (all digits), or words: a title in the DJ's library, else the first playable "
+                    + "result of a catalog search made on this machine."
+            )
+        ],
+        options: [
+            ("--id", "The query is a catalog track ID."),
+            ("--library", "Only the DJ's own library: match the words against its titles and artists."),
+            ("--search", "Skip the DJ's library: search the catalog here and request the first playable result."),
+            (
+                "--pick <n>",
+                "Request result n of the catalog search (as 'partyradio search' numbers it); implies --search."
+            ),
+            ("-s, --station <station>", "Name, unique name prefix or ID. Default: the only station on the air."),
+            ("--as <name>", "The name shown with your request, 1-32 characters (default: user@host)."),
+            ("--country <cc>", "Catalog storefront for the search (default: from the locale)."),
+            ("--no-explicit", "Leave explicit tracks out of the search."),
+            ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
+            ("--json", "Print the DJ's answer as JSON."),
+        ] + NetworkOptions.help + CommonOptions.help,
+        discussion: """
+            Requests play between the DJ's own tracks, the most voted first (then the oldest). The DJ
+            allows each guest a few waiting requests (dj --max-requests, default 3), may want to approve
+            them (dj --requests approve) or take none, and may drop one or mute a guest.
+
+            EXIT CODES: 0 queued (or waiting for the DJ's approval, or already queued: counted as your
+            up vote), 1 refused (the reason is on stderr: unknown track, requests off, over the limit,
+            muted, …) or a catalog failure, 2 usage error, 3 station not found or no answer in time.
+            """)
+
+    static let queue = HelpText(
+        overview: "Show what plays next at a station: the guests' requests with who asked and their votes, then "
+            + "the DJ's own queue.",
+        usage: "partyradio queue [--station <station>] [--timeout <seconds>] [--json] [options]",
+        options: [
+            ("-s, --station <station>", "Name, unique name prefix or ID. Default: the only station on the air."),
+            ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
+            ("--json", "Print the list as JSON."),
+        ] + NetworkOptions.help + CommonOptions.help,
+        discussion: "Requests are numbered (#N): vote on one with 'partyradio vote up --request N'.")
 
     static let stats = HelpText(
         overview: "Show the DJ's stats: per track, its plays, votes and skips, and the night's best and worst track.",

@@ -84,6 +84,9 @@ public struct DJMachine: NodeMachine {
     /// Something that must survive a crash changed since the last ``Effect/save(_:)``.
     private var unsaved = false
     private var lastSaveAt = LocalTime(ns: .min / 2)
+    /// The names muted guests went by, so that `unmute NAME` finds a guest whose requests were
+    /// dropped (not saved: after a restart `unmute` takes the key fingerprint).
+    private var mutedNames: [String: String] = [:]
 
     public var stationID: StationID { configuration.advert.stationID }
     private var group: MulticastGroup { configuration.advert.group }
@@ -429,11 +432,22 @@ public struct DJMachine: NodeMachine {
         if report { out.append(.report(.upNext(list))) }
     }
 
-    /// The DJ's `approve ID` and `drop ID`.
+    /// The DJ's `approve ID` and `drop ID`; `approve next` takes the first request waiting for
+    /// approval, `drop next` the request at the top of the list (the keys `a` and `d`).
     private mutating func decide(_ verb: String, _ argument: String?, into out: inout [Effect]) {
-        let digits = argument?.trimmingWhitespace().drop { $0 == "#" }
+        let word = argument?.trimmingWhitespace().lowercased()
+        if word == "next" {
+            let next = verb == "approve" ? requests.ordered.first { !$0.approved } : requests.ordered.first
+            guard let next else {
+                let what = verb == "approve" ? "No request waits for your approval." : "No request waits."
+                return out.append(.report(.warning(what)))
+            }
+            return decide(verb, String(next.queueID), into: &out)
+        }
+        let digits = word?.drop { $0 == "#" }
         guard let digits, let id = UInt32(digits) else {
-            return out.append(.report(.warning("'\(verb)' takes a request's number, e.g. '\(verb) 3'.")))
+            return out.append(
+                .report(.warning("'\(verb)' takes a request's number, e.g. '\(verb) 3', or 'next'.")))
         }
         let done = verb == "approve" ? requests.approve(id) : requests.drop(id) != nil
         guard done else {
@@ -599,6 +613,8 @@ public struct DJMachine: NodeMachine {
                 engine.roster.entries.map { (name: $0.value.name, fingerprint: $0.key.fingerprint) }
                 + chat.lines.map { (name: $0.name, fingerprint: $0.sender) }
                 + requests.waiting.map { (name: $0.requesterName, fingerprint: $0.requester.fingerprint) }
+                // A muted guest may have nothing left in the lists above: unmute still finds them.
+                + chat.muted.map { (name: mutedNames[$0] ?? "", fingerprint: $0) }
             let matches = Set(
                 known.filter { $0.name == who || $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
             guard matches.count == 1, let fingerprint = matches.first else {
@@ -608,9 +624,11 @@ public struct DJMachine: NodeMachine {
             }
             guard verb == "mute" else {
                 chat.unmute(fingerprint: fingerprint)
+                mutedNames[fingerprint] = nil
                 return out.append(.report(.notice("Unmuted '\(who)': chat and requests are open to them again.")))
             }
             chat.mute(fingerprint: fingerprint)
+            mutedNames[fingerprint] = known.first { $0.fingerprint == fingerprint && !$0.name.isEmpty }?.name
             // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
             let dropped = requests.dropAll(fingerprint: fingerprint)
             out.append(
@@ -628,7 +646,8 @@ public struct DJMachine: NodeMachine {
                 .report(
                     .warning(
                         "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, shuffle, "
-                            + "repeat [off|one|all], volume N, search TERM, add ID, approve N, drop N, mute NAME, unmute NAME "
+                            + "repeat [off|one|all], volume N, search TERM, add ID, approve N|next, drop N|next, mute NAME, "
+                            + "unmute NAME "
                             + "or quit.")))
         }
     }

@@ -17,6 +17,10 @@ public struct DJConfiguration: Sendable {
     public var catalog: (any TrackCatalog)?
     /// `--crowd-skip`: the share of the room (percent) whose down votes skip a track; 0: off.
     public var crowdSkipPercent: Int
+    /// `--requests`: how guests' requests are taken.
+    public var requestMode: RequestMode
+    /// `--max-requests`: requests one guest may have waiting at once.
+    public var maxRequestsPerGuest: Int
     /// `--voters-per-address`: voter keys counted per source address.
     public var votersPerAddress: Int
     /// `--fresh`: forget the saved station and start from `libraries` and `extraTracks`.
@@ -25,11 +29,14 @@ public struct DJConfiguration: Sendable {
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
-        crowdSkipPercent: Int = 50, votersPerAddress: Int = 1, fresh: Bool = false
+        crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3,
+        votersPerAddress: Int = 1, fresh: Bool = false
     ) {
         self.votersPerAddress = votersPerAddress
         self.fresh = fresh
         self.crowdSkipPercent = crowdSkipPercent
+        self.requestMode = requestMode
+        self.maxRequestsPerGuest = maxRequestsPerGuest
         self.catalog = catalog
         self.name = name
         self.libraries = libraries
@@ -103,8 +110,9 @@ public final class DJNode {
             configuration: DJMachine.Configuration(
                 name: configuration.name.value, advert: advert, queue: tracks, port: port,
                 interfaceName: interface.name, address: interface.address.host, playsAudio: player.playsAudio,
-                crowdSkipPercent: configuration.crowdSkipPercent, votersPerAddress: configuration.votersPerAddress,
-                saved: restored),
+                crowdSkipPercent: configuration.crowdSkipPercent, requestMode: configuration.requestMode,
+                maxRequestsPerGuest: configuration.maxRequestsPerGuest,
+                votersPerAddress: configuration.votersPerAddress, saved: restored),
             verifier: SodiumVerifier(), now: now)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,

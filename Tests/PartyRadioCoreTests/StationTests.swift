@@ -54,10 +54,31 @@ import Testing
         #expect(ok(window.accept(101, from: key)))
         #expect(!ok(window.accept(101, from: key)))
         #expect(ok(window.accept(300, from: key)))
-        #expect(!ok(window.accept(200, from: key)))  // older than the window
+        #expect(ok(window.accept(200, from: key)))  // reordered: within the span, not seen
         #expect(ok(window.accept(299, from: key)))
         window.forget(key)
         #expect(ok(window.accept(5, from: key)))
+    }
+
+    @Test func replayWindowSpansSecondsOfNanosecondNumbersAndStaysBounded() {
+        var window = ReplayWindow()
+        let base: UInt64 = 1_764_000_000_000_000_000
+        // Two processes with one key: numbers microseconds apart, arriving out of order.
+        for n in stride(from: 0, to: 40, by: 2) {
+            #expect(ok(window.accept(base + UInt64(n + 1) * 1_000, from: key)))
+            #expect(ok(window.accept(base + UInt64(n) * 1_000, from: key)))
+        }
+        for n in 0..<40 { #expect(!ok(window.accept(base + UInt64(n) * 1_000, from: key))) }
+        // Older than the span: a replay of something long gone.
+        #expect(ok(window.accept(base + ReplayWindow.spanNs + 100_000, from: key)))
+        #expect(!ok(window.accept(base + 99_000, from: key)))
+        // Many numbers: the oldest beyond what is remembered are refused, never accepted twice.
+        var accepted = Set<UInt64>()
+        for n in 0..<500 where window.accept(base + ReplayWindow.spanNs + 200_000 + UInt64(n), from: key) {
+            accepted.insert(UInt64(n))
+        }
+        #expect(accepted.count == 500)
+        for n in 0..<500 { #expect(!ok(window.accept(base + ReplayWindow.spanNs + 200_000 + UInt64(n), from: key))) }
     }
 
     @Test func replayWindowForgetsTheLeastRecentSenderWhenFull() {

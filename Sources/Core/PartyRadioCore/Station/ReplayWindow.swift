@@ -1,9 +1,23 @@
-/// Rejects replayed datagrams per sender with a 64-entry sliding window (as IPsec does), so
-/// that reordered packets still pass but a packet seen before never does twice.
+/// Rejects replayed datagrams per sender, while letting reordered ones through once.
+///
+/// Sequence numbers are the sender machine's real-time clock in nanoseconds, shared by every
+/// process there with the same key, so two processes' datagrams may arrive out of order by
+/// microseconds or more: a window of 64 *numbers* (IPsec's) would be 64 ns here. Instead each
+/// sender keeps a floor and the numbers it accepted above it: a number at or below the floor, or
+/// one seen before, is a replay. The floor trails the highest number by ``spanNs`` (5 s), and
+/// rises further when more than ``remembered`` numbers are kept, so memory per sender is bounded.
 public struct ReplayWindow: Sendable {
+    /// How far behind the newest datagram an older one may still arrive (reordered, or from
+    /// another process with the same key).
+    public static let spanNs: UInt64 = 5_000_000_000
+    /// Accepted numbers kept per sender above the floor.
+    public static let remembered = 64
+
     private struct Window: Sendable {
         var highest: UInt64
-        var seen: UInt64  // bit i set: highest - i was seen
+        var floor: UInt64
+        /// Accepted numbers above the floor, ascending.
+        var seen: [UInt64]
         var lastUsed: UInt64
     }
 
@@ -21,22 +35,20 @@ public struct ReplayWindow: Sendable {
             if windows.count >= capacity, let oldest = windows.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 windows.removeValue(forKey: oldest.key)
             }
-            windows[sender] = Window(highest: sequence, seen: 1, lastUsed: clock)
+            let floor = sequence > Self.spanNs ? sequence - Self.spanNs : 0
+            windows[sender] = Window(highest: sequence, floor: floor, seen: [sequence], lastUsed: clock)
             return true
         }
         defer { windows[sender] = window }
         window.lastUsed = clock
-        if sequence > window.highest {
-            let shift = sequence - window.highest
-            window.seen = shift >= 64 ? 1 : (window.seen << shift) | 1
-            window.highest = sequence
-            return true
-        }
-        let age = window.highest - sequence
-        guard age < 64 else { return false }
-        let bit: UInt64 = 1 << age
-        guard window.seen & bit == 0 else { return false }
-        window.seen |= bit
+        guard Self.isNew(sequence, in: window) else { return false }
+        let index = window.seen.firstIndex { $0 > sequence } ?? window.seen.endIndex
+        window.seen.insert(sequence, at: index)
+        window.highest = max(window.highest, sequence)
+        if window.highest > Self.spanNs { window.floor = max(window.floor, window.highest - Self.spanNs) }
+        if window.seen.count > Self.remembered { window.floor = max(window.floor, window.seen.removeFirst()) }
+        let floor = window.floor
+        window.seen.removeAll { $0 <= floor }
         return true
     }
 
@@ -44,9 +56,11 @@ public struct ReplayWindow: Sendable {
     /// replay is dropped before its signature costs a check.
     public func wouldAccept(_ sequence: UInt64, from sender: PublicKey) -> Bool {
         guard let window = windows[sender] else { return true }
-        if sequence > window.highest { return true }
-        let age = window.highest - sequence
-        return age < 64 && window.seen & (1 << age) == 0
+        return Self.isNew(sequence, in: window)
+    }
+
+    private static func isNew(_ sequence: UInt64, in window: Window) -> Bool {
+        sequence > window.floor && !window.seen.contains(sequence)
     }
 
     /// Forgets a sender (after a goodbye), so a restarted peer is heard again.

@@ -33,15 +33,20 @@ struct SimRun {
     /// shortest and longest one-way delay, which bounds what any time exchange can tell).
     var positionToleranceNs: Int64
 
-    init(seed: UInt64, positionToleranceNs: Int64 = 1_000_000) {
+    /// Every link's loss, instead of the seed's (`PARTYRADIO_SIM_LOSS`, for `make bench`).
+    var fixedLoss: Double?
+
+    init(seed: UInt64, positionToleranceNs: Int64 = 1_000_000, fixedLoss: Double? = nil) {
         self.seed = seed
         self.positionToleranceNs = positionToleranceNs
+        self.fixedLoss = fixedLoss
     }
 
     mutating func run() {
         var random = SimRandom(seed: seed)
         var faults = SimFaults()
         faults.loss = random.chance(0.3) ? 0 : random.double(0...0.2)
+        if let fixedLoss { faults.loss = fixedLoss }
         faults.duplicate = random.double(0...0.1)
         faults.minDelayNs = Int64(random.double(50_000...1_000_000))
         faults.maxDelayNs = faults.minDelayNs + Int64(random.double(100_000...4_000_000))

@@ -4,7 +4,8 @@ import Testing
 /// The simulated LAN: a DJ, listeners and voters as the real state machines, on an in-memory
 /// network with loss, duplication, delay, reordering, clock offsets and drift, from one seed.
 ///
-/// `PARTYRADIO_SIM_SEEDS=N` runs N seeds (default 500); `PARTYRADIO_SIM_SEED=S` replays one.
+/// `PARTYRADIO_SIM_SEEDS=N` runs N seeds (default 500); `PARTYRADIO_SIM_SEED=S` replays one;
+/// `PARTYRADIO_SIM_LOSS=0.3` gives every link that loss (`make bench loss`).
 /// A failing seed is printed with its faults; the same seed replays the same run.
 @Suite struct SimulationTests {
     static var seeds: [UInt64] {
@@ -17,8 +18,9 @@ import Testing
     @Test func partiesKeepTheirInvariantsAcrossSeeds() {
         var failures: [String] = []
         var totals = SimRun.Stats()
+        let loss = ProcessInfo.processInfo.environment["PARTYRADIO_SIM_LOSS"].flatMap(Double.init)
         for seed in Self.seeds {
-            var run = SimRun(seed: seed)
+            var run = SimRun(seed: seed, fixedLoss: loss)
             run.run()
             failures += run.violations
             totals.listeners += run.stats.listeners
@@ -33,7 +35,7 @@ import Testing
             totals.requestVotes += run.stats.requestVotes
         }
         print(
-            "simulation: \(Self.seeds.count) seeds, \(totals.listeners) listeners, \(totals.voters) voters "
+            "simulation: \(Self.seeds.count) seeds\(loss.map { " at \(Int($0 * 100)) % loss" } ?? ""), \(totals.listeners) listeners, \(totals.voters) voters "
                 + "(\(totals.votesAcknowledged) acknowledged), \(totals.datagrams) datagrams, "
                 + "\(totals.convergenceSamples) position checks, worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
                 + "\(totals.crowdSkips) crowd skips, \(totals.chats) chat lines acknowledged, "

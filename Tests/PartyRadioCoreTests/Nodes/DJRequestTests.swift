@@ -260,3 +260,31 @@ extension DJRequestTests {
         #expect(shared.engine.votes.tally == Tally(up: 2))
     }
 }
+
+extension DJRequestTests {
+    @Test func anApprovedRequestPlaysAtOnceWhenNothingElseDoes() {
+        var dj = started(queue: [], mode: .approve)
+        var bob = Peer("10.0.0.8", key: 8)
+        let send = Message.requestSend(RequestSend(requestID: 1, name: "Bob", wanted: .catalogID("1440857781")))
+        let out = dj.handle(bob.send(send, station: id), at: at(ms: 100))
+        guard case .requestedTrack(_, let ticket) = out.catalog.first else {
+            Issue.record("no lookup")
+            return
+        }
+        _ = dj.handle(.catalog(.requestedTrack(Self.catalogTrack, failure: nil, for: ticket)), at: at(ms: 200))
+        #expect(dj.engine.nowPlaying == nil)  // waits for the DJ
+        let approved = dj.handle(.command("approve 1"), at: at(ms: 300))
+        #expect(dj.engine.nowPlaying == Self.catalogTrack && !dj.engine.isPaused)
+        #expect(approved.player == [.load(Self.catalogTrack, paused: false)])
+    }
+
+    @Test func aRequestPlaysAfterTheQueueEndedWithRepeatOff() {
+        var dj = started()
+        _ = dj.handle(.command("repeat off"), at: at(ms: 10))
+        _ = dj.run(until: at(ms: 61_000), from: at(ms: 10))  // 10 + 20 + 30 s: the end
+        #expect(dj.engine.isPaused)
+        var bob = Peer("10.0.0.8", key: 8)
+        _ = dj.handle(bob.send(library(1, "second"), station: id), at: at(ms: 62_000))
+        #expect(dj.engine.nowPlaying?.id == "t1" && dj.engine.interlude?.queueID == 1 && !dj.engine.isPaused)
+    }
+}

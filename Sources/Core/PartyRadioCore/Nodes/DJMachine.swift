@@ -400,14 +400,24 @@ public struct DJMachine: NodeMachine {
         answer(ack, guest: ticket.name, to: ticket.replyTo, into: &out)
         guard ack.status.isQueued else { return }
         sendUpNext(report: true, into: &out)
-        // A station with nothing on the air plays the request at once.
-        if engine.nowPlaying == nil, let next = requests.next,
-            engine.next(now: DJTime(onTheDJ: now), request: StationEngine.Interlude(next))
-        {
-            requestStarted(next, into: &out)
-            trackChanged(after: .played, tally: Tally(), now: now, into: &out)
-            broadcast(now: now, change: .track, into: &out)
-        }
+        playRequestIfIdle(now: now, into: &out)
+    }
+
+    /// A station with nothing on the air (an empty queue, or the end of the queue with repeat
+    /// off) plays the next approved request at once.
+    private mutating func playRequestIfIdle(now: LocalTime, into out: inout [Effect]) {
+        let dj = DJTime(onTheDJ: now)
+        let stoppedAtEnd =
+            engine.isPaused && engine.repeatMode == .off
+            && engine.nowPlaying.map { engine.positionNs(at: dj) >= Int64($0.durationMs) * Nanos.perMillisecond }
+                ?? false
+        guard engine.nowPlaying == nil || stoppedAtEnd, let next = requests.next else { return }
+        let tally = engine.votes.tally
+        guard engine.next(now: dj, request: StationEngine.Interlude(next)) else { return }
+        if stoppedAtEnd { _ = engine.resume(now: dj) }
+        requestStarted(next, into: &out)
+        trackChanged(after: .played, tally: tally, now: now, into: &out)
+        broadcast(now: now, change: .track, into: &out)
     }
 
     private func answer(_ ack: RequestAck, guest: String, to peer: PeerAddress, into out: inout [Effect]) {
@@ -434,7 +444,7 @@ public struct DJMachine: NodeMachine {
 
     /// The DJ's `approve ID` and `drop ID`; `approve next` takes the first request waiting for
     /// approval, `drop next` the request at the top of the list (the keys `a` and `d`).
-    private mutating func decide(_ verb: String, _ argument: String?, into out: inout [Effect]) {
+    private mutating func decide(_ verb: String, _ argument: String?, now: LocalTime, into out: inout [Effect]) {
         let word = argument?.trimmingWhitespace().lowercased()
         if word == "next" {
             let next = verb == "approve" ? requests.ordered.first { !$0.approved } : requests.ordered.first
@@ -442,7 +452,7 @@ public struct DJMachine: NodeMachine {
                 let what = verb == "approve" ? "No request waits for your approval." : "No request waits."
                 return out.append(.report(.warning(what)))
             }
-            return decide(verb, String(next.queueID), into: &out)
+            return decide(verb, String(next.queueID), now: now, into: &out)
         }
         let digits = word?.drop { $0 == "#" }
         guard let digits, let id = UInt32(digits) else {
@@ -459,6 +469,7 @@ public struct DJMachine: NodeMachine {
         }
         out.append(.report(.notice(verb == "approve" ? "Approved request #\(id)." : "Dropped request #\(id).")))
         sendUpNext(report: true, into: &out)
+        playRequestIfIdle(now: now, into: &out)
     }
 
     private func send(_ message: Message, to peer: PeerAddress) -> Effect {
@@ -638,7 +649,7 @@ public struct DJMachine: NodeMachine {
                             + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
             if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
         case "approve", "drop":
-            decide(verb, words.count == 2 ? words[1] : nil, into: &out)
+            decide(verb, words.count == 2 ? words[1] : nil, now: now, into: &out)
         case "quit", "q", "exit":
             goOffAir(now: now, into: &out)
         default:

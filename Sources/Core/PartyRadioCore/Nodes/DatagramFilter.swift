@@ -38,6 +38,8 @@ public struct DatagramFilter: Sendable {
     private var replay = ReplayWindow()
     private var gate: SenderGate
     public private(set) var drops = DropCounters()
+    /// Why the last datagram was dropped, for the log line.
+    private var lastReason: String?
 
     public init(verifier: any DatagramVerifier, limits: SenderGate.Limits = SenderGate.Limits()) {
         self.verifier = verifier
@@ -74,21 +76,38 @@ public struct DatagramFilter: Sendable {
             return Inbound(datagram: datagram, from: from, receivedAt: now)
         } catch {
             drops.record(error)
+            lastReason = error.counterName
             return nil
         }
     }
 
-    /// ``accept(_:from:at:policy:)``, logging a drop for `-v` into `effects`.
+    /// Drops are logged (for `-v`) at most this often; the lines between are counted in the next.
+    public static let dropLogIntervalNs = Nanos.ms(100)
+    private var lastDropLogAt = LocalTime(ns: .min / 2)
+    private var unloggedDrops = 0
+
+    /// ``accept(_:from:at:policy:)``, logging a drop for `-v` into `effects`: one line per
+    /// ``dropLogIntervalNs`` at most, so that a flood costs counting, not a line per datagram.
     public mutating func accept(
         _ bytes: [UInt8], from: PeerAddress, at now: LocalTime, policy: SenderPolicy, logInto effects: inout [Effect]
     ) -> Inbound? {
-        let before = drops
+        let total = drops.total
         let inbound = accept(bytes, from: from, at: now, policy: policy)
-        if inbound == nil {
-            let reason = drops.counts.first { before.counts[$0.key] != $0.value }?.key ?? "unknown"
-            effects.append(.log(.wire, "dropped a datagram from \(from): \(reason) (\(drops.total) dropped so far)"))
+        guard inbound == nil, drops.total > total else { return inbound }
+        guard now - lastDropLogAt >= Self.dropLogIntervalNs else {
+            unloggedDrops += 1
+            return nil
         }
-        return inbound
+        let before = unloggedDrops
+        lastDropLogAt = now
+        unloggedDrops = 0
+        let reason = lastReason ?? "unknown"
+        effects.append(
+            .log(
+                .wire,
+                "dropped a datagram from \(from): \(reason) (\(drops.total) dropped so far"
+                    + (before > 0 ? "; \(before) more since the last line)" : ")")))
+        return nil
     }
 
     /// Forgets a sender's replay window (a station that said goodbye may restart).

@@ -88,6 +88,9 @@ let package = Package(
         .executableTarget(
             name: "partyradio-bench-storage", dependencies: ["PartyRadioStorage", "PartyRadioCore"],
             path: "Sources/Bench/partyradio-bench-storage"),
+        .executableTarget(
+            name: "partyradio-bench-forgery", dependencies: ["PartyRadioSecurity", "PartyRadioCore"],
+            path: "Sources/Bench/partyradio-bench-forgery"),
 
         // MARK: Tests
         // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the catalog and CLI tests and

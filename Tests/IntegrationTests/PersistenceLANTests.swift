@@ -52,6 +52,8 @@ struct PersistenceLANTests {
         #expect(try lan.partyradio(host: 4, ["vote", "down"], role: "bob").exit == 0)
         let said = try lan.partyradio(host: 3, ["chat", "--as", "Ann", "still", "here?"], role: "ann")
         #expect(said.exit == 0, "\(said.stderr)")
+        let asked = try lan.partyradio(host: 4, ["request", "last", "call", "--as", "Bob"], role: "bob")
+        #expect(asked.exit == 0, "\(asked.stderr)")
         let queueBefore = try query(database, "SELECT track_id FROM station_queue ORDER BY position")
         #expect(queueBefore.count >= 3)
 
@@ -100,6 +102,12 @@ struct PersistenceLANTests {
         let repeated = try lan.partyradio(host: 3, ["vote", "up", "--json"], role: "ann")
         let tally = try #require(parseJSON(repeated.stdout) as? [String: Any])
         #expect(tally["up"] as? Int == 1 && tally["down"] as? Int == 1)
+        // Bob's request still waits, with his name.
+        let waiting = try lan.partyradio(host: 3, ["queue", "--json"], role: "ann")
+        let upNext = try #require(parseJSON(waiting.stdout) as? [String: Any], "\(waiting.stderr)")
+        #expect(upNext["requests_waiting"] as? Int == 1)
+        let first = (upNext["up_next"] as? [[String: Any]])?.first
+        #expect(first?["title"] as? String == "Last Call Arpeggio" && first?["requested_by"] as? String == "Bob")
 
         // One night: the killed run's night carries on.
         again.send("quit")

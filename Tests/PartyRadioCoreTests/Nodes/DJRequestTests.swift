@@ -288,3 +288,23 @@ extension DJRequestTests {
         #expect(dj.engine.nowPlaying?.id == "t1" && dj.engine.interlude?.queueID == 1 && !dj.engine.isPaused)
     }
 }
+
+extension DJRequestTests {
+    @Test func muteByNameTakesEveryKeyOfThatGuest() {
+        var dj = started()
+        // Bob listens with one key and chats with another (listener.key and voter.key).
+        var listening = Peer("10.0.0.8", key: 8)
+        var chatting = Peer("10.0.0.8", key: 9)
+        _ = dj.handle(listening.send(.hello(Hello(listenerName: "Bob")), station: id), at: at(ms: 100))
+        _ = dj.handle(
+            chatting.send(.chatSend(ChatSend(messageID: 1, name: "Bob", text: "hi")), station: id), at: at(ms: 200))
+        let muted = dj.handle(.command("mute Bob"), at: at(ms: 300))
+        #expect(muted.warnings.isEmpty)
+        #expect(dj.chat.muted == [listening.publicKey.fingerprint, chatting.publicKey.fingerprint])
+        let request = dj.handle(listening.send(library(2, "second"), station: id), at: at(ms: 400))
+        #expect(acks(request, to: listening).map(\.status) == [.muted])
+        // Unmuting the name frees both.
+        _ = dj.handle(.command("unmute Bob"), at: at(ms: 500))
+        #expect(dj.chat.muted.isEmpty)
+    }
+}

@@ -626,22 +626,30 @@ public struct DJMachine: NodeMachine {
                 + requests.waiting.map { (name: $0.requesterName, fingerprint: $0.requester.fingerprint) }
                 // A muted guest may have nothing left in the lists above: unmute still finds them.
                 + chat.muted.map { (name: mutedNames[$0] ?? "", fingerprint: $0) }
-            let matches = Set(
-                known.filter { $0.name == who || $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
-            guard matches.count == 1, let fingerprint = matches.first else {
-                let problem = matches.isEmpty ? "No guest is called" : "Several guests match"
+            // A name is one guest, whatever keys it used (`listen` and `chat` sign with two); a
+            // fingerprint prefix must name one key.
+            let byName = Set(known.filter { $0.name == who }.map(\.fingerprint))
+            let byPrint = Set(known.filter { $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
+            let targets = byName.isEmpty ? byPrint : byName
+            guard !targets.isEmpty, !byName.isEmpty || byPrint.count == 1 else {
+                let problem = targets.isEmpty ? "No guest is called" : "Several guests match"
                 return out.append(
                     .report(.warning("\(problem) '\(who)'; use the name or key fingerprint the list shows.")))
             }
             guard verb == "mute" else {
-                chat.unmute(fingerprint: fingerprint)
-                mutedNames[fingerprint] = nil
+                for fingerprint in targets {
+                    chat.unmute(fingerprint: fingerprint)
+                    mutedNames[fingerprint] = nil
+                }
                 return out.append(.report(.notice("Unmuted '\(who)': chat and requests are open to them again.")))
             }
-            chat.mute(fingerprint: fingerprint)
-            mutedNames[fingerprint] = known.first { $0.fingerprint == fingerprint && !$0.name.isEmpty }?.name
-            // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
-            let dropped = requests.dropAll(fingerprint: fingerprint)
+            var dropped: [SongRequest] = []
+            for fingerprint in targets.sorted() {
+                chat.mute(fingerprint: fingerprint)
+                mutedNames[fingerprint] = known.first { $0.fingerprint == fingerprint && !$0.name.isEmpty }?.name
+                // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
+                dropped += requests.dropAll(fingerprint: fingerprint)
+            }
             out.append(
                 .report(
                     .notice(

@@ -87,6 +87,8 @@ public final class AvahiSession: @unchecked Sendable {
 
     private struct Publication {
         var name: String
+        /// The name the node asked for (``name`` may be Avahi's alternative after a collision).
+        var requestedName: String
         var type: String
         var port: UInt16
         var txt: [String]
@@ -148,9 +150,16 @@ public final class AvahiSession: @unchecked Sendable {
     // MARK: Publishing
 
     /// Publishes a service; collisions are resolved with Avahi's alternative names and reported.
+    /// Publishing again what is already published (the same name as asked, type, port and TXT)
+    /// changes nothing: a node may announce itself early and its machine ask again.
     public func publish(name: String, type: String, port: UInt16, txt: [String]) throws(AvahiError) {
         try locked { () throws(AvahiError) in
-            publication = Publication(name: name, type: type, port: port, txt: txt)
+            if let publication, publication.requestedName == name, publication.type == type, publication.port == port,
+                publication.txt == txt
+            {
+                return
+            }
+            publication = Publication(name: name, requestedName: name, type: type, port: port, txt: txt)
             try registerLocked()
         }
     }

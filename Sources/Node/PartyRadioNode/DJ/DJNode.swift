@@ -81,6 +81,20 @@ public final class DJNode {
         let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
         let advert = StationAdvert(
             stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey)
+        let port: UInt16
+        do { port = try socket.localAddress().port } catch {
+            throw NodeError(.network, "Cannot read the DJ's UDP port: \(error).", cause: error)
+        }
+        // Announced first: mDNS probing takes a good part of a second, so the library, the player
+        // and the rest are made ready while it runs (the machine's own publish finds it done).
+        let avahi: AvahiSession
+        do {
+            avahi = try AvahiSession(interfaceIndex: interface.index) { event in
+                inbox.push(.discovery(DiscoveryEvent(event)))
+            }
+            try avahi.publish(
+                name: configuration.name.value, type: StationAdvert.serviceType, port: port, txt: advert.txtRecord)
+        } catch { throw NodeError(.discovery, error.description, cause: error) }
         // Catalog tracks alone need no library (unless the saved queue has library tracks);
         // otherwise the folders (or the demo library) are served.
         let savedLocal = saved?.station.queue.contains { $0.id.hasPrefix(Self.localPrefix) } ?? false
@@ -92,10 +106,6 @@ public final class DJNode {
                 address: interface.address.host, port: lastPorts["media"] ?? 0)
         }
         for warning in library?.warnings ?? [] { settings.reporter.report(.warning(warning)) }
-        let port: UInt16
-        do { port = try socket.localAddress().port } catch {
-            throw NodeError(.network, "Cannot read the DJ's UDP port: \(error).", cause: error)
-        }
         var ports = ["udp": port]
         if let library { ports["media"] = library.server.port }
         do throws(DJStoreError) { try store.rememberPorts(ports) } catch {
@@ -116,7 +126,7 @@ public final class DJNode {
             verifier: SodiumVerifier(), now: now)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            catalog: configuration.catalog, recorder: recorder, inbox: inbox)
+            catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
     }
 
     static let localPrefix = "local:"

@@ -35,7 +35,7 @@ final class NodeRuntime<Machine: NodeMachine> {
     init(
         machine: Machine, settings: NodeSettings, interface: NetworkInterface, transport: Transport,
         player: PlayerDriver?, catalog: (any TrackCatalog)? = nil, recorder: DJRecorder? = nil,
-        knownStations: KnownStations? = nil, inbox: Inbox<NodeInput>
+        knownStations: KnownStations? = nil, avahi: AvahiSession? = nil, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         self.knownStations = knownStations
         self.machine = machine
@@ -47,8 +47,12 @@ final class NodeRuntime<Machine: NodeMachine> {
         self.player = player
         self.catalog = catalog
         self.recorder = recorder
+        if let avahi {
+            self.avahi = avahi  // made (and publishing) before the rest of the node
+            return
+        }
         do {
-            avahi = try AvahiSession(interfaceIndex: interface.index) { event in
+            self.avahi = try AvahiSession(interfaceIndex: interface.index) { event in
                 inbox.push(.discovery(DiscoveryEvent(event)))
             }
         } catch { throw NodeError(.discovery, error.description, cause: error) }

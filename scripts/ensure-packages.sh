@@ -17,7 +17,7 @@ packages=(
     libmicrohttpd-dev libtagc0-dev libssl-dev
     avahi-daemon dbus
 )
-[[ $purpose == test ]] && packages+=(avahi-utils iproute2 iptables python3 procps util-linux)
+[[ $purpose == test ]] && packages+=(avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev systemd)
 
 missing=()
 for package in "${packages[@]}"; do

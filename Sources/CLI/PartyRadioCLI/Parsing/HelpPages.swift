@@ -20,6 +20,8 @@ enum HelpPages {
           lookup     Look tracks up by catalog ID.
           charts     Show a country's top songs.
           token      Make an Apple Music developer token from your .p8 key.
+          man        Print the manual page partyradio(1).
+          completion Print a bash or zsh completion script.
 
           See 'partyradio <command> --help' for a command's options.
 
@@ -27,6 +29,7 @@ enum HelpPages {
           --state-dir <dir>   Where keys, the catalog cache and the DJ's stats live (default: $XDG_STATE_HOME/partyradio).
           -v, --verbose       Log diagnostics to stderr, one timestamped line each.
           -h, --help          Show help information.
+          --version           Print partyradio's version.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -47,7 +50,7 @@ enum HelpPages {
         case "lookup": lookup
         case "charts": charts
         case "token": token
-        default: nil
+        default: setupPage(for: command)
         }
     }
 

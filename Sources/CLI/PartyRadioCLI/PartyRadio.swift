@@ -18,7 +18,14 @@ public enum PartyRadio {
     /// exits 2.
     public static func main(arguments: [String], context: CommandContext) -> Int32 {
         let command: Command
-        do { command = try Command.parse(arguments, environment: context.environment) } catch {
+        do {
+            command = try Command.parse(
+                arguments, environment: context.environment,
+                config: {
+                    Result { () throws(ConfigFile.Error) in try ConfigFile.load(environment: context.environment) }
+                },
+                configPath: ConfigFile.path(environment: context.environment))
+        } catch {
             context.console.error(error.message, hint: error.hint)
             return ExitCode.usage.rawValue
         }

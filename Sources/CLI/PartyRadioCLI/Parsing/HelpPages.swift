@@ -31,6 +31,10 @@ enum HelpPages {
           -h, --help          Show help information.
           --version           Print partyradio's version.
 
+        CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
+        one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
+        guest-name (--as), interface, port, crowd-skip, country. Flags override it.
+
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
         EXIT CODES: 0 success, 1 runtime failure, 2 usage error, 3 station not found or timed out.

@@ -57,7 +57,8 @@ struct PackageLANTests {
         // The station as the unit starts it: its ExecStart and Environment lines, the state
         // directory systemd would make, the name from /etc/partyradio/config, as nobody with no
         // new privileges.
-        let (execStart, environment) = try Self.service(at: root + "/upper" + unit)
+        let unitFile = try Self.inRoot(root, ["cat", unit])
+        let (execStart, environment) = try Self.service(unitFile.stdout)
         let state = lan.stateDir("dj")
         chown(state, 65534, 65534)
         let command = execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: state) }
@@ -90,8 +91,7 @@ struct PackageLANTests {
     }
 
     /// The ExecStart words and Environment assignments of a unit file.
-    static func service(at path: String) throws -> (execStart: [String], environment: [String: String]) {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+    static func service(_ text: String) throws -> (execStart: [String], environment: [String: String]) {
         var execStart: [String] = []
         var environment: [String: String] = [:]
         for line in text.split(separator: "\n") {
@@ -104,7 +104,7 @@ struct PackageLANTests {
                 environment[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
             }
         }
-        guard !execStart.isEmpty else { throw TestbedError("no ExecStart in \(path)") }
+        guard !execStart.isEmpty else { throw TestbedError("no ExecStart in the unit: \(text)") }
         return (execStart, environment)
     }
 

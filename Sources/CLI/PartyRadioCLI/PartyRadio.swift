@@ -49,6 +49,7 @@ public enum PartyRadio {
         case .lookup(let options): return CatalogCommands.lookup(options, context: context)
         case .charts(let options): return CatalogCommands.charts(options, context: context)
         case .token(let options): return CatalogCommands.token(options, context: context)
+        case .doctor(let options): return DoctorCommand.run(options, context: context)
         case .manPage:
             context.console.write(ManPage.render(version: version), to: .out)
             return ExitCode.success.rawValue

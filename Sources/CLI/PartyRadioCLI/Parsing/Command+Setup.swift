@@ -1,6 +1,6 @@
 extension Command {
-    /// The commands that set a machine up rather than play: not networked, no state directory.
-    public static let setupNames = ["man", "completion"]
+    /// The commands that set a machine up rather than play.
+    public static let setupNames = ["doctor", "man", "completion"]
 
     /// A shell that `partyradio completion` writes a completion script for.
     public enum Shell: String, Equatable, Sendable, CaseIterable {

@@ -14,6 +14,8 @@ public enum Command: Equatable, Sendable {
     /// `--help` of a command (nil: the top level).
     case help(String?)
     case version
+    /// `partyradio doctor`: what this machine can do, checked.
+    case doctor(DoctorOptions)
     /// `partyradio man`: the manual page.
     case manPage
     /// `partyradio completion bash|zsh`: a completion script.
@@ -53,6 +55,7 @@ public enum Command: Equatable, Sendable {
         case "lookup": return .lookup(try parseLookup(rest, environment: environment))
         case "charts": return .charts(try parseCharts(rest, environment: environment))
         case "token": return .token(try parseToken(rest, environment: environment))
+        case "doctor": return .doctor(try parseDoctor(rest, environment: environment))
         case "man": return try parseMan(rest)
         case "completion": return try parseCompletion(rest)
         default: throw UsageError("Unknown command '\(first)'.")
@@ -72,6 +75,7 @@ public enum Command: Equatable, Sendable {
         case .lookup: "lookup"
         case .charts: "charts"
         case .token: "token"
+        case .doctor: "doctor"
         case .manPage: "man"
         case .completion: "completion"
         case .help, .version: nil
@@ -91,6 +95,7 @@ public enum Command: Equatable, Sendable {
         case .lookup(let options): options.common
         case .charts(let options): options.common
         case .token(let options): options.common
+        case .doctor(let options): options.common
         case .help, .version, .manPage, .completion: nil
         }
     }

@@ -3,11 +3,30 @@ extension HelpPages {
     /// The page of a set-up command; nil when `command` is none.
     static func setupPage(for command: String) -> HelpText? {
         switch command {
+        case "doctor": doctor
         case "man": man
         case "completion": completion
         default: nil
         }
     }
+
+    static let doctor = HelpText(
+        overview: "Check what this machine needs to host or hear a station; each failure says how to fix it.",
+        usage: "partyradio doctor [--json] [--interface <name>] [--timeout <seconds>] [options]",
+        options: [
+            ("--json", "Print the checks as JSON."),
+            ("--timeout <seconds>", "How long the multicast self-test and the catalog may take (default: 3)."),
+            ("--itunes-url <url>", "The catalog to try (default: $PARTYRADIO_ITUNES_URL or https://itunes.apple.com)."),
+        ] + NetworkOptions.help + CommonOptions.help,
+        discussion: """
+            CHECKS:
+              interface  the network interface is up, has an IPv4 address and can multicast
+              avahi      avahi-daemon answers on D-Bus
+              multicast  a datagram sent to a test group on the interface (TTL 1, looped back,
+                         never beyond the link) comes back
+              catalog    the catalog answers a search
+            Exit code 1 if any check fails.
+            """)
 
     static let man = HelpText(
         overview: "Print the manual page partyradio(1), in roff, made from these help pages.",

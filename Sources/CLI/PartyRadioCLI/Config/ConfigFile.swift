@@ -24,7 +24,9 @@ public struct ConfigFile: Equatable, Sendable {
         Key(name: "audio-driver", flag: "--audio-driver", commands: ["dj", "listen"]),
         Key(name: "no-audio", flag: "--no-audio", commands: ["dj", "listen"], isSwitch: true),
         Key(name: "guest-name", flag: "--as", commands: ["listen", "chat", "request"]),
-        Key(name: "interface", flag: "--interface", commands: ["dj", "stations", "listen", "vote", "chat", "request"]),
+        Key(
+            name: "interface", flag: "--interface",
+            commands: ["dj", "stations", "listen", "vote", "chat", "request", "queue"]),
         Key(name: "port", flag: "--port", commands: ["dj"]),
         Key(name: "crowd-skip", flag: "--crowd-skip", commands: ["dj"]),
         Key(name: "country", flag: "--country", commands: ["dj", "search", "lookup", "charts"]),

@@ -1,11 +1,15 @@
 # partyradio — shortcuts; the README's two commands are scripts/partyradio and scripts/test.
-.PHONY: build release test unit bench fuzz clean testbed-clean
+.PHONY: build release deb test unit bench fuzz clean testbed-clean
 
 build:
 	swift build
 
 release:
 	swift build -c release --product partyradio
+
+# The Debian package, .build/deb/partyradio_<version>_<arch>.deb (see the README's Install).
+deb:
+	scripts/package
 
 test:
 	scripts/test

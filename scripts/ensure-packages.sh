@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ensure-packages.sh — install the Debian packages partyradio needs, when missing.
 #
-# Usage: scripts/ensure-packages.sh [--for run|test]
+# Usage: scripts/ensure-packages.sh [--for run|package|test]
 #   run   what building and running partyradio needs (default)
-#   test  that, plus what the namespace testbed needs. Installed with service starts blocked
+#   package  that, plus what scripts/package needs (dpkg-dev, lintian)
+#   test  those, plus what the namespace testbed needs. package and test install with service starts blocked
 #         (policy-rc.d), so that installing avahi-daemon can never start it in the root network
 #         namespace: on test machines every avahi-daemon runs inside a test namespace.
 set -euo pipefail
@@ -17,7 +18,8 @@ packages=(
     libmicrohttpd-dev libtagc0-dev libssl-dev
     avahi-daemon dbus
 )
-[[ $purpose == test ]] && packages+=(avahi-utils iproute2 iptables python3 procps util-linux)
+[[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)
+[[ $purpose == test ]] && packages+=(avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -31,7 +33,7 @@ echo "partyradio: installing ${missing[*]}" >&2
 
 policy=/usr/sbin/policy-rc.d
 backup=""
-if [[ $purpose == test ]]; then
+if [[ $purpose != run ]]; then
     # Whatever policy is there is kept aside and put back; ours answers 101 ("never start").
     if [[ -e $policy ]]; then
         backup=$(mktemp /tmp/partyradio-policy-rc.d.XXXXXX)
@@ -46,7 +48,7 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 
-if [[ $purpose == test ]]; then
+if [[ $purpose != run ]]; then
     # Rule one: nothing of ours multicasts from the root network namespace.
     root_ns=$(readlink /proc/1/ns/net 2>/dev/null || readlink /proc/2/ns/net)
     for pid in $(pgrep -x avahi-daemon || true); do

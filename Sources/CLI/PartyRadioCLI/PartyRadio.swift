@@ -18,7 +18,14 @@ public enum PartyRadio {
     /// exits 2.
     public static func main(arguments: [String], context: CommandContext) -> Int32 {
         let command: Command
-        do { command = try Command.parse(arguments, environment: context.environment) } catch {
+        do {
+            command = try Command.parse(
+                arguments, environment: context.environment,
+                config: {
+                    Result { () throws(ConfigFile.Error) in try ConfigFile.load(environment: context.environment) }
+                },
+                configPath: ConfigFile.path(environment: context.environment))
+        } catch {
             context.console.error(error.message, hint: error.hint)
             return ExitCode.usage.rawValue
         }
@@ -44,6 +51,13 @@ public enum PartyRadio {
         case .lookup(let options): return CatalogCommands.lookup(options, context: context)
         case .charts(let options): return CatalogCommands.charts(options, context: context)
         case .token(let options): return CatalogCommands.token(options, context: context)
+        case .doctor(let options): return DoctorCommand.run(options, context: context)
+        case .manPage:
+            context.console.write(ManPage.render(version: version), to: .out)
+            return ExitCode.success.rawValue
+        case .completion(let shell):
+            context.console.write(CompletionScript.render(for: shell), to: .out)
+            return ExitCode.success.rawValue
         }
     }
 

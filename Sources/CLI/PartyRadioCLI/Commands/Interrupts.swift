@@ -19,6 +19,18 @@ final class Interrupts {
     }
 }
 
+/// Turns SIGHUP into a library reload for the DJ (what `systemctl reload partyradio-dj` sends).
+final class LibraryReloadSignal {
+    private let source: any DispatchSourceSignal
+
+    init(_ node: DJNode) {
+        signal(SIGHUP, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { node.reloadLibrary() }
+        source.resume()
+    }
+}
+
 /// Reads the DJ's controls from stdin on a thread of its own: single keys on a terminal (raw
 /// mode, restored on exit), otherwise one command per line. End of input is not a quit: a DJ
 /// started from a script with stdin closed keeps playing until a signal.

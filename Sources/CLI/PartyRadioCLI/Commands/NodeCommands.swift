@@ -61,6 +61,8 @@ enum NodeCommands {
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }
+            let reload = LibraryReloadSignal(node)
+            defer { withExtendedLifetime(reload) {} }
             try node.run()
             return ExitCode.success.rawValue
         } catch { return fail(error, console: console) }

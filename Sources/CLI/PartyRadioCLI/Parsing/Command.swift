@@ -16,6 +16,12 @@ public enum Command: Equatable, Sendable {
     /// `--help` of a command (nil: the top level).
     case help(String?)
     case version
+    /// `partyradio doctor`: what this machine can do, checked.
+    case doctor(DoctorOptions)
+    /// `partyradio man`: the manual page.
+    case manPage
+    /// `partyradio completion bash|zsh`: a completion script.
+    case completion(Shell)
 
     /// Every command, in the order the top-level help lists them.
     public static let names = [
@@ -36,6 +42,8 @@ public enum Command: Equatable, Sendable {
         if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
             return .help(first)
         }
+        // `--version` works on every command, as `--help` does.
+        if rest.prefix(while: { $0 != "--" }).contains("--version") { return .version }
         switch first {
         case "-h", "--help", "help": return .help(rest.first)
         case "--version", "version": return .version
@@ -51,6 +59,9 @@ public enum Command: Equatable, Sendable {
         case "lookup": return .lookup(try parseLookup(rest, environment: environment))
         case "charts": return .charts(try parseCharts(rest, environment: environment))
         case "token": return .token(try parseToken(rest, environment: environment))
+        case "doctor": return .doctor(try parseDoctor(rest, environment: environment))
+        case "man": return try parseMan(rest)
+        case "completion": return try parseCompletion(rest)
         default: throw UsageError("Unknown command '\(first)'.")
         }
     }
@@ -70,6 +81,9 @@ public enum Command: Equatable, Sendable {
         case .lookup: "lookup"
         case .charts: "charts"
         case .token: "token"
+        case .doctor: "doctor"
+        case .manPage: "man"
+        case .completion: "completion"
         case .help, .version: nil
         }
     }
@@ -89,7 +103,8 @@ public enum Command: Equatable, Sendable {
         case .lookup(let options): options.common
         case .charts(let options): options.common
         case .token(let options): options.common
-        case .help, .version: nil
+        case .doctor(let options): options.common
+        case .help, .version, .manPage, .completion: nil
         }
     }
 

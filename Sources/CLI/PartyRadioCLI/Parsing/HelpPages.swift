@@ -22,6 +22,9 @@ enum HelpPages {
           lookup     Look tracks up by catalog ID.
           charts     Show a country's top songs.
           token      Make an Apple Music developer token from your .p8 key.
+          doctor     Check avahi-daemon, multicast and the catalog on this machine.
+          man        Print the manual page partyradio(1).
+          completion Print a bash or zsh completion script.
 
           See 'partyradio <command> --help' for a command's options.
 
@@ -29,6 +32,11 @@ enum HelpPages {
           --state-dir <dir>   Where keys, the catalog cache and the DJ's stats live (default: $XDG_STATE_HOME/partyradio).
           -v, --verbose       Log diagnostics to stderr, one timestamped line each.
           -h, --help          Show help information.
+          --version           Print partyradio's version.
+
+        CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
+        one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
+        guest-name (--as), interface, port, crowd-skip, country. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -51,7 +59,7 @@ enum HelpPages {
         case "lookup": lookup
         case "charts": charts
         case "token": token
-        default: nil
+        default: setupPage(for: command)
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import PartyRadioCore
 import PartyRadioNet
 import PartyRadioSecurity
@@ -52,10 +53,16 @@ public struct DJConfiguration: Sendable {
 public final class DJNode {
     private let runtime: NodeRuntime<DJMachine>
     private let library: LocalLibrary?
+    private let inbox: Inbox<NodeInput>
+    private let reporter: any NodeReporter
+    /// Rescans one at a time (SIGHUPs may come quicker than a scan).
+    private let rescans = DispatchQueue(label: "partyradio.dj.rescan")
 
     public init(configuration: DJConfiguration, settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox())
         throws(NodeError)
     {
+        self.inbox = inbox
+        reporter = settings.reporter
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("station")
         // The database first: a damaged or newer file stops the DJ before anything goes on air.
@@ -152,6 +159,23 @@ public final class DJNode {
         }
         let station = mapped.addingNew(tracks)
         return saved.stopped ? station : station.resumed(afterNs: now - saved.savedAt)
+    }
+
+    /// Scans the library folders again (SIGHUP, `systemctl reload`): music new since the last
+    /// scan is queued at the end, as catalog tracks added with `add` are. Files that are gone
+    /// stay queued until the DJ starts again, which drops them; the DJ says how many.
+    public func reloadLibrary() {
+        guard let library else {
+            return reporter.report(.warning("Nothing to reload: this station plays no --library folders."))
+        }
+        rescans.async { [inbox, reporter] in
+            let (new, warnings, gone) = library.rescan()
+            for warning in warnings { reporter.report(.warning(warning)) }
+            let goneNote =
+                gone == 0 ? "" : "; \(gone) file\(gone == 1 ? " is" : "s are") gone (dropped at the next start)"
+            reporter.report(.notice("Library reloaded: \(new.count) new track\(new.count == 1 ? "" : "s")\(goneNote)."))
+            if !new.isEmpty { inbox.push(.catalog(.tracks(new, failure: nil))) }
+        }
     }
 
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.

@@ -4,10 +4,15 @@ import PartyRadioMedia
 
 /// The DJ's local music: scanned from `--library` folders (or a generated demo library) and
 /// served to listeners over HTTP. Only the queued files are registered with the server.
-final class LocalLibrary {
+///
+/// `@unchecked Sendable`: after init its one mutable part, `tracks`, is touched only by
+/// ``rescan()``, which `DJNode` runs on one serial queue; the server locks its own registry.
+final class LocalLibrary: @unchecked Sendable {
     let server: MediaServer
     private(set) var tracks: [Track] = []
     private(set) var warnings: [String] = []
+    /// The folders scanned (the demo library's when the user named none).
+    private var roots: [String] = []
 
     /// - Parameters:
     ///   - folders: the user's `--library` folders; empty means the demo library in `stateDirectory`.
@@ -32,6 +37,7 @@ final class LocalLibrary {
                 }
             }
         }
+        self.roots = roots
         let scan = LibraryScanner().scan(roots)
         warnings = scan.warnings.map { "Skipped \($0.description)" }
         guard !scan.tracks.isEmpty else {
@@ -48,7 +54,17 @@ final class LocalLibrary {
                 throw NodeError(.network, "Cannot serve the music over HTTP on \(address) (\(error)).")
             }
         }
-        for file in scan.tracks {
+        (tracks, warnings) = Self.serve(scan.tracks, on: server, warnings: warnings)
+    }
+
+    /// Registers `files` with `server`: the tracks as listeners reach them, and a warning for each
+    /// file that cannot be served.
+    private static func serve(_ files: [LibraryTrack], on server: MediaServer, warnings: [String]) -> (
+        [Track], [String]
+    ) {
+        var tracks: [Track] = []
+        var warnings = warnings
+        for file in files {
             // The track ID's hash is the token, so a restarted DJ serves the same URLs.
             let token = String(file.id.split(separator: ":").last ?? "")
             guard (try? server.register(path: file.path, token: token)) != nil else {
@@ -57,6 +73,21 @@ final class LocalLibrary {
             }
             tracks.append(file.track(source: server.url(token: token)))
         }
+        return (tracks, warnings)
+    }
+
+    /// Scans the folders again (on SIGHUP): the music that is new since the last scan, served
+    /// and returned to be queued; how many known files are gone (they stay queued until the DJ
+    /// starts again, which drops them).
+    func rescan() -> (new: [Track], warnings: [String], gone: Int) {
+        let scan = LibraryScanner().scan(roots)
+        let known = Set(tracks.map(\.id))
+        let (new, warnings) = Self.serve(
+            scan.tracks.filter { !known.contains($0.id) }, on: server,
+            warnings: scan.warnings.map { "Skipped \($0.description)" })
+        let present = Set(scan.tracks.map(\.id))
+        tracks += new
+        return (new, warnings, known.subtracting(present).count)
     }
 
     private static func audioFiles(in directory: String) -> Int {

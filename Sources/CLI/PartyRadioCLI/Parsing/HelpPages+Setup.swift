@@ -1,0 +1,82 @@
+/// The pages of the set-up commands (``Command/setupNames``).
+extension HelpPages {
+    /// The page of a set-up command; nil when `command` is none.
+    static func setupPage(for command: String) -> HelpText? {
+        switch command {
+        case "doctor": doctor
+        case "man": man
+        case "completion": completion
+        default: nil
+        }
+    }
+
+    static let doctor = HelpText(
+        overview: "Check what this machine needs to host or hear a station; each failure says how to fix it.",
+        usage: "partyradio doctor [--json] [--interface <name>] [--timeout <seconds>] [options]",
+        options: [
+            ("--json", "Print the checks as JSON."),
+            ("--timeout <seconds>", "How long the multicast self-test and the catalog may take (default: 3)."),
+            ("--itunes-url <url>", "The catalog to try (default: $PARTYRADIO_ITUNES_URL or https://itunes.apple.com)."),
+        ] + NetworkOptions.help + CommonOptions.help,
+        discussion: """
+            CHECKS:
+              interface  the network interface is up, has an IPv4 address and can multicast
+              avahi      avahi-daemon answers on D-Bus
+              multicast  a datagram sent to a test group on the interface (TTL 1, looped back,
+                         never beyond the link) comes back
+              catalog    the catalog answers a search
+            Exit code 1 if any check fails.
+            """)
+
+    static let man = HelpText(
+        overview: "Print the manual page partyradio(1), in roff, made from these help pages.",
+        usage: "partyradio man",
+        options: [],
+        discussion: "Read it with: partyradio man | man -l -")
+
+    static let completion = HelpText(
+        overview: "Print a completion script for bash or zsh (station names are completed from the LAN).",
+        usage: "partyradio completion bash|zsh",
+        arguments: [("bash|zsh", "The shell to complete in.")],
+        options: [],
+        discussion: """
+            In bash: source <(partyradio completion bash)
+            In zsh:  partyradio completion zsh > ~/.zfunc/_partyradio (a folder on your $fpath)
+            The Debian package installs both.
+            """)
+
+    /// The files partyradio reads and writes (the man page's FILES).
+    static let files = """
+        $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config): defaults, one
+        'key = value' a line, # for comments; flags override them. Keys: name, library (repeatable),
+        audio-driver, no-audio (true or false), guest-name (what --as sets), interface, port,
+        crowd-skip, country. Each applies to the commands that take its option. The station
+        service partyradio-dj.service reads /etc/partyradio/config.
+
+        $XDG_STATE_HOME/partyradio (else ~/.local/state/partyradio), or --state-dir: the keys
+        (station.key, listener.key, voter.key), known_stations, the catalog cache and the DJ's
+        dj.sqlite.
+        """
+
+    /// The environment variables partyradio reads (the man page's ENVIRONMENT).
+    static let environment = """
+        XDG_STATE_HOME: where the state directory goes.
+
+        PARTYRADIO_ITUNES_URL, PARTYRADIO_APPLE_MUSIC_URL: the catalog's base URLs.
+
+        PARTYRADIO_APPLE_MUSIC_TOKEN, PARTYRADIO_APPLE_MUSIC_KEY, PARTYRADIO_APPLE_MUSIC_TEAM_ID,
+        PARTYRADIO_APPLE_MUSIC_KEY_ID: Apple Music credentials.
+        """
+
+    /// The commands and their one-line summaries, as the top-level page lists them.
+    static var commandSummaries: [(name: String, summary: String)] {
+        topLevel.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line in
+            guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+            let words = line.dropFirst(2)
+            guard let space = words.firstIndex(of: " ") else { return nil }
+            let name = String(words[..<space])
+            guard Command.names.contains(name) || Command.setupNames.contains(name) else { return nil }
+            return (name, String(words[space...].drop(while: { $0 == " " })))
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The Debian package: built by scripts/package (lintian clean), installed with dpkg into a
+/// throwaway root where no Swift toolchain can be seen, and run there — a station and a
+/// listener on a namespace LAN, and the station unit's own ExecStart as an unprivileged user.
+@Suite(
+    "Debian package", .serialized,
+    .enabled(if: Testbed.isRoot, "installing and network namespaces need root"))
+struct PackageLANTests {
+    static let sandbox = Testbed.repoRoot.appendingPathComponent("scripts/toolchain-free.sh")
+        .path
+
+    @Test("Installed where no toolchain is visible: --version, help, a station and a listener, the unit verified")
+    func installedWithoutToolchain() throws {
+        let package = try Self.command([Testbed.repoRoot.appendingPathComponent("scripts/package").path], timeout: 1800)
+        #expect(package.exit == 0, "scripts/package: \(package.stderr.suffix(3000))")
+        let deb = package.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(deb.hasSuffix(".deb") && FileManager.default.fileExists(atPath: deb))
+
+        let root = "/tmp/partyradio-deb-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let install = try Self.command([Self.sandbox, "install", root, deb], timeout: 300)
+        #expect(install.exit == 0, "dpkg -i: \(install.stdout) \(install.stderr)")
+
+        // No toolchain: no swift on the PATH, its folder empty, no Swift library in the binary.
+        let look = try Self.inRoot(
+            root,
+            [
+                "/bin/sh", "-c",
+                "command -v swift; ls -A \(Self.toolchain()) /usr/lib/swift 2>/dev/null; ldd /usr/bin/partyradio",
+            ])
+        #expect(look.exit == 0)
+        #expect(
+            !look.stdout.contains("bin/swift") && !look.stdout.contains("swift-") && !look.stdout.contains("libswift"))
+        #expect(!look.stdout.contains("libFoundation") && look.stdout.contains("libmpv"))
+
+        let version = try Self.inRoot(root, ["partyradio", "--version"])
+        #expect(version.exit == 0 && version.stdout.hasPrefix("partyradio "))
+        let help = try Self.inRoot(root, ["partyradio", "stations", "--help"])
+        #expect(help.exit == 0 && help.stdout.contains("USAGE: partyradio stations"))
+        let manual = try Self.inRoot(
+            root, ["/bin/sh", "-c", "MANWIDTH=100 man partyradio | grep -c 'PARTYRADIO LISTEN'"])
+        #expect(manual.exit == 0 && manual.stdout.hasPrefix("1"), "\(manual.stderr)")
+
+        // The unit: systemd-analyze verify (it also checks that ExecStart's binary and the man page exist).
+        let unit = "/lib/systemd/system/partyradio-dj.service"
+        let verify = try Self.inRoot(root, ["systemd-analyze", "verify", unit])
+        #expect(verify.exit == 0 && verify.stderr.isEmpty, "\(verify.stdout) \(verify.stderr)")
+
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        // The station as the unit starts it: its ExecStart and Environment lines, the state
+        // directory systemd would make, the name from /etc/partyradio/config, as nobody with no
+        // new privileges.
+        let unitFile = try Self.inRoot(root, ["cat", unit])
+        let (execStart, environment) = try Self.service(unitFile.stdout)
+        let state = lan.stateDir("dj")
+        chown(state, 65534, 65534)
+        let command = execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: state) }
+        let configure =
+            "printf 'name = Debian Rooftop\\nno-audio = true\\n' > /etc/partyradio/config.new && "
+            + "mv /etc/partyradio/config.new /etc/partyradio/config && exec setpriv --reuid=65534 --regid=65534 "
+            + "--clear-groups --no-new-privs \"$@\""
+        let dj = try lan.spawn(
+            host: 1,
+            [Self.sandbox, "run", root, "/bin/sh", "-c", configure, "sh"] + ["env"]
+                + environment.map { "\($0.key)=\($0.value)" } + command)
+        defer { dj.kill() }
+        let published = try dj.waitForEvent(timeout: .seconds(20), "station_published") {
+            $0.name == "station_published"
+        }
+        #expect(published.string("station") == "Debian Rooftop")
+
+        // A listener on another host, with audio through mpv's null output.
+        let listener = try lan.spawn(
+            host: 2,
+            [
+                Self.sandbox, "run", root, "/usr/bin/partyradio", "listen", "Debian", "--json-events",
+                "--audio-driver", "null", "--state-dir", lan.stateDir("listener"),
+            ])
+        defer { listener.kill() }
+        let tuned = try listener.waitForEvent(timeout: .seconds(20), "tuned_in") { $0.name == "tuned_in" }
+        #expect((tuned["station"] as? [String: Any])?["name"] as? String == "Debian Rooftop")
+        try dj.waitForEvent(timeout: .seconds(10), "listener joined") { $0.name == "listener_joined" }
+        #expect(try Testbed.auditRootNamespace().isEmpty)
+    }
+
+    /// The ExecStart words and Environment assignments of a unit file.
+    static func service(_ text: String) throws -> (execStart: [String], environment: [String: String]) {
+        var execStart: [String] = []
+        var environment: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("ExecStart=") {
+                execStart = line.dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
+            } else if line.hasPrefix("Environment="),
+                let equals = line.dropFirst("Environment=".count).firstIndex(of: "=")
+            {
+                let assignment = line.dropFirst("Environment=".count)
+                environment[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+            }
+        }
+        guard !execStart.isEmpty else { throw TestbedError("no ExecStart in the unit: \(text)") }
+        return (execStart, environment)
+    }
+
+    /// The toolchain's folder as `which swift` finds it (what the sandbox hides).
+    static func toolchain() -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/swift") {
+            let real = URL(fileURLWithPath: "\(folder)/swift").resolvingSymlinksInPath()
+            return real.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        }
+        return "/opt/swift"
+    }
+
+    /// Runs `arguments` in the installed root (outside any testbed host: nothing here touches the network).
+    static func inRoot(_ root: String, _ arguments: [String]) throws -> (exit: Int32, stdout: String, stderr: String) {
+        try command([sandbox, "run", root] + arguments, timeout: 60)
+    }
+
+    static func command(_ arguments: [String], timeout: Double) throws -> (exit: Int32, stdout: String, stderr: String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.currentDirectoryURL = Testbed.repoRoot
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let timer = DispatchSource.makeTimerSource()
+        timer.schedule(deadline: .now() + timeout)
+        timer.setEventHandler { process.terminate() }
+        timer.resume()
+        defer { timer.cancel() }
+        let errData = Mutex(Data())
+        let reader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while reader.isExecuting || !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            errData.withLock { String(decoding: $0, as: UTF8.self) }
+        )
+    }
+}

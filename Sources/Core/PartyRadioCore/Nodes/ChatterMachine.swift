@@ -25,21 +25,17 @@ public struct ChatterMachine: NodeMachine {
     public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         guard !isFinished else { return [] }
         var out: [Effect] = []
-        switch request.handle(input, at: now, into: &out) {
-        case .none, .found:
-            break
-        case .finished(let error):
-            exitError = error
-            isFinished = true
-        case .answer(let inbound):
-            if case .chatAck(let ack) = inbound.message, ack.messageID == send.messageID, let station = request.station
-            {
-                result = Result(station: station, ack: ack, attempts: request.attempts)
-                isFinished = true
-            }
+        let messageID = send.messageID
+        let turn = request.exchange(input, at: now, sending: .chatSend(send), what: "chat line", into: &out) {
+            if case .chatAck(let ack) = $0.message, ack.messageID == messageID { ack } else { nil }
         }
-        guard !isFinished else { return out }
-        if let error = request.send(.chatSend(send), what: "chat line", at: now, into: &out) {
+        switch turn {
+        case .waiting:
+            break
+        case .answered(let ack, let station):
+            result = Result(station: station, ack: ack, attempts: request.attempts)
+            isFinished = true
+        case .failed(let error):
             exitError = error
             isFinished = true
         }

@@ -26,23 +26,17 @@ public struct QueueReaderMachine: NodeMachine {
     public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         guard !isFinished else { return [] }
         var out: [Effect] = []
-        switch request.handle(input, at: now, into: &out) {
-        case .none, .found:
-            break
-        case .finished(let error):
-            exitError = error
-            isFinished = true
-        case .answer(let inbound):
-            // Answers come to this process's own socket from the station's key only.
-            if case .queueList(let list) = inbound.message, let station = request.station {
-                result = Result(
-                    station: station, list: list, attempts: request.attempts,
-                    latencyNs: now - (request.firstSend ?? now))
-                isFinished = true
-            }
+        let turn = request.exchange(input, at: now, sending: .query(Query()), what: "query", into: &out) {
+            if case .queueList(let list) = $0.message { list } else { nil }
         }
-        guard !isFinished else { return out }
-        if let error = request.send(.query(Query()), what: "query", at: now, into: &out) {
+        switch turn {
+        case .waiting:
+            break
+        case .answered(let list, let station):
+            result = Result(
+                station: station, list: list, attempts: request.attempts, latencyNs: now - (request.firstSend ?? now))
+            isFinished = true
+        case .failed(let error):
             exitError = error
             isFinished = true
         }

@@ -30,26 +30,19 @@ public struct RequestVoterMachine: NodeMachine {
     public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         guard !isFinished else { return [] }
         var out: [Effect] = []
-        switch request.handle(input, at: now, into: &out) {
-        case .none, .found:
-            break
-        case .finished(let error):
-            exitError = error
-            isFinished = true
-        case .answer(let inbound):
-            // Answers come back to this process's own socket, from the station's key only: an
-            // answer about this request ID answers one of this machine's datagrams.
-            if case .requestVoteAck(let ack) = inbound.message, ack.queueID == vote.queueID,
-                let station = request.station
-            {
-                result = Result(
-                    station: station, ack: ack, attempts: request.attempts,
-                    latencyNs: now - (request.firstSend ?? now))
-                isFinished = true
-            }
+        // An answer about this request ID answers one of this machine's datagrams.
+        let queueID = vote.queueID
+        let turn = request.exchange(input, at: now, sending: .requestVote(vote), what: "vote", into: &out) {
+            if case .requestVoteAck(let ack) = $0.message, ack.queueID == queueID { ack } else { nil }
         }
-        guard !isFinished else { return out }
-        if let error = request.send(.requestVote(vote), what: "vote", at: now, into: &out) {
+        switch turn {
+        case .waiting:
+            break
+        case .answered(let ack, let station):
+            result = Result(
+                station: station, ack: ack, attempts: request.attempts, latencyNs: now - (request.firstSend ?? now))
+            isFinished = true
+        case .failed(let error):
             exitError = error
             isFinished = true
         }

@@ -102,6 +102,35 @@ public struct StationRequest: Sendable {
         return nil
     }
 
+    /// One turn of a command that asks once and waits: how ``exchange(_:at:sending:what:into:answer:)`` went.
+    public enum Turn<Answer> {
+        /// Still asking (the datagram is resent every ``retryIntervalNs``).
+        case waiting
+        /// The station answered, and `answer` took it.
+        case answered(Answer, from: StationSummary)
+        /// It ended without an answer: not found, timed out, quit (nil: no error).
+        case failed(NodeError?)
+    }
+
+    /// Handles `input` and, until `answer` takes an inbound datagram, sends `message` to the station
+    /// every retry: the whole loop of a one-shot guest command (chat, queue, a vote on a request).
+    /// Answers come to this process's own socket from the station's key only.
+    public mutating func exchange<Answer>(
+        _ input: NodeInput, at now: LocalTime, sending message: Message, what: String, into out: inout [Effect],
+        answer: (Inbound) -> Answer?
+    ) -> Turn<Answer> {
+        switch handle(input, at: now, into: &out) {
+        case .none, .found:
+            break
+        case .finished(let error):
+            return .failed(error)
+        case .answer(let inbound):
+            if let taken = answer(inbound), let station { return .answered(taken, from: station) }
+        }
+        if let error = send(message, what: what, at: now, into: &out) { return .failed(error) }
+        return .waiting
+    }
+
     /// Sends again at once on the next ``send(_:what:at:into:)`` (the request changed).
     public mutating func resendNow() { lastSend = nil }
 

@@ -195,7 +195,8 @@ struct SecurityLANTests {
                     "--state-dir", state,
                 ])
         }
-        #expect(oneShots.map { $0.wait(timeout: .seconds(20)) } == [0, 0, 0, 0])
+        let exits = oneShots.map { $0.wait(timeout: .seconds(20)) }
+        #expect(exits == [0, 0, 0, 0], "\(oneShots.map { $0.text(.stderr) })")
         Thread.sleep(forTimeInterval: 2)  // heartbeats from both listeners
         for listener in listeners { listener.kill(signal: SIGINT) }
         dj.send("quit")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import PartyRadioCore
@@ -42,5 +43,21 @@ import Testing
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
         #expect(throws: KeyStore.Failure.self) { try store.loadOrCreate("station") }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data([1, 2, 3]))  // left as it was
+    }
+}
+
+@Suite struct KeyStoreRaceTests {
+    @Test func processesMakingOneKeyAtOnceAllGetTheFirstOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = Mutex<[PublicKey]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            if let identity = try? KeyStore(directory: directory).loadOrCreate("voter") {
+                keys.withLock { $0.append(identity.publicKey) }
+            }
+        }
+        let made = keys.withLock { $0 }
+        #expect(made.count == 8 && Set(made).count == 1)
+        #expect(try KeyStore(directory: directory).loadOrCreate("voter").publicKey == made.first)
     }
 }

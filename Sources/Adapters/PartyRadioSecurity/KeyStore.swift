@@ -44,8 +44,18 @@ public struct KeyStore: Sendable {
                 FileManager.default.createFile(
                     atPath: temporary.path, contents: Data(identity.seed), attributes: [.posixPermissions: 0o600])
             else { throw POSIXError(.EACCES) }
-            // rename(2) is atomic: a crash never leaves half a key behind.
-            guard rename(temporary.path, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            // link(2) is atomic and never replaces: a crash never leaves half a key behind, and of
+            // several processes making the key at once (a listen and a vote with one new state
+            // directory) the first one's key is everybody's.
+            let linked = link(temporary.path, path) == 0
+            let failure = errno
+            unlink(temporary.path)
+            if !linked {
+                guard failure == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
+                return try loadOrCreate(name)
+            }
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw .unwritable(path, error.localizedDescription)
         }

@@ -122,6 +122,15 @@ public final class Catalog: Sendable {
         try await lookupResult(ids, country: country, refresh: refresh).tracks
     }
 
+    /// An image (a track's artwork) at `url`: only a 200 answer whose type is an image is taken.
+    public func image(at url: String) async throws(CatalogError) -> (bytes: [UInt8], contentType: String) {
+        let response = try await http.get(HTTPRequest(url: url))
+        guard response.status == 200, let type = response.contentType, type.lowercased().hasPrefix("image/") else {
+            throw Self.statusError(response, service: "The artwork server", baseFlag: "--itunes-url")
+        }
+        return (response.body, type)
+    }
+
     // MARK: Detailed forms (the CLI shows cache state and notices)
 
     public func searchResult(

@@ -53,7 +53,11 @@ public final class MediaServer: Sendable {
             signal(SIGPIPE, SIG_IGN)  // a listener hanging up mid-file must not kill the DJ
         }
         let context = Unmanaged.passRetained(registry).toOpaque()
-        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_POLL.rawValue)
+        // A thread per connection: the web page's handlers may wait (for the DJ's answer, for the
+        // next event) without holding up anybody's media.
+        var flags =
+            UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_POLL.rawValue)
+            | UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue)
         let started: OpaquePointer?
         if address.contains(":") {
             var socketAddress = sockaddr_in6()
@@ -67,8 +71,8 @@ public final class MediaServer: Sendable {
             started = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     prmhd_start_daemon(
-                        flags, $0, mediaServerAccess, context, limits.idleTimeoutSeconds, limits.total, limits.perClient
-                    )
+                        flags, $0, mediaServerAccess, context, webRequestCompleted, limits.idleTimeoutSeconds,
+                        limits.total, limits.perClient)
                 }
             }
         } else {
@@ -82,8 +86,8 @@ public final class MediaServer: Sendable {
             started = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     prmhd_start_daemon(
-                        flags, $0, mediaServerAccess, context, limits.idleTimeoutSeconds, limits.total, limits.perClient
-                    )
+                        flags, $0, mediaServerAccess, context, webRequestCompleted, limits.idleTimeoutSeconds,
+                        limits.total, limits.perClient)
                 }
             }
         }
@@ -150,6 +154,12 @@ public final class MediaServer: Sendable {
         registry.entries.withLock { $0.removeAll() }
     }
 
+    /// Hands every request for a path outside `/media/` to `handler` (the DJ's web page); nil:
+    /// they are answered 404.
+    public func setWebHandler(_ handler: (any WebHandler)?) {
+        registry.web.withLock { $0 = handler }
+    }
+
     /// The URL path of a token: `/media/<token>`.
     public static func path(token: String) -> String { pathPrefix + token }
 
@@ -180,6 +190,7 @@ public final class MediaServer: Sendable {
             var contentType: String
         }
         let entries = Mutex<[String: Entry]>([:])
+        let web = Mutex<(any WebHandler)?>(nil)
 
         func lookup(urlPath: String) -> Entry? {
             guard urlPath.hasPrefix(MediaServer.pathPrefix) else { return nil }
@@ -209,12 +220,19 @@ private func mediaServerAccess(
     guard let context, let connection, let url, let method else { return .NO }
     let registry = Unmanaged<MediaServer.Registry>.fromOpaque(context).takeUnretainedValue()
     let methodName = String(cString: method)
+    let path = String(cString: url)
+    if !path.hasPrefix(MediaServer.pathPrefix) {
+        guard let handler = registry.web.withLock({ $0 }) else { return sendStatus(connection, 404) }
+        return webAccess(
+            handler: handler, connection: connection, path: path, method: methodName, uploadData: uploadData,
+            uploadDataSize: uploadDataSize, connectionContext: connectionContext)
+    }
     guard methodName == "GET" || methodName == "HEAD" else {
         return sendStatus(connection, 405, extraHeaders: [("Allow", "GET, HEAD")])
     }
     // A body on a GET or HEAD is not ours to read: refuse rather than buffer it.
     if let uploadDataSize, uploadDataSize.pointee > 0 { return sendStatus(connection, 400) }
-    guard let entry = registry.lookup(urlPath: String(cString: url)) else { return sendStatus(connection, 404) }
+    guard let entry = registry.lookup(urlPath: path) else { return sendStatus(connection, 404) }
 
     let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return sendStatus(connection, 404) }

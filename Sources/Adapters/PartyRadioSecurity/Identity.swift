@@ -75,6 +75,25 @@ public enum Sodium {
         return StationID(rawValue: hash.reduce(0) { $0 << 8 | UInt64($1) })
     }
 
+    /// A web guest's key: BLAKE2b-256 of its browser's secret, keyed with a label of its own so the
+    /// result is never mistaken for (or derivable from) anything else. The secret never leaves the
+    /// DJ; the key's fingerprint is what others see.
+    public static func webGuestKey(secret: [UInt8]) -> PublicKey {
+        ensureInitialised()
+        let label = Array("partyradio web guest v1".utf8)
+        var hash = [UInt8](repeating: 0, count: 32)
+        crypto_generichash(&hash, 32, secret, UInt64(secret.count), label, label.count)
+        return PublicKey(bytes: hash)!
+    }
+
+    /// SHA-256 of `bytes` (the page's Content-Security-Policy hashes).
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        ensureInitialised()
+        var hash = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        crypto_hash_sha256(&hash, bytes, UInt64(bytes.count))
+        return hash
+    }
+
     /// Random bytes from libsodium's CSPRNG.
     public static func randomBytes(_ count: Int) -> [UInt8] {
         ensureInitialised()

@@ -1,13 +1,19 @@
 #include "CMicroHTTPDShim.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+
 struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr *address,
                                       MHD_AccessHandlerCallback handler, void *handler_context,
+                                      MHD_RequestCompletedCallback completed,
                                       unsigned int connection_timeout_seconds,
                                       unsigned int connection_limit,
                                       unsigned int per_ip_connection_limit) {
     // The port argument is ignored when MHD_OPTION_SOCK_ADDR is given.
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
@@ -17,4 +23,24 @@ struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr 
 uint16_t prmhd_daemon_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+int prmhd_client_address(struct MHD_Connection *connection, char *out, size_t length) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || length == 0) return -1;
+    const struct sockaddr *address = info->client_addr;
+    const char *done = NULL;
+    if (address->sa_family == AF_INET) {
+        done = inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, out, length);
+    } else if (address->sa_family == AF_INET6) {
+        const struct in6_addr *v6 = &((const struct sockaddr_in6 *)address)->sin6_addr;
+        // An IPv4 client on a dual-stack socket is shown as plain IPv4, as its datagrams are.
+        if (IN6_IS_ADDR_V4MAPPED(v6)) {
+            done = inet_ntop(AF_INET, &v6->s6_addr[12], out, length);
+        } else {
+            done = inet_ntop(AF_INET6, v6, out, length);
+        }
+    }
+    return done == NULL ? -1 : 0;
 }

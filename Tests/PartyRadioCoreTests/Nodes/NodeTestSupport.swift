@@ -185,6 +185,7 @@ extension NodeEvent {
         switch self {
         case .stationStarted: "stationStarted"
         case .stationPublished: "stationPublished"
+        case .webPage: "webPage"
         case .discoveryDaemon: "discoveryDaemon"
         case .stationRenamed: "stationRenamed"
         case .listenersChanged: "listenersChanged"
@@ -248,6 +249,7 @@ extension NodeEvent {
         case .trackSkipped(let notice): "skipped \(notice.trackID) \(notice.reason.name) \(notice.down)/\(notice.room)"
         case .stationStopped(let name, let dropped): "stopped \(name) dropped \(dropped.total)"
         case .stationPublished(let name): "published \(name)"
+        case .webPage(let url, _): "web \(url)"
         case .discoveryDaemon(let running): running ? "avahi back" : "avahi lost"
         case .stationRenamed(let from, let to): "renamed \(from) → \(to)"
         case .tunedIn(let station): "tuned in \(station.name)"

@@ -22,6 +22,15 @@ struct CatalogTrackSource: TrackCatalog {
         try await catalog.lookup(ids, country: country).compactMap(Self.queueable)
     }
 
+    /// The track's artwork at 600x600, fetched through the catalog's HTTP client (only an image
+    /// answer is taken).
+    func artwork(for id: String) async throws -> CatalogImage? {
+        guard let url = try await catalog.lookup([id], country: country).first(where: { $0.trackID == id })?.artworkURL
+        else { return nil }
+        let image = try await catalog.image(at: url)
+        return CatalogImage(bytes: image.bytes, contentType: image.contentType)
+    }
+
     static func queueable(_ track: CatalogTrack) -> Track? {
         guard var queued = track.queueTrack else { return nil }
         queued.durationMs = queued.durationMs == 0 ? previewLengthMs : min(queued.durationMs, previewLengthMs)

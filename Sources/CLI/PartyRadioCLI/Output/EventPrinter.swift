@@ -20,6 +20,8 @@ final class EventPrinter: NodeReporter {
         var redraw = LiveRedraw()
         var notes: [String] = []
         var upNext: [String] = []
+        /// The web page's URLs and the guests' QR code.
+        var web: [String] = []
     }
 
     init(jsonEvents: Bool, role: String, console: Console) {
@@ -55,6 +57,9 @@ final class EventPrinter: NodeReporter {
         case .stationPublished(let station):
             name = "station_published"
             fields = [("station", .string(station))]
+        case .webPage(let url, let djURL):
+            name = "web_page"
+            fields = [("url", .string(url)), ("dj_url", .string(djURL))]
         case .discoveryDaemon(let running):
             name = running ? "avahi_back" : "avahi_lost"
         case .stationRenamed(let from, let to):
@@ -169,6 +174,10 @@ final class EventPrinter: NodeReporter {
                 + "group \(group), \(count) tracks queued."
         case .stationPublished(let station):
             return "Announced as '\(station)' on the local network."
+        case .webPage(let url, let djURL):
+            return
+                (["Guests: open \(url) on a phone, or scan:"] + WebQRCode.terminalLines(url)
+                + ["Your DJ page (keep it to yourself): \(djURL)"]).joined(separator: "\n")
         case .discoveryDaemon(let running):
             return running
                 ? "avahi-daemon is back: announcing and finding stations again."
@@ -261,6 +270,10 @@ final class EventPrinter: NodeReporter {
                             + "a approve  d drop  q quit"
                         : "   Ctrl-C to stop",
                 ]
+            case .webPage(let url, let djURL):
+                view.web =
+                    ["   guests: \(url)  (scan to join)"] + WebQRCode.terminalLines(url).map { "   " + $0 }
+                    + ["   your DJ page: \(djURL)"]
             case .djSettings(let repeatMode, let volume):
                 view.settings = "\(repeatMode), \(volume)"
             case .roster(let roster):
@@ -275,7 +288,7 @@ final class EventPrinter: NodeReporter {
                     view.notes = Array(view.notes.suffix(12))
                 }
             }
-            let out = view.redraw.frame((view.header + view.upNext + view.notes).map(Render.plain))
+            let out = view.redraw.frame((view.header + view.web + view.upNext + view.notes).map(Render.plain))
             console.write(out, to: .out)
         }
     }

@@ -70,6 +70,9 @@ public struct DJMachine: NodeMachine {
     public private(set) var requests: RequestBook
     /// The DJ's local volume, 0–100 (listeners keep their own).
     public private(set) var volume = 100
+    /// Crowd skip's share of the room in percent (0: off): `--crowd-skip`, then the DJ's
+    /// `crowd-skip N` (its web page's control).
+    public private(set) var crowdSkipPercent: Int
     public private(set) var filter: DatagramFilter
     public private(set) var isFinished = false
     public private(set) var exitError: NodeError?
@@ -93,6 +96,7 @@ public struct DJMachine: NodeMachine {
 
     public init(configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime) {
         self.configuration = configuration
+        crowdSkipPercent = configuration.crowdSkipPercent
         let dj = DJTime(onTheDJ: now)
         requests = RequestBook(
             mode: configuration.requestMode, maxPerGuest: configuration.maxRequestsPerGuest,
@@ -172,6 +176,8 @@ public struct DJMachine: NodeMachine {
             handle(answer, now: now, into: &out)
         case .quit:
             goOffAir(now: now, into: &out)
+        case .web(let action):
+            web(action, now: now, into: &out)
         }
         if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
         // Going off air saves too: the next start resumes exactly where the station stopped.
@@ -240,7 +246,7 @@ public struct DJMachine: NodeMachine {
     /// ``crowdSkipAfterNs``, at least ``crowdSkipMinVotes`` down votes, and those down votes at
     /// least the configured share of the room (the listeners, or the voters if more voted).
     public func crowdSkipDue(at dj: DJTime) -> TrackSkipped? {
-        let percent = configuration.crowdSkipPercent
+        let percent = crowdSkipPercent
         let tally = engine.votes.tally
         guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, tally.down >= Self.crowdSkipMinVotes,
             engine.positionNs(at: dj) >= Self.crowdSkipAfterNs
@@ -264,10 +270,33 @@ public struct DJMachine: NodeMachine {
 
     // MARK: Datagrams
 
+    /// A web guest's action goes the way the same message from a node goes (the same books, limits
+    /// and refusals); only its answer goes back to the HTTP request instead of a datagram.
+    private mutating func web(_ action: WebAction, now: LocalTime, into out: inout [Effect]) {
+        switch action.message {
+        case .vote, .requestSend, .requestVote, .chatSend:
+            let header = MessageHeader(
+                kind: action.message.kind, stationID: stationID, sender: action.guest, sequence: action.sequence)
+            let datagram = Datagram(header: header, message: action.message, signedBytes: [], signature: [])
+            let inbound = Inbound(
+                datagram: datagram, from: PeerAddress(host: action.address, port: 0), receivedAt: now,
+                webTicket: action.ticket)
+            handle(inbound, now: now, into: &out)
+        default:
+            out.append(.log(.wire, "web action of kind \(action.message.kind) ignored"))
+        }
+    }
+
+    /// The answer to a guest's message: a datagram back to its node, or the web page's HTTP answer.
+    private func reply(_ message: Message, to inbound: Inbound) -> Effect {
+        if let ticket = inbound.webTicket { return .webReply(ticket: ticket, message) }
+        return send(message, to: inbound.from)
+    }
+
     private mutating func handle(_ inbound: Inbound, now: LocalTime, into out: inout [Effect]) {
         let sender = inbound.sender
         let dj = DJTime(onTheDJ: now)
-        recentPeers[inbound.from] = now
+        if inbound.webTicket == nil { recentPeers[inbound.from] = now }
         switch inbound.message {
         case .hello(let hello):
             // The name is the guest's word, so it is cleaned and cut (escape sequences included).
@@ -301,7 +330,7 @@ public struct DJMachine: NodeMachine {
             let ack = engine.vote(
                 from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence,
                 address: inbound.from.host, votersPerAddress: configuration.votersPerAddress)
-            out.append(send(.voteAck(ack), to: inbound.from))
+            out.append(reply(.voteAck(ack), to: inbound))
             if ack.status == .counted && ack.tally != before {
                 out.append(
                     .report(
@@ -315,12 +344,12 @@ public struct DJMachine: NodeMachine {
         case .requestVote(let vote):
             unsaved = true
             let ack = requests.vote(vote, from: sender, address: inbound.from.host, sequence: inbound.sequence)
-            out.append(self.send(.requestVoteAck(ack), to: inbound.from))
+            out.append(reply(.requestVoteAck(ack), to: inbound))
             if ack.status == .counted { sendUpNext(report: true, into: &out) }
         case .chatSend(let send):
             unsaved = true
             let (ack, line) = chat.submit(send, from: sender, now: dj)
-            out.append(self.send(.chatAck(ack), to: inbound.from))
+            out.append(reply(.chatAck(ack), to: inbound))
             if let line {
                 for _ in 0..<2 { out.append(.send(.chatLine(line), to: .group(group), station: stationID)) }
                 out.append(.report(.chat(line)))
@@ -349,15 +378,18 @@ public struct DJMachine: NodeMachine {
         let name = GuestName.fromNetwork(send.name)?.value ?? guest.fingerprint
         guard !chat.muted.contains(guest.fingerprint) else {
             return answer(
-                RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.from, into: &out)
+                RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.from,
+                web: inbound.webTicket, into: &out)
         }
         switch requests.admit(send, from: guest, address: inbound.from.host, nowNs: DJTime(onTheDJ: now).ns) {
         case .inProgress:
             break
         case .answer(let ack):
-            answer(ack, guest: name, to: inbound.from, into: &out)
+            answer(ack, guest: name, to: inbound.from, web: inbound.webTicket, into: &out)
         case .resolve:
-            let ticket = RequestTicket(guest: guest, requestID: send.requestID, name: name, replyTo: inbound.from)
+            let ticket = RequestTicket(
+                guest: guest, requestID: send.requestID, name: name, replyTo: inbound.from,
+                webTicket: inbound.webTicket)
             switch send.wanted {
             case .library(let words):
                 resolved(ticket, track: Self.match(words, in: engine.queue), unavailable: false, now: now, into: &out)
@@ -397,7 +429,7 @@ public struct DJMachine: NodeMachine {
                 requestID: ticket.requestID, from: ticket.guest, address: ticket.replyTo.host, name: ticket.name,
                 track: track, unavailable: unavailable)
         else { return }
-        answer(ack, guest: ticket.name, to: ticket.replyTo, into: &out)
+        answer(ack, guest: ticket.name, to: ticket.replyTo, web: ticket.webTicket, into: &out)
         guard ack.status.isQueued else { return }
         sendUpNext(report: true, into: &out)
         playRequestIfIdle(now: now, into: &out)
@@ -420,8 +452,10 @@ public struct DJMachine: NodeMachine {
         broadcast(now: now, change: .track, into: &out)
     }
 
-    private func answer(_ ack: RequestAck, guest: String, to peer: PeerAddress, into out: inout [Effect]) {
-        out.append(send(.requestAck(ack), to: peer))
+    private func answer(
+        _ ack: RequestAck, guest: String, to peer: PeerAddress, web: UInt64?, into out: inout [Effect]
+    ) {
+        out.append(web.map { .webReply(ticket: $0, .requestAck(ack)) } ?? send(.requestAck(ack), to: peer))
         out.append(.report(.requestAnswered(ack, guest: guest)))
     }
 
@@ -656,6 +690,20 @@ public struct DJMachine: NodeMachine {
                         "Muted '\(who)': no chat or requests from them"
                             + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
             if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
+        case "crowd-skip", "crowdskip":
+            guard words.count == 2, let percent = Int(words[1].trimmingWhitespace()), (0...100).contains(percent) else {
+                return out.append(
+                    .report(
+                        .warning("'crowd-skip' takes a share of the room from 0 (off) to 100, e.g. 'crowd-skip 50'.")))
+            }
+            crowdSkipPercent = percent
+            out.append(
+                .report(
+                    .notice(
+                        percent == 0
+                            ? "Crowd skip is off." : "Crowd skip: \(percent) % of the room voting down skips a track."))
+            )
+            reportSettings(into: &out)
         case "approve", "drop":
             decide(verb, words.count == 2 ? words[1] : nil, now: now, into: &out)
         case "quit", "q", "exit":
@@ -666,8 +714,8 @@ public struct DJMachine: NodeMachine {
                     .warning(
                         "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, shuffle, "
                             + "repeat [off|one|all], volume N, search TERM, add ID, approve N|next, drop N|next, mute NAME, "
-                            + "unmute NAME "
-                            + "or quit.")))
+                            + "unmute NAME, "
+                            + "crowd-skip PERCENT or quit.")))
         }
     }
 

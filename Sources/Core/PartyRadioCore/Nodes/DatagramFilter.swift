@@ -24,6 +24,15 @@ public struct Inbound: Sendable {
     public var datagram: Datagram
     public var from: PeerAddress
     public var receivedAt: LocalTime
+    /// Set for a web guest's action (no datagram came): the answer goes to this HTTP request.
+    public var webTicket: UInt64?
+
+    public init(datagram: Datagram, from: PeerAddress, receivedAt: LocalTime, webTicket: UInt64? = nil) {
+        self.datagram = datagram
+        self.from = from
+        self.receivedAt = receivedAt
+        self.webTicket = webTicket
+    }
 
     public var message: Message { datagram.message }
     public var sender: PublicKey { datagram.header.sender }

@@ -153,7 +153,7 @@ public struct ListenerMachine: NodeMachine {
         case .quit:
             stop(now: now, into: &out)
             return out
-        case .timer, .command, .catalog:
+        case .timer, .command, .catalog, .web:
             break
         }
         guard !isFinished else { return out }

@@ -35,6 +35,8 @@ public enum NodeEvent: Sendable {
         name: String, id: StationID, interface: String, address: String, port: UInt16,
         group: MulticastGroup, fingerprint: String, queueLength: Int)
     case stationPublished(name: String)
+    /// The DJ's web page: the URL for guests, and the DJ's own link (with its secret token).
+    case webPage(url: String, djURL: String)
     /// avahi-daemon went away (`running` false) or came back: the node plays on meanwhile and
     /// publishes and browses again by itself (DJ, listener, observer).
     case discoveryDaemon(running: Bool)

@@ -61,6 +61,33 @@ public enum NodeInput: Sendable {
     case catalog(CatalogAnswer)
     /// The user (a signal, `q`) asked to stop.
     case quit
+    /// A guest on the DJ's web page voted, requested or chatted (``WebAction``).
+    case web(WebAction)
+}
+
+/// What a guest did on the DJ's web page, as the DJ machine takes it: the guest message a node
+/// would have sent (a vote, request, request vote or chat line), from the guest's web key, with
+/// a sequence the web server gives. The answer goes back as ``Effect/webReply(ticket:_:)``.
+public struct WebAction: Sendable {
+    /// ``Message/vote(_:)``, ``Message/requestSend(_:)``, ``Message/requestVote(_:)`` or
+    /// ``Message/chatSend(_:)``; anything else is ignored.
+    public var message: Message
+    /// The guest's key (derived from its browser's secret; never a node's).
+    public var guest: PublicKey
+    /// The browser's IP address, for the one-guest-one-vote rule.
+    public var address: String
+    /// Increasing for every action the web server takes (replays are refused as for datagrams).
+    public var sequence: UInt64
+    /// Names the HTTP request waiting for the answer.
+    public var ticket: UInt64
+
+    public init(message: Message, guest: PublicKey, address: String, sequence: UInt64, ticket: UInt64) {
+        self.message = message
+        self.guest = guest
+        self.address = address
+        self.sequence = sequence
+        self.ticket = ticket
+    }
 }
 
 /// DNS-SD as the core sees it (the Avahi adapter's events, minus the C).
@@ -107,6 +134,8 @@ public enum Effect: Sendable {
     case save(SavedStation)
     /// Remember the key a station name showed (a listener's trust on first use).
     case pin(name: String, key: PublicKey)
+    /// The answer to a web guest's action (``NodeInput/web(_:)``): an acknowledgement message.
+    case webReply(ticket: UInt64, Message)
 }
 
 /// What the player should do, decided by ``PlaybackPlanner``.
@@ -135,8 +164,11 @@ public struct RequestTicket: Hashable, Sendable {
     public var requestID: UInt64
     public var name: String
     public var replyTo: PeerAddress
+    /// Set when the request came from the web page: the answer goes to this HTTP request.
+    public var webTicket: UInt64?
 
-    public init(guest: PublicKey, requestID: UInt64, name: String, replyTo: PeerAddress) {
+    public init(guest: PublicKey, requestID: UInt64, name: String, replyTo: PeerAddress, webTicket: UInt64? = nil) {
+        self.webTicket = webTicket
         self.guest = guest
         self.requestID = requestID
         self.name = name

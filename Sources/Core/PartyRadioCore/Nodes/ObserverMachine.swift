@@ -41,7 +41,7 @@ public struct ObserverMachine: NodeMachine {
         case .quit:
             isFinished = true
             return out
-        case .timer, .command, .playerFailed, .catalog:
+        case .timer, .command, .playerFailed, .catalog, .web:
             break
         }
         changes += watch.tick(now: now, into: &out)

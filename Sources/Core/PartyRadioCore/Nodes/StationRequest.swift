@@ -65,7 +65,7 @@ public struct StationRequest: Sendable {
             }
         case .quit:
             return .finished(nil)
-        case .timer, .command, .playerFailed, .catalog:
+        case .timer, .command, .playerFailed, .catalog, .web:
             break
         }
         _ = watch.tick(now: now, into: &out)

@@ -1,5 +1,6 @@
 import Dispatch
 import PartyRadioCore
+import PartyRadioMedia
 import PartyRadioNet
 import PartyRadioSecurity
 import PartyRadioStorage
@@ -53,6 +54,8 @@ public struct DJConfiguration: Sendable {
 public final class DJNode {
     private let runtime: NodeRuntime<DJMachine>
     private let library: LocalLibrary?
+    private let server: MediaServer
+    private let hub: WebHub
     private let inbox: Inbox<NodeInput>
     private let reporter: any NodeReporter
     /// Rescans one at a time (SIGHUPs may come quicker than a scan).
@@ -86,8 +89,21 @@ public final class DJNode {
             socket = try settings.unicastSocket(interface: interface, port: configuration.port)
         }
         let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        // The HTTP server (music and the web page) on the port of the DJ's last run if it is free
+        // (listeners' players still hold its URLs), else any; its port goes in the advert.
+        let address = interface.address.host
+        let server: MediaServer
+        if let last = lastPorts["media"], let same = try? MediaServer(address: address, port: last) {
+            server = same
+        } else {
+            do { server = try MediaServer(address: address, port: 0) } catch {
+                throw NodeError(.network, "Cannot serve the music and the web page over HTTP on \(address) (\(error)).")
+            }
+        }
+        self.server = server
         let advert = StationAdvert(
-            stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey)
+            stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey,
+            webPort: server.port)
         let port: UInt16
         do { port = try socket.localAddress().port } catch {
             throw NodeError(.network, "Cannot read the DJ's UDP port: \(error).", cause: error)
@@ -109,12 +125,10 @@ public final class DJNode {
             library = nil
         } else {
             library = try LocalLibrary(
-                folders: configuration.libraries, stateDirectory: settings.stateDirectory,
-                address: interface.address.host, port: lastPorts["media"] ?? 0)
+                folders: configuration.libraries, stateDirectory: settings.stateDirectory, server: server)
         }
         for warning in library?.warnings ?? [] { settings.reporter.report(.warning(warning)) }
-        var ports = ["udp": port]
-        if let library { ports["media"] = library.server.port }
+        let ports = ["udp": port, "media": server.port]
         do throws(DJStoreError) { try store.rememberPorts(ports) } catch {
             settings.reporter.report(.warning("Cannot note the DJ's ports (\(error.description))."))
         }
@@ -134,6 +148,32 @@ public final class DJNode {
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
             catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
+        // The web page: its state follows the machine after every change it reports.
+        let hub = WebHub()
+        self.hub = hub
+        let site = WebSite(
+            hub: hub, inbox: inbox, clock: settings.clock, catalog: configuration.catalog, address: address,
+            port: server.port)
+        let mediaPrefix = server.url(token: "")
+        let artwork = configuration.catalog != nil
+        hub.publish(WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), tracks: tracks)
+        runtime.afterEffects = { machine, effects, now in
+            guard effects.contains(where: Self.changesPage) else { return }
+            hub.publish(
+                WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork),
+                tracks: machine.engine.queue)
+        }
+        runtime.webReply = { ticket, message in hub.answer(ticket, message) }
+        server.setWebHandler(site)
+        settings.reporter.report(.webPage(url: site.guestURL, djURL: site.djURL))
+    }
+
+    /// Whether an effect changes what the page shows: every report but the twice-a-second
+    /// progress snapshot (the page moves its progress bar itself).
+    static func changesPage(_ effect: Effect) -> Bool {
+        guard case .report(let event) = effect else { return false }
+        if case .state(_, _, .progress) = event { return false }
+        return true
     }
 
     static let localPrefix = "local:"
@@ -180,7 +220,10 @@ public final class DJNode {
 
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.
     public func run() throws(NodeError) {
-        defer { library?.server.stop() }
+        defer {
+            hub.close()  // ends the event streams first: stopping the server waits for them
+            server.stop()
+        }
         try runtime.run()
     }
 

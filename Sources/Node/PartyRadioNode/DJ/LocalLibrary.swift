@@ -16,9 +16,8 @@ final class LocalLibrary: @unchecked Sendable {
 
     /// - Parameters:
     ///   - folders: the user's `--library` folders; empty means the demo library in `stateDirectory`.
-    ///   - address: the IPv4 address listeners reach the DJ on.
-    ///   - port: the HTTP port to take if it is free (the last run's); 0 or taken: any.
-    init(folders: [String], stateDirectory: URL, address: String, port: UInt16 = 0) throws(NodeError) {
+    ///   - server: the DJ's HTTP server (made before the library: its port goes in the advert).
+    init(folders: [String], stateDirectory: URL, server: MediaServer) throws(NodeError) {
         var roots = folders
         for folder in folders {
             var isDirectory: ObjCBool = false
@@ -46,14 +45,7 @@ final class LocalLibrary: @unchecked Sendable {
                 "No playable music in \(roots.joined(separator: ", ")) (mp3, ogg, opus, flac, m4a or wav); "
                     + "pass another --library.")
         }
-        // The port of the DJ's last run if it is free (listeners' players still hold its URLs), else any.
-        if port != 0, let same = try? MediaServer(address: address, port: port) {
-            server = same
-        } else {
-            do { server = try MediaServer(address: address, port: 0) } catch {
-                throw NodeError(.network, "Cannot serve the music over HTTP on \(address) (\(error)).")
-            }
-        }
+        self.server = server
         (tracks, warnings) = Self.serve(scan.tracks, on: server, warnings: warnings)
     }
 

@@ -28,6 +28,11 @@ final class NodeRuntime<Machine: NodeMachine> {
     /// A failure of the runtime's own (the group could not be joined): the node stops with it.
     private var fatal: NodeError?
     private var closed = false
+    /// Called on this thread after every input's effects were carried out (the DJ's web page
+    /// state follows the machine through it).
+    var afterEffects: ((Machine, [Effect], LocalTime) -> Void)?
+    /// Where ``Effect/webReply(ticket:_:)`` answers go (the DJ's web page).
+    var webReply: ((UInt64, Message) -> Void)?
 
     /// Waits at most this long between looks at the clock, whatever the machine asks.
     static var maxWaitMs: Int32 { 250 }
@@ -114,6 +119,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         lastHandled = now
         let effects = machine.handle(input, at: now)
         for effect in effects { execute(effect) }
+        afterEffects?(machine, effects, now)
     }
 
     private func execute(_ effect: Effect) {
@@ -148,6 +154,8 @@ final class NodeRuntime<Machine: NodeMachine> {
         case .save(let station):
             // Synchronous, and first among its step's effects: nothing acknowledged is unsaved.
             recorder?.save(station, at: clock.now())
+        case .webReply(let ticket, let message):
+            webReply?(ticket, message)
         case .pin(let name, let key):
             do { try knownStations?.pin(name, key: key) } catch {
                 reporter.report(

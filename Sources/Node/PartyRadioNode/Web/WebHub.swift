@@ -1,0 +1,141 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioMedia
+
+/// Where the DJ's thread and the web server's connection threads meet: the latest page state
+/// (published by the DJ's runtime after every change), the server-sent event streams waiting for
+/// it, and the answers to guests' actions waiting for the DJ.
+///
+/// `@unchecked Sendable`: every stored property is guarded by `condition`.
+final class WebHub: @unchecked Sendable {
+    /// A stream sends a comment this often when nothing changes, so that proxies and the
+    /// server's idle timeout keep it open.
+    static let keepAliveSeconds = 5.0
+
+    private let condition = NSCondition()
+    private var state: [UInt8] = Array("{}".utf8)
+    private var version: UInt64 = 0
+    private var closed = false
+    /// What guests can search and request from the DJ's own queue (updated with the state).
+    private var tracks: [Track] = []
+    /// Answers waiting to be taken, by ticket (a ticket is registered before its action goes in).
+    private var answers: [UInt64: Message?] = [:]
+    private var nextTicket: UInt64 = 0
+    private var lastSequence: UInt64 = 0
+    private var streams = 0
+
+    /// The page state changed: every stream sends it.
+    func publish(_ json: String, tracks: [Track]) {
+        condition.lock()
+        state = Array(json.utf8)
+        self.tracks = tracks
+        version &+= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The last state published.
+    var current: [UInt8] {
+        condition.lock()
+        defer { condition.unlock() }
+        return state
+    }
+
+    var queue: [Track] {
+        condition.lock()
+        defer { condition.unlock() }
+        return tracks
+    }
+
+    /// Streams open now (for the benchmark and the doctor).
+    var openStreams: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return streams
+    }
+
+    /// Ends every stream and gives up every waiting answer (the DJ is stopping).
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: Answers
+
+    /// A new ticket with a sequence for the action it goes with: sequences increase across runs
+    /// (the real-time clock in nanoseconds, at least one more than the last), as nodes' do.
+    func ticket(realTimeNs: Int64) -> (ticket: UInt64, sequence: UInt64) {
+        condition.lock()
+        defer { condition.unlock() }
+        nextTicket += 1
+        answers[nextTicket] = .some(nil)
+        lastSequence = max(lastSequence + 1, UInt64(max(0, realTimeNs)))
+        return (nextTicket, lastSequence)
+    }
+
+    /// The DJ answered a ticket.
+    func answer(_ ticket: UInt64, _ message: Message) {
+        condition.lock()
+        if answers[ticket] != nil {
+            answers[ticket] = .some(message)
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+
+    /// Waits for the answer to `ticket`; nil after `timeout` seconds or when the DJ stops.
+    func wait(for ticket: UInt64, timeout: Double) -> Message? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer {
+            answers[ticket] = nil
+            condition.unlock()
+        }
+        while !closed {
+            if case .some(.some(let message)) = answers[ticket] { return message }
+            if !condition.wait(until: deadline) { return nil }
+        }
+        return nil
+    }
+
+    // MARK: Streams
+
+    /// A server-sent event stream: the whole state at once, then at every change.
+    func stream() -> any WebStream { EventStream(hub: self) }
+
+    final class EventStream: WebStream, @unchecked Sendable {  // used by one connection thread
+        private let hub: WebHub
+        private var sent: UInt64 = .max
+        private var counted = false
+
+        init(hub: WebHub) { self.hub = hub }
+
+        deinit {
+            guard counted else { return }
+            hub.condition.lock()
+            hub.streams -= 1
+            hub.condition.unlock()
+        }
+
+        func next() -> [UInt8]? {
+            hub.condition.lock()
+            defer { hub.condition.unlock() }
+            if !counted {
+                counted = true
+                hub.streams += 1
+                // Tells EventSource to come back after 1 s (not its default 3 s) after a drop.
+                sent = hub.version
+                return Array("retry: 1000\nevent: state\ndata: ".utf8) + hub.state + Array("\n\n".utf8)
+            }
+            let deadline = Date(timeIntervalSinceNow: WebHub.keepAliveSeconds)
+            while !hub.closed && hub.version == sent {
+                if !hub.condition.wait(until: deadline) { return Array(": ping\n\n".utf8) }
+            }
+            if hub.closed { return nil }
+            sent = hub.version
+            return Array("event: state\ndata: ".utf8) + hub.state + Array("\n\n".utf8)
+        }
+    }
+}

@@ -1,0 +1,360 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioMedia
+import PartyRadioSecurity
+
+/// The DJ's web page and its API (docs/WEB.md): runs on the media server's connection threads,
+/// reads the page state from the ``WebHub`` and hands guests' actions to the DJ machine through
+/// the inbox, waiting for its answer.
+final class WebSite: WebHandler {
+    /// How long a guest's action waits for the DJ (a catalog lookup for a request included).
+    static let answerTimeout = 10.0
+    static let guestCookie = "pr_guest"
+    static let nameCookie = "pr_name"
+
+    private let hub: WebHub
+    private let inbox: Inbox<NodeInput>
+    private let clock: NodeClock
+    private let catalog: (any TrackCatalog)?
+    /// The DJ's secret (hex); `X-DJ-Token` must carry it.
+    let djToken: String
+    private let page: [UInt8]
+    private let pagePolicy: String
+    /// The page's URL for guests, and the DJ's link (with the token).
+    let guestURL: String
+    let djURL: String
+    private let artwork: ArtworkCache?
+
+    init(
+        hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
+        port: UInt16
+    ) {
+        self.hub = hub
+        self.inbox = inbox
+        self.clock = clock
+        self.catalog = catalog
+        djToken = Hex.encode(Sodium.randomBytes(16))
+        let host = address.contains(":") ? "[\(address)]" : address
+        guestURL = "http://\(host):\(port)/"
+        djURL = "http://\(host):\(port)/#dj=\(djToken)"
+        page = Array(WebPage.html.utf8)
+        pagePolicy = Self.contentSecurityPolicy(for: WebPage.html)
+        artwork = catalog.map(ArtworkCache.init)
+    }
+
+    /// The policy that lets the page's one inline script and one inline style run, by hash, and
+    /// nothing else: an injected tag could not run even if one got in.
+    static func contentSecurityPolicy(for html: String) -> String {
+        func hash(of tag: String) -> String {
+            guard let open = html.range(of: "<\(tag)>"),
+                let close = html.range(of: "</\(tag)>", range: open.upperBound..<html.endIndex)
+            else { return "'none'" }
+            let body = Array(html[open.upperBound..<close.lowerBound].utf8)
+            return "'sha256-\(Data(Sodium.sha256(body)).base64EncodedString())'"
+        }
+        return "default-src 'none'; script-src \(hash(of: "script")); style-src \(hash(of: "style")); "
+            + "img-src 'self' blob: data:; connect-src 'self'; media-src 'self' blob: https:; base-uri 'none'; "
+            + "form-action 'none'; frame-ancestors 'none'"
+    }
+
+    // MARK: Routing
+
+    func respond(to request: WebRequest) -> WebResponse {
+        let (secret, newGuest) = guestSecret(request)
+        var response = route(request, guest: secret)
+        if newGuest {
+            response.headers.append(
+                (
+                    "Set-Cookie",
+                    "\(Self.guestCookie)=\(Base64URL.encode(secret)); Path=/; Max-Age=31536000; HttpOnly; SameSite=Strict"
+                ))
+        }
+        response.headers.append(("X-Content-Type-Options", "nosniff"))
+        response.headers.append(("Referrer-Policy", "no-referrer"))
+        return response
+    }
+
+    private func route(_ request: WebRequest, guest secret: [UInt8]) -> WebResponse {
+        let reads = ["GET", "HEAD"]
+        switch request.path {
+        case "/", "/index.html":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            return WebResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "text/html; charset=utf-8"), ("Content-Security-Policy", pagePolicy),
+                    ("Cache-Control", "no-cache"),
+                ], body: .bytes(page))
+        case "/api/state":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            let key = Sodium.webGuestKey(secret: secret)
+            let you = JSON.object([("fingerprint", .string(key.fingerprint)), ("name", .string(name(request) ?? ""))])
+            var state = hub.current
+            // The shared state with `you` added before the closing brace.
+            if state.last == UInt8(ascii: "}") && state.count > 2 {
+                state.removeLast()
+                state += Array(",\"you\":\(you.rendered)}".utf8)
+            }
+            return Self.json(bytes: state)
+        case "/api/events":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            return WebResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
+                    ("X-Accel-Buffering", "no"),
+                ], body: .stream(hub.stream()))
+        case "/api/time":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            return Self.json(.object([("djUs", .int(clock.now().ns / 1000))]))
+        case "/api/search":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            return search(request.query["q"] ?? "")
+        case "/qr.svg":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            return qrCode(request)
+        case "/api/vote", "/api/request", "/api/request-vote", "/api/chat", "/api/name", "/api/dj":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            if let refusal = Self.checkWrite(request) { return refusal }
+            guard let form = WebForm.parse(request.body) else { return Self.problem(400, "The form is malformed.") }
+            if request.path == "/api/dj" { return dj(request, form: form) }
+            if request.path == "/api/name" { return rename(form) }
+            return guestAction(request, form: form, secret: secret)
+        default:
+            if request.path.hasPrefix("/art/") {
+                guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+                return art(String(request.path.dropFirst("/art/".count)))
+            }
+            return Self.problem(404, "No such page.")
+        }
+    }
+
+    /// Writes come only from the page itself: the browser's `Origin` (or, without one, its
+    /// `Sec-Fetch-Site`) must say same-origin, and the body must be a form.
+    static func checkWrite(_ request: WebRequest) -> WebResponse? {
+        let host = request.header("host") ?? ""
+        if let origin = request.header("origin") {
+            guard !host.isEmpty, origin == "http://\(host)" else {
+                return problem(403, "Writes are taken only from the station's own page.")
+            }
+        } else if request.header("sec-fetch-site") != "same-origin" {
+            return problem(403, "Writes are taken only from the station's own page.")
+        }
+        let type = request.header("content-type")?.lowercased() ?? ""
+        guard type.hasPrefix("application/x-www-form-urlencoded") else {
+            return problem(415, "Send the form as application/x-www-form-urlencoded.")
+        }
+        return nil
+    }
+
+    // MARK: Guests
+
+    /// The browser's secret from its cookie, or a new one (and whether it is new).
+    private func guestSecret(_ request: WebRequest) -> ([UInt8], Bool) {
+        if let cookie = request.cookies[Self.guestCookie], let secret = Base64URL.decode(cookie), secret.count == 32 {
+            return (secret, false)
+        }
+        return (Sodium.randomBytes(32), true)
+    }
+
+    /// The guest's name from its cookie (base64url of UTF-8), if set.
+    private func name(_ request: WebRequest) -> String? {
+        request.cookies[Self.nameCookie].flatMap(Base64URL.decode).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func rename(_ form: [String: String]) -> WebResponse {
+        guard let raw = form["name"], let name = GuestName.fromNetwork(raw) else {
+            return Self.problem(400, "A name is 1 to \(ChatSend.Limit.name) bytes of plain text.")
+        }
+        var response = Self.json(.object([("ok", .bool(true)), ("name", .string(name.value))]))
+        response.headers.append(
+            (
+                "Set-Cookie",
+                "\(Self.nameCookie)=\(Base64URL.encode(Array(name.value.utf8))); Path=/; Max-Age=31536000; SameSite=Strict"
+            ))
+        return response
+    }
+
+    /// A vote, request, request vote or chat line: into the DJ machine as the same message a node
+    /// sends, and its answer back as JSON.
+    private func guestAction(_ request: WebRequest, form: [String: String], secret: [UInt8]) -> WebResponse {
+        let guestName = name(request) ?? ""
+        let (ticket, sequence) = hub.ticket(realTimeNs: NodeClock.realTimeNs())
+        let message: Message
+        switch request.path {
+        case "/api/vote":
+            guard let track = form["track"], !track.isEmpty, track.utf8.count <= StateSnapshot.Limit.trackID,
+                let choice = form["choice"].flatMap(VoteChoice.init(name:))
+            else { return Self.problem(400, "A vote needs track=ID and choice=up, down or clear.") }
+            message = .vote(Vote(trackID: track, choice: choice))
+        case "/api/request":
+            if let id = form["id"], !id.isEmpty, id.utf8.count <= StateSnapshot.Limit.trackID {
+                message = .requestSend(RequestSend(requestID: sequence, name: guestName, wanted: .catalogID(id)))
+            } else if let words = form["words"], !words.trimmingWhitespace().isEmpty,
+                words.utf8.count <= RequestSend.Limit.query
+            {
+                message = .requestSend(RequestSend(requestID: sequence, name: guestName, wanted: .library(words)))
+            } else {
+                return Self.problem(400, "A request needs id=TRACK_ID or words=TITLE WORDS.")
+            }
+        case "/api/request-vote":
+            guard let queue = form["queue"].flatMap({ UInt32($0) }), queue > 0,
+                let choice = form["choice"].flatMap(VoteChoice.init(name:))
+            else { return Self.problem(400, "A vote on a request needs queue=N and choice=up, down or clear.") }
+            message = .requestVote(RequestVote(queueID: queue, choice: choice))
+        default:  // "/api/chat"
+            guard let text = form["text"] else { return Self.problem(400, "A chat line needs text=LINE.") }
+            message = .chatSend(ChatSend(messageID: sequence, name: guestName, text: text))
+        }
+        let guest = Sodium.webGuestKey(secret: secret)
+        inbox.push(
+            .web(
+                WebAction(
+                    message: message, guest: guest, address: request.clientAddress, sequence: sequence, ticket: ticket))
+        )
+        guard let answer = hub.wait(for: ticket, timeout: Self.answerTimeout) else {
+            return Self.problem(503, "The DJ did not answer in time; try again.")
+        }
+        return Self.json(WebAnswer.json(answer))
+    }
+
+    // MARK: The DJ
+
+    private func dj(_ request: WebRequest, form: [String: String]) -> WebResponse {
+        guard let token = request.header("x-dj-token"), Self.same(token, djToken) else {
+            return Self.problem(403, "Only the DJ's own link may do that.")
+        }
+        guard let line = Self.commandLine(form["command"] ?? "", form["arg"]) else {
+            return Self.problem(400, "Unknown DJ command.")
+        }
+        inbox.push(.command(line))
+        return Self.json(.object([("ok", .bool(true)), ("command", .string(line))]), status: 202)
+    }
+
+    /// The DJ's control line for a page command, or nil for an unknown one. Arguments are one
+    /// line of at most 100 bytes.
+    static func commandLine(_ command: String, _ argument: String?) -> String? {
+        let arg = argument?.trimmingWhitespace() ?? ""
+        guard arg.utf8.count <= 100, !arg.contains(where: { $0.isNewline }) else { return nil }
+        switch command {
+        case "skip": return "next"
+        case "prev", "pause", "resume", "toggle": return command
+        case "seek", "approve", "drop", "mute", "unmute", "crowd-skip":
+            guard !arg.isEmpty else { return nil }
+            return "\(command) \(arg)"
+        default: return nil
+        }
+    }
+
+    /// Compares in time independent of where the strings differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    // MARK: Search, artwork, QR
+
+    private func search(_ query: String) -> WebResponse {
+        let words = query.trimmingWhitespace()
+        guard !words.isEmpty, words.utf8.count <= RequestSend.Limit.query else {
+            return Self.problem(400, "Search for 1 to \(RequestSend.Limit.query) bytes of words.")
+        }
+        let terms = words.lowercased().split(whereSeparator: \.isWhitespace)
+        var seen = Set<String>()
+        var results: [JSON] = []
+        for track in hub.queue where results.count < 10 && !seen.contains(track.id) {
+            let haystack = (track.title + " " + track.artist + " " + track.album).lowercased()
+            guard terms.allSatisfy({ haystack.contains($0) }) else { continue }
+            seen.insert(track.id)
+            results.append(WebState.result(track, from: "library"))
+        }
+        var catalogStatus = "unavailable"
+        if let catalog {
+            switch Self.await(seconds: 8, { try await catalog.search(words) }) {
+            case .success(let tracks):
+                catalogStatus = "ok"
+                for track in tracks.prefix(15) where !seen.contains(track.id) {
+                    seen.insert(track.id)
+                    results.append(WebState.result(track, from: "catalog"))
+                }
+            case .failure(let error):
+                catalogStatus = "failed: \(error)"
+            }
+        }
+        return Self.json(.object([("results", .array(results)), ("catalog", .string(catalogStatus))]))
+    }
+
+    private func art(_ id: String) -> WebResponse {
+        guard let artwork, !id.isEmpty, id.utf8.count <= StateSnapshot.Limit.trackID, !id.hasPrefix("local:"),
+            let image = artwork.image(for: id)
+        else { return Self.problem(404, "No artwork for this track.") }
+        return WebResponse(
+            status: 200, headers: [("Content-Type", image.contentType), ("Cache-Control", "max-age=86400")],
+            body: .bytes(image.bytes))
+    }
+
+    private func qrCode(_ request: WebRequest) -> WebResponse {
+        var url = guestURL
+        if request.query["dj"] != nil {
+            guard let token = request.header("x-dj-token"), Self.same(token, djToken) else {
+                return Self.problem(403, "Only the DJ's own link may show the DJ's QR code.")
+            }
+            url = djURL
+        }
+        guard let svg = Self.qrSVG(url) else { return Self.problem(500, "Could not make the QR code.") }
+        return WebResponse(
+            status: 200, headers: [("Content-Type", "image/svg+xml"), ("Cache-Control", "no-store")],
+            body: .bytes(Array(svg.utf8)))
+    }
+
+    /// Runs async work from a connection thread and waits for it (at most `seconds`).
+    static func await<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async throws -> T) -> Result<
+        T, any Error
+    > {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        let task = Task {
+            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + seconds) == .success, let result = box.result else {
+            task.cancel()
+            return .failure(TimedOut())
+        }
+        return result
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        var description: String { "no answer in time" }
+    }
+
+    // MARK: Responses
+
+    static func json(_ value: JSON, status: UInt32 = 200) -> WebResponse {
+        json(bytes: Array(value.rendered.utf8), status: status)
+    }
+
+    static func json(bytes: [UInt8], status: UInt32 = 200) -> WebResponse {
+        WebResponse(
+            status: status,
+            headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: .bytes(bytes))
+    }
+
+    static func problem(_ status: UInt32, _ message: String) -> WebResponse {
+        json(.object([("ok", .bool(false)), ("message", .string(message))]), status: status)
+    }
+
+    static func methodNotAllowed(_ allowed: String) -> WebResponse {
+        var response = problem(405, "This path takes \(allowed) only.")
+        response.headers.append(("Allow", allowed))
+        return response
+    }
+}
+
+/// A result written once by a task and read after its semaphore.
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}

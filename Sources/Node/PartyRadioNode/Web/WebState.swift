@@ -1,0 +1,89 @@
+import PartyRadioCore
+
+/// The page state (docs/WEB.md, "The page state") made from the DJ machine, on the DJ's thread.
+/// Text goes in as the guests and the catalog wrote it (JSON-quoted): the page shows it as text.
+enum WebState {
+    /// Chat lines the page gets.
+    static let chatLines = 50
+
+    /// - Parameters:
+    ///   - mediaPrefix: the media server's own URL prefix (`http://ADDR:PORT/media/`): tracks served
+    ///     there are given to the page as same-origin paths.
+    ///   - artwork: whether `/art/ID` can find catalog artwork (the DJ has a catalog).
+    static func json(_ machine: DJMachine, at now: LocalTime, mediaPrefix: String, artwork: Bool) -> String {
+        let dj = DJTime(onTheDJ: now)
+        let snapshot = machine.engine.snapshot(now: dj)
+        let anchor = snapshot.anchor
+        let list = machine.upNext
+        let chat = machine.chat.lines.suffix(chatLines)
+        let playing: JSON =
+            snapshot.nowPlaying.map { track in
+                .object([
+                    ("id", .string(track.id)), ("title", .string(track.title)), ("artist", .string(track.artist)),
+                    ("album", .string(track.album)), ("durationMs", .int(track.durationMs)),
+                    ("artwork", artwork && !track.id.hasPrefix("local:") ? .string("/art/" + track.id) : .null),
+                    ("media", media(track.source, prefix: mediaPrefix)),
+                ])
+            } ?? .null
+        let state: JSON = .object([
+            ("station", .string(snapshot.stationName)),
+            ("now", playing),
+            (
+                "anchor",
+                .object([
+                    ("atUs", .int(anchor.djTime.ns / 1000)), ("positionUs", .int(anchor.positionNs / 1000)),
+                    ("rate", .double(Double(anchor.rateMicros) / Double(PlaybackAnchor.normalRate))),
+                ])
+            ),
+            ("paused", .bool(anchor.isPaused)),
+            ("sentUs", .int(dj.ns / 1000)),
+            ("tally", .object([("up", .int(snapshot.tally.up)), ("down", .int(snapshot.tally.down))])),
+            ("listeners", .int(snapshot.listenerCount)),
+            (
+                "queue",
+                .object([
+                    ("mode", .string(list.mode.rawValue)), ("total", .int(list.total)),
+                    ("entries", .array(list.entries.map(entry))),
+                ])
+            ),
+            (
+                "chat",
+                .array(
+                    chat.map { line in
+                        .object([
+                            ("id", .int(line.messageID)), ("sender", .string(line.sender)),
+                            ("name", .string(line.name)), ("text", .string(line.text)),
+                        ])
+                    })
+            ),
+            ("crowdSkipPercent", .int(machine.crowdSkipPercent)),
+            ("requests", .string(list.mode.rawValue)),
+        ])
+        return state.rendered
+    }
+
+    static func entry(_ entry: QueueList.Entry) -> JSON {
+        .object([
+            ("queueID", .int(entry.queueID)), ("trackID", .string(entry.trackID)), ("title", .string(entry.title)),
+            ("artist", .string(entry.artist)), ("requester", .string(entry.isRequest ? entry.requester : "")),
+            ("up", .int(entry.tally.up)), ("down", .int(entry.tally.down)),
+            ("awaitingApproval", .bool(entry.awaitingApproval)),
+        ])
+    }
+
+    /// Where the page fetches a track: a same-origin path for the DJ's own files, the catalog's
+    /// https URL as it is, nothing for anything else.
+    static func media(_ source: String, prefix: String) -> JSON {
+        if source.hasPrefix(prefix) { return .string("/media/" + source.dropFirst(prefix.count)) }
+        if source.hasPrefix("https://") { return .string(source) }
+        return .null
+    }
+
+    /// A track as search results show it.
+    static func result(_ track: Track, from: String) -> JSON {
+        .object([
+            ("id", .string(track.id)), ("title", .string(track.title)), ("artist", .string(track.artist)),
+            ("album", .string(track.album)), ("durationMs", .int(track.durationMs)), ("from", .string(from)),
+        ])
+    }
+}

@@ -15,7 +15,7 @@ purpose=run
 packages=(
     pkg-config
     libavahi-client-dev libcurl4-openssl-dev libmpv-dev libsodium-dev libsqlite3-dev
-    libmicrohttpd-dev libtagc0-dev libssl-dev
+    libmicrohttpd-dev libtagc0-dev libssl-dev libqrencode-dev
     avahi-daemon dbus
 )
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)

@@ -5,7 +5,8 @@
 //   Core/      pure Swift: domain model, wire codec, tallies, clock arithmetic (no I/O, no C)
 //   CShims/    system-library targets (pkg-config) and small C wrappers for what Swift cannot call
 //   Adapters/  one I/O edge apiece: network (sockets, multicast, Avahi), security (libsodium),
-//              catalog (libcurl), media (libmpv, libmicrohttpd, TagLib), storage (SQLite)
+//              catalog (libcurl), media (libmpv, libmicrohttpd, TagLib, and the web page's QR codes
+//              (libqrencode)), storage (SQLite)
 //   Node/      the DJ, listener, observer and voter that wire core and adapters together
 //   CLI/       argument parsing (a pure function) and the commands' terminal/JSON output
 //   App/       the `partyradio` executable
@@ -39,6 +40,7 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
 
@@ -54,7 +56,8 @@ let package = Package(
             dependencies: ["PartyRadioCore", "PartyRadioStorage", "CCurl", "CCurlShim", "CSQLite", "COpenSSL"],
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
-            name: "PartyRadioMedia", dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib"],
+            name: "PartyRadioMedia",
+            dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib", "CQRencode"],
             path: "Sources/Adapters/PartyRadioMedia"),
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],

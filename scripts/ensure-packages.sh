@@ -4,9 +4,10 @@
 # Usage: scripts/ensure-packages.sh [--for run|package|test]
 #   run   what building and running partyradio needs (default)
 #   package  that, plus what scripts/package needs (dpkg-dev, lintian)
-#   test  those, plus what the namespace testbed needs. package and test install with service starts blocked
-#         (policy-rc.d), so that installing avahi-daemon can never start it in the root network
-#         namespace: on test machines every avahi-daemon runs inside a test namespace.
+#   test  those, plus what the namespace testbed needs, and zbar-tools (QRCodeTests read the codes
+#         back with zbarimg). package and test install with service starts blocked (policy-rc.d), so
+#         that installing avahi-daemon can never start it in the root network namespace: on test
+#         machines every avahi-daemon runs inside a test namespace.
 set -euo pipefail
 
 purpose=run
@@ -15,11 +16,11 @@ purpose=run
 packages=(
     pkg-config
     libavahi-client-dev libcurl4-openssl-dev libmpv-dev libsodium-dev libsqlite3-dev
-    libmicrohttpd-dev libtagc0-dev libssl-dev
+    libmicrohttpd-dev libtagc0-dev libssl-dev libqrencode-dev
     avahi-daemon dbus
 )
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)
-[[ $purpose == test ]] && packages+=(avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd)
+[[ $purpose == test ]] && packages+=(avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools)
 
 missing=()
 for package in "${packages[@]}"; do

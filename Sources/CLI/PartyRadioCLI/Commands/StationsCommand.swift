@@ -100,7 +100,7 @@ enum StationsCommand {
 
     /// The listing: one row per station.
     static func table(_ stations: [StationSummary]) -> String {
-        let header = ["STATION", "ID", "NOW PLAYING", "POSITION", "LISTENERS", "VOTES", "HOST"]
+        let header = ["STATION", "ID", "NOW PLAYING", "POSITION", "LISTENERS", "VOTES", "HOST", "WEB"]
         let rows = stations.map { station -> [String] in
             let track = station.snapshot.nowPlaying
             let duration = Render.durationNs(track)
@@ -110,7 +110,7 @@ enum StationsCommand {
                 (station.snapshot.anchor.isPaused ? "paused " : "")
                     + "\(Render.time(station.positionNs))/\(Render.time(duration))",
                 String(station.snapshot.listenerCount), "+\(station.snapshot.tally.up) -\(station.snapshot.tally.down)",
-                "\(station.address):\(station.port)",
+                "\(station.address):\(station.port)", Render.webURL(station) ?? "-",
             ]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }

@@ -88,6 +88,13 @@ enum Render {
         return "   listening: " + names.joined(separator: ", ") + (more > 0 ? " +\(more) more" : "")
     }
 
+    /// The station's web page (from its address and the TXT record's `web` port), nil without one.
+    static func webURL(_ summary: StationSummary) -> String? {
+        guard summary.advert.webPort != 0 else { return nil }
+        let host = summary.address.contains(":") ? "[\(summary.address)]" : summary.address
+        return "http://\(host):\(summary.advert.webPort)/"
+    }
+
     static func station(_ summary: StationSummary) -> JSON {
         .object(
             [
@@ -96,6 +103,7 @@ enum Render {
                 ("port", .int(summary.port)), ("group", .string(summary.advert.group.description)),
                 ("key_fingerprint", .string(summary.advert.publicKey.fingerprint)),
                 ("private", .bool(summary.advert.isPrivate)), ("web_port", .int(summary.advert.webPort)),
+                ("web", webURL(summary).map(JSON.string) ?? .null),
                 ("listener_names", roster(summary.listeners)),
             ] + snapshot(summary.snapshot, positionNs: summary.positionNs).filter { $0.0 != "station" })
     }

@@ -301,7 +301,7 @@ final class SimLAN {
                 .input(node.index, .catalog(.tracks([], failure: "The simulation has no catalog."))))
         case .report(let event):
             node.reports.append((now, event))
-        case .log, .record, .save, .pin:
+        case .log, .record, .save, .pin, .webReply:
             break  // the DJ's plays are the stats store's (unit-tested in PartyRadioCoreTests)
         }
     }

@@ -14,6 +14,9 @@ enum Harness: String, CaseIterable {
     case range
     /// Catalog responses: the iTunes Search, Apple Music and chart decoders on the same body.
     case catalog
+    /// The web page's form bodies (votes, requests, chat). Whatever parses must survive being
+    /// encoded and parsed again.
+    case form
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -21,6 +24,7 @@ enum Harness: String, CaseIterable {
         case .txt: Self.txt(bytes)
         case .range: Self.range(bytes)
         case .catalog: Self.catalog(bytes)
+        case .form: Self.form(bytes)
         }
     }
 
@@ -40,6 +44,14 @@ enum Harness: String, CaseIterable {
             fatalError("a decoded \(header.kind) does not survive encoding and decoding")
         }
         guard again.count <= Datagram.maxSize else { fatalError("a decoded \(header.kind) encodes too large") }
+    }
+
+    static func form(_ bytes: [UInt8]) {
+        guard let form = WebForm.parse(bytes) else { return }
+        guard form.count <= WebForm.maxFields else { fatalError("a form with \(form.count) fields passed") }
+        let body = form.sorted { $0.key < $1.key }.map { WebForm.encode($0.key) + "=" + WebForm.encode($0.value) }
+            .joined(separator: "&")
+        guard WebForm.parse(Array(body.utf8)) == form else { fatalError("a parsed form does not survive encoding") }
     }
 
     static func txt(_ bytes: [UInt8]) {

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// The DJ's web page API on a namespace LAN (issue 9), driven with curl from other hosts as a
+/// browser would call it: guests' votes land in the same tally as the CLI's, one voter per
+/// address whatever the cookies, live updates over server-sent events, writes only from the page
+/// itself, size limits, and the DJ's controls only with its token. The page in a real browser is
+/// WebBrowserLANTests.
+@Suite(
+    "The web page's API on the LAN", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct WebLANTests {
+    /// A curl on `host`: the status and the body. `jar` keeps the browser's cookies.
+    func curl(_ lan: Testbed, host: Int, _ args: [String], jar: String? = nil) throws -> (status: Int, body: String) {
+        let cookies = jar.map { ["-b", $0, "-c", $0] } ?? []
+        let result = try lan.run(
+            host: host, ["curl", "-sS", "-m", "15", "-w", "\n%{http_code}"] + cookies + args, timeout: .seconds(20))
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
+    func object(_ text: String) -> [String: Any] { parseJSON(text) as? [String: Any] ?? [:] }
+
+    /// POSTs a form as the page does (same origin).
+    func post(
+        _ lan: Testbed, host: Int, _ base: String, _ path: String, _ fields: [String], jar: String? = nil,
+        headers: [String] = []
+    ) throws -> (status: Int, body: String) {
+        try curl(
+            lan, host: host,
+            ["-H", "Origin: \(base)"] + headers.flatMap { ["-H", $0] } + fields.flatMap { ["--data-urlencode", $0] }
+                + [base + path], jar: jar)
+    }
+
+    @Test("Browser guests vote, request and chat as guests; the tally is shared with the CLI; live events; limits")
+    func guestsOnTheWebAPI() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
+        let url = try #require(page.string("url"))
+        let djURL = try #require(page.string("dj_url"))
+        let base = String(url.dropLast())  // no trailing slash: the Origin a browser sends
+        let token = String(try #require(djURL.split(separator: "=").last))
+        #expect(url.hasPrefix("http://\(try lan.ip(host: 1)):"))
+
+        // `stations` shows the page too.
+        let stations = try lan.partyradio(host: 3, ["stations", "--json"], role: "observer")
+        let listed = (parseJSON(stations.stdout) as? [[String: Any]])?.first
+        #expect(listed?["web"] as? String == url)
+
+        // The page and its state, with a guest cookie.
+        let jar = lan.stateDir("browser") + "/cookies"
+        let home = try curl(lan, host: 2, ["-i", url], jar: jar)
+        #expect(home.status == 200 && home.body.contains("Content-Security-Policy: default-src 'none'"))
+        let state = object(try curl(lan, host: 2, [base + "/api/state"], jar: jar).body)
+        #expect(state["station"] as? String == "Rooftop")
+        let now = try #require((state["now"] as? [String: Any])?["id"] as? String)
+
+        // A live stream from a second browser on host 2 sees what follows.
+        let stream = try lan.spawn(host: 2, ["curl", "-sS", "-N", base + "/api/events"])
+        defer { stream.kill() }
+        try stream.waitForLine(containing: "event: state", timeout: .seconds(5))
+
+        // The browser votes up; the CLI on host 3 votes down: one tally.
+        let vote = object(
+            try post(lan, host: 2, base, "/api/vote", ["track=\(now)", "choice=up"], jar: jar).body)
+        #expect(vote["ok"] as? Bool == true && vote["status"] as? String == "counted")
+        let cli = try lan.partyradio(host: 3, ["vote", "down", "--station", "Rooftop"], role: "cli-voter")
+        #expect(cli.exit == 0, "\(cli.stderr)")
+        try dj.waitForEvent("both votes") { $0.name == "vote_counted" && $0.int("up") == 1 && $0.int("down") == 1 }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline && !stream.text(.stdout).contains("\"tally\":{\"up\":1,\"down\":1}") {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(
+            stream.text(.stdout).contains("\"tally\":{\"up\":1,\"down\":1}"), "the stream did not see the CLI's vote")
+
+        // A fresh cookie on the same address is the same guest as far as votes go.
+        let other = try post(lan, host: 2, base, "/api/vote", ["track=\(now)", "choice=down"])
+        #expect(object(other.body)["status"] as? String == "address_limit")
+
+        // Request by title words and chat; both visible in the state, the chat line unchanged.
+        let request = object(try post(lan, host: 2, base, "/api/request", ["words=blue hour"], jar: jar).body)
+        #expect(request["status"] as? String == "queued", "\(request)")
+        _ = try post(lan, host: 2, base, "/api/name", ["name=Web Ann"], jar: jar)
+        let chat = object(
+            try post(lan, host: 2, base, "/api/chat", ["text=<img src=x onerror=alert(1)>"], jar: jar).body)
+        #expect(chat["ok"] as? Bool == true)
+        let after = object(try curl(lan, host: 2, [base + "/api/state"], jar: jar).body)
+        let lines = after["chat"] as? [[String: Any]] ?? []
+        #expect(lines.last?["text"] as? String == "<img src=x onerror=alert(1)>")
+        #expect(lines.last?["name"] as? String == "Web Ann")
+        let queue = try lan.partyradio(host: 3, ["queue", "--json", "--station", "Rooftop"], role: "cli-voter")
+        #expect(queue.stdout.contains("Blue Hour"))
+
+        // Writes only from the page: no Origin, another origin, not a form, too large.
+        #expect(try curl(lan, host: 2, ["--data", "text=x", base + "/api/chat"]).status == 403)
+        #expect(
+            try curl(lan, host: 2, ["-H", "Origin: http://evil.example", "--data", "text=x", base + "/api/chat"]).status
+                == 403)
+        #expect(
+            try curl(
+                lan, host: 2,
+                ["-H", "Origin: \(base)", "-H", "Content-Type: text/plain", "--data", "text=x", base + "/api/chat"]
+            ).status
+                == 415)
+        let big = String(repeating: "a", count: 5000)
+        #expect(try post(lan, host: 2, base, "/api/chat", ["text=\(big)"]).status == 413)
+        #expect(try curl(lan, host: 2, [base + "/nothing-here"]).status == 404)
+
+        // The DJ's controls: 403 without the token, done with it.
+        #expect(try post(lan, host: 2, base, "/api/dj", ["command=skip"]).status == 403)
+        #expect(try post(lan, host: 2, base, "/api/dj", ["command=skip"], headers: ["X-DJ-Token: 0123"]).status == 403)
+        #expect(try curl(lan, host: 2, [base + "/qr.svg?dj=1"]).status == 403)
+        let mark = dj.events.count
+        let skip = try post(lan, host: 2, base, "/api/dj", ["command=skip"], headers: ["X-DJ-Token: \(token)"])
+        #expect(skip.status == 202)
+        try dj.waitForEvent(after: mark, "skipped by the DJ") { $0.name == "track_skipped" }
+        let qr = try curl(lan, host: 2, [base + "/qr.svg"])
+        #expect(qr.status == 200 && qr.body.contains("<svg") && qr.body.contains("<path"))
+    }
+}

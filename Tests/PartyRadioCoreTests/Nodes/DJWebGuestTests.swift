@@ -128,13 +128,29 @@ import Testing
         #expect(ack?.status == .muted)
     }
 
+    @Test func aListeningPageCountsAmongTheListenersUntilItStops() {
+        var dj = started()
+        let out = dj.handle(
+            web(.hello(Hello(listenerName: "Phone")), guest: 7, address: "10.0.0.7", sequence: 1, ticket: 0),
+            at: at(ms: 100))
+        #expect(dj.engine.roster.count == 1)
+        #expect(out.sent.allSatisfy { $0.to != .peer(PeerAddress(host: "10.0.0.7", port: 0)) })
+        // No heartbeat: gone after the roster's timeout, as a silent node is.
+        _ = dj.run(until: at(ms: 5_000), from: at(ms: 100))
+        #expect(dj.engine.roster.count == 0)
+        _ = dj.handle(
+            web(.hello(Hello(listenerName: "Phone")), guest: 7, address: "10.0.0.7", sequence: 2, ticket: 0),
+            at: at(ms: 5_100))
+        #expect(dj.engine.roster.count == 1)
+        _ = dj.handle(web(.leave(Leave()), guest: 7, address: "10.0.0.7", sequence: 3, ticket: 0), at: at(ms: 5_200))
+        #expect(dj.engine.roster.count == 0)
+    }
+
     @Test func onlyGuestKindsAreTakenFromTheWeb() {
         var dj = started()
         let out = dj.handle(
-            web(.hello(Hello(listenerName: "x")), guest: 7, address: "10.0.0.7", sequence: 1, ticket: 1),
-            at: at(ms: 100))
-        #expect(replies(out).isEmpty)
-        #expect(dj.engine.roster.count == 0)
+            web(.query(Query()), guest: 7, address: "10.0.0.7", sequence: 1, ticket: 1), at: at(ms: 100))
+        #expect(replies(out).isEmpty && out.sent.isEmpty)
     }
 
     @Test func crowdSkipShareIsTheDJsToChange() {

@@ -274,7 +274,7 @@ public struct DJMachine: NodeMachine {
     /// and refusals); only its answer goes back to the HTTP request instead of a datagram.
     private mutating func web(_ action: WebAction, now: LocalTime, into out: inout [Effect]) {
         switch action.message {
-        case .vote, .requestSend, .requestVote, .chatSend:
+        case .vote, .requestSend, .requestVote, .chatSend, .hello, .heartbeat, .leave:
             let header = MessageHeader(
                 kind: action.message.kind, stationID: stationID, sender: action.guest, sequence: action.sequence)
             let datagram = Datagram(header: header, message: action.message, signedBytes: [], signature: [])
@@ -303,7 +303,7 @@ public struct DJMachine: NodeMachine {
             let name = GuestName.fromNetwork(hello.listenerName)?.value ?? sender.fingerprint
             let known = engine.roster.entries[sender]?.name
             let isNew = engine.hello(from: sender, name: name, now: dj)
-            out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
+            if inbound.webTicket == nil { out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from)) }
             if isNew {
                 listenerJoined(name, now: now, into: &out)
             } else if known != name {

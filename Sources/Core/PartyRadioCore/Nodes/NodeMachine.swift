@@ -69,8 +69,10 @@ public enum NodeInput: Sendable {
 /// would have sent (a vote, request, request vote or chat line), from the guest's web key, with
 /// a sequence the web server gives. The answer goes back as ``Effect/webReply(ticket:_:)``.
 public struct WebAction: Sendable {
-    /// ``Message/vote(_:)``, ``Message/requestSend(_:)``, ``Message/requestVote(_:)`` or
-    /// ``Message/chatSend(_:)``; anything else is ignored.
+    /// ``Message/vote(_:)``, ``Message/requestSend(_:)``, ``Message/requestVote(_:)``,
+    /// ``Message/chatSend(_:)``, or ``Message/hello(_:)``, ``Message/heartbeat(_:)`` and
+    /// ``Message/leave(_:)`` for a page that listens (it counts among the listeners); anything
+    /// else is ignored.
     public var message: Message
     /// The guest's key (derived from its browser's secret; never a node's).
     public var guest: PublicKey

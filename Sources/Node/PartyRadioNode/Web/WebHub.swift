@@ -75,6 +75,14 @@ final class WebHub: @unchecked Sendable {
         return (nextTicket, lastSequence)
     }
 
+    /// A sequence for an action nobody waits on (a listening page's heartbeat).
+    func sequence(realTimeNs: Int64) -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        lastSequence = max(lastSequence + 1, UInt64(max(0, realTimeNs)))
+        return lastSequence
+    }
+
     /// The DJ answered a ticket.
     func answer(_ ticket: UInt64, _ message: Message) {
         condition.lock()

@@ -113,12 +113,13 @@ final class WebSite: WebHandler {
         case "/qr.svg":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
             return qrCode(request)
-        case "/api/vote", "/api/request", "/api/request-vote", "/api/chat", "/api/name", "/api/dj":
+        case "/api/vote", "/api/request", "/api/request-vote", "/api/chat", "/api/name", "/api/dj", "/api/listen":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             if let refusal = Self.checkWrite(request) { return refusal }
             guard let form = WebForm.parse(request.body) else { return Self.problem(400, "The form is malformed.") }
             if request.path == "/api/dj" { return dj(request, form: form) }
             if request.path == "/api/name" { return rename(form) }
+            if request.path == "/api/listen" { return listening(request, form: form, secret: secret) }
             return guestAction(request, form: form, secret: secret)
         default:
             if request.path.hasPrefix("/art/") {
@@ -160,6 +161,24 @@ final class WebSite: WebHandler {
     /// The guest's name from its cookie (base64url of UTF-8), if set.
     private func name(_ request: WebRequest) -> String? {
         request.cookies[Self.nameCookie].flatMap(Base64URL.decode).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A page that plays the station says so every second or two (`state=on`), and `state=off`
+    /// when it stops: it counts among the listeners as a node does (silent for 3.5 s: gone).
+    private func listening(_ request: WebRequest, form: [String: String], secret: [UInt8]) -> WebResponse {
+        let message: Message
+        switch form["state"] {
+        case "on": message = .hello(Hello(listenerName: name(request) ?? ""))
+        case "off": message = .leave(Leave())
+        default: return Self.problem(400, "Say state=on or state=off.")
+        }
+        let sequence = hub.sequence(realTimeNs: NodeClock.realTimeNs())
+        inbox.push(
+            .web(
+                WebAction(
+                    message: message, guest: Sodium.webGuestKey(secret: secret), address: request.clientAddress,
+                    sequence: sequence, ticket: 0)))
+        return Self.json(.object([("ok", .bool(true))]))
     }
 
     private func rename(_ form: [String: String]) -> WebResponse {

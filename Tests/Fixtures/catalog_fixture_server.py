@@ -12,6 +12,10 @@ Routes (as Apple serves them):
   /v1/catalog/{sf}/songs?ids=…      Apple Music API songs
   /v1/catalog/{sf}/playlists/{id}   Apple Music API playlist with tracks
   /_count?term=X            how many /search requests carried term X (cache tests)
+  /image/thumb/…            artwork: a small JPEG (as is1-ssl.mzstatic.com serves them)
+
+With --local-artwork, artwork URLs in every answer point at this server's /image/thumb/ instead
+of is1-ssl.mzstatic.com, so a test without the internet can fetch them.
 
 Special search terms: empty, big (200 results), unicode, echo… (title = raw query),
 useragent, gzip, redirect, forbidden (403), ratelimited (429, Retry-After 120),
@@ -88,6 +92,18 @@ def chart_entry(i, cc):
     }
 
 
+# A 1x1 baseline JPEG.
+TINY_JPEG = bytes.fromhex(
+    "ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b0b0c1912"
+    "130f141d1a1f1e1d1a1c1c20242e2720222c231c1c2837292c30313434341f27393d38323c2e333432ffc0000b0800"
+    "01000101011100ffc4001f0000010501010101010100000000000000000102030405060708090a0bffc400b5100002"
+    "010303020403050504040000017d01020300041105122131410613516107227114328191a1082342b1c11552d1f024"
+    "33627282090a161718191a25262728292a3435363738393a434445464748494a535455565758595a63646566676869"
+    "6a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4"
+    "c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffda0008010100003f00fbd3"
+    "ffd9")
+LOCAL_ARTWORK = "--local-artwork" in sys.argv
+
 HTML_ERROR = (b"<!DOCTYPE html><html><head><title>Service Unavailable - Zero size object</title></head>"
               b"<body><h1>Service Unavailable</h1><p>The server is temporarily unable to service your request."
               b"</p></body></html>")
@@ -109,6 +125,9 @@ class Handler(BaseHTTPRequestHandler):
     def send(self, status, body, content_type="application/json; charset=utf-8", headers=None):
         if isinstance(body, (dict, list)):
             body = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        if LOCAL_ARTWORK and isinstance(body, bytes):
+            own = ("http://127.0.0.1:%d/" % self.server.server_address[1]).encode()
+            body = body.replace(b"https://is1-ssl.mzstatic.com/", own)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         for name, value in (headers or {}).items():
@@ -126,6 +145,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.search(parsed, query)
             if path == "/lookup":
                 return self.lookup(query)
+            if path.startswith("/image/thumb/"):
+                return self.send(200, TINY_JPEG, "image/jpeg")
             if path == "/_count":
                 term = query.get("term", [""])[0]
                 with LOCK:
@@ -277,7 +298,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    port = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 0
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     print("PORT %d" % server.server_address[1], flush=True)

@@ -123,4 +123,46 @@ struct WebLANTests {
         let qr = try curl(lan, host: 2, [base + "/qr.svg"])
         #expect(qr.status == 200 && qr.body.contains("<svg") && qr.body.contains("<path"))
     }
+
+    @Test("Catalog search and requests through the DJ, and catalog artwork served by the DJ itself")
+    func catalogThroughTheDJ() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/catalog_fixture_server.py").path
+        let fixture = try lan.spawn(host: 1, ["python3", script, "0", "--local-artwork"], stdin: true)
+        let port = try fixture.waitForLine(containing: "PORT ", timeout: .seconds(10)).split(separator: " ").last ?? ""
+        defer { withExtendedLifetime(fixture) {} }
+        let dj = try lan.startDJ(
+            host: 1, name: "Covers", extra: ["--add", "617154366"],
+            env: ["PARTYRADIO_ITUNES_URL": "http://127.0.0.1:\(port)"])
+        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        let base = String(url.dropLast())
+
+        let state = object(try curl(lan, host: 2, [base + "/api/state"]).body)
+        let now = try #require(state["now"] as? [String: Any])
+        #expect(now["id"] as? String == "617154366")
+        let artwork = try #require(now["artwork"] as? String)
+        #expect(artwork == "/art/617154366")
+        // The artwork comes from the DJ (fetched from the catalog's image server by the DJ).
+        let image = try lan.run(
+            host: 2,
+            ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code} %{content_type} %{size_download}", base + artwork])
+        #expect(image.stdout.hasPrefix("200 image/jpeg"), "\(image.stdout) \(image.stderr)")
+        #expect(try curl(lan, host: 2, [base + "/art/999"]).status == 404)
+
+        // Search through the DJ: the catalog's results, marked as such.
+        let search = object(try curl(lan, host: 2, [base + "/api/search?q=daft%20punk"]).body)
+        let results = search["results"] as? [[String: Any]] ?? []
+        #expect(search["catalog"] as? String == "ok")
+        let pick = try #require(results.first { $0["from"] as? String == "catalog" })
+        let id = try #require(pick["id"] as? String)
+        let request = object(try post(lan, host: 2, base, "/api/request", ["id=\(id)"]).body)
+        #expect(request["status"] as? String == "queued", "\(request)")
+        let after = object(try curl(lan, host: 2, [base + "/api/state"]).body)
+        let entries = (after["queue"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        #expect(entries.contains { $0["trackID"] as? String == id && ($0["queueID"] as? Int ?? 0) > 0 })
+    }
 }

@@ -60,6 +60,7 @@ final class ControlReader {
 
     private static func readKeys(_ inbox: Inbox<NodeInput>) {
         var byte: UInt8 = 0
+        var showingDJCode = false
         while read(STDIN_FILENO, &byte, 1) == 1 {
             switch byte {
             case UInt8(ascii: "n"): inbox.push(.command("next"))
@@ -71,6 +72,9 @@ final class ControlReader {
             case UInt8(ascii: "-"): inbox.push(.command("volume -10"))
             case UInt8(ascii: "a"): inbox.push(.command("approve next"))
             case UInt8(ascii: "d"): inbox.push(.command("drop next"))
+            case UInt8(ascii: "w"):
+                showingDJCode.toggle()
+                inbox.push(.command(showingDJCode ? "qr dj" : "qr"))
             case UInt8(ascii: "q"): inbox.push(.quit)
             default: break
             }

@@ -20,8 +20,9 @@ final class EventPrinter: NodeReporter {
         var redraw = LiveRedraw()
         var notes: [String] = []
         var upNext: [String] = []
-        /// The web page's URLs and the guests' QR code.
+        /// The web page's URLs and the QR code shown (the guests' unless the DJ asked for its own).
         var web: [String] = []
+        var urls: (guests: String, dj: String)?
     }
 
     init(jsonEvents: Bool, role: String, console: Console) {
@@ -31,6 +32,7 @@ final class EventPrinter: NodeReporter {
     }
 
     func report(_ event: NodeEvent) {
+        if case .webPage(let url, let djURL) = event { state.withLock { $0.urls = (url, djURL) } }
         switch mode {
         case .json: emit(json(event))
         case .lines: if let line = line(event) { emit(Render.plain(line)) }
@@ -60,6 +62,9 @@ final class EventPrinter: NodeReporter {
         case .webPage(let url, let djURL):
             name = "web_page"
             fields = [("url", .string(url)), ("dj_url", .string(djURL))]
+        case .webQR(let forDJ):
+            name = "web_qr"
+            fields = [("for", .string(forDJ ? "dj" : "guests"))]
         case .discoveryDaemon(let running):
             name = running ? "avahi_back" : "avahi_lost"
         case .stationRenamed(let from, let to):
@@ -178,6 +183,12 @@ final class EventPrinter: NodeReporter {
             return
                 (["Guests: open \(url) on a phone, or scan:"] + WebQRCode.terminalLines(url)
                 + ["Your DJ page (keep it to yourself): \(djURL)"]).joined(separator: "\n")
+        case .webQR(let forDJ):
+            guard let urls = state.withLock({ $0.urls }) else { return nil }
+            let url = forDJ ? urls.dj : urls.guests
+            return
+                ([forDJ ? "Your DJ page (keep it to yourself): \(url)" : "Guests: \(url)"]
+                + WebQRCode.terminalLines(url)).joined(separator: "\n")
         case .discoveryDaemon(let running):
             return running
                 ? "avahi-daemon is back: announcing and finding stations again."
@@ -252,6 +263,15 @@ final class EventPrinter: NodeReporter {
 
     // MARK: Live view
 
+    /// The page's two links with one QR code: the guests' (to share), or the DJ's (`w`, to open
+    /// the DJ's page on a phone; `w` again hides it).
+    static func webLines(guests: String, dj: String, forDJ: Bool) -> [String] {
+        let qr = WebQRCode.terminalLines(forDJ ? dj : guests).map { "   " + $0 }
+        return forDJ
+            ? ["   your DJ page (keep it to yourself; w: back to the guests' code): \(dj)"] + qr
+            : ["   guests: \(guests)  (scan to join)"] + qr + ["   your DJ page: \(dj)  (w: its QR code)"]
+    }
+
     private func live(_ event: NodeEvent) {
         state.withLock { view in
             switch event {
@@ -267,13 +287,13 @@ final class EventPrinter: NodeReporter {
                     view.listening,
                     role == "dj"
                         ? "   keys: n next  p prev  space pause  s shuffle  r repeat (\(view.settings))  +/- volume  "
-                            + "a approve  d drop  q quit"
+                            + "a approve  d drop  w DJ QR  q quit"
                         : "   Ctrl-C to stop",
                 ]
             case .webPage(let url, let djURL):
-                view.web =
-                    ["   guests: \(url)  (scan to join)"] + WebQRCode.terminalLines(url).map { "   " + $0 }
-                    + ["   your DJ page: \(djURL)"]
+                view.web = Self.webLines(guests: url, dj: djURL, forDJ: false)
+            case .webQR(let forDJ):
+                if let urls = view.urls { view.web = Self.webLines(guests: urls.guests, dj: urls.dj, forDJ: forDJ) }
             case .djSettings(let repeatMode, let volume):
                 view.settings = "\(repeatMode), \(volume)"
             case .roster(let roster):

@@ -690,6 +690,9 @@ public struct DJMachine: NodeMachine {
                         "Muted '\(who)': no chat or requests from them"
                             + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
             if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
+        case "qr":
+            unsaved = false
+            out.append(.report(.webQR(forDJ: words.count == 2 && words[1].trimmingWhitespace().lowercased() == "dj")))
         case "crowd-skip", "crowdskip":
             guard words.count == 2, let percent = Int(words[1].trimmingWhitespace()), (0...100).contains(percent) else {
                 return out.append(
@@ -715,7 +718,7 @@ public struct DJMachine: NodeMachine {
                         "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, shuffle, "
                             + "repeat [off|one|all], volume N, search TERM, add ID, approve N|next, drop N|next, mute NAME, "
                             + "unmute NAME, "
-                            + "crowd-skip PERCENT or quit.")))
+                            + "crowd-skip PERCENT, qr [dj] or quit.")))
         }
     }
 

@@ -37,6 +37,9 @@ public enum NodeEvent: Sendable {
     case stationPublished(name: String)
     /// The DJ's web page: the URL for guests, and the DJ's own link (with its secret token).
     case webPage(url: String, djURL: String)
+    /// The DJ asked to see a QR code: of its own link (`qr dj`, to open it on a phone) or of the
+    /// guests' page (`qr`).
+    case webQR(forDJ: Bool)
     /// avahi-daemon went away (`running` false) or came back: the node plays on meanwhile and
     /// publishes and browses again by itself (DJ, listener, observer).
     case discoveryDaemon(running: Bool)

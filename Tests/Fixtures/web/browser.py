@@ -5,7 +5,7 @@ Run with Debian's python3 (python3-selenium), chromium and chromium-driver; it n
 D-Bus and no internet, so it runs inside a testbed namespace (`ip netns exec HOST /usr/bin/python3 …`).
 
     /usr/bin/python3 Tests/Fixtures/web/browser.py --url http://10.99.X.1:PORT/ [--width 360|1280]
-        [--height H] [--name GUEST] [--screenshot-scale 1] [--timeout 20]
+        [--height H] [--name GUEST] [--screenshot-scale 1] [--color-scheme light|dark] [--timeout 20]
 
 Protocol: one JSON object per line. On start it opens the page, waits for its first state, sets the
 name when --name is given, and prints {"ready": true, ...} (or {"ready": false, "error": "..."} and exits
@@ -160,6 +160,9 @@ class Browser:
         self.d.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
             'width': args.width, 'height': args.height, 'deviceScaleFactor': args.screenshot_scale,
             'mobile': args.width < 600})
+        if args.color_scheme:
+            self.d.execute_cdp_cmd('Emulation.setEmulatedMedia', {
+                'features': [{'name': 'prefers-color-scheme', 'value': args.color_scheme}]})
 
     def close(self):
         d, self.d = getattr(self, 'd', None), None
@@ -283,6 +286,7 @@ class Browser:
         q = self.field('Search', timeout)
         self.js("document.getElementById('results').replaceChildren()")
         self.answer_after('smsg', lambda: (self.type_into(q, c['search']), self.submit(q)), timeout)
+        self.poll(lambda: self.message('smsg')['text'] != 'Searching…', timeout, 'the search results')
         results = self.js("return Array.from(document.querySelectorAll('#results li'))"
                           ".map((li) => li.innerText.replace(/\\s+/g, ' ').trim())")
         pick = int(c.get('pick', 0))
@@ -394,6 +398,7 @@ def main():
     p.add_argument('--name', default=None)
     p.add_argument('--timeout', type=float, default=20, help='seconds for the page to load and show its state')
     p.add_argument('--screenshot-scale', type=float, default=1)
+    p.add_argument('--color-scheme', choices=['light', 'dark'], default=None, help='emulate prefers-color-scheme')
     p.add_argument('--chromium', default=CHROMIUM)
     p.add_argument('--chromedriver', default=CHROMEDRIVER)
     args = p.parse_args()
@@ -421,7 +426,11 @@ def main():
             ready['name'] = r
         emit(ready)
     except Exception as e:
-        emit({'ready': False, 'error': '%s: %s' % (type(e).__name__, str(e).strip().split('\n')[0])})
+        out = {'ready': False, 'error': '%s: %s' % (type(e).__name__, str(e).strip().split('\n')[0])}
+        if b is not None:
+            b.drain_console()
+            out['console'] = b.console[-20:]
+        emit(out)
         if b is not None:
             b.close()
         return 1

@@ -22,7 +22,9 @@ enum WebPage {
         h1{font-size:1.35em;margin:0;flex:1;min-width:0;overflow-wrap:anywhere}
         h2{font-size:.8em;text-transform:uppercase;letter-spacing:.06em;color:var(--mute);margin:0 0 8px}
         p{margin:0}
-        main{max-width:720px;margin:0 auto;padding:12px}
+        main{max-width:720px;margin:0 auto;padding:12px;display:flex;flex-direction:column}
+        .col{display:contents}
+        #sharebox{order:0}#nowc{order:1}#djpanel{order:2}#queuec{order:3}#reqc{order:4}#chatc{order:5}
         .card{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:14px;margin-bottom:12px}
         button{font:inherit;min-height:44px;min-width:44px;padding:8px 14px;border-radius:10px;border:1px solid var(--line);
         background:var(--card);color:var(--fg);cursor:pointer;touch-action:manipulation}
@@ -53,6 +55,8 @@ enum WebPage {
         flex-wrap:wrap}
         #queue li:first-child,#results li:first-child{border-top:0}
         #queue button{padding:6px 10px}
+        #queue .grow,#results .grow{flex:1 1 14em}
+        .acts{display:flex;gap:6px;margin-left:auto}
         .t{overflow-wrap:anywhere}
         .tag{font-size:.75em;padding:2px 8px;border-radius:999px;background:var(--on);white-space:nowrap}
         #conn{background:var(--bad);color:var(--accfg)}
@@ -69,7 +73,7 @@ enum WebPage {
         #djpanel input{max-width:8em}
         [hidden]{display:none!important}
         @media (min-width:900px){header{max-width:1080px}main{max-width:1080px;display:grid;grid-template-columns:1fr 1fr;
-        gap:0 16px;align-items:start}#art{width:128px;height:128px}}
+        gap:0 16px;align-items:start}.col{display:block}#art{width:128px;height:128px}}
         </style>
         </head>
         <body>
@@ -79,9 +83,9 @@ enum WebPage {
         <button id="share" type="button" aria-expanded="false">Share</button>
         </header>
         <main>
-        <div>
+        <div class="col">
         <section class="card" id="sharebox" hidden><img id="qr" alt="QR code for this page"></section>
-        <section class="card" aria-label="Now playing">
+        <section class="card" id="nowc" aria-label="Now playing">
         <h2>Now playing</h2>
         <div class="now"><img id="art" alt="Artwork" hidden>
         <div class="grow"><p id="title">Nothing playing</p><p id="artist"></p><p id="album" class="sub"></p></div></div>
@@ -95,6 +99,13 @@ enum WebPage {
         <p id="vmsg" class="msg" role="status"></p>
         <div class="row"><button id="listen" class="pri" type="button">Listen</button><span id="sync" class="sub"></span></div>
         </section>
+        <section class="card" id="queuec" aria-label="Up next">
+        <h2>Up next <span id="qmode" class="tag" hidden></span></h2>
+        <ul id="queue"></ul>
+        <p id="qmsg" class="msg" role="status"></p>
+        </section>
+        </div>
+        <div class="col">
         <section class="card" id="djpanel" aria-label="DJ controls" hidden>
         <h2>DJ controls</h2>
         <div class="row"><button id="djprev" type="button">Previous</button><button id="djpause" type="button">Pause</button>
@@ -109,21 +120,14 @@ enum WebPage {
         <img id="djqr" alt="QR code of the DJ link" hidden>
         <p id="djmsg" class="msg" role="status"></p>
         </section>
-        <section class="card" aria-label="Up next">
-        <h2>Up next <span id="qmode" class="tag" hidden></span></h2>
-        <ul id="queue"></ul>
-        <p id="qmsg" class="msg" role="status"></p>
-        </section>
-        </div>
-        <div>
-        <section class="card" aria-label="Request a song">
+        <section class="card" id="reqc" aria-label="Request a song">
         <h2>Request a song</h2>
         <form id="sform" class="row"><input id="q" type="search" placeholder="Title or artist" aria-label="Search"
         autocomplete="off" maxlength="200"><button type="submit">Search</button></form>
         <p id="smsg" class="msg" role="status"></p>
         <ul id="results"></ul>
         </section>
-        <section class="card" aria-label="Chat">
+        <section class="card" id="chatc" aria-label="Chat">
         <h2>Chat</h2>
         <ul id="chat"></ul>
         <form id="cform" class="row"><input id="ctext" aria-label="Chat message" placeholder="Say something"
@@ -285,12 +289,14 @@ enum WebPage {
               u.className = v.className = 'vote';
               u.setAttribute('aria-pressed', mv === 'up' ? 'true' : 'false');
               v.setAttribute('aria-pressed', mv === 'down' ? 'true' : 'false');
-              li.appendChild(u);
-              li.appendChild(v);
+              const acts = el('div', 'acts');
+              acts.appendChild(u);
+              acts.appendChild(v);
               if (DJ) {
-                if (e.awaitingApproval) li.appendChild(btn('Approve', 'Approve request ' + id, () => dj('approve', id)));
-                li.appendChild(btn('Drop', 'Drop request ' + id, () => dj('drop', id)));
+                if (e.awaitingApproval) acts.appendChild(btn('Approve', 'Approve request ' + id, () => dj('approve', id)));
+                acts.appendChild(btn('Drop', 'Drop request ' + id, () => dj('drop', id)));
               }
+              li.appendChild(acts);
             }
             ul.appendChild(li);
           }
@@ -496,20 +502,23 @@ enum WebPage {
         }
         function ctxToDjUs(ts, c) { return (performance.timeOrigin + ts.p + (c - ts.c) * 1000) * 1000 + djOffset(); }
         function djOffset() { return offsetUs === null ? roughOffsetUs : offsetUs; }
+        function trackEnd() {
+          const d = S && S.now && S.now.durationMs ? S.now.durationMs / 1000 : Infinity;
+          return Math.min(d, buf ? buf.duration : 0);
+        }
         function stopSource() {
           if (src) { try { src.stop(); } catch (e) { /* not started */ } src.disconnect(); }
           src = null; seg = null;
         }
         function setListenButton() {
           text($('listen'), L.state === 'off' ? 'Listen' : 'Stop listening');
-          $('listen').setAttribute('aria-pressed', L.state === 'off' ? 'false' : 'true');
         }
         function syncText(t) { text($('sync'), t); }
         function startSource() {
           const ts = outTs();
           const startC = actx.currentTime + 0.15;
           const pos = stationPosUs(S, ctxToDjUs(ts, startC)) / 1e6;
-          if (pos >= buf.duration - 0.05) { syncText('track ending…'); return; }
+          if (pos >= trackEnd() - 0.05) { syncText('track ended'); return; }
           const rate = (S.anchor && S.anchor.rate) || 1;
           nudge = 1;
           src = actx.createBufferSource();
@@ -562,7 +571,7 @@ enum WebPage {
           push(L.errorsMs, Math.round(errMs * 100) / 100);
           push(L.samples, { perfUs: Math.round((performance.timeOrigin + ts.p) * 1000), positionUs: Math.round(bufPos * 1e6),
             trackId: seg.id });
-          if (bufPos >= buf.duration) { stopSource(); syncText('track ended'); return; }
+          if (bufPos >= trackEnd() || st >= trackEnd() - 0.01) { stopSource(); syncText('track ended'); return; }
           if (Math.abs(errMs) > 25) { stopSource(); startSource(); syncText('syncing…'); return; }
           // Correct the error over about three seconds, never more than half a percent off the station's rate.
           nudge = Math.min(1.005, Math.max(0.995, 1 - errMs / 3000));

@@ -184,9 +184,9 @@ enum WebPage {
           if (prefix && p.indexOf(prefix) !== 0) return false;
           try { return new URL(p, location.href).origin === location.origin; } catch (e) { return false; }
         }
-        function say(id, a) {
+        function say(id, a, done) {
           const m = $(id);
-          text(m, a && a.message ? a.message : (a && a.ok ? '' : 'Something went wrong'));
+          text(m, a && a.message ? a.message : (a && a.ok ? done || 'Done.' : 'Something went wrong'));
           m.classList.toggle('err', !(a && a.ok));
         }
         async function post(path, params, dj) {
@@ -368,7 +368,8 @@ enum WebPage {
         async function dj(command, arg) {
           const p = { command };
           if (arg !== undefined && arg !== null && arg !== '') p.arg = String(arg);
-          say('djmsg', await post('/api/dj', p, true));
+          const a = await post('/api/dj', p, true);
+          say('djmsg', a, 'Sent: ' + (a.command || command) + '.');
         }
         async function search() {
           const q = $('q').value.trim(), ul = $('results');
@@ -427,8 +428,8 @@ enum WebPage {
           const i = $('ctext'), t = i.value.trim();
           if (!t) return;
           const a = await post('/api/chat', { text: t });
-          if (a.ok) { i.value = ''; text($('cmsg'), a.message || ''); $('cmsg').classList.remove('err'); }
-          else say('cmsg', a);
+          if (a.ok) i.value = '';
+          say('cmsg', a, 'Sent.');
         });
         $('chname').addEventListener('click', () => {
           const f = $('nform');
@@ -438,7 +439,7 @@ enum WebPage {
         $('nform').addEventListener('submit', async (e) => {
           e.preventDefault();
           const a = await post('/api/name', { name: $('nname').value.trim() });
-          say('nmsg', a);
+          say('nmsg', a, 'You are ' + (a.name || '') + ' now.');
           if (a.ok) { $('nform').hidden = true; await loadState(); }
         });
         $('share').addEventListener('click', () => {

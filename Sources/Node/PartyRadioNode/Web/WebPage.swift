@@ -388,7 +388,7 @@ enum WebPage {
           ul.replaceChildren();
           const rs = Array.isArray(j.results) ? j.results : [];
           let m = rs.length ? rs.length + (rs.length === 1 ? ' match' : ' matches') : 'Nothing found.';
-          if (j.catalog && j.catalog !== 'ok') m += ' (catalog ' + j.catalog + ')';
+          if (typeof j.catalog === 'string' && j.catalog.indexOf('failed') === 0) m += ' (the catalog is out of reach)';
           say('smsg', { ok: true, message: m });
           for (const r of rs) {
             const li = el('li');
@@ -491,8 +491,8 @@ enum WebPage {
 
         // ---- listening in the browser ----
         const L = window.partyradioListen = { state: 'off', errorsMs: [], clockRttMs: null, offsetUs: null, samples: [],
-          restarts: 0, outputTimestamp: null };
-        let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1;
+          restarts: 0, outputTimestamp: null, startBiasMs: 0 };
+        let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1, startBias = 0;
         function push(a, v) { a.push(v); if (a.length > 600) a.splice(0, a.length - 600); }
         function outTs() {
           // contextTime being heard at performanceTime (ms). Fallback: currentTime now, plus the output latency.
@@ -518,7 +518,8 @@ enum WebPage {
         function startSource() {
           const ts = outTs();
           const startC = actx.currentTime + 0.15;
-          const pos = stationPosUs(S, ctxToDjUs(ts, startC)) / 1e6;
+          // startBias: what the first measurement after earlier starts found, so the next start lands closer.
+          const pos = stationPosUs(S, ctxToDjUs(ts, startC)) / 1e6 - startBias / 1000;
           if (pos >= trackEnd() - 0.05) { syncText('track ended'); return; }
           const rate = (S.anchor && S.anchor.rate) || 1;
           nudge = 1;
@@ -527,8 +528,9 @@ enum WebPage {
           src.playbackRate.value = rate;
           src.connect(actx.destination);
           src.start(startC, pos);
-          seg = { c: startC, off: pos, rate, id: S.now.id };
+          seg = { c: startC, off: pos, rate, id: S.now.id, fresh: true };
           L.restarts++;
+          L.startBiasMs = Math.round(startBias * 100) / 100;
         }
         async function load(n) {
           loadingId = n.id;
@@ -573,11 +575,15 @@ enum WebPage {
           push(L.samples, { perfUs: Math.round((performance.timeOrigin + ts.p) * 1000), positionUs: Math.round(bufPos * 1e6),
             trackId: seg.id });
           if (bufPos >= trackEnd() || st >= trackEnd() - 0.01) { stopSource(); syncText('track ended'); return; }
+          if (seg.fresh) {
+            seg.fresh = false;
+            if (Math.abs(errMs) < 100) startBias = Math.max(-50, Math.min(50, startBias + errMs / 2));
+          }
           if (Math.abs(errMs) > 25) { stopSource(); startSource(); syncText('syncing…'); return; }
           // Correct the error over about three seconds, never more than half a percent off the station's rate.
           nudge = Math.min(1.005, Math.max(0.995, 1 - errMs / 3000));
           const base = (S.anchor && S.anchor.rate) || 1, now = actx.currentTime;
-          seg = { c: now, off: seg.off + (now - seg.c) * seg.rate, rate: base * nudge, id: seg.id };
+          seg = { c: now, off: seg.off + (now - seg.c) * seg.rate, rate: base * nudge, id: seg.id, fresh: false };
           src.playbackRate.setValueAtTime(base * nudge, now);
           const recent = L.errorsMs.slice(-10);
           const avg = recent.reduce((s, x) => s + Math.abs(x), 0) / recent.length;

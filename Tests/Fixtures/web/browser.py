@@ -249,7 +249,11 @@ class Browser:
 
     def c_click(self, c):
         el = self.find(c['name'], float(c.get('timeout', 10)))
-        el.click()
+        try:
+            el.click()
+        except WebDriverException:
+            # Covered by something (a sticky element) or moving: press it the way a script would.
+            self.js('arguments[0].click()', el)
         return {'clicked': c['name']}
 
     def c_fill(self, c):

@@ -70,7 +70,7 @@ enum WebPage {
         #sharebox{text-align:center}
         #sharebox img,#djqr{width:220px;height:220px;background:#fff;padding:8px;border-radius:10px}
         #djpanel{border-color:var(--acc)}
-        #djpanel input{max-width:8em}
+        #djpanel input{flex:0 1 6.5em}
         [hidden]{display:none!important}
         @media (min-width:900px){header{max-width:1080px}main{max-width:1080px;display:grid;grid-template-columns:1fr 1fr;
         gap:0 16px;align-items:start}.col{display:block}#art{width:128px;height:128px}}
@@ -205,10 +205,13 @@ enum WebPage {
         }
 
         // ---- clock ----
+        // The probes also watch the connection: EventSource cannot see the server's pings, so a stream
+        // whose link died quietly looks open; once /api/time answers again after failing, it is reopened.
+        let probeFails = 0;
         async function probe() {
-          const t0 = nowUs();
+          const t0 = nowUs(), ac = new AbortController(), to = setTimeout(() => ac.abort(), 3000);
           try {
-            const r = await fetch('/api/time', { cache: 'no-store' });
+            const r = await fetch('/api/time', { cache: 'no-store', signal: ac.signal });
             const j = await r.json();
             const t1 = nowUs();
             if (typeof j.djUs !== 'number') return;
@@ -219,13 +222,19 @@ enum WebPage {
             offsetUs = b.off;
             L.clockRttMs = Math.round(b.rtt / 10) / 100;
             L.offsetUs = Math.round(b.off);
-          } catch (e) { /* next probe */ }
+            if (probeFails >= 2) openEvents();
+            probeFails = 0;
+          } catch (e) {
+            probeFails++;
+          } finally {
+            clearTimeout(to);
+          }
         }
         let probeN = 0;
         async function probeLoop() {
           await probe();
           probeN++;
-          setTimeout(probeLoop, probeN < 6 ? 300 : (L.state === 'off' ? 10000 : 2000));
+          setTimeout(probeLoop, probeN < 6 ? 300 : (L.state === 'off' && !probeFails ? 10000 : 2000));
         }
 
         // ---- rendering ----
@@ -481,7 +490,7 @@ enum WebPage {
           es.onerror = () => { $('conn').hidden = es.readyState === 1; };
         }
         setInterval(() => {
-          const open = es && es.readyState === 1;
+          const open = es && es.readyState === 1 && probeFails < 2;
           $('conn').hidden = !!open;
           if (open) { downSince = 0; return; }
           if (!downSince) downSince = Date.now();

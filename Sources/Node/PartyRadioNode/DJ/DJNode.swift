@@ -156,12 +156,14 @@ public final class DJNode {
             port: server.port)
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil
-        hub.publish(WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), tracks: tracks)
+        hub.publish(
+            WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), tracks: tracks,
+            votes: machine.engine.votes)
         runtime.afterEffects = { machine, effects, now in
             guard effects.contains(where: Self.changesPage) else { return }
             hub.publish(
                 WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork),
-                tracks: machine.engine.queue)
+                tracks: machine.engine.queue, votes: machine.engine.votes)
         }
         runtime.webReply = { ticket, message in hub.answer(ticket, message) }
         server.setWebHandler(site)

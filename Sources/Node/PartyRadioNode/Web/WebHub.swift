@@ -18,6 +18,8 @@ final class WebHub: @unchecked Sendable {
     private var closed = false
     /// What guests can search and request from the DJ's own queue (updated with the state).
     private var tracks: [Track] = []
+    /// The votes on the playing track (each guest sees its own on reload).
+    private var votes = VoteBook()
     /// Answers waiting to be taken, by ticket (a ticket is registered before its action goes in).
     private var answers: [UInt64: Message?] = [:]
     private var nextTicket: UInt64 = 0
@@ -25,10 +27,11 @@ final class WebHub: @unchecked Sendable {
     private var streams = 0
 
     /// The page state changed: every stream sends it.
-    func publish(_ json: String, tracks: [Track]) {
+    func publish(_ json: String, tracks: [Track], votes: VoteBook) {
         condition.lock()
         state = Array(json.utf8)
         self.tracks = tracks
+        self.votes = votes
         version &+= 1
         condition.broadcast()
         condition.unlock()
@@ -39,6 +42,13 @@ final class WebHub: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return state
+    }
+
+    /// How `guest` voted on the playing track.
+    func vote(of guest: PublicKey) -> VoteChoice {
+        condition.lock()
+        defer { condition.unlock() }
+        return votes.choice(of: guest)
     }
 
     var queue: [Track] {
@@ -139,7 +149,8 @@ final class WebHub: @unchecked Sendable {
             }
             let deadline = Date(timeIntervalSinceNow: WebHub.keepAliveSeconds)
             while !hub.closed && hub.version == sent {
-                if !hub.condition.wait(until: deadline) { return Array(": ping\n\n".utf8) }
+                // A named event, not a comment: the page can see it, and knows the stream is alive.
+                if !hub.condition.wait(until: deadline) { return Array("event: ping\ndata: {}\n\n".utf8) }
             }
             if hub.closed { return nil }
             sent = hub.version

@@ -146,6 +146,8 @@ enum WebPage {
         const $ = (id) => document.getElementById(id);
         const hm = /^#dj=([A-Za-z0-9_~.-]{8,200})$/.exec(location.hash);
         const DJ = hm ? hm[1] : null;
+        // The DJ's link opened in a tab that shows the guests' page: start again as the DJ's page.
+        window.addEventListener('hashchange', () => location.reload());
         let S = null, you = null;
         const myVote = new Map(), myReqVote = new Map();
 
@@ -424,7 +426,11 @@ enum WebPage {
           try {
             const r = await fetch('/api/state', { cache: 'no-store' });
             const j = await r.json();
-            if (j && j.you) { you = j.you; renderYou(); }
+            if (j && j.you) {
+              you = j.you;
+              if (j.now && (j.you.vote === 'up' || j.you.vote === 'down')) myVote.set(j.now.id, j.you.vote);
+              renderYou();
+            }
             setState(j);
           } catch (e) { /* the event stream brings it */ }
         }
@@ -482,15 +488,22 @@ enum WebPage {
 
         // ---- live updates ----
         let es = null, downSince = 0;
+        let lastEventAt = 0;
         function openEvents() {
           if (es) es.close();
           es = new EventSource('/api/events');
-          es.addEventListener('state', (e) => { try { setState(JSON.parse(e.data)); } catch (x) { /* bad event */ } });
+          lastEventAt = Date.now();
+          es.addEventListener('state', (e) => {
+            lastEventAt = Date.now();
+            try { setState(JSON.parse(e.data)); } catch (x) { /* bad event */ }
+          });
+          // The DJ sends a ping every 5 s without a change: 12 s of silence means a dead stream.
+          es.addEventListener('ping', () => { lastEventAt = Date.now(); });
           es.onopen = () => { $('conn').hidden = true; };
           es.onerror = () => { $('conn').hidden = es.readyState === 1; };
         }
         setInterval(() => {
-          const open = es && es.readyState === 1 && probeFails < 2;
+          const open = es && es.readyState === 1 && probeFails < 2 && Date.now() - lastEventAt < 12000;
           $('conn').hidden = !!open;
           if (open) { downSince = 0; return; }
           if (!downSince) downSince = Date.now();
@@ -607,8 +620,12 @@ enum WebPage {
             tick();
           }
         }
+        // A page that plays counts among the listeners while it says so (the DJ forgets it 3.5 s
+        // after it stops saying so).
+        setInterval(() => { if (L.state === 'playing' || L.state === 'loading') post('/api/listen', { state: 'on' }); }, 1500);
         $('listen').addEventListener('click', async () => {
           if (L.state !== 'off') {
+            post('/api/listen', { state: 'off' });
             L.state = 'off'; stopSource(); loadingId = null; syncText('');
             if (actx) actx.suspend();
             setListenButton();
@@ -619,6 +636,7 @@ enum WebPage {
           if (!actx) actx = new AC({ latencyHint: 'playback' });
           try { await actx.resume(); } catch (e) { /* resumes on the next click */ }
           L.state = 'loading';
+          post('/api/listen', { state: 'on' });
           setListenButton();
           probeN = 0;
           for (let i = 0; i < 4; i++) await probe();

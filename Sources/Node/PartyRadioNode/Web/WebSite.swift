@@ -88,7 +88,11 @@ final class WebSite: WebHandler {
         case "/api/state":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
             let key = Sodium.webGuestKey(secret: secret)
-            let you = JSON.object([("fingerprint", .string(key.fingerprint)), ("name", .string(name(request) ?? ""))])
+            let vote = hub.vote(of: key)
+            let you = JSON.object([
+                ("fingerprint", .string(key.fingerprint)), ("name", .string(name(request) ?? "")),
+                ("vote", vote == .clear ? .null : .string(vote.name)),
+            ])
             var state = hub.current
             // The shared state with `you` added before the closing brace.
             if state.last == UInt8(ascii: "}") && state.count > 2 {

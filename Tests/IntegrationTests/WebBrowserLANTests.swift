@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+
+/// The DJ's web page in a real browser (Debian's chromium, driven by Tests/Fixtures/web/browser.py
+/// over Selenium) on other hosts of the namespace LAN (issue 9): a guest sees the track, votes,
+/// requests and chats; another guest's vote arrives live; the next track appears after a skip;
+/// the page reconnects after its host's cable is pulled; a browser listens in sync and counts
+/// as a listener; the DJ's link gives the DJ's controls; and attacker-controlled titles, names
+/// and chat stay text. Screenshots at phone and desktop width go to `.build/web-screenshots/`.
+@Suite(
+    "The web page in a browser on the LAN", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"),
+    .enabled(if: Browser.isAvailable, "needs Debian's chromium, chromium-driver and python3-selenium"))
+struct WebBrowserLANTests {
+    @Test("A guest votes, requests and chats; others see it live; skip, reconnect, listen, the DJ's page")
+    func guestInTheBrowser() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Rooftop", playing: true)
+        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
+        let url = try #require(page.string("url"))
+        let djURL = try #require(page.string("dj_url"))
+        let phone = try Browser(lan, host: 2, url: url, width: 360, name: "Ann")
+        let desktop = try Browser(lan, host: 3, url: url, width: 1280, name: "Bob")
+        defer {
+            phone.quit()
+            desktop.quit()
+        }
+
+        // Both see what plays.
+        let title = try #require(dj.events.last { $0.name == "state" }.flatMap { Event.title($0) })
+        #expect(try phone.command(["cmd": "state"])["title"] as? String == title)
+        #expect(try desktop.command(["cmd": "state"])["station"] as? String == "Rooftop")
+
+        // The phone votes up; the desktop sees it arrive; the DJ counted it.
+        _ = try phone.command(["cmd": "click", "name": "Vote up"])
+        try dj.waitForEvent("the browser's vote") { $0.name == "vote_counted" && $0.int("up") == 1 }
+        let live = try desktop.command(["cmd": "wait_vote", "up": 1, "down": 0, "timeout": 5])
+        #expect(live["error"] == nil, "\(live)")
+        // The CLI's vote is in the same tally, on both pages.
+        let cli = try lan.partyradio(host: 3, ["vote", "down", "--station", "Rooftop"], role: "cli")
+        #expect(cli.exit == 0, "\(cli.stderr)")
+        for browser in [phone, desktop] {
+            let both = try browser.command(["cmd": "wait_vote", "up": 1, "down": 1, "timeout": 5])
+            #expect(both["error"] == nil, "\(both)")
+        }
+
+        // A request found by searching, and chat, seen on the other page.
+        let request = try phone.command(["cmd": "request", "search": "blue hour", "pick": 0])
+        #expect(request["refused"] as? Bool == false, "\(request)")
+        try dj.waitForEvent("the browser's request") { $0.name == "request" }
+        let seen = try desktop.command(["cmd": "wait_text", "text": "Blue Hour", "timeout": 5])
+        #expect(seen["error"] == nil, "\(seen)")
+        let chat = try desktop.command(["cmd": "chat", "text": "hello from the desktop"])
+        #expect(chat["refused"] as? Bool == false, "\(chat)")
+        #expect(
+            try phone.command(["cmd": "wait_text", "text": "hello from the desktop", "timeout": 5])["error"] == nil)
+
+        // Screenshots for the README, at phone and desktop width.
+        let shots = Testbed.repoRoot.appendingPathComponent(".build/web-screenshots").path
+        try? FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        _ = try phone.command(["cmd": "screenshot", "path": shots + "/web-phone.png", "full": true])
+        _ = try desktop.command(["cmd": "screenshot", "path": shots + "/web-desktop.png", "full": false])
+        #expect(FileManager.default.fileExists(atPath: shots + "/web-phone.png"))
+
+        // The DJ skips (on its terminal): both pages show the next track.
+        let mark = dj.events.count
+        dj.send("next")
+        let next = try dj.waitForEvent(after: mark, "the next track") {
+            $0.name == "state" && $0.string("change") == "track"
+        }
+        let nextTitle = try #require(Event.title(next))
+        for browser in [phone, desktop] {
+            #expect(try browser.command(["cmd": "wait_text", "text": nextTitle, "timeout": 5])["error"] == nil)
+        }
+
+        // The phone's cable is pulled for a while; once back, it catches up by itself.
+        try lan.linkDown(host: 2)
+        Thread.sleep(forTimeInterval: 4)
+        let whileDown = dj.events.count
+        dj.send("next")
+        let third = try dj.waitForEvent(after: whileDown, "a track while the phone is away") {
+            $0.name == "state" && $0.string("change") == "track"
+        }
+        try lan.linkUp(host: 2)
+        let back = try phone.command(["cmd": "wait_text", "text": try #require(Event.title(third)), "timeout": 20])
+        #expect(back["error"] == nil, "the page did not reconnect: \(back)")
+
+        // The desktop listens in the browser: it plays, in sync by its own estimate, and counts.
+        let listening = try desktop.command(["cmd": "listen", "seconds": 6])
+        let figures = listening["listen"] as? [String: Any] ?? listening
+        #expect(figures["state"] as? String == "playing", "\(listening)")
+        try dj.waitForEvent(after: mark, "the browser among the listeners") {
+            $0.name == "listener_joined" && ($0.int("listeners") ?? 0) >= 1
+        }
+
+        // The DJ's link: the DJ's controls, which work.
+        _ = try phone.command(["cmd": "open", "url": djURL])
+        let beforeSkip = dj.events.count
+        let skip = try phone.command(["cmd": "click", "name": "Skip"])
+        #expect(skip["error"] == nil, "\(skip)")
+        try dj.waitForEvent(after: beforeSkip, "skipped from the DJ's page") { $0.name == "track_skipped" }
+        for browser in [phone, desktop] {
+            let check = try browser.command(["cmd": "injection_check"])
+            #expect(check["clean"] as? Bool == true, "\(check)")
+        }
+    }
+
+    @Test("Titles, artists, guest names and chat that are attacks render as plain text")
+    func untrustedTextStaysText() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let library = lan.stateDir("hostile-library")
+        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/web/hostile_library.py").path
+        _ = try lan.run(host: 1, ["python3", script, library, "60"])
+        let dj = try lan.startDJ(host: 1, name: "<b>Evil</b> \"FM\"", extra: ["--library", library])
+        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        let hostileName = "<img src=x onerror=__pwned=1>"  // within the 32-character name limit
+        let browser = try Browser(lan, host: 2, url: url, width: 360, name: hostileName)
+        defer { browser.quit() }
+        let state = try browser.command(["cmd": "state"])
+        #expect(state["station"] as? String == "<b>Evil</b> \"FM\"")
+        #expect(state["title"] as? String == "<script>window.__pwned=1</script>")
+        #expect(state["artist"] as? String == "<img src=x onerror=\"window.__pwned=1\">")
+        let chat = try browser.command([
+            "cmd": "chat", "text": "<script>window.__pwned=1</script> javascript:window.__pwned=1",
+        ])
+        #expect(chat["refused"] as? Bool == false, "\(chat)")
+        #expect(
+            try browser.command(["cmd": "wait_text", "text": "javascript:window.__pwned=1", "timeout": 5])["error"]
+                == nil)
+        // The javascript: title plays next: still text, never a link.
+        dj.send("next")
+        #expect(
+            try browser.command(["cmd": "wait_text", "text": "Evil \"Quotes\" & <b>bold</b>", "timeout": 5])["error"]
+                == nil)
+        let check = try browser.command(["cmd": "injection_check"])
+        #expect(check["clean"] as? Bool == true && check["pwned"] as? Bool == false, "\(check)")
+        let after = try browser.command(["cmd": "state"])
+        #expect((after["csp_errors"] as? [Any])?.isEmpty ?? true, "\(after)")
+        let shown = String(describing: after["you"] ?? "") + String(describing: after["chat"] ?? "")
+        #expect(shown.contains(hostileName), "\(after)")
+    }
+}
+
+extension Event {
+    /// The title of the playing track in a `state` event.
+    static func title(_ event: Event) -> String? { (event["now_playing"] as? [String: Any])?["title"] as? String }
+}
+
+/// One headless Chromium on a testbed host, driven line by line through browser.py.
+final class Browser {
+    static let python = "/usr/bin/python3"
+    static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+            && FileManager.default.isExecutableFile(atPath: python)
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
+    }
+
+    private let process: TestbedProcess
+
+    init(_ lan: Testbed, host: Int, url: String, width: Int, name: String? = nil) throws {
+        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/web/browser.py").path
+        process = try lan.spawn(
+            host: host,
+            [Self.python, script, "--url", url, "--width", String(width)] + (name.map { ["--name", $0] } ?? []),
+            stdin: true)
+        let ready = try process.waitForLine(containing: "\"ready\"", timeout: .seconds(60))
+        guard ready.contains("\"ready\": true") || ready.contains("\"ready\":true") else {
+            throw TestbedError(
+                "the browser on host \(host) did not start: \(ready) \(process.text(.stderr).suffix(2000))")
+        }
+    }
+
+    /// Sends one command and waits for its one-line answer.
+    func command(_ command: [String: Any], timeout: Duration = .seconds(60)) throws -> [String: Any] {
+        let count = process.readLines().count
+        let data = try JSONSerialization.data(withJSONObject: command)
+        process.send(String(decoding: data, as: UTF8.self))
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let lines = process.readLines()
+            if lines.count > count {
+                return parseJSON(lines[count]) as? [String: Any] ?? ["error": "not JSON: \(lines[count])"]
+            }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw TestbedError("the browser did not answer \(command): \(process.text(.stderr).suffix(2000))")
+    }
+
+    func quit() {
+        process.send("{\"cmd\":\"quit\"}")
+        if process.wait(timeout: .seconds(10)) == nil { process.kill(signal: SIGKILL) }
+    }
+}

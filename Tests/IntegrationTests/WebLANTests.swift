@@ -165,4 +165,25 @@ struct WebLANTests {
         let entries = (after["queue"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
         #expect(entries.contains { $0["trackID"] as? String == id && ($0["queueID"] as? Int ?? 0) > 0 })
     }
+
+    @Test("A page that reconnects is let back in: a stream whose client hung up frees its slot at once")
+    func hungUpStreamsFreeTheirSlots() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        // One address may hold 8 connections: fill them, hang up, and fill them again at once.
+        for round in 0..<2 {
+            let streams = try (0..<8).map { _ in try lan.spawn(host: 2, ["curl", "-sS", "-N", url + "api/events"]) }
+            for stream in streams { try stream.waitForLine(containing: "event: state", timeout: .seconds(5)) }
+            for stream in streams {
+                stream.kill(signal: SIGKILL)
+                _ = stream.wait(timeout: .seconds(5))
+            }
+            if round == 0 { Thread.sleep(forTimeInterval: 1) }  // 4 looks at the socket, well before the 5 s ping
+        }
+    }
 }

@@ -45,8 +45,10 @@ public struct WebRequest: Sendable {
 /// A stream of bytes sent as they come (server-sent events).
 public protocol WebStream: AnyObject, Sendable {
     /// The next bytes to send, waiting for them as long as it takes (the stream sends its own
-    /// keep-alives); nil ends the response.
-    func next() -> [UInt8]?
+    /// keep-alives); nil ends the response. While it waits it should ask `clientGone` now and then
+    /// (a few times a second): a client that hung up must not hold its connection slot until the
+    /// next write fails.
+    func next(clientGone: () -> Bool) -> [UInt8]?
 }
 
 /// The answer to a ``WebRequest``.
@@ -184,7 +186,7 @@ private func queue(_ connection: OpaquePointer, _ response: WebResponse) -> MHD_
                 bytes.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
         }
     case .stream(let stream):
-        let box = Unmanaged.passRetained(StreamBox(stream)).toOpaque()
+        let box = Unmanaged.passRetained(StreamBox(stream, socket: prmhd_connection_fd(connection))).toOpaque()
         made = MHD_create_response_from_callback(UInt64.max, 4096, streamRead, box, streamFree)
         if made == nil { Unmanaged<StreamBox>.fromOpaque(box).release() }
     }
@@ -199,8 +201,21 @@ private func queue(_ connection: OpaquePointer, _ response: WebResponse) -> MHD_
 /// connection's thread.
 private final class StreamBox {
     let stream: any WebStream
+    let socket: Int32
     var pending: [UInt8] = []
-    init(_ stream: any WebStream) { self.stream = stream }
+    init(_ stream: any WebStream, socket: Int32) {
+        self.stream = stream
+        self.socket = socket
+    }
+
+    /// Whether the client closed its end (or the socket failed): a poll that returns at once.
+    func clientGone() -> Bool {
+        guard socket >= 0 else { return false }
+        let peerClosed: Int16 = 0x2000  // POLLRDHUP (Linux; Glibc's module leaves it out without _GNU_SOURCE)
+        var entry = pollfd(fd: socket, events: peerClosed, revents: 0)
+        guard poll(&entry, 1, 0) >= 0 else { return true }
+        return entry.revents & (peerClosed | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0
+    }
 }
 
 private func streamRead(
@@ -211,7 +226,7 @@ private func streamRead(
     guard let context, let buffer, max > 0 else { return -1 }
     let box = Unmanaged<StreamBox>.fromOpaque(context).takeUnretainedValue()
     if box.pending.isEmpty {
-        guard let next = box.stream.next() else { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+        guard let next = box.stream.next(clientGone: box.clientGone) else { return -1 }  // end of stream
         box.pending = next
     }
     let count = min(max, box.pending.count)

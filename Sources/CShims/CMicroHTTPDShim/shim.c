@@ -44,3 +44,8 @@ int prmhd_client_address(struct MHD_Connection *connection, char *out, size_t le
     }
     return done == NULL ? -1 : 0;
 }
+
+int prmhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}

@@ -25,4 +25,8 @@ uint16_t prmhd_daemon_port(struct MHD_Daemon *daemon);
 /// addresses as plain IPv4) into `out`; 0 on success, -1 if unknown.
 int prmhd_client_address(struct MHD_Connection *connection, char *out, size_t length);
 
+/// MHD_get_connection_info is variadic: the connection's socket, -1 if unknown (for a stream to see
+/// that its client hung up while it waits).
+int prmhd_connection_fd(struct MHD_Connection *connection);
+
 #endif

@@ -6,13 +6,18 @@ import PartyRadioMedia
 /// (published by the DJ's runtime after every change), the server-sent event streams waiting for
 /// it, and the answers to guests' actions waiting for the DJ.
 ///
-/// `@unchecked Sendable`: every stored property is guarded by `condition`.
+/// `@unchecked Sendable`: the state, the streams' count and `closed` are guarded by `condition`;
+/// the answers and sequences by `answering` (a second lock, so that an answer to one guest does
+/// not wake every event stream, and a change does not wake every waiting guest).
 final class WebHub: @unchecked Sendable {
     /// A stream sends a comment this often when nothing changes, so that proxies and the
     /// server's idle timeout keep it open.
     static let keepAliveSeconds = 5.0
 
     private let condition = NSCondition()
+    private let answering = NSCondition()
+    /// How often a waiting stream looks whether its client hung up.
+    static let hangUpCheckSeconds = 0.25
     private var state: [UInt8] = Array("{}".utf8)
     private var version: UInt64 = 0
     private var closed = false
@@ -22,6 +27,7 @@ final class WebHub: @unchecked Sendable {
     private var votes = VoteBook()
     /// Answers waiting to be taken, by ticket (a ticket is registered before its action goes in).
     private var answers: [UInt64: Message?] = [:]
+    private var answersClosed = false
     private var nextTicket: UInt64 = 0
     private var lastSequence: UInt64 = 0
     private var streams = 0
@@ -70,6 +76,10 @@ final class WebHub: @unchecked Sendable {
         closed = true
         condition.broadcast()
         condition.unlock()
+        answering.lock()
+        answersClosed = true
+        answering.broadcast()
+        answering.unlock()
     }
 
     // MARK: Answers
@@ -77,8 +87,8 @@ final class WebHub: @unchecked Sendable {
     /// A new ticket with a sequence for the action it goes with: sequences increase across runs
     /// (the real-time clock in nanoseconds, at least one more than the last), as nodes' do.
     func ticket(realTimeNs: Int64) -> (ticket: UInt64, sequence: UInt64) {
-        condition.lock()
-        defer { condition.unlock() }
+        answering.lock()
+        defer { answering.unlock() }
         nextTicket += 1
         answers[nextTicket] = .some(nil)
         lastSequence = max(lastSequence + 1, UInt64(max(0, realTimeNs)))
@@ -87,33 +97,33 @@ final class WebHub: @unchecked Sendable {
 
     /// A sequence for an action nobody waits on (a listening page's heartbeat).
     func sequence(realTimeNs: Int64) -> UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
+        answering.lock()
+        defer { answering.unlock() }
         lastSequence = max(lastSequence + 1, UInt64(max(0, realTimeNs)))
         return lastSequence
     }
 
     /// The DJ answered a ticket.
     func answer(_ ticket: UInt64, _ message: Message) {
-        condition.lock()
+        answering.lock()
         if answers[ticket] != nil {
             answers[ticket] = .some(message)
-            condition.broadcast()
+            answering.broadcast()
         }
-        condition.unlock()
+        answering.unlock()
     }
 
     /// Waits for the answer to `ticket`; nil after `timeout` seconds or when the DJ stops.
     func wait(for ticket: UInt64, timeout: Double) -> Message? {
         let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
+        answering.lock()
         defer {
             answers[ticket] = nil
-            condition.unlock()
+            answering.unlock()
         }
-        while !closed {
+        while !answersClosed {
             if case .some(.some(let message)) = answers[ticket] { return message }
-            if !condition.wait(until: deadline) { return nil }
+            if !answering.wait(until: deadline) { return nil }
         }
         return nil
     }
@@ -137,7 +147,7 @@ final class WebHub: @unchecked Sendable {
             hub.condition.unlock()
         }
 
-        func next() -> [UInt8]? {
+        func next(clientGone: () -> Bool) -> [UInt8]? {
             hub.condition.lock()
             defer { hub.condition.unlock() }
             if !counted {
@@ -149,8 +159,13 @@ final class WebHub: @unchecked Sendable {
             }
             let deadline = Date(timeIntervalSinceNow: WebHub.keepAliveSeconds)
             while !hub.closed && hub.version == sent {
-                // A named event, not a comment: the page can see it, and knows the stream is alive.
-                if !hub.condition.wait(until: deadline) { return Array("event: ping\ndata: {}\n\n".utf8) }
+                // Waits in slices, so that a client that hung up frees its slot within a quarter second.
+                let slice = min(deadline, Date(timeIntervalSinceNow: WebHub.hangUpCheckSeconds))
+                if !hub.condition.wait(until: slice) {
+                    if clientGone() { return nil }
+                    // A named event, not a comment: the page can see it, and knows the stream is alive.
+                    if Date() >= deadline { return Array("event: ping\ndata: {}\n\n".utf8) }
+                }
             }
             if hub.closed { return nil }
             sent = hub.version

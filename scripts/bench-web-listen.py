@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Listening in the browser, measured against the DJ's trace (needs root; the namespace testbed).
+
+A DJ on host 1 plays the demo library through mpv's null output with `--trace` and a clock that is
+wrong on purpose (+350 ms, +80 ppm: the page must estimate the DJ clock, not trust its own). Headless
+Chromium on host 2 opens the page (Tests/Fixtures/web/browser.py), presses "Listen" and plays for
+MEASURE seconds (default 60). The page records, every half second, the instant (wall clock) and the
+track position its Web Audio output is at (from AudioContext.getOutputTimestamp). Every namespace
+shares the machine's clock, so each sample is compared with where the station truly was at that
+instant, from the DJ's trace:
+
+  browser error = the page's output position - the station position (truth) at the same instant
+  page's own estimate = what the page itself reports (window.partyradioListen.errorsMs)
+
+Samples within SETTLE seconds (default 2) of a track start are reported apart ("after a start"):
+the first half second of a track is where the page schedules its start and corrects it.
+"""
+import bisect, json, os, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
+BROWSER = os.path.join(ROOT, "Tests", "Fixtures", "web", "browser.py")
+BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+MEASURE = max(10.0, float(os.environ.get("MEASURE", "60")))
+SETTLE = float(os.environ.get("SETTLE", "2"))
+DJ_CLOCK = (350, 80)
+
+
+def sh(*args):
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def summary(values):
+    if not values:
+        return "no samples"
+    magnitudes = [abs(v) for v in values]
+    return (f"|error| p50 {percentile(magnitudes, 0.5):.2f} ms  p99 {percentile(magnitudes, 0.99):.2f} ms  "
+            f"max {max(magnitudes):.2f} ms  (mean signed {sum(values) / len(values):+.2f} ms, n={len(values)})")
+
+
+def wait_for(path, needle, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if os.path.exists(path):
+            for line in open(path):
+                if needle in line:
+                    return json.loads(line)
+        time.sleep(0.1)
+    sys.exit(f"bench: no '{needle}' in {path} within {timeout} s")
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("bench: needs root to build the namespace testbed")
+    work = tempfile.mkdtemp(prefix="partyradio-weblisten-")
+    lan = sh(TESTBED, "up", "2", "--tag", "bench").splitlines()[-1]
+    browser = None
+    try:
+        sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", "Listen bench", "--json-events",
+           "--audio-driver", "null", "--trace", f"{work}/dj.jsonl", "--clock-offset-ms", str(DJ_CLOCK[0]),
+           "--clock-drift-ppm", str(DJ_CLOCK[1]), "--state-dir", f"{work}/dj")
+        url = wait_for(f"{work}/dj.log", '"web_page"', 20)["url"]
+        browser = subprocess.Popen(
+            [TESTBED, "run", lan, "2", "/usr/bin/python3", BROWSER, "--url", url, "--width", "1280"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        ready = json.loads(browser.stdout.readline() or "{}")
+        if not ready.get("ready"):
+            sys.exit(f"bench: the browser did not start: {ready}")
+        browser.stdin.write(json.dumps({"cmd": "listen", "seconds": MEASURE, "samples": True,
+                                        "timeout": 30}) + "\n")
+        answer = json.loads(browser.stdout.readline() or "{}")
+        listen = answer.get("listen", {})
+        browser.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
+    finally:
+        if browser:
+            try:
+                browser.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                browser.kill()
+        subprocess.run([TESTBED, "down", lan], capture_output=True)
+
+    dj = []
+    for line in open(f"{work}/dj.jsonl"):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("dj_time_ns") is not None:
+            dj.append(entry)
+    dj_true = [line["true_time_ns"] for line in dj]
+
+    def true_dj_time(true_ns):
+        i = min(max(1, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
+        a, b = dj[i - 1], dj[i]
+        slope = (b["dj_time_ns"] - a["dj_time_ns"]) / (b["true_time_ns"] - a["true_time_ns"])
+        return a["dj_time_ns"] + slope * (true_ns - a["true_time_ns"])
+
+    def true_station_ms(true_ns, track):
+        i = min(max(0, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
+        near = dj[i] if dj[i]["track_id"] == track else (dj[i - 1] if i > 0 else None)
+        if not near or near["track_id"] != track or near["station_position_ms"] is None or near["paused"]:
+            return None
+        return near["station_position_ms"] + (true_dj_time(true_ns) - near["dj_time_ns"]) / 1e6
+
+    steady, starting = [], []
+    for sample in listen.get("samples") or []:
+        true_ns = sample["perfUs"] * 1000
+        truth = true_station_ms(true_ns, sample["trackId"])
+        if truth is None:
+            continue
+        error = sample["positionUs"] / 1000 - truth
+        (starting if truth < SETTLE * 1000 else steady).append(error)
+    own = listen.get("errorsMs") or []
+    print(f"partyradio browser listening benchmark: headless Chromium (Web Audio, its fake audio output) on "
+          f"host 2, DJ on host 1 with its clock {DJ_CLOCK[0]:+d} ms / {DJ_CLOCK[1]:+d} ppm off, "
+          f"{MEASURE:.0f} s listened")
+    print(f"clock channel: best round trip {listen.get('clockRttMs')} ms over GET /api/time")
+    print(f"browser vs DJ trace, steady        {summary(steady)}")
+    print(f"browser vs DJ trace, after a start {summary(starting)}")
+    print(f"the page's own estimate            {summary(own)}")
+    print(f"restarts of the audio source: {listen.get('restarts')}; traces kept in {work}")
+
+
+if __name__ == "__main__":
+    main()

@@ -71,6 +71,15 @@ def main():
         ready = json.loads(browser.stdout.readline() or "{}")
         if not ready.get("ready"):
             sys.exit(f"bench: the browser did not start: {ready}")
+        # The page load as Chromium timed it (navigation timing), on a reload: the first load also
+        # pays for starting the browser's renderer.
+        browser.stdin.write(json.dumps({"cmd": "reload"}) + "\n")
+        browser.stdout.readline()
+        browser.stdin.write(json.dumps({"cmd": "eval", "js": (
+            "const n = performance.getEntriesByType('navigation')[0];"
+            "return {response: n.responseEnd - n.requestStart, dom: n.domContentLoadedEventEnd - n.fetchStart,"
+            " load: n.loadEventEnd - n.fetchStart, bytes: n.transferSize, body: n.decodedBodySize};")}) + "\n")
+        load = json.loads(browser.stdout.readline() or "{}").get("value") or {}
         browser.stdin.write(json.dumps({"cmd": "listen", "seconds": MEASURE, "samples": True,
                                         "timeout": 30}) + "\n")
         answer = json.loads(browser.stdout.readline() or "{}")
@@ -119,6 +128,10 @@ def main():
     print(f"partyradio browser listening benchmark: headless Chromium (Web Audio, its fake audio output) on "
           f"host 2, DJ on host 1 with its clock {DJ_CLOCK[0]:+d} ms / {DJ_CLOCK[1]:+d} ppm off, "
           f"{MEASURE:.0f} s listened")
+    if load:
+        print(f"page load in Chromium (navigation timing): request -> last byte {load.get('response', 0):.1f} ms, "
+              f"DOM ready {load.get('dom', 0):.1f} ms, load event {load.get('load', 0):.1f} ms after the fetch starts, "
+              f"{load.get('bytes')} B on the wire ({load.get('body')} B page)")
     print(f"clock channel: best round trip {listen.get('clockRttMs')} ms over GET /api/time")
     print(f"browser vs DJ trace, steady        {summary(steady)}")
     print(f"browser vs DJ trace, after a start {summary(starting)}")

@@ -9,6 +9,7 @@ import PartyRadioSecurity
 final class WebSite: WebHandler {
     /// How long a guest's action waits for the DJ (a catalog lookup for a request included).
     static let answerTimeout = 10.0
+    private let answerTimeout: Double
     static let guestCookie = "pr_guest"
     static let nameCookie = "pr_name"
 
@@ -27,8 +28,9 @@ final class WebSite: WebHandler {
 
     init(
         hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
-        port: UInt16
+        port: UInt16, answerTimeout: Double = WebSite.answerTimeout
     ) {
+        self.answerTimeout = answerTimeout
         self.hub = hub
         self.inbox = inbox
         self.clock = clock
@@ -235,7 +237,7 @@ final class WebSite: WebHandler {
                 WebAction(
                     message: message, guest: guest, address: request.clientAddress, sequence: sequence, ticket: ticket))
         )
-        guard let answer = hub.wait(for: ticket, timeout: Self.answerTimeout) else {
+        guard let answer = hub.wait(for: ticket, timeout: answerTimeout) else {
             return Self.problem(503, "The DJ did not answer in time; try again.")
         }
         return Self.json(WebAnswer.json(answer))

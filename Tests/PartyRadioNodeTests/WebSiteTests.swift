@@ -1,0 +1,129 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioMedia
+import PartyRadioSecurity
+import Testing
+
+@testable import PartyRadioNode
+
+/// The web page's request handling without a network: the page's policy, the write checks, the
+/// DJ's commands, and any request at all answered with a documented status, never a crash.
+@Suite struct WebSiteTests {
+    func site(timeout: Double = 0.05) -> (WebSite, WebHub, Inbox<NodeInput>) {
+        let hub = WebHub()
+        hub.publish("{\"station\":\"Test\"}", tracks: [], votes: VoteBook())
+        let inbox = Inbox<NodeInput>()
+        let site = WebSite(
+            hub: hub, inbox: inbox, clock: NodeClock(), catalog: nil, address: "10.0.0.1", port: 8080,
+            answerTimeout: timeout)
+        return (site, hub, inbox)
+    }
+
+    @Test func thePageRunsOnlyItsOwnScriptAndStyle() {
+        let html = WebPage.html
+        #expect(html.components(separatedBy: "<script>").count == 2 && !html.contains("<script "))
+        #expect(html.components(separatedBy: "<style>").count == 2 && !html.contains("<style "))
+        #expect(!html.contains("http://") && !html.contains("https://"), "no outside assets")
+        #expect(!html.contains("innerHTML") && !html.contains("insertAdjacentHTML") && !html.contains("document.write"))
+        let policy = WebSite.contentSecurityPolicy(for: html)
+        let open = html.range(of: "<script>")!
+        let close = html.range(of: "</script>")!
+        let script = Array(html[open.upperBound..<close.lowerBound].utf8)
+        let hash = Data(Sodium.sha256(script)).base64EncodedString()
+        #expect(policy.contains("script-src 'sha256-\(hash)'") && policy.hasPrefix("default-src 'none'"))
+    }
+
+    @Test func writesComeOnlyFromThePage() {
+        func request(_ headers: [String: String]) -> WebRequest {
+            WebRequest(method: "POST", path: "/api/chat", clientAddress: "10.0.0.9", body: [], headers: headers)
+        }
+        let form = "application/x-www-form-urlencoded"
+        #expect(
+            WebSite.checkWrite(
+                request(["host": "10.0.0.1:8080", "origin": "http://10.0.0.1:8080", "content-type": form])) == nil)
+        #expect(
+            WebSite.checkWrite(
+                request(["host": "10.0.0.1:8080", "sec-fetch-site": "same-origin", "content-type": form])) == nil)
+        #expect(WebSite.checkWrite(request(["host": "10.0.0.1:8080", "content-type": form]))?.status == 403)
+        #expect(
+            WebSite.checkWrite(request(["host": "10.0.0.1:8080", "origin": "http://evil", "content-type": form]))?
+                .status == 403)
+        #expect(WebSite.checkWrite(request(["origin": "http://", "content-type": form]))?.status == 403)
+        #expect(
+            WebSite.checkWrite(request(["host": "h", "origin": "http://h", "content-type": "text/plain"]))?.status
+                == 415)
+    }
+
+    @Test func theDJsCommands() {
+        #expect(WebSite.commandLine("skip", nil) == "next")
+        #expect(WebSite.commandLine("seek", "42") == "seek 42")
+        #expect(WebSite.commandLine("crowd-skip", "30") == "crowd-skip 30")
+        #expect(WebSite.commandLine("seek", "") == nil)
+        #expect(WebSite.commandLine("quit", nil) == nil, "the page cannot end the station")
+        #expect(WebSite.commandLine("mute", "Bob\nquit") == nil, "one line only")
+        #expect(WebSite.commandLine("approve", String(repeating: "1", count: 101)) == nil)
+        #expect(WebSite.same("abc", "abc") && !WebSite.same("abc", "abd") && !WebSite.same("abc", "ab"))
+    }
+
+    @Test func aGuestsActionGoesToTheDJAndItsAnswerComesBack() throws {
+        let (site, hub, inbox) = site(timeout: 5)
+        let request = WebRequest(
+            method: "POST", path: "/api/vote", clientAddress: "10.0.0.9", body: Array("track=t1&choice=up".utf8),
+            headers: [
+                "host": "10.0.0.1:8080", "origin": "http://10.0.0.1:8080",
+                "content-type": "application/x-www-form-urlencoded",
+            ])
+        // The DJ's side: take the action from the inbox and answer it.
+        let dj = Thread {
+            for _ in 0..<200 {
+                for case .web(let action) in inbox.drain() {
+                    let ack = VoteAck(
+                        voteSequence: action.sequence, status: .counted, trackID: "t1", choice: .up,
+                        tally: Tally(up: 1, down: 0), listenerCount: 0)
+                    hub.answer(action.ticket, .voteAck(ack))
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        dj.start()
+        let response = site.respond(to: request)
+        guard case .bytes(let body) = response.body else {
+            Issue.record("no body")
+            return
+        }
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(
+            response.status == 200 && text.contains("\"status\":\"counted\"") && text.contains("\"up\":1"), "\(text)")
+        #expect(response.headers.contains { $0.0 == "Set-Cookie" && $0.1.hasPrefix("pr_guest=") })
+    }
+
+    @Test func anyRequestGetsADocumentedStatus() {
+        let (site, _, _) = site()
+        var random = SplitMix64(seed: 7)
+        let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "", "G\u{0}ET"]
+        let paths = [
+            "/", "/api/state", "/api/time", "/api/search", "/api/vote", "/api/request", "/api/request-vote",
+            "/api/chat",
+            "/api/name", "/api/dj", "/api/listen", "/qr.svg", "/art/", "/art/123", "/art/local:x", "/nothing", "//",
+            "/api/../etc/passwd", "/media/x",
+        ]
+        let bytes: [UInt8] = Array("=&%+az09:".utf8) + [0, 0xC3, 0xFF, 0x0A]
+        for _ in 0..<3_000 {
+            let method = methods[Int(random.next() % UInt64(methods.count))]
+            let path = paths[Int(random.next() % UInt64(paths.count))]
+            let body = (0..<Int(random.next() % 48)).map { _ in bytes[Int(random.next() % UInt64(bytes.count))] }
+            var headers = ["host": "10.0.0.1:8080"]
+            if random.next() % 2 == 0 { headers["origin"] = "http://10.0.0.1:8080" }
+            if random.next() % 2 == 0 { headers["content-type"] = "application/x-www-form-urlencoded" }
+            if random.next() % 3 == 0 { headers["x-dj-token"] = "00" }
+            let query = random.next() % 2 == 0 ? ["q": String(decoding: body, as: UTF8.self)] : [:]
+            let cookies = random.next() % 2 == 0 ? ["pr_guest": String(decoding: body, as: UTF8.self)] : [:]
+            let response = site.respond(
+                to: WebRequest(
+                    method: method, path: path, clientAddress: "10.0.0.9", body: body, headers: headers, query: query,
+                    cookies: cookies))
+            #expect([200, 202, 400, 403, 404, 405, 415, 500, 503].contains(response.status), "\(method) \(path)")
+        }
+    }
+}

@@ -88,6 +88,43 @@ import Testing
         #expect(commented.verdict(for: udp(5353)) != .accepted && commented.verdict(for: udp(5354)) == .accepted)
     }
 
+    /// ufw's default (deny incoming): it lets mDNS in by itself, and nothing else of ours.
+    @Test func ufwDefaults() {
+        let text = """
+            -P INPUT DROP
+            -N ufw-before-input
+            -N ufw-user-input
+            -N ufw-after-input
+            -N ufw-reject-input
+            -N ufw-not-local
+            -A INPUT -j ufw-before-input
+            -A INPUT -j ufw-after-input
+            -A INPUT -j ufw-reject-input
+            -A ufw-before-input -i lo -j ACCEPT
+            -A ufw-before-input -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+            -A ufw-before-input -m conntrack --ctstate INVALID -j DROP
+            -A ufw-before-input -p udp -m udp --sport 67 --dport 68 -j ACCEPT
+            -A ufw-before-input -j ufw-not-local
+            -A ufw-before-input -d 224.0.0.251/32 -p udp -m udp --dport 5353 -j ACCEPT
+            -A ufw-before-input -d 239.255.255.250/32 -p udp -m udp --dport 1900 -j ACCEPT
+            -A ufw-before-input -j ufw-user-input
+            -A ufw-not-local -m addrtype --dst-type LOCAL -j RETURN
+            -A ufw-not-local -m addrtype --dst-type MULTICAST -j RETURN
+            -A ufw-not-local -m addrtype --dst-type BROADCAST -j RETURN
+            -A ufw-not-local -m limit --limit 3/min --limit-burst 10 -j ufw-logging-deny
+            -A ufw-not-local -j DROP
+            -A ufw-user-input -p tcp -m tcp --dport 22 -j ACCEPT
+            -A ufw-after-input -p udp -m udp --dport 137 -j ufw-skip-to-policy-input
+            """
+        let rules = FirewallRules(iptables: text)
+        #expect(rules.verdict(for: udp(5353, to: "224.0.0.251")) == .accepted)
+        #expect(rules.verdict(for: udp(45_000, to: "239.255.42.42")) == .dropped(rule: "-P INPUT DROP"))
+        #expect(rules.verdict(for: udp(41_000)) == .dropped(rule: "-P INPUT DROP"))
+        #expect(rules.verdict(for: tcp(22)) == .accepted)
+        let allowed = FirewallRules(iptables: text + "\n-A ufw-user-input -i eth0 -p udp -j ACCEPT")
+        #expect(allowed.verdict(for: udp(45_000, to: "239.255.42.42")) == .accepted)
+    }
+
     @Test func parsingPieces() {
         #expect(FirewallRules.ports("53") == [53...53])
         #expect(FirewallRules.ports("1024:65535,80") == [1024...65535, 80...80])

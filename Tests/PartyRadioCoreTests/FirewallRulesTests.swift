@@ -125,6 +125,72 @@ import Testing
         #expect(allowed.verdict(for: udp(45_000, to: "239.255.42.42")) == .accepted)
     }
 
+    /// nftables: Debian's /etc/nftables.conf (accept), and a hand-made drop policy with sets,
+    /// wrapped lines, counters and a jump; tables other than ip/inet, and iptables' own, are left out.
+    @Test func nftablesInputChains() {
+        let debian = """
+            table inet filter {
+            \tchain input {
+            \t\ttype filter hook input priority filter;
+            \t}
+            \tchain forward {
+            \t\ttype filter hook forward priority filter;
+            \t}
+            }
+            """
+        let plain = FirewallRules.nftables(debian)
+        #expect(plain.count == 1)
+        #expect(FirewallRules.verdict(for: udp(45_000, to: "239.255.1.2"), in: plain) == .accepted)
+
+        let strict = """
+            table ip filter {
+            \tchain INPUT {
+            \t\ttype filter hook input priority filter; policy drop;
+            \t}
+            }
+            table ip6 filter6 {
+            \tchain input {
+            \t\ttype filter hook input priority filter; policy drop;
+            \t}
+            }
+            table inet home {
+            \tset trusted {
+            \t\ttype ipv4_addr
+            \t\telements = { 10.0.0.7, 10.0.0.8 }
+            \t}
+            \tchain input {
+            \t\ttype filter hook input priority filter; policy drop;
+            \t\tct state established,related accept
+            \t\tiif "lo" accept
+            \t\tmeta l4proto icmp accept
+            \t\tip daddr 224.0.0.251 udp dport mdns counter packets 3 bytes 180 accept
+            \t\ttcp dport { 22, 80,
+            \t\t\t     443 } accept
+            \t\tiifname "eth*" jump lan
+            \t\tudp dport 40000-49999 log prefix "groups " drop
+            \t}
+            \tchain lan {
+            \t\tmeta l4proto { tcp, udp } th dport 50000-60999 accept
+            \t\tip saddr 10.0.0.0/24 udp dport 40000-49999 accept
+            \t}
+            }
+            """
+        let sets = FirewallRules.nftables(strict, skippingTables: ["ip filter"])
+        #expect(sets.count == 1)  // ip6 and iptables' own table are not read
+        #expect(FirewallRules.verdict(for: udp(5353, to: "224.0.0.251"), in: sets) == .accepted)
+        #expect(FirewallRules.verdict(for: tcp(443), in: sets) == .accepted)
+        #expect(FirewallRules.verdict(for: udp(45_000, to: "239.255.1.2"), in: sets) == .accepted)
+        #expect(FirewallRules.verdict(for: udp(55_000), in: sets) == .accepted)
+        #expect(FirewallRules.verdict(for: tcp(55_000), in: sets) == .accepted)
+        #expect(FirewallRules.verdict(for: udp(33_000), in: sets) == .dropped(rule: "-P INPUT DROP"))
+        #expect(
+            FirewallRules.verdict(for: udp(45_000, to: "239.255.1.2", on: "wlan0"), in: sets)
+                == .dropped(rule: #"udp dport 40000-49999 log prefix "groups " drop"#))
+        // With iptables' table read too, both must let a packet in.
+        let both = FirewallRules.nftables(strict) + [FirewallRules(iptables: "-P INPUT ACCEPT")]
+        #expect(FirewallRules.verdict(for: udp(5353, to: "224.0.0.251"), in: both) == .dropped(rule: "-P INPUT DROP"))
+    }
+
     @Test func parsingPieces() {
         #expect(FirewallRules.ports("53") == [53...53])
         #expect(FirewallRules.ports("1024:65535,80") == [1024...65535, 80...80])

@@ -140,10 +140,10 @@ extension DoctorCheck {
         }
         var check: DoctorCheck
         switch reading {
-        case .rules:
+        case .rules(let source):
             check = DoctorCheck(
                 name: "firewall", ok: true,
-                detail: "The rules (iptables INPUT) let in mDNS, the stations' groups, UDP and TCP on \(interface)"
+                detail: "The rules (\(source)) let in mDNS, the stations' groups, UDP and TCP on \(interface)"
                     + (answered.map { ", and \($0)." } ?? "."))
             if !unsure.isEmpty {
                 check.note =
@@ -153,7 +153,7 @@ extension DoctorCheck {
             let why =
                 if case .unreadable(let message) = reading { "The firewall rules could not be read (\(message))" } else
                 {
-                    "There is no iptables to read firewall rules with"
+                    "There is no iptables or nft to read firewall rules with"
                 }
             check = DoctorCheck(name: "firewall", ok: true, detail: why + (answered.map { "; \($0)." } ?? "."))
             if answered == nil {

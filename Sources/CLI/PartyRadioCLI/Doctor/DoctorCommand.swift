@@ -27,14 +27,13 @@ enum DoctorCommand {
             // firewall's proof of the way through.
             let station: ClockProbeMachine.Outcome? =
                 avahi == nil ? DoctorProbes.clock(settings: settings(options, context: context)) : nil
-            let reading = DoctorProbes.firewall()
+            let (reading, rules) = DoctorProbes.firewall()
             var verdicts: [(FirewallTraffic, FirewallRules.Verdict)] = []
-            if case .rules(let text) = reading {
-                let rules = FirewallRules(iptables: text)
+            if case .rules = reading {
                 for (traffic, packet) in DoctorProbes.stationPackets(
                     interface: interface, port: options.port == 0 ? nil : options.port)
                 {
-                    verdicts.append((traffic, rules.verdict(for: packet)))
+                    verdicts.append((traffic, FirewallRules.verdict(for: packet, in: rules)))
                 }
             }
             checks.append(.firewall(reading, verdicts: verdicts, station: station, interface: interface.name))

@@ -50,12 +50,14 @@ public struct FirewallRules: Equatable, Sendable {
         case packetType(String, negated: Bool)
         case destinationType(Set<String>, negated: Bool)
         case probability(Double)
+        /// Any of these (an nftables set: `meta l4proto { tcp, udp }`).
+        indirect case oneOf([Condition])
         case unknown(String)
     }
 
     /// The built-in chains' policies (`INPUT` → `DROP`).
-    private(set) var policies: [String: String] = [:]
-    private(set) var chains: [String: [Rule]] = [:]
+    var policies: [String: String] = [:]
+    var chains: [String: [Rule]] = [:]
 
     /// Parses `iptables -S` (the filter table). Lines it does not know are skipped.
     public init(iptables text: String) {
@@ -162,6 +164,9 @@ public struct FirewallRules: Equatable, Sendable {
             return when(types.contains(packet.isMulticast ? "MULTICAST" : "LOCAL"), negated: negated)
         case .probability(let share):
             return share >= 1 ? .yes : share <= 0 ? .no : .maybe
+        case .oneOf(let conditions):
+            let each = conditions.map { judge($0, packet) }
+            return each.contains(.yes) ? .yes : each.contains(.maybe) ? .maybe : .no
         case .unknown:
             return .maybe
         }

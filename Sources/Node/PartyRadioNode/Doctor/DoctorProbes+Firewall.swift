@@ -5,40 +5,74 @@ import PartyRadioNet
 extension DoctorProbes {
     /// What reading the IPv4 firewall gave.
     public enum FirewallReading: Equatable, Sendable {
-        /// `iptables -S`, as printed.
+        /// Rules were read, from these (`iptables -S`, `nft list ruleset`).
         case rules(String)
-        /// There is no `iptables` on this machine.
+        /// There is neither `iptables` nor `nft` on this machine.
         case noTool
-        /// It could not be read (not root, no nf_tables), in its own words.
+        /// They could not be read (not root), in the tools' own words.
         case unreadable(String)
     }
 
-    /// Runs `iptables -S` (the filter table, which the nftables backend shows too) when the tool
-    /// is there. A self-test through our own address would prove nothing: the kernel delivers it
-    /// over `lo`, past every rule on the LAN interface, so the rules are read instead, and a
-    /// station's answer (the clock check) proves the round trip.
-    public static func firewall() -> FirewallReading {
-        let candidates = ["/usr/sbin/iptables", "/sbin/iptables", "/usr/bin/iptables", "/bin/iptables"]
-        guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            return .noTool
+    /// Reads the IPv4 firewall: `iptables -S` (the filter table, which the nftables backend shows
+    /// too) and `nft list ruleset` (the input chains of tables iptables does not show), each when
+    /// the tool is there. A self-test through our own address would prove nothing: the kernel
+    /// delivers it over `lo`, past every rule on the LAN interface, so the rules are read instead,
+    /// and a station's answer (the clock check) proves the round trip.
+    /// - Returns: what was read, and a rule set per chain a packet must pass.
+    public static func firewall() -> (reading: FirewallReading, rules: [FirewallRules]) {
+        var rules: [FirewallRules] = []
+        var read: [String] = []
+        var problems: [String] = []
+        switch runTool("iptables", ["-S"]) {
+        case .success(let text):
+            rules.append(FirewallRules(iptables: text))
+            read.append("iptables -S")
+        case .failure(let problem):
+            if let message = problem.message { problems.append(message) }
         }
+        switch runTool("nft", ["list", "ruleset"]) {
+        case .success(let text):
+            // The nftables backend of iptables keeps its rules in "ip filter": read them once.
+            rules += FirewallRules.nftables(text, skippingTables: read.isEmpty ? [] : ["ip filter"])
+            read.append("nft list ruleset")
+        case .failure(let problem):
+            if let message = problem.message { problems.append(message) }
+        }
+        if !read.isEmpty { return (.rules(read.joined(separator: " and ")), rules) }
+        return (problems.isEmpty ? .noTool : .unreadable(problems.joined(separator: "; ")), [])
+    }
+
+    /// Why a tool gave no rules: it is not installed (nil), or its complaint.
+    private struct ToolProblem: Error {
+        var message: String?
+    }
+
+    /// Runs `name` from the sbin/bin folders with `arguments`: its output, or why not.
+    private static func runTool(_ name: String, _ arguments: [String]) -> Result<String, ToolProblem> {
+        let candidates = ["/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/"].map { $0 + name }
+        guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            return .failure(ToolProblem(message: nil))
+        }
+        let command = ([name] + arguments).joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-S"]
+        process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return .unreadable("\(tool) -S: \(error.localizedDescription)") }
+        do { try process.run() } catch {
+            return .failure(ToolProblem(message: "\(command): \(error.localizedDescription)"))
+        }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let line = complaint.split(separator: "\n").first.map(String.init) ?? "exit \(process.terminationStatus)"
-            return .unreadable("iptables -S: \(line)")
+            return .failure(ToolProblem(message: "\(command): \(line)"))
         }
-        return .rules(text)
+        return .success(text)
     }
 
     /// The kinds of packet a station and its listeners must receive on `interface`, from another

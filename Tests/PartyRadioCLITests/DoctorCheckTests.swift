@@ -1,3 +1,4 @@
+import PartyRadioCore
 import PartyRadioNode
 import Testing
 
@@ -46,7 +47,8 @@ import Testing
         let json = DoctorCheck.json(checks).rendered
         #expect(
             json.hasPrefix(
-                #"{"ok":false,"checks":[{"name":"avahi","ok":true,"detail":"avahi-daemon answers on D-Bus.","fix":null},"#
+                #"{"ok":false,"checks":[{"name":"avahi","ok":true,"skipped":false,"detail":"avahi-daemon answers on D-Bus.","#
+                    + #""fix":null,"note":null},"#
             ))
     }
 
@@ -68,5 +70,152 @@ import Testing
                 == CommonOptions(stateDir: "/s", verbose: true))
     }
 
+    @Test func newOptionsAndTheConfigFile() throws {
+        guard
+            case .doctor(let options) = try Command.parse(
+                ["doctor", "--audio-driver", "pulse", "--no-audio", "--port", "41000"])
+        else { throw Failure() }
+        #expect(options.audioDriver == "pulse" && options.noAudio && options.port == 41000)
+        #expect(throws: UsageError.self) { try Command.parse(["doctor", "--port", "70000"]) }
+        let file = try ConfigFile(parsing: "audio-driver = alsa\nno-audio = true\ninterface = wlan0\nport = 4000\n")
+        #expect(
+            file.arguments(for: "doctor", given: ["--audio-driver", "null"])
+                == ["--no-audio", "--interface", "wlan0", "--port", "4000"])
+    }
+
+    // MARK: Audio
+
+    @Test func audioVerdicts() {
+        let played = DoctorCheck.audio(.init(requested: nil, opened: "pulse", error: nil))
+        #expect(played.ok && played.detail == "mpv played a test tone through its 'pulse' output.")
+        let null = DoctorCheck.audio(.init(requested: "null", opened: "null", error: nil))
+        #expect(null.ok && null.detail.contains("--audio-driver null"))
+        // The default falling back to null is no sound at all.
+        let fellBack = DoctorCheck.audio(.init(requested: nil, opened: "null", error: nil))
+        #expect(!fellBack.ok && fellBack.detail.hasPrefix("No sound output: ") && fellBack.detail.contains("null"))
+        #expect(fellBack.fix == DoctorCheck.audioFix)
+        let broken = DoctorCheck.audio(
+            .init(requested: "pulse", opened: nil, error: "audio output initialization failed"))
+        #expect(
+            broken.detail
+                == "No sound output: mpv could not open the 'pulse' output: audio output initialization failed.")
+        #expect(broken.fix?.contains("pipewire") == true && broken.fix?.contains("--audio-driver null") == true)
+        let noDevice = DoctorCheck.audio(.init(requested: nil, opened: nil, error: nil, noDevice: true))
+        #expect(!noDevice.ok && noDevice.detail.contains("/dev/snd"))
+        let off = DoctorCheck.audio(nil)
+        #expect(off.ok && off.skipped && off.fix == nil)
+    }
+
+    // MARK: Clock
+
+    let rooftop = ClockProbeMachine.Station(name: "Rooftop", address: PeerAddress(host: "10.0.0.1", port: 41000))
+
+    @Test func clockVerdicts() {
+        let behind = DoctorCheck.clock(
+            .measured(
+                rooftop,
+                ClockReading(
+                    offsetNs: 2_104_300_000, minRoundTripNs: 412_000, medianRoundTripNs: 500_000, received: 8, sent: 8)),
+            interface: "eth0")
+        #expect(behind.ok && !behind.skipped)
+        #expect(behind.detail == "Your clock is 2.1 s behind Rooftop's (round trip 0.41 ms, 8 of 8 pings answered).")
+        #expect(behind.note?.contains("consider NTP") == true)
+        #expect(behind.measured["offset_ms"] == 2104.3 && behind.measured["rtt_ms"] == 0.412)
+        let close = DoctorCheck.clock(
+            .measured(
+                rooftop,
+                ClockReading(
+                    offsetNs: -3_250_000, minRoundTripNs: 200_000, medianRoundTripNs: 300_000, received: 7, sent: 9)),
+            interface: "eth0")
+        #expect(close.detail.hasPrefix("Your clock is 3.3 ms ahead of Rooftop's") && close.note == nil)
+
+        let none = DoctorCheck.clock(.noStation, interface: "eth0")
+        #expect(none.ok && none.skipped && none.detail.contains("no station is on the air on eth0"))
+        let noAvahi = DoctorCheck.clock(nil, interface: "eth0", why: "without avahi-daemon no station can be found")
+        #expect(noAvahi.skipped && noAvahi.detail == "Skipped: without avahi-daemon no station can be found.")
+
+        let silent = DoctorCheck.clock(.silent(rooftop), interface: "eth0")
+        #expect(
+            !silent.ok && silent.detail.contains("10.0.0.1:41000") && silent.fix?.contains("its port 41000") == true)
+        let noPong = DoctorCheck.clock(.noPong(rooftop, sent: 30), interface: "eth0")
+        #expect(!noPong.ok && noPong.detail.contains("none of 30 time pings"))
+        #expect(noPong.fix?.contains("iptables -I INPUT -i eth0 -p udp") == true)
+    }
+
+    // MARK: Firewall
+
+    @Test func firewallVerdicts() {
+        let interface = NetworkInterfaceStub.packets
+        let open = FirewallRules(iptables: "-P INPUT ACCEPT")
+        let passed = DoctorCheck.firewall(
+            .rules(""), verdicts: interface.map { ($0.0, open.verdict(for: $0.1)) },
+            station: .measured(
+                rooftop, ClockReading(offsetNs: 0, minRoundTripNs: 1, medianRoundTripNs: 1, received: 1, sent: 1)),
+            interface: "eth0")
+        #expect(passed.ok && passed.detail.hasSuffix("and 'Rooftop' answered over UDP."))
+
+        let rule = "-A INPUT ! -i lo -p udp -j DROP"
+        let walled = FirewallRules(iptables: rule)
+        let failed = DoctorCheck.firewall(
+            .rules(rule), verdicts: interface.map { ($0.0, walled.verdict(for: $0.1)) }, station: .noStation,
+            interface: "eth0")
+        #expect(!failed.ok)
+        #expect(
+            failed.detail
+                == "The firewall drops mDNS (5353/udp), the stations' multicast groups (UDP 40000–49999) and UDP to "
+                + "this machine's ports coming in on eth0 (rule: \(rule)).")
+        #expect(
+            failed.fix?.hasPrefix("Let them in: sudo iptables -I INPUT -i eth0 -p udp --dport 5353 -j ACCEPT && ")
+                == true)
+        #expect(failed.fix?.contains("--dport 1024:65535") == true && failed.fix?.contains("-p tcp") == false)
+
+        // Rules that let it all in, but a station that does not answer: something on the way drops it.
+        let silent = DoctorCheck.firewall(.rules(""), verdicts: [], station: .silent(rooftop), interface: "eth0")
+        #expect(!silent.ok && silent.detail.contains("does not answer over UDP") && silent.fix != nil)
+
+        let unreadable = DoctorCheck.firewall(
+            .unreadable("iptables -S: Permission denied (you must be root)"), verdicts: [], station: .noStation,
+            interface: "eth0")
+        #expect(
+            unreadable.ok && unreadable.detail.contains("could not be read")
+                && unreadable.note?.contains("root") == true)
+        let maybe = FirewallRules(
+            iptables: "-A INPUT -m statistic --mode random --probability 0.5 -j DROP")
+        let unsure = DoctorCheck.firewall(
+            .rules(""), verdicts: interface.map { ($0.0, maybe.verdict(for: $0.1)) }, station: nil, interface: "eth0")
+        #expect(unsure.ok && unsure.note?.contains("may drop") == true)
+    }
+
+    @Test func textShowsSkipsAndNotes() {
+        var noted = DoctorCheck(name: "clock", ok: true, detail: "Off.")
+        noted.note = "Use NTP."
+        let text = DoctorCheck.text([DoctorCheck.clock(.noStation, interface: "eth0"), noted])
+        #expect(
+            text
+                == "skip clock: Skipped: no station is on the air on eth0 to compare clocks with.\nok   clock: Off.\n     note: Use NTP."
+        )
+        #expect(DoctorCheck.exitCode([DoctorCheck.clock(.noStation, interface: "eth0")]) == .success)
+        var measured = noted
+        measured.measured = ["rtt_ms": 0.5, "offset_ms": -1]
+        #expect(
+            DoctorCheck.json([measured]).rendered.hasSuffix(
+                #""note":"Use NTP.","measured":{"offset_ms":-1.0,"rtt_ms":0.5}}]}"#))
+    }
+
     struct Failure: Error {}
+}
+
+/// The packets the firewall check asks about, for an eth0 at 10.0.0.2.
+enum NetworkInterfaceStub {
+    static var packets: [(FirewallTraffic, FirewallRules.Packet)] {
+        let own = FirewallRules.ipv4("10.0.0.2")!
+        let peer = FirewallRules.ipv4("10.0.0.1")!
+        func packet(_ proto: FirewallRules.Packet.Proto, _ port: UInt16, _ to: UInt32) -> FirewallRules.Packet {
+            FirewallRules.Packet(proto: proto, port: port, interface: "eth0", source: peer, destination: to)
+        }
+        return [
+            (.mdns, packet(.udp, 5353, 0xE000_00FB)), (.groups, packet(.udp, 45_000, 0xEFFF_0102)),
+            (.unicast, packet(.udp, 33_000, own)), (.http, packet(.tcp, 33_000, own)),
+        ]
+    }
 }

@@ -67,6 +67,24 @@ import Testing
             make: { _ in ObserverMachine(verifier: ChecksumVerifier()) })
         #expect(reached.isSuperset(of: ["stationsChanged", "settled"]), "reached only \(reached.sorted())")
     }
+
+    /// `doctor`'s clock probe: whatever arrives, it ends with an outcome and never spins.
+    @Test(arguments: seeds) func clockProbeMachine(seed: UInt64) {
+        var fuzz = InputFuzzer(seed: seed, role: .station)
+        let reached = fuzz.exercise(
+            steps: Self.steps,
+            marks: { probe in
+                switch probe.outcome {
+                case .noStation?: ["no station"]
+                case .silent?, .noPong?: ["no answer"]
+                case .measured?: ["measured"]
+                case .failed?: ["failed"]
+                case nil: []
+                }
+            },
+            make: { _ in ClockProbeMachine(verifier: ChecksumVerifier()) })
+        #expect(!reached.isDisjoint(with: ["no station", "no answer", "failed", "measured"]), "\(reached.sorted())")
+    }
 }
 
 /// Makes the random inputs and checks the machine after each.

@@ -21,13 +21,13 @@ public struct ConfigFile: Equatable, Sendable {
     static let keys: [Key] = [
         Key(name: "name", flag: "--name", aliases: ["-n"], commands: ["dj"]),
         Key(name: "library", flag: "--library", aliases: ["-l"], commands: ["dj"], repeatable: true),
-        Key(name: "audio-driver", flag: "--audio-driver", commands: ["dj", "listen"]),
-        Key(name: "no-audio", flag: "--no-audio", commands: ["dj", "listen"], isSwitch: true),
+        Key(name: "audio-driver", flag: "--audio-driver", commands: ["dj", "listen", "doctor"]),
+        Key(name: "no-audio", flag: "--no-audio", commands: ["dj", "listen", "doctor"], isSwitch: true),
         Key(name: "guest-name", flag: "--as", commands: ["listen", "chat", "request"]),
         Key(
             name: "interface", flag: "--interface",
-            commands: ["dj", "stations", "listen", "vote", "chat", "request", "queue"]),
-        Key(name: "port", flag: "--port", commands: ["dj"]),
+            commands: ["dj", "stations", "listen", "vote", "chat", "request", "queue", "doctor"]),
+        Key(name: "port", flag: "--port", commands: ["dj", "doctor"]),
         Key(name: "crowd-skip", flag: "--crowd-skip", commands: ["dj"]),
         Key(name: "country", flag: "--country", commands: ["dj", "search", "lookup", "charts"]),
     ]

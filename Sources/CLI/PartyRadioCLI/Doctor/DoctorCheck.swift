@@ -4,13 +4,20 @@ import PartyRadioNode
 /// One thing `partyradio doctor` checked: what it found, in one sentence, and the fix when it failed.
 /// Each check is a pure function of what was probed, so every verdict is unit-tested.
 public struct DoctorCheck: Equatable, Sendable {
-    /// Short name (`avahi`, `interface`, `multicast`, `catalog`), the JSON key.
+    /// Short name (`interface`, `avahi`, `multicast`, `firewall`, `audio`, `clock`, `catalog`), the JSON key.
     public var name: String
+    /// False only when it failed (a skipped check is not a failure).
     public var ok: Bool
     /// What was found, one sentence.
     public var detail: String
     /// What to do, when it failed.
     public var fix: String?
+    /// The check could not apply here (no station on the air for the clock).
+    public var skipped = false
+    /// Advice on a check that passed (a clock far off, rules that could not be read).
+    public var note: String?
+    /// Numbers behind the verdict, for `--json` (`offset_ms`, `rtt_ms`).
+    public var measured: [String: Double] = [:]
 
     /// What probing the network interface gave: its description, or why none is usable.
     static func interface(_ probe: Result<String, DoctorProbes.Failure>) -> DoctorCheck {
@@ -78,18 +85,27 @@ public struct DoctorCheck: Equatable, Sendable {
     /// The report as a terminal shows it: one line per check, the fix under a failed one.
     static func text(_ checks: [DoctorCheck]) -> String {
         checks.map { check in
-            "\(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail)"
-                + (check.fix.map { "\n     fix: \($0)" } ?? "")
+            "\(check.skipped ? "skip" : check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail)"
+                + (check.fix.map { "\n     fix: \($0)" } ?? "") + (check.note.map { "\n     note: \($0)" } ?? "")
         }.joined(separator: "\n")
     }
 
-    /// The report as `--json`: `ok` and every check with `name`, `ok`, `detail` and `fix`.
+    /// The report as `--json`: `ok` and every check with `name`, `ok`, `skipped`, `detail`, `fix`
+    /// and `note` (null when there is none), and `measured` where the check measured something.
     static func json(_ checks: [DoctorCheck]) -> JSON {
         let rows: [JSON] = checks.map { check in
             let fix: JSON = check.fix.map { JSON.string($0) } ?? .null
-            return .object([
-                ("name", .string(check.name)), ("ok", .bool(check.ok)), ("detail", .string(check.detail)), ("fix", fix),
-            ])
+            let note: JSON = check.note.map { JSON.string($0) } ?? .null
+            var fields: [(String, JSON)] = [
+                ("name", .string(check.name)), ("ok", .bool(check.ok)), ("skipped", .bool(check.skipped)),
+                ("detail", .string(check.detail)), ("fix", fix), ("note", note),
+            ]
+            if !check.measured.isEmpty {
+                fields.append(
+                    ("measured", .object(check.measured.sorted { $0.key < $1.key }.map { ($0.key, .double($0.value)) }))
+                )
+            }
+            return .object(fields)
         }
         return .object([("ok", .bool(checks.allSatisfy(\.ok))), ("checks", .array(rows))])
     }

@@ -1,5 +1,6 @@
 extension Command {
-    /// `partyradio doctor [--json] [--interface NAME] [--itunes-url URL] [options]`
+    /// `partyradio doctor [--json] [--interface NAME] [--audio-driver NAME] [--no-audio] [--port N]
+    /// [--itunes-url URL] [options]`
     public struct DoctorOptions: Equatable, Sendable {
         /// `--json`: one object with every check.
         public var json = false
@@ -7,6 +8,12 @@ extension Command {
         public var timeout: Double = 3
         /// `--itunes-url`, else `$PARTYRADIO_ITUNES_URL`, else Apple's.
         public var iTunesURL: String
+        /// `--audio-driver NAME`: the mpv output to try (nil: the first that works, as `listen` does).
+        public var audioDriver: String?
+        /// `--no-audio`: this machine plays nothing, so the audio check is skipped.
+        public var noAudio = false
+        /// `--port N`: the station's UDP port the firewall must let in (0: any high port).
+        public var port: UInt16 = 0
         /// `--interface`.
         public var network = NetworkOptions()
         /// `--state-dir`, `-v`.
@@ -23,6 +30,9 @@ extension Command {
             case "--json": options.json = true
             case "--timeout": options.timeout = try scanner.seconds(for: option, in: 0.1...60)
             case "--itunes-url": options.iTunesURL = try scanner.url(for: option)
+            case "--audio-driver": options.audioDriver = try scanner.value(for: option)
+            case "--no-audio": options.noAudio = true
+            case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
             default: throw scanner.unknown(option)
             }
         }

@@ -12,10 +12,17 @@ extension HelpPages {
 
     static let doctor = HelpText(
         overview: "Check what this machine needs to host or hear a station; each failure says how to fix it.",
-        usage: "partyradio doctor [--json] [--interface <name>] [--timeout <seconds>] [options]",
+        usage:
+            "partyradio doctor [--json] [--interface <name>] [--audio-driver <name>] [--timeout <seconds>] [options]",
         options: [
             ("--json", "Print the checks as JSON."),
             ("--timeout <seconds>", "How long the multicast self-test and the catalog may take (default: 3)."),
+            (
+                "--audio-driver <name>",
+                "The mpv audio output to try: null, alsa, pulse, pipewire… (default: the first that works)."
+            ),
+            ("--no-audio", "This machine plays nothing: skip the audio check."),
+            ("--port <n>", "The station's UDP port the firewall must let in (default: any port from 1024)."),
             ("--itunes-url <url>", "The catalog to try (default: $PARTYRADIO_ITUNES_URL or https://itunes.apple.com)."),
         ] + NetworkOptions.help + CommonOptions.help,
         discussion: """
@@ -24,8 +31,15 @@ extension HelpPages {
               avahi      avahi-daemon answers on D-Bus
               multicast  a datagram sent to a test group on the interface (TTL 1, looped back,
                          never beyond the link) comes back
+              firewall   the firewall (iptables -S, when readable) lets in mDNS, the stations'
+                         multicast groups, UDP and TCP on high ports; a station on the air answers
+              audio      mpv opens a sound output and plays a short test tone (the null output
+                         fails unless asked for with --audio-driver null)
+              clock      this clock against a station's, from 8 time pings (skipped when no
+                         station is on the air; fails when it does not answer)
               catalog    the catalog answers a search
-            Exit code 1 if any check fails.
+            Exit code 1 if any check fails; a check that cannot apply is skipped, not failed.
+            The config file's audio-driver, no-audio, interface and port apply.
             """)
 
     static let man = HelpText(

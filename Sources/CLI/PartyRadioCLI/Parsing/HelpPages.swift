@@ -22,7 +22,7 @@ enum HelpPages {
           lookup     Look tracks up by catalog ID.
           charts     Show a country's top songs.
           token      Make an Apple Music developer token from your .p8 key.
-          doctor     Check avahi-daemon, multicast and the catalog on this machine.
+          doctor     Check avahi, multicast, the firewall, audio, the clock and the catalog here.
           man        Print the manual page partyradio(1).
           completion Print a bash or zsh completion script.
 

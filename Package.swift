@@ -94,6 +94,9 @@ let package = Package(
         .executableTarget(
             name: "partyradio-bench-forgery", dependencies: ["PartyRadioSecurity", "PartyRadioCore"],
             path: "Sources/Bench/partyradio-bench-forgery"),
+        .executableTarget(
+            name: "partyradio-bench-votes", dependencies: ["PartyRadioSecurity", "PartyRadioCore", "PartyRadioStorage"],
+            path: "Sources/Bench/partyradio-bench-votes"),
 
         // MARK: Tests
         // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the catalog and CLI tests and

@@ -1,0 +1,82 @@
+// partyradio-bench-votes — `make bench` part `votes`: signed votes tallied per second on one core.
+//
+// G guests (real Ed25519 keys, each on its own address) are in the room: each has been heard once
+// (a heartbeat), as listeners are. Then every guest votes, as fast as this thread can take them,
+// through the DJ's whole path: decode, the sender gate, the replay window, the signature
+// (libsodium), the tally, and the save that must precede the acknowledgement. Three ways:
+//   1. the machine alone (no storage): the ceiling;
+//   2. one save (SQLite, dj.sqlite in a temporary folder) after every vote: how the runtime
+//      worked before it batched;
+//   3. one save per batch of up to 64 datagrams: how the runtime works (NodeRuntime.deliver(batch:)).
+// Prints votes per second for each, on one thread.
+import Foundation
+import PartyRadioCore
+import PartyRadioSecurity
+import PartyRadioStorage
+
+struct Verifier: DatagramVerifier {
+    func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
+    func stationID(for key: PublicKey) -> StationID? { Sodium.stationID(for: key) }
+}
+
+let guestCount = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
+let batch = 64
+let station = Identity.generate()
+let track = Track(id: "t0", title: "Bench", artist: "B", album: "", durationMs: 36_000_000, source: "http://x/0")
+let configuration = DJMachine.Configuration(
+    name: "Bench",
+    advert: StationAdvert(
+        stationID: station.stationID, group: station.stationID.multicastGroup, publicKey: station.publicKey),
+    queue: [track], port: 4000, interfaceName: "lo", address: "10.0.0.1", playsAudio: false)
+
+print("partyradio votes benchmark: \(guestCount) guests, each on its own address, one vote each, one thread")
+let guests = (0..<guestCount).map { _ in Identity.generate() }
+let addresses = (0..<guestCount).map { PeerAddress(host: "10.\($0 / 65_536 % 256).\($0 / 256 % 256).\($0 % 256)", port: 5000) }
+var sequence: UInt64 = 1_700_000_000_000_000_000
+@MainActor func datagram(_ message: Message, from guest: Identity) -> [UInt8] {
+    sequence += 1_000
+    return try! Datagram.encode(message, stationID: station.stationID, sequence: sequence, signer: guest)
+}
+let heartbeats = guests.map { datagram(.heartbeat(Heartbeat()), from: $0) }
+let votes = guests.enumerated().map { datagram(.vote(Vote(trackID: track.id, choice: $0.offset % 3 == 0 ? .down : .up)), from: $0.element) }
+
+@MainActor func run(_ name: String, saveEvery: Int?) {
+    var clock = LocalTime(ns: 1_800_000_000_000_000_000)
+    var dj = DJMachine(configuration: configuration, verifier: Verifier(), now: clock)
+    _ = dj.handle(.start, at: clock)
+    // The room: every guest heard once, slowly enough for the gate (not timed).
+    for (index, bytes) in heartbeats.enumerated() {
+        clock = clock + 1_000_000  // 1,000 a second
+        _ = dj.handle(.datagram(bytes, from: addresses[index]), at: clock)
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-bench-votes-\(UUID())")
+    try! FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = saveEvery == nil ? nil : try! DJStore(directory: folder)
+    var pendingSave: SavedStation?
+    var inBatch = 0
+    var saves = 0
+    let start = Date()
+    for (index, bytes) in votes.enumerated() {
+        clock = clock + 20_000  // 50,000 a second on the DJ's clock
+        for effect in dj.handle(.datagram(bytes, from: addresses[index]), at: clock) {
+            if case .save(let station) = effect { pendingSave = station }
+        }
+        inBatch += 1
+        if let every = saveEvery, inBatch >= every || index == votes.count - 1, let station = pendingSave {
+            try! store!.saveStation(station, at: clock)
+            saves += 1
+            pendingSave = nil
+            inBatch = 0
+        }
+    }
+    let seconds = Date().timeIntervalSince(start)
+    let tally = dj.engine.votes.tally
+    print(
+        "  \(name): \(Int(Double(votes.count) / seconds)) votes/s (\(String(format: "%.2f", seconds)) s; tally \(tally.up) up "
+            + "\(tally.down) down; \(saves) saves; dropped \(dj.filter.drops.total))")
+}
+
+run("machine only (decode, gate, replay, Ed25519, tally)", saveEvery: nil)
+run("with a save after every vote                       ", saveEvery: 1)
+run("with a save per batch of \(batch) (the runtime)             ", saveEvery: batch)

@@ -159,7 +159,7 @@ public final class MPRISService: Sendable {
     deinit { close() }
 
     /// The position now (µs), moved on from the last update.
-    func positionUs() -> Int64 {
+    public func positionUs() -> Int64 {
         state.withLock { state in Self.position(state.properties, elapsedNs: Self.monotonicNs() - state.updatedAtNs) }
     }
 

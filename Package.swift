@@ -117,7 +117,9 @@ let package = Package(
             dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
         .testTarget(
             name: "PartyRadioNodeTests",
-            dependencies: ["PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMPRIS"]),
+            dependencies: [
+                "PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMPRIS",
+            ]),
         .testTarget(
             name: "PartyRadioCLITests",
             dependencies: ["PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "CatalogTestSupport"]),

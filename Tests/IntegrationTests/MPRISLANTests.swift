@@ -26,7 +26,8 @@ struct MPRISLANTests {
 
     /// playerctl on `host` against its private bus; its trimmed stdout.
     func playerctl(_ lan: Testbed, host: Int, env: [String: String], _ args: [String]) throws -> String {
-        let result = try lan.run(host: host, ["playerctl", "--player=partyradio"] + args, env: env, timeout: .seconds(15))
+        let result = try lan.run(
+            host: host, ["playerctl", "--player=partyradio"] + args, env: env, timeout: .seconds(15))
         #expect(result.exit == 0, "playerctl \(args): \(result.stderr)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -39,7 +40,8 @@ struct MPRISLANTests {
         let deadline = ContinuousClock.now + timeout
         var last = ""
         while ContinuousClock.now < deadline {
-            last = (try? lan.run(host: host, ["playerctl", "--player=partyradio"] + args, env: env))?.stdout
+            last =
+                (try? lan.run(host: host, ["playerctl", "--player=partyradio"] + args, env: env))?.stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             if last == expected { return true }
             Thread.sleep(forTimeInterval: 0.2)
@@ -87,7 +89,9 @@ struct MPRISLANTests {
         // play-pause mutes this listener only (the station plays on), and unmutes.
         _ = try playerctl(lan, host: 2, env: listenerEnv, ["play-pause"])
         #expect(try waitFor("Paused", lan, host: 2, env: listenerEnv, ["status"]))
-        try listener.waitForEvent("muted notice") { $0.name == "notice" && ($0.string("message") ?? "").contains("Muted") }
+        try listener.waitForEvent("muted notice") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("Muted")
+        }
         _ = try playerctl(lan, host: 2, env: listenerEnv, ["play-pause"])
         #expect(try waitFor("Playing", lan, host: 2, env: listenerEnv, ["status"]))
 

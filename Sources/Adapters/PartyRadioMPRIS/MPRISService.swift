@@ -123,7 +123,8 @@ public final class MPRISService: Sendable {
         let handle = prmpris_open(
             address, Unmanaged.passUnretained(context).toOpaque(), mprisGet, mprisCall, &name, name.count, &error)
         guard let handle else {
-            throw MPRISError(description: "no MPRIS player: the session bus at \(address): \(String(cString: strerror(-error)))")
+            throw MPRISError(
+                description: "no MPRIS player: the session bus at \(address): \(String(cString: strerror(-error)))")
         }
         busName = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         bus.handle = handle
@@ -227,7 +228,9 @@ public final class MPRISService: Sendable {
                 let entry = entries[key]!
                 result = sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
                 if result >= 0 { result = append(.string(key), to: message) }
-                if result >= 0 { result = sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), entry.signature) }
+                if result >= 0 {
+                    result = sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), entry.signature)
+                }
                 if result >= 0 { result = append(entry, to: message) }
                 if result >= 0 { result = sd_bus_message_close_container(message) }
                 if result >= 0 { result = sd_bus_message_close_container(message) }

@@ -204,7 +204,10 @@ public struct ListenerMachine: NodeMachine {
                 return out.append(.report(.warning("Nothing is playing to vote on.")))
             }
             pendingVote = PendingVote(vote: Vote(trackID: track.id, choice: choice), lastSent: now, attempts: 1)
-            out.append(.send(.vote(Vote(trackID: track.id, choice: choice)), to: .peer(tuned.djAddress), station: tuned.station.id))
+            out.append(
+                .send(
+                    .vote(Vote(trackID: track.id, choice: choice)), to: .peer(tuned.djAddress),
+                    station: tuned.station.id))
         default:
             out.append(.log(.node, "unknown listener control '\(line)'"))
         }
@@ -231,7 +234,9 @@ public struct ListenerMachine: NodeMachine {
     }
 
     private mutating func answered(_ ack: VoteAck, into out: inout [Effect]) {
-        guard let pending = pendingVote, ack.trackID == pending.vote.trackID || ack.status == .staleTrack else { return }
+        guard let pending = pendingVote, ack.trackID == pending.vote.trackID || ack.status == .staleTrack else {
+            return
+        }
         pendingVote = nil
         switch ack.status {
         case .counted:

@@ -41,8 +41,11 @@ let package = Package(
         systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
+        systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
+        // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
+        .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
 
         // MARK: Adapters
         .target(
@@ -62,12 +65,17 @@ let package = Package(
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],
             path: "Sources/Adapters/PartyRadioStorage"),
+        // The desktop's media controls: an MPRIS 2 player on the D-Bus session bus (sd-bus).
+        .target(
+            name: "PartyRadioMPRIS", dependencies: ["CMPRISShim", "CSystemd"],
+            path: "Sources/Adapters/PartyRadioMPRIS"),
 
         // MARK: Node
         .target(
             name: "PartyRadioNode",
             dependencies: [
                 "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioStorage",
+                "PartyRadioMPRIS",
             ],
             path: "Sources/Node/PartyRadioNode"),
 
@@ -112,7 +120,9 @@ let package = Package(
             dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
         .testTarget(
             name: "PartyRadioNodeTests",
-            dependencies: ["PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
+            dependencies: [
+                "PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMPRIS",
+            ]),
         .testTarget(
             name: "PartyRadioCLITests",
             dependencies: ["PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "CatalogTestSupport"]),

@@ -16,11 +16,11 @@ purpose=run
 packages=(
     pkg-config
     libavahi-client-dev libcurl4-openssl-dev libmpv-dev libsodium-dev libsqlite3-dev
-    libmicrohttpd-dev libtagc0-dev libssl-dev libqrencode-dev
+    libmicrohttpd-dev libtagc0-dev libssl-dev libqrencode-dev libsystemd-dev
     avahi-daemon dbus
 )
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)
-[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools)
+[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl)
 
 missing=()
 for package in "${packages[@]}"; do

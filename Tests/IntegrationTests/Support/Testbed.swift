@@ -260,7 +260,11 @@ final class TestbedProcess: @unchecked Sendable {
         self.owner = owner
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = launch
-        process.environment = ProcessInfo.processInfo.environment.merging(env) { _, new in new }
+        // Never the machine's own session bus: a node would offer its MPRIS player there. A test
+        // that wants one starts a private bus inside its host and passes its address in `env`.
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["DBUS_SESSION_BUS_ADDRESS"] = nil
+        process.environment = inherited.merging(env) { _, new in new }
         if stdin {
             let pipe = Pipe()
             process.standardInput = pipe

@@ -78,6 +78,9 @@ extension HelpPages {
 
         PARTYRADIO_ITUNES_URL, PARTYRADIO_APPLE_MUSIC_URL: the catalog's base URLs.
 
+        DBUS_SESSION_BUS_ADDRESS: the session bus on which dj and listen offer an MPRIS 2 player
+        (the desktop's media controls); unset: none.
+
         PARTYRADIO_APPLE_MUSIC_TOKEN, PARTYRADIO_APPLE_MUSIC_KEY, PARTYRADIO_APPLE_MUSIC_TEAM_ID,
         PARTYRADIO_APPLE_MUSIC_KEY_ID: Apple Music credentials.
         """

@@ -65,8 +65,24 @@ public struct ListenerMachine: NodeMachine {
     private var lastSkip: (notice: TrackSkipped, at: LocalTime)?
     /// What plays next, as the DJ last said.
     public private(set) var upNext: QueueList?
+    /// The local output is muted (the desktop's pause): the station plays on, unheard here.
+    public private(set) var isMuted = false
+    /// The local volume, 0–100 (kept while muted).
+    public private(set) var volume = 100
+    /// A vote sent from this listener (the desktop's "next"), resent until the DJ answers.
+    private var pendingVote: PendingVote?
     private var chatSeen: Set<ChatKey> = []
     private var chatOrder: [ChatKey] = []
+
+    /// A vote is resent this often, at most ``voteAttempts`` times, until the DJ acknowledges it.
+    public static let voteRetryNs = StationRequest.retryIntervalNs
+    public static let voteAttempts = 15
+
+    private struct PendingVote: Sendable {
+        var vote: Vote
+        var lastSent: LocalTime
+        var attempts: Int
+    }
 
     private struct ChatKey: Hashable, Sendable {
         var sender: String
@@ -104,6 +120,7 @@ public struct ListenerMachine: NodeMachine {
         }
         wakeups.append(nextPing(tuned))
         if let retry = planner.nextRetry { wakeups.append(retry) }
+        if let pendingVote { wakeups.append(pendingVote.lastSent + Self.voteRetryNs) }
         if let watchWakeup = watch.nextWakeup { wakeups.append(watchWakeup) }
         return wakeups.min()
     }
@@ -153,7 +170,9 @@ public struct ListenerMachine: NodeMachine {
         case .quit:
             stop(now: now, into: &out)
             return out
-        case .timer, .command, .catalog, .web:
+        case .command(let line):
+            perform(line, now: now, into: &out)
+        case .timer, .catalog, .web:
             break
         }
         guard !isFinished else { return out }
@@ -161,6 +180,78 @@ public struct ListenerMachine: NodeMachine {
         if tuned == nil { lookForStation(now: now, into: &out) }
         if tuned != nil && !isFinished { keepInTouch(now: now, into: &out) }
         return out
+    }
+
+    // MARK: Controls (the desktop's media keys, through MPRIS)
+
+    /// One control: `mute`, `unmute`, `toggle-mute` (this node's output only), `volume N`, or
+    /// `vote up|down|clear` on the track playing now (as `partyradio vote` sends it, from this
+    /// listener's key).
+    private mutating func perform(_ line: String, now: LocalTime, into out: inout [Effect]) {
+        let words = line.trimmingWhitespace().split(separator: " ").map { $0.lowercased() }
+        switch (words.first, words.count) {
+        case ("mute", 1): setMuted(true, into: &out)
+        case ("unmute", 1): setMuted(false, into: &out)
+        case ("toggle-mute", 1): setMuted(!isMuted, into: &out)
+        case ("volume", 2):
+            guard let level = Int(words[1]) else { fallthrough }
+            volume = min(100, max(0, level))
+            if !isMuted { out.append(.player(.volume(volume))) }
+            out.append(.report(.notice("Volume \(volume).")))
+        case ("vote", 2):
+            guard let choice = VoteChoice.allCases.first(where: { $0.name == words[1] }) else { fallthrough }
+            guard let tuned, let track = tuned.snapshot.nowPlaying else {
+                return out.append(.report(.warning("Nothing is playing to vote on.")))
+            }
+            pendingVote = PendingVote(vote: Vote(trackID: track.id, choice: choice), lastSent: now, attempts: 1)
+            out.append(
+                .send(
+                    .vote(Vote(trackID: track.id, choice: choice)), to: .peer(tuned.djAddress),
+                    station: tuned.station.id))
+        default:
+            out.append(.log(.node, "unknown listener control '\(line)'"))
+        }
+    }
+
+    private mutating func setMuted(_ muted: Bool, into out: inout [Effect]) {
+        guard muted != isMuted else { return }
+        isMuted = muted
+        out.append(.player(.volume(muted ? 0 : volume)))
+        out.append(.report(.notice(muted ? "Muted here (the station plays on)." : "Unmuted.")))
+    }
+
+    /// Resends the vote the DJ has not answered yet; gives up after ``voteAttempts``.
+    private mutating func resendVote(now: LocalTime, into out: inout [Effect]) {
+        guard var pending = pendingVote, let tuned, now - pending.lastSent >= Self.voteRetryNs else { return }
+        guard pending.attempts < Self.voteAttempts else {
+            pendingVote = nil
+            return out.append(.report(.warning("The DJ did not answer the vote.")))
+        }
+        pending.attempts += 1
+        pending.lastSent = now
+        pendingVote = pending
+        out.append(.send(.vote(pending.vote), to: .peer(tuned.djAddress), station: tuned.station.id))
+    }
+
+    private mutating func answered(_ ack: VoteAck, into out: inout [Effect]) {
+        guard let pending = pendingVote, ack.trackID == pending.vote.trackID || ack.status == .staleTrack else {
+            return
+        }
+        pendingVote = nil
+        switch ack.status {
+        case .counted:
+            out.append(
+                .report(
+                    .notice(
+                        "Your \(pending.vote.choice.name) vote counted: \(ack.tally.up) up, \(ack.tally.down) down.")))
+        case .staleTrack, .noTrack:
+            out.append(.report(.warning("Not counted: the track changed before the vote arrived.")))
+        case .addressLimit:
+            out.append(
+                .report(
+                    .warning(
+                        "Not counted: another guest on this machine's address has voted on this track already.")))
+        }
     }
 
     // MARK: Finding
@@ -265,6 +356,8 @@ public struct ListenerMachine: NodeMachine {
             }
             lastSkip = (notice, now)
             out.append(.report(.trackSkipped(notice)))
+        case .voteAck(let ack):
+            answered(ack, into: &out)
         case .timePong(let pong):
             let wasKnown = clock.isSynchronized
             let sample = TimeSample(
@@ -339,6 +432,7 @@ public struct ListenerMachine: NodeMachine {
                 .report(.state(tuned.snapshot, positionNs: position(of: tuned.snapshot, now: now), change: .progress)))
         }
         self.tuned = tuned
+        resendVote(now: now, into: &out)
         out += planner.tick(clockKnown: clock.isSynchronized, now: now).map(Effect.player)
     }
 

@@ -56,6 +56,8 @@ public final class DJNode {
     private let library: LocalLibrary?
     private let server: MediaServer
     private let hub: WebHub
+    /// The desktop's media controls, when there is a session bus.
+    private let mpris: MPRISBridge?
     private let inbox: Inbox<NodeInput>
     private let reporter: any NodeReporter
     /// Rescans one at a time (SIGHUPs may come quicker than a scan).
@@ -159,7 +161,12 @@ public final class DJNode {
         hub.publish(
             WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), tracks: tracks,
             votes: machine.engine.votes)
+        // MPRIS: catalog tracks' artwork from the page, as the page shows it.
+        let artBase = artwork ? "http://\(address):\(server.port)" : nil
+        let mpris = MPRISBridge.start(MPRISView(machine, at: now, artBase: artBase), inbox: inbox)
+        self.mpris = mpris
         runtime.afterEffects = { machine, effects, now in
+            mpris?.stepped(effects) { MPRISView(machine, at: now, artBase: artBase) }
             guard effects.contains(where: Self.changesPage) else { return }
             hub.publish(
                 WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork),
@@ -223,6 +230,7 @@ public final class DJNode {
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.
     public func run() throws(NodeError) {
         defer {
+            mpris?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them
             server.stop()
         }

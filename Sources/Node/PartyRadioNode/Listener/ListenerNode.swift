@@ -6,6 +6,8 @@ import PartyRadioNet
 /// tunes in, plays along, and says when the station goes silent or off air.
 public final class ListenerNode {
     private let runtime: NodeRuntime<ListenerMachine>
+    /// The desktop's media controls, when there is a session bus.
+    private let mpris: MPRISBridge?
 
     /// Sets up the listener; the search for the station happens in ``run()``.
     /// - Parameters:
@@ -41,10 +43,18 @@ public final class ListenerNode {
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
             knownStations: known, inbox: inbox)
+        let mpris = MPRISBridge.start(MPRISView(machine, at: settings.clock.now()), inbox: inbox)
+        self.mpris = mpris
+        runtime.afterEffects = { machine, effects, now in
+            mpris?.stepped(effects) { MPRISView(machine, at: now) }
+        }
     }
 
     /// Runs until quit, or until the station says goodbye; throws when the station is not found.
-    public func run() throws(NodeError) { try runtime.run() }
+    public func run() throws(NodeError) {
+        defer { mpris?.close() }
+        try runtime.run()
+    }
 
     /// This machine's host name (empty if it has none).
     public static func hostName() -> String {

@@ -1,0 +1,72 @@
+import NodeTestSupport
+import Testing
+
+@testable import PartyRadioCore
+
+/// A listener's own controls (the desktop's media keys through MPRIS): a local mute that leaves
+/// the station alone, the local volume, and a vote on the playing track resent until the DJ answers.
+@Suite struct ListenerControlTests {
+    let id = Fixture.stationID
+
+    func tunedIn() -> (ListenerMachine, Peer) {
+        var machine = ListenerMachine(
+            configuration: .init(
+                query: "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0", listenerName: "kitchen",
+                playsAudio: true), verifier: ChecksumVerifier())
+        var station = Fixture.djPeer
+        _ = machine.handle(.start, at: t0)
+        _ = machine.handle(Fixture.resolved(), at: at(ms: 20))
+        _ = machine.handle(
+            station.send(.stateSnapshot(Fixture.snapshot(dj: DJTime(ns: at(ms: 100).ns))), station: id), at: at(ms: 100)
+        )
+        return (machine, station)
+    }
+
+    @Test func muteSetsTheLocalVolumeToZeroAndUnmuteBringsItBack() {
+        var (machine, _) = tunedIn()
+        let muted = machine.handle(.command("mute"), at: at(ms: 200))
+        #expect(muted.player == [.volume(0)])
+        #expect(machine.isMuted)
+        #expect(muted.sent.allSatisfy { $0.message.tag == "timePing" })  // the station is not told: it plays on
+        #expect(machine.handle(.command("mute"), at: at(ms: 210)).player.isEmpty)  // already muted
+        #expect(machine.handle(.command("volume 40"), at: at(ms: 220)).player.isEmpty)  // kept for later
+        #expect(machine.volume == 40)
+        let toggled = machine.handle(.command("toggle-mute"), at: at(ms: 230))
+        #expect(toggled.player == [.volume(40)])
+        #expect(!machine.isMuted)
+        #expect(machine.handle(.command("unmute"), at: at(ms: 240)).player.isEmpty)
+    }
+
+    @Test func aVoteGoesToTheDJAndIsResentUntilAnswered() {
+        var (machine, station) = tunedIn()
+        let track = Fixture.tracks[0].id
+        let out = machine.handle(.command("vote down"), at: at(ms: 200))
+        #expect(out.sent.map(\.message).contains(.vote(Vote(trackID: track, choice: .down))))
+        #expect(out.sent.first?.to == .peer(Fixture.djAddress))
+        let wake = machine.nextWakeup
+        #expect(wake != nil && wake! <= at(ms: 200) + ListenerMachine.voteRetryNs)
+        let again = machine.handle(.timer, at: at(ms: 200) + ListenerMachine.voteRetryNs)
+        #expect(again.sent.map(\.message).contains(.vote(Vote(trackID: track, choice: .down))))
+        let ack = VoteAck(
+            voteSequence: 1, status: .counted, trackID: track, choice: .down, tally: Tally(up: 0, down: 1),
+            listenerCount: 1)
+        let answered = machine.handle(station.send(.voteAck(ack), station: id), at: at(ms: 500))
+        #expect(
+            answered.reports.contains {
+                if case .notice(let text) = $0 { text.contains("down vote counted") } else { false }
+            })
+        let later = machine.handle(.timer, at: at(ms: 900))
+        #expect(!later.sent.map(\.message).contains(.vote(Vote(trackID: track, choice: .down))))
+    }
+
+    @Test func nothingToVoteOnBeforeTuningIn() {
+        var machine = ListenerMachine(
+            configuration: .init(
+                query: "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0", listenerName: "kitchen",
+                playsAudio: true), verifier: ChecksumVerifier())
+        _ = machine.handle(.start, at: t0)
+        let out = machine.handle(.command("vote down"), at: at(ms: 10))
+        #expect(out.sent.isEmpty)
+        #expect(out.reports.contains { if case .warning = $0 { true } else { false } })
+    }
+}

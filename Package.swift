@@ -103,7 +103,8 @@ let package = Package(
             name: "partyradio-bench-forgery", dependencies: ["PartyRadioSecurity", "PartyRadioCore"],
             path: "Sources/Bench/partyradio-bench-forgery"),
         .executableTarget(
-            name: "partyradio-bench-votes", dependencies: ["PartyRadioSecurity", "PartyRadioCore", "PartyRadioStorage"],
+            name: "partyradio-bench-votes",
+            dependencies: ["PartyRadioSecurity", "PartyRadioCore", "PartyRadioStorage"],
             path: "Sources/Bench/partyradio-bench-votes"),
 
         // MARK: Tests

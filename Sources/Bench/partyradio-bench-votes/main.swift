@@ -19,7 +19,7 @@ struct Verifier: DatagramVerifier {
     func stationID(for key: PublicKey) -> StationID? { Sodium.stationID(for: key) }
 }
 
-let guestCount = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
+let guestCount = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000
 let batch = 64
 let station = Identity.generate()
 let track = Track(id: "t0", title: "Bench", artist: "B", album: "", durationMs: 36_000_000, source: "http://x/0")
@@ -31,14 +31,18 @@ let configuration = DJMachine.Configuration(
 
 print("partyradio votes benchmark: \(guestCount) guests, each on its own address, one vote each, one thread")
 let guests = (0..<guestCount).map { _ in Identity.generate() }
-let addresses = (0..<guestCount).map { PeerAddress(host: "10.\($0 / 65_536 % 256).\($0 / 256 % 256).\($0 % 256)", port: 5000) }
+let addresses = (0..<guestCount).map {
+    PeerAddress(host: "10.\($0 / 65_536 % 256).\($0 / 256 % 256).\($0 % 256)", port: 5000)
+}
 var sequence: UInt64 = 1_700_000_000_000_000_000
 @MainActor func datagram(_ message: Message, from guest: Identity) -> [UInt8] {
     sequence += 1_000
     return try! Datagram.encode(message, stationID: station.stationID, sequence: sequence, signer: guest)
 }
 let heartbeats = guests.map { datagram(.heartbeat(Heartbeat()), from: $0) }
-let votes = guests.enumerated().map { datagram(.vote(Vote(trackID: track.id, choice: $0.offset % 3 == 0 ? .down : .up)), from: $0.element) }
+let votes = guests.enumerated().map {
+    datagram(.vote(Vote(trackID: track.id, choice: $0.offset % 3 == 0 ? .down : .up)), from: $0.element)
+}
 
 @MainActor func run(_ name: String, saveEvery: Int?) {
     var clock = LocalTime(ns: 1_800_000_000_000_000_000)
@@ -77,6 +81,20 @@ let votes = guests.enumerated().map { datagram(.vote(Vote(trackID: track.id, cho
             + "\(tally.down) down; \(saves) saves; dropped \(dj.filter.drops.total))")
 }
 
-run("machine only (decode, gate, replay, Ed25519, tally)", saveEvery: nil)
-run("with a save after every vote                       ", saveEvery: 1)
-run("with a save per batch of \(batch) (the runtime)             ", saveEvery: batch)
+// The ceiling under the ceiling: libsodium's Ed25519 verification alone, on the same datagrams.
+if CommandLine.arguments.firstIndex(of: "--only") == nil {
+    let decoded = votes.map { try! Datagram.decode($0) }
+    let start = Date()
+    var valid = 0
+    for datagram in decoded where Sodium.verify(datagram) { valid += 1 }
+    let seconds = Date().timeIntervalSince(start)
+    print(
+        "  Ed25519 verification alone (libsodium): \(Int(Double(decoded.count) / seconds)) signatures/s (\(valid) valid)"
+    )
+}
+
+// `--only machine|each|batch` runs one of the three (for a profiler).
+let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
+if only == nil || only == "machine" { run("machine only (decode, gate, replay, Ed25519, tally)", saveEvery: nil) }
+if only == nil || only == "each" { run("with a save after every vote", saveEvery: 1) }
+if only == nil || only == "batch" { run("with a save per batch of \(batch) (the runtime)", saveEvery: batch) }

@@ -21,10 +21,26 @@ public struct VoteBook: Sendable, Equatable, Codable {
     /// the station): an older one, replayed after a restart emptied the replay windows, changes
     /// nothing. Optional so that books saved before it was kept still load.
     private var sequences: [PublicKey: UInt64]? = [:]
+    /// The counts, kept as votes change (the DJ reads them several times per vote; counting a
+    /// thousand voters each time was most of a vote's cost). Not saved: made again on load.
+    public private(set) var tally = Tally()
+
+    private enum CodingKeys: String, CodingKey {
+        case trackID, votes, voters, sequences
+    }
 
     public init(trackID: String? = nil) { self.trackID = trackID }
 
-    public var tally: Tally {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        trackID = try container.decodeIfPresent(String.self, forKey: .trackID)
+        votes = try container.decode([PublicKey: VoteChoice].self, forKey: .votes)
+        voters = try container.decode([String: Set<PublicKey>].self, forKey: .voters)
+        sequences = try container.decodeIfPresent([PublicKey: UInt64].self, forKey: .sequences)
+        tally = Self.count(votes)
+    }
+
+    private static func count(_ votes: [PublicKey: VoteChoice]) -> Tally {
         var tally = Tally()
         for choice in votes.values {
             switch choice {
@@ -36,12 +52,28 @@ public struct VoteBook: Sendable, Equatable, Codable {
         return tally
     }
 
+    /// Sets `voter`'s choice, keeping the counts.
+    private mutating func set(_ voter: PublicKey, _ choice: VoteChoice?) {
+        switch votes[voter] {
+        case .up: tally.up -= 1
+        case .down: tally.down -= 1
+        case .clear, nil: break
+        }
+        switch choice {
+        case .up: tally.up += 1
+        case .down: tally.down += 1
+        case .clear, nil: break
+        }
+        votes[voter] = choice
+    }
+
     /// Starts a new track: every vote is forgotten.
     public mutating func reset(trackID: String?) {
         self.trackID = trackID
         votes.removeAll()
         voters.removeAll()
         sequences = [:]
+        tally = Tally()
     }
 
     /// Records `voter`'s vote on `trackID` and says how it went. Applying the same vote twice
@@ -60,7 +92,7 @@ public struct VoteBook: Sendable, Equatable, Codable {
             sequences?[voter] = sequence
         }
         if choice == .clear {
-            votes[voter] = nil
+            set(voter, nil)
             for host in voters.keys { voters[host]?.remove(voter) }
             voters = voters.filter { !$0.value.isEmpty }
             return .counted
@@ -69,7 +101,7 @@ public struct VoteBook: Sendable, Equatable, Codable {
         if votes[voter] == nil && !here.contains(voter) && here.count >= votersPerAddress { return .addressLimit }
         here.insert(voter)
         voters[address] = here
-        votes[voter] = choice
+        set(voter, choice)
         return .counted
     }
 

@@ -20,7 +20,7 @@ of is1-ssl.mzstatic.com, so a test without the internet can fetch them.
 Special search terms: empty, big (200 results), unicode, echo… (title = raw query),
 useragent, gzip, redirect, forbidden (403), ratelimited (429, Retry-After 120),
 flaky429-N (429 with Retry-After 0 for the first N requests), servererror (500 HTML),
-html (200 HTML page), slow (answers after 3 s), veryslow (10 s), truncated (Content-Length longer than the
+html (200 HTML page), slow (answers after 3 s), veryslow (10 s), stall (120 s), truncated (Content-Length longer than the
 body), cutoff (body cut mid-JSON, connection closed), malformed, notfound (404).
 """
 import gzip
@@ -207,8 +207,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(500, HTML_ERROR.replace(b"Service Unavailable", b"Internal Server Error"), "text/html")
         if term == "html":
             return self.send(200, HTML_ERROR, "text/html; charset=utf-8")
-        if term in ("slow", "veryslow"):
-            time.sleep(3 if term == "slow" else 10)
+        if term in ("slow", "veryslow", "stall"):
+            time.sleep({"slow": 3, "veryslow": 10, "stall": 120}[term])
             return self.send(200, fixture("search-daft-punk.json"), "text/javascript; charset=utf-8")
         if term == "truncated":
             body = fixture("search-daft-punk.json")

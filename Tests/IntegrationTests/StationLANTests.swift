@@ -361,6 +361,10 @@ struct StationLANTests {
         }
         // Six voters on one host: a shared machine, as far as the DJ can tell.
         let dj = try lan.startDJ(host: 1, name: "Lossy", extra: ["--voters-per-address", "6"])
+        // Paused, so that one track stays on however long twelve votes through 30 % loss take
+        // (a new track starts a new tally).
+        dj.send("pause")
+        try dj.waitForEvent("paused") { $0.name == "state" && $0.string("change") == "paused" }
         try lan.loss(host: 1, percent: 30, direction: .both)
         for voter in 1...6 {
             let result = try lan.partyradio(

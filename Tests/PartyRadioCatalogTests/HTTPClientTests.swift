@@ -45,8 +45,8 @@ import Testing
 
     @Test func cancellingTheTaskStopsTheTransfer() async {
         let start = Catalog.systemTime()
-        let url = server.baseURL + "/search?term=veryslow"
-        let task = Task { try await HTTPClient().get(HTTPRequest(url: url, timeout: 20)) }
+        let url = server.baseURL + "/search?term=stall"
+        let task = Task { try await HTTPClient().get(HTTPRequest(url: url, timeout: 300)) }
         try? await Task.sleep(nanoseconds: 200_000_000)
         task.cancel()
         do {
@@ -57,8 +57,9 @@ import Testing
         } catch {
             Issue.record("unexpected \(error)")
         }
-        // The server answers only after 10 s: finishing well before that proves the cancel took.
-        #expect(Catalog.systemTime() - start < 9)
+        // The server answers only after 120 s: finishing long before that proves the cancel took
+        // (the bound is loose on purpose: a loaded machine may be slow, never that slow).
+        #expect(Catalog.systemTime() - start < 60)
     }
 
     @Test func shortBodyIsAnError() async {

@@ -267,7 +267,7 @@ extension NodeEvent {
         case .requestAnswered(let ack, let guest): "request \(guest) \(ack.status) #\(ack.queueID) at \(ack.position)"
         case .stationsChanged(let stations, let change):
             "stations [\(stations.map(\.name).joined(separator: ", "))] \(change.brief)"
-        case .stationStarted(let name, _, _, _, _, _, _, let queueLength): "started \(name) queue \(queueLength)"
+        case .stationStarted(let name, _, _, _, _, _, _, let queueLength, _): "started \(name) queue \(queueLength)"
         }
     }
 }

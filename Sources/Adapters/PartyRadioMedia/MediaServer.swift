@@ -160,6 +160,16 @@ public final class MediaServer: Sendable {
         registry.web.withLock { $0 = handler }
     }
 
+    /// The header a private station's listeners send with every media request (mpv's
+    /// `http-header-fields`): the proof of its join code.
+    public static let proofHeader = "X-Partyradio-Proof"
+
+    /// Serves media only to requests that carry `proof` in ``proofHeader`` (a private station);
+    /// the rest get 403. nil: anyone on the LAN may fetch (a public station).
+    public func requireProof(_ proof: String?) {
+        registry.proof.withLock { $0 = proof }
+    }
+
     /// The URL path of a token: `/media/<token>`.
     public static func path(token: String) -> String { pathPrefix + token }
 
@@ -191,6 +201,17 @@ public final class MediaServer: Sendable {
         }
         let entries = Mutex<[String: Entry]>([:])
         let web = Mutex<(any WebHandler)?>(nil)
+        let proof = Mutex<String?>(nil)
+
+        /// Whether `shown` is the proof asked for (or none is asked for); compared in time that
+        /// does not depend on where the first difference lies.
+        func admits(_ shown: String?) -> Bool {
+            guard let wanted = proof.withLock({ $0 }) else { return true }
+            let a = Array(wanted.utf8)
+            let b = Array((shown ?? "").utf8)
+            guard a.count == b.count else { return false }
+            return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        }
 
         func lookup(urlPath: String) -> Entry? {
             guard urlPath.hasPrefix(MediaServer.pathPrefix) else { return nil }
@@ -232,6 +253,8 @@ private func mediaServerAccess(
     }
     // A body on a GET or HEAD is not ours to read: refuse rather than buffer it.
     if let uploadDataSize, uploadDataSize.pointee > 0 { return sendStatus(connection, 400) }
+    let proof = MHD_lookup_connection_value(connection, .HEADER_KIND, MediaServer.proofHeader).map { String(cString: $0) }
+    guard registry.admits(proof) else { return sendStatus(connection, 403) }
     guard let entry = registry.lookup(urlPath: path) else { return sendStatus(connection, 404) }
 
     let fd = open(entry.path, O_RDONLY | O_CLOEXEC)

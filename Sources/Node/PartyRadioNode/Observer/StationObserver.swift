@@ -15,13 +15,13 @@ public final class StationObserver {
         // process keeps its own sequence numbers, and the DJ's replay window is per key.
         let identity = Identity.generate()
         let socket = try settings.unicastSocket(interface: interface)
-        let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        let transport = settings.transport(socket: socket, identity: identity)
         changes = ChangeCollector(forwardingTo: settings.reporter)
         clock = settings.clock
         var settings = settings
         settings.reporter = changes
         runtime = try NodeRuntime(
-            machine: ObserverMachine(verifier: SodiumVerifier()), settings: settings, interface: interface,
+            machine: ObserverMachine(verifier: settings.verifier), settings: settings, interface: interface,
             transport: transport, player: nil, inbox: inbox)
     }
 

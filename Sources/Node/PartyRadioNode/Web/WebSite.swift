@@ -24,11 +24,14 @@ final class WebSite: WebHandler {
     let guestURL: String
     let djURL: String
     private let artwork: ArtworkCache?
+    /// A private station's door: every path but `POST /api/join` needs its cookie. nil: public.
+    private let gate: PrivateGate?
 
     init(
         hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
-        port: UInt16
+        port: UInt16, gate: PrivateGate? = nil
     ) {
+        self.gate = gate
         self.hub = hub
         self.inbox = inbox
         self.clock = clock
@@ -76,6 +79,15 @@ final class WebSite: WebHandler {
 
     private func route(_ request: WebRequest, guest secret: [UInt8]) -> WebResponse {
         let reads = ["GET", "HEAD"]
+        if let gate {
+            if request.path == "/api/join" {
+                guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+                if let refusal = Self.checkWrite(request) { return refusal }
+                guard let form = WebForm.parse(request.body) else { return Self.problem(400, "The form is malformed.") }
+                return gate.join(request, form: form)
+            }
+            guard gate.admits(request) else { return PrivateGate.closed }
+        }
         switch request.path {
         case "/", "/index.html":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }

@@ -33,6 +33,12 @@ public final class StationObserver {
     /// Stations heard from, with their positions now.
     public func summaries() -> [StationSummary] { runtime.machine.summaries(now: clock.now()) }
 
+    /// Private stations on the air that this node cannot open, by name: true where the code given
+    /// does not open them, false where no code was given.
+    public func lockedStations() -> [(name: String, wrongCode: Bool)] {
+        runtime.machine.lockedStations.sorted { $0.key < $1.key }.map { ($0.key, $0.value == .wrongCode) }
+    }
+
     /// Waits up to `timeoutMs` for traffic, then handles it. Returns the directory changes.
     /// Throws when Avahi fails (the daemon went away).
     public func pump(timeoutMs: Int32) throws(NodeError) -> [StationDirectory.Change] {

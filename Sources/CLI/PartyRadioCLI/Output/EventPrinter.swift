@@ -180,7 +180,8 @@ final class EventPrinter: NodeReporter {
             return "\(isPrivate ? "Private station" : "Station") '\(station)' (ID \(id.hex), key \(fingerprint)) on "
                 + "\(interface) \(address):\(port), group \(group), \(count) tracks queued."
         case .joinCode(let code):
-            return (["Join code: \(code.grouped); guests pass --code \(code.grouped), or scan:"]
+            return
+                (["Join code: \(code.grouped); guests pass --code \(code.grouped), or scan:"]
                 + WebQRCode.terminalLines(code.grouped) + ["Only guests with the code find, hear, vote and chat."])
                 .joined(separator: "\n")
         case .stationPublished(let station):
@@ -303,7 +304,8 @@ final class EventPrinter: NodeReporter {
                     view.notes = Array(view.notes.suffix(12))
                 }
             }
-            let out = view.redraw.frame((view.header + view.web + view.code + view.upNext + view.notes).map(Render.plain))
+            let out = view.redraw.frame(
+                (view.header + view.web + view.code + view.upNext + view.notes).map(Render.plain))
             console.write(out, to: .out)
         }
     }

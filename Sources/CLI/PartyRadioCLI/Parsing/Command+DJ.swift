@@ -79,7 +79,8 @@ extension Command {
         try noPositionals(scanner)
         guard let name else { throw UsageError("A station needs a name: pass --name \"My Party\".", command: "dj") }
         if options.network.code != nil {
-            throw UsageError("The DJ makes its own join code: pass --private (and --new-code for a new one).", command: "dj")
+            throw UsageError(
+                "The DJ makes its own join code: pass --private (and --new-code for a new one).", command: "dj")
         }
         if options.newCode && !options.isPrivate {
             throw UsageError("'--new-code' makes a new join code for a private station; add --private.", command: "dj")

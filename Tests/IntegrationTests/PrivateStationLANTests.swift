@@ -118,7 +118,8 @@ struct PrivateStationLANTests {
         #expect(listen.exit == 2)
         #expect(
             listen.stderr.contains(
-                "'Rooftop' is a private station: join with --code CODE (the DJ's terminal shows it)."), "\(listen.stderr)")
+                "'Rooftop' is a private station: join with --code CODE (the DJ's terminal shows it)."),
+            "\(listen.stderr)")
         let noVote = try lan.partyradio(host: 3, ["vote", "up", "--timeout", "8"], role: "nocode")
         #expect(noVote.exit == 2 && noVote.stderr.contains("is a private station"), "\(noVote.stderr)")
         let wrong = try lan.partyradio(

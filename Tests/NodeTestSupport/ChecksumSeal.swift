@@ -11,7 +11,9 @@ public struct ChecksumSeal: StationSeal {
 
     public init(secret: UInt64) { self.secret = secret }
 
-    private static func bytes(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    private static func bytes(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+    }
 
     private func stream(_ nonce: some Collection<UInt8>, count: Int) -> [UInt8] {
         var out: [UInt8] = []
@@ -58,7 +60,9 @@ public struct ChecksumSeal: StationSeal {
         return stream(Self.bytes(hash.value), count: Self.nonceSize)
     }
 
-    public func seal(datagram: [UInt8]) -> [UInt8] { SealedDatagram.marker + sealBytes(datagram, nonce: nonce(datagram)) }
+    public func seal(datagram: [UInt8]) -> [UInt8] {
+        SealedDatagram.marker + sealBytes(datagram, nonce: nonce(datagram))
+    }
 
     public func open(datagram: [UInt8]) -> [UInt8]? {
         guard SealedDatagram.isSealed(datagram) else { return nil }

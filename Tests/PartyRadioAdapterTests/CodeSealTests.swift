@@ -52,7 +52,10 @@ import Testing
         for round in 0..<3000 {
             let count = Int(random.next() % 1300)
             var bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            if round % 2 == 0 && bytes.count >= 2 { bytes[0] = 0x50; bytes[1] = 0x53 }
+            if round % 2 == 0 && bytes.count >= 2 {
+                bytes[0] = 0x50
+                bytes[1] = 0x53
+            }
             #expect(Self.seal.open(datagram: bytes) == nil)
             #expect(Self.seal.open(txt: String(decoding: bytes.prefix(300), as: UTF8.self)) == nil)
         }
@@ -81,7 +84,8 @@ import Testing
     }
 
     @Test func theCodeIsKeptBesideTheStationKey() throws {
-        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("code-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "code-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = KeyStore(directory: directory)
         let first = try store.loadOrCreateCode()

@@ -26,11 +26,15 @@ import Testing
 
     @Test func aPrivateDJTakesSealedDatagramsOnly() throws {
         var filter = DatagramFilter(verifier: SodiumVerifier(seal: Self.seal))
-        #expect(filter.accept(Self.seal.seal(datagram: try vote(sequence: 1)), from: from, at: now, policy: djPolicy) != nil)
+        #expect(
+            filter.accept(Self.seal.seal(datagram: try vote(sequence: 1)), from: from, at: now, policy: djPolicy) != nil
+        )
         #expect(filter.accept(try vote(sequence: 2), from: from, at: now, policy: djPolicy) == nil)
         #expect(filter.drops.counts["unsealed"] == 1)
         // Sealed under another code, or altered on the way: counted, not opened.
-        #expect(filter.accept(Self.wrong.seal(datagram: try vote(sequence: 3)), from: from, at: now, policy: djPolicy) == nil)
+        #expect(
+            filter.accept(Self.wrong.seal(datagram: try vote(sequence: 3)), from: from, at: now, policy: djPolicy)
+                == nil)
         var tampered = Self.seal.seal(datagram: try vote(sequence: 4))
         tampered[40] ^= 0x80
         #expect(filter.accept(tampered, from: from, at: now, policy: djPolicy) == nil)
@@ -38,7 +42,9 @@ import Testing
         // The inner datagram still passes every other check: a replay of an opened one is a replay.
         let first = Self.seal.seal(datagram: try vote(sequence: 5))
         #expect(filter.accept(first, from: from, at: now, policy: djPolicy) != nil)
-        #expect(filter.accept(Self.seal.seal(datagram: try vote(sequence: 5)), from: from, at: now, policy: djPolicy) == nil)
+        #expect(
+            filter.accept(Self.seal.seal(datagram: try vote(sequence: 5)), from: from, at: now, policy: djPolicy) == nil
+        )
         #expect(filter.drops.counts["replayed"] == 1)
         // A forged signature inside a good seal (a guest with the code posing as another key) fails as before.
         var forged = try vote(sequence: 6)

@@ -197,7 +197,8 @@ struct SimRun {
         lan.datagramObserver = { [seal = lan.seal] node, bytes, _ in
             // The checker reads what the DJ reads: a private run's datagrams opened first.
             let inner = SealedDatagram.isSealed(bytes) ? seal?.open(datagram: bytes) : bytes
-            guard node === dj, let inner, let datagram = try? Datagram.decode(inner), case .vote(let vote) = datagram.message
+            guard node === dj, let inner, let datagram = try? Datagram.decode(inner),
+                case .vote(let vote) = datagram.message
             else { return }
             checker.voteDelivered(vote, from: datagram.header.sender)
         }
@@ -241,7 +242,9 @@ struct SimRun {
         lan.run(until: Self.start + Self.durationNs)
         checker.checkEnd(lan: lan, log: &log)
         if let stall = lan.stall { log.fail(stall, at: lan.now) }
-        if lan.clearSends > 0 { log.fail("\(lan.clearSends) datagrams went out in clear in a private run", at: lan.now) }
+        if lan.clearSends > 0 {
+            log.fail("\(lan.clearSends) datagrams went out in clear in a private run", at: lan.now)
+        }
         if case .dj(let machine) = dj.machine {
             let refused = ["sealed", "bad_seal", "unsealed"].compactMap { machine.filter.drops.counts[$0] }.reduce(0, +)
             if refused > 0 { log.fail("the DJ refused \(refused) of its guests' sealed datagrams", at: lan.now) }

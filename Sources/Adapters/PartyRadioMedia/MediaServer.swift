@@ -253,7 +253,9 @@ private func mediaServerAccess(
     }
     // A body on a GET or HEAD is not ours to read: refuse rather than buffer it.
     if let uploadDataSize, uploadDataSize.pointee > 0 { return sendStatus(connection, 400) }
-    let proof = MHD_lookup_connection_value(connection, .HEADER_KIND, MediaServer.proofHeader).map { String(cString: $0) }
+    let proof = MHD_lookup_connection_value(connection, .HEADER_KIND, MediaServer.proofHeader).map {
+        String(cString: $0)
+    }
     guard registry.admits(proof) else { return sendStatus(connection, 403) }
     guard let entry = registry.lookup(urlPath: path) else { return sendStatus(connection, 404) }
 

@@ -22,7 +22,9 @@ public struct StationFinder: Sendable {
     static func locked(_ query: String?, in watch: StationWatch) -> NodeError? {
         guard let query = query?.lowercased(), !query.isEmpty else { return nil }
         let names = watch.lockedStations.keys.sorted()
-        guard let name = names.first(where: { $0.lowercased() == query }) ?? names.first(where: { $0.lowercased().hasPrefix(query) }),
+        guard
+            let name = names.first(where: { $0.lowercased() == query })
+                ?? names.first(where: { $0.lowercased().hasPrefix(query) }),
             let lock = watch.lockedStations[name]
         else { return nil }
         return privateStation(name, lock)
@@ -36,7 +38,9 @@ public struct StationFinder: Sendable {
             NodeError(.usage, "'\(shown)' is a private station: join with --code CODE (the DJ's terminal shows it).")
         case .wrongCode:
             NodeError(
-                .usage, "'\(shown)' is a private station, and the code given does not open it: check the code on the DJ's terminal.")
+                .usage,
+                "'\(shown)' is a private station, and the code given does not open it: check the code on the DJ's terminal."
+            )
         }
     }
 

@@ -81,7 +81,8 @@ public final class DJNode {
         if configuration.isPrivate {
             do throws(KeyStore.Failure) {
                 seal = CodeSeal(
-                    code: try KeyStore(directory: settings.stateDirectory).loadOrCreateCode(renew: configuration.newCode))
+                    code: try KeyStore(directory: settings.stateDirectory).loadOrCreateCode(
+                        renew: configuration.newCode))
             } catch {
                 throw NodeError(.storage, error.description, cause: error)
             }

@@ -33,7 +33,8 @@ final class PrivateGate: Sendable {
 
     /// The answer to anything asked without the proof.
     static let closed = WebSite.problem(
-        403, "This is a private station: ask the DJ for the join code, then send it to POST /api/join (form code=CODE).")
+        403, "This is a private station: ask the DJ for the join code, then send it to POST /api/join (form code=CODE)."
+    )
 
     /// `POST /api/join` with form `code=CODE`: the cookie for the right code; 403 for a wrong one,
     /// 429 once the address has tried too many.

@@ -144,6 +144,8 @@ struct PrivateStationLANTests {
         #expect(joined.status == 200, "\(joined)")
         let state = try curl(lan, host: 3, ["-b", jar, base + "/api/state"])
         #expect(state.status == 200 && state.body.contains("Rooftop"), "\(state)")
+        // The page plays the station with its cookie (a browser cannot send mpv's header).
+        #expect(try curl(lan, host: 3, ["-o", "/dev/null", "-b", jar, media]).status == 200)
         // Wrong codes are limited per address: the sixth within a minute is 429 even if right.
         for _ in 0..<4 { _ = try curl(lan, host: 3, join + ["code=AAAA-BBBB-CCCCD"]) }
         #expect(try curl(lan, host: 3, join + ["code=\(code)"]).status == 429)

@@ -122,7 +122,10 @@ public final class DJNode {
             }
         }
         self.server = server
-        server.requireProof(seal?.mediaProof)
+        server.requireProof(
+            seal.map {
+                MediaServer.Proof(header: $0.mediaProof, cookieName: PrivateGate.cookie, cookie: $0.webProof)
+            })
         let advert = StationAdvert(
             stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey,
             webPort: server.port, isPrivate: seal != nil)

@@ -56,7 +56,9 @@ struct PrivateStationLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let dj = try lan.startDJ(host: 1, name: "Rooftop", extra: ["--private"])
+        // The DJ plays too (mpv's null output): its own player needs the proof from its own server.
+        let dj = try lan.startDJ(
+            host: 1, name: "Rooftop", playing: true, extra: ["--private", "--trace", lan.tracePath("dj")])
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
         #expect(started["private"] as? Bool == true)
         let codeEvent = try dj.waitForEvent("code") { $0.name == "join_code" }
@@ -99,14 +101,16 @@ struct PrivateStationLANTests {
         let chat = try lan.partyradio(host: 2, ["chat", "secret pineapple", "--code", code], role: "voter")
         #expect(chat.exit == 0, "\(chat.stderr)")
 
-        // The listener's player fetched the media with the code's proof: it plays.
-        let deadline = Date().addingTimeInterval(10)
-        var playing = false
-        while Date() < deadline && !playing {
-            playing = TraceLine.read(lan.tracePath("listener")).contains { ($0.playerPositionMs ?? 0) > 1000 }
-            Thread.sleep(forTimeInterval: 0.2)
+        // The listener's player and the DJ's fetched the media with the code's proof: they play.
+        for role in ["listener", "dj"] {
+            let deadline = Date().addingTimeInterval(10)
+            var playing = false
+            while Date() < deadline && !playing {
+                playing = TraceLine.read(lan.tracePath(role)).contains { ($0.playerPositionMs ?? 0) > 1000 }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            #expect(playing, "the \(role)'s player never got past 1 s: media refused?")
         }
-        #expect(playing, "the listener's player never got past 1 s: media refused?")
 
         #expect(sniff.wait(timeout: .seconds(20)) == 0)
         let seen = try #require(parseJSON(sniff.text(.stdout)) as? [String: Any], "\(sniff.text(.stderr))")

@@ -162,7 +162,10 @@ public final class DJNode {
         let tracks = (library?.tracks ?? []) + configuration.extraTracks
         let restored = saved.map { Self.restore($0, tracks: tracks, now: now, reporter: settings.reporter) }
         recorder.continuing = restored != nil
-        let player = try PlayerDriver(role: "dj", options: configuration.playback, clock: settings.clock, inbox: inbox)
+        // The DJ's own player fetches from its own server, which asks a private station's proof of it too.
+        var playback = configuration.playback
+        playback.mediaProof = seal?.mediaProof
+        let player = try PlayerDriver(role: "dj", options: playback, clock: settings.clock, inbox: inbox)
         let machine = DJMachine(
             configuration: DJMachine.Configuration(
                 name: configuration.name.value, advert: advert, queue: tracks, port: port,

@@ -89,7 +89,7 @@ let package = Package(
         // MARK: Fuzzing (scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING; without
         // them it replays inputs through one harness)
         .executableTarget(
-            name: "partyradio-fuzz", dependencies: ["PartyRadioCore", "PartyRadioCatalog"],
+            name: "partyradio-fuzz", dependencies: ["PartyRadioCore", "PartyRadioCatalog", "PartyRadioSecurity"],
             path: "Sources/Fuzz/partyradio-fuzz", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
         // MARK: Benchmarks

@@ -147,6 +147,32 @@ struct WebBrowserLANTests {
         let shown = String(describing: after["you"] ?? "") + String(describing: after["chat"] ?? "")
         #expect(shown.contains(hostileName), "\(after)")
     }
+    @Test("A private station's page asks for the join code, refuses a wrong one, and opens with the right one")
+    func privateStationPage() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Secret", extra: ["--private"])
+        let code = try #require(try dj.waitForEvent("join code") { $0.name == "join_code" }.string("code"))
+        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        let browser = try Browser(lan, host: 2, url: url, width: 360)
+        defer { browser.quit() }
+        #expect(
+            try browser.command(["cmd": "wait_text", "text": "Ask the DJ for the join code", "timeout": 10])["error"]
+                == nil)
+        // Nothing of the station shows before the code: its state is refused.
+        let closed = try browser.command(["cmd": "state"])
+        #expect(closed["station"] as? String != "Secret", "\(closed)")
+        _ = try browser.command(["cmd": "fill", "label": "Join code", "text": "AAAA-BBBB-CCCCC", "submit": true])
+        #expect(try browser.command(["cmd": "wait_text", "text": "does not open", "timeout": 10])["error"] == nil)
+        _ = try browser.command(["cmd": "fill", "label": "Join code", "text": code.lowercased(), "submit": true])
+        let open = try browser.command(["cmd": "wait_text", "text": "Secret", "timeout": 15])
+        #expect(open["error"] == nil, "\(open)")
+        _ = try browser.command(["cmd": "click", "name": "Vote up"])
+        try dj.waitForEvent("the browser's vote") { $0.name == "vote_counted" && $0.int("up") == 1 }
+    }
 }
 
 extension Event {

@@ -22,7 +22,9 @@ public struct ChecksumSigner: Signer {
 
 /// Checks a ``ChecksumSigner`` signature against the key the header names.
 public struct ChecksumVerifier: DatagramVerifier {
-    public init() {}
+    /// A private station's stand-in seal, when the node holds its code.
+    public let seal: (any StationSeal)?
+    public init(seal: (any StationSeal)? = nil) { self.seal = seal }
 
     public func verify(_ datagram: Datagram) -> Bool {
         ChecksumSigner.signature(datagram.signedBytes, by: datagram.header.sender) == datagram.signature

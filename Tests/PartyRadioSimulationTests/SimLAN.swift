@@ -83,6 +83,8 @@ final class SimNode {
     var alive = true
     var sequence: UInt64 = 1
     var groups: Set<MulticastGroup> = []
+    /// Stations whose datagrams this node seals (a private DJ's own; those whose advert opened).
+    var sealedStations: Set<StationID> = []
     var browsing = false
     var timerGeneration = 0
     var reports: [(time: Int64, event: NodeEvent)] = []
@@ -120,6 +122,11 @@ final class SimNode {
 /// The whole simulated LAN: hosts, a network with loss, duplication, delay and reordering,
 /// DNS-SD, and one queue of events in true time. Deterministic for a seed.
 final class SimLAN {
+    /// A private station's seal, which every node of a private run holds (nil: a public run).
+    var seal: (any StationSeal)?
+    /// Datagrams a node of a private run sent in clear (must stay 0: everything goes sealed).
+    private(set) var clearSends = 0
+
     enum Action {
         case input(Int, NodeInput)
         case timer(Int, generation: Int)
@@ -257,9 +264,14 @@ final class SimLAN {
         case .send(let message, let destination, let station):
             node.sequence += 1
             guard
-                let bytes = try? Datagram.encode(
+                var bytes = try? Datagram.encode(
                     message, stationID: station, sequence: node.sequence, signer: node.signer)
             else { return }
+            if let seal, node.sealedStations.contains(station) {
+                bytes = seal.seal(datagram: bytes)
+            } else if seal != nil {
+                clearSends += 1
+            }
             switch destination {
             case .peer(let peer):
                 if let index = byAddress[peer] { transmit(bytes, from: node, to: nodes[index]) }
@@ -278,6 +290,8 @@ final class SimLAN {
             node.browsing = true
             for service in services.indices { announce(service, to: node, after: 5_000_000) }
             schedule(at: now + 150_000_000, .input(node.index, .discovery(.allForNow)))
+        case .sealFor(let station):
+            node.sealedStations.insert(station)
         case .joinGroup(let group):
             node.groups.insert(group)
         case .player(let command):

@@ -52,6 +52,11 @@ struct SimRun {
         faults.maxDelayNs = faults.minDelayNs + Int64(random.double(100_000...4_000_000))
         faults.spike = random.double(0...0.02)
         let lan = SimLAN(seed: random.next(), faults: faults)
+        // Every fourth seed is a private station that every guest has the code of: the same run,
+        // sealed. Decided from the seed, not the generator, so other seeds run as before.
+        let isPrivate = seed % 4 == 3
+        lan.seal = isPrivate ? ChecksumSeal(secret: seed) : nil
+        let verifier = ChecksumVerifier(seal: lan.seal)
         var log = Log(seed: seed, faults: faults)
 
         // The DJ.
@@ -73,8 +78,9 @@ struct SimRun {
                     configuration: .init(
                         name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
                         address: "10.9.0.1", playsAudio: true, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)]),
-                    verifier: ChecksumVerifier(), now: LocalTime(ns: Self.start + djOffset))),
+                    verifier: verifier, now: LocalTime(ns: Self.start + djOffset))),
             key: djKey, offsetNs: djOffset, driftPPM: djDrift)
+        if isPrivate { dj.sealedStations.insert(stationID) }
         lan.schedule(at: Self.start, .input(dj.index, .start))
 
         // Listeners: join, some quit, some crash.
@@ -89,7 +95,7 @@ struct SimRun {
                         configuration: .init(
                             query: random.chance(0.5) ? "Sim \(seed)" : nil, timeoutNs: 10_000_000_000,
                             interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true),
-                        verifier: ChecksumVerifier())),
+                        verifier: verifier)),
                 key: key, offsetNs: Int64(random.double(-3e9...3e9)), driftPPM: random.double(-200...200))
             let joinAt = Self.start + Int64(random.double(0...8e9))
             lan.schedule(at: joinAt, .input(node.index, .start))
@@ -123,11 +129,11 @@ struct SimRun {
                         ? .chatter(
                             ChatterMachine(
                                 send: send, query: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
-                                verifier: ChecksumVerifier()))
+                                verifier: verifier))
                         : .voter(
                             VoterMachine(
                                 choice: choices[random.int(0...2)], query: nil, timeoutNs: 10_000_000_000,
-                                interfaceName: "sim0", verifier: ChecksumVerifier())),
+                                interfaceName: "sim0", verifier: verifier)),
                     key: key, offsetNs: offset, driftPPM: drift)
                 lan.schedule(at: at, .input(node.index, .start))
                 stats.voters += 1
@@ -154,13 +160,13 @@ struct SimRun {
                                 vote: RequestVote(
                                     queueID: UInt32(random.int(1...6)), choice: choices[random.int(0...2)]),
                                 station: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
-                                verifier: ChecksumVerifier()))
+                                verifier: verifier))
                     } else {
                         .requester(
                             RequesterMachine(
                                 query: .library("track \(random.int(0...tracks.count - 1))"),
                                 name: "requester\(machine)", station: nil, timeoutNs: 10_000_000_000,
-                                interfaceName: "sim0", verifier: ChecksumVerifier()))
+                                interfaceName: "sim0", verifier: verifier))
                     }
                 let node = lan.add(
                     name: "requester\(machine).\(run)", machine: guest, key: key, offsetNs: offset, driftPPM: drift)
@@ -188,8 +194,11 @@ struct SimRun {
         var checker = Checker(
             dj: dj, listenerCount: listenerKeys.count,
             toleranceNs: positionToleranceNs == 1 ? 1 : positionToleranceNs + faults.maxDelayNs - faults.minDelayNs)
-        lan.datagramObserver = { node, bytes, _ in
-            guard node === dj, let datagram = try? Datagram.decode(bytes), case .vote(let vote) = datagram.message
+        lan.datagramObserver = { [seal = lan.seal] node, bytes, _ in
+            // The checker reads what the DJ reads: a private run's datagrams opened first.
+            let inner = SealedDatagram.isSealed(bytes) ? seal?.open(datagram: bytes) : bytes
+            guard node === dj, let inner, let datagram = try? Datagram.decode(inner),
+                case .vote(let vote) = datagram.message
             else { return }
             checker.voteDelivered(vote, from: datagram.header.sender)
         }
@@ -233,6 +242,13 @@ struct SimRun {
         lan.run(until: Self.start + Self.durationNs)
         checker.checkEnd(lan: lan, log: &log)
         if let stall = lan.stall { log.fail(stall, at: lan.now) }
+        if lan.clearSends > 0 {
+            log.fail("\(lan.clearSends) datagrams went out in clear in a private run", at: lan.now)
+        }
+        if case .dj(let machine) = dj.machine {
+            let refused = ["sealed", "bad_seal", "unsealed"].compactMap { machine.filter.drops.counts[$0] }.reduce(0, +)
+            if refused > 0 { log.fail("the DJ refused \(refused) of its guests' sealed datagrams", at: lan.now) }
+        }
         lan.observer = nil  // the closures hold the LAN: let it go
         lan.datagramObserver = nil
         lan.hooks = [:]

@@ -160,6 +160,31 @@ public final class MediaServer: Sendable {
         registry.web.withLock { $0 = handler }
     }
 
+    /// The header a private station's listeners send with every media request (mpv's
+    /// `http-header-fields`): the proof of its join code.
+    public static let proofHeader = "X-Partyradio-Proof"
+
+    /// What a private station's media server asks of a request: the listener's player sends
+    /// ``header`` (mpv's `http-header-fields`); a browser that gave the page the code sends the
+    /// page's cookie, which also lets the page play the station.
+    public struct Proof: Sendable, Equatable {
+        public var header: String
+        public var cookieName: String
+        public var cookie: String
+
+        public init(header: String, cookieName: String, cookie: String) {
+            self.header = header
+            self.cookieName = cookieName
+            self.cookie = cookie
+        }
+    }
+
+    /// Serves media only to requests that carry `proof` (a private station); the rest get 403.
+    /// nil: anyone on the LAN may fetch (a public station).
+    public func requireProof(_ proof: Proof?) {
+        registry.proof.withLock { $0 = proof }
+    }
+
     /// The URL path of a token: `/media/<token>`.
     public static func path(token: String) -> String { pathPrefix + token }
 
@@ -191,6 +216,24 @@ public final class MediaServer: Sendable {
         }
         let entries = Mutex<[String: Entry]>([:])
         let web = Mutex<(any WebHandler)?>(nil)
+        let proof = Mutex<Proof?>(nil)
+
+        /// Whether the request on `connection` shows the proof asked for (or none is asked for).
+        func admits(_ connection: OpaquePointer) -> Bool {
+            guard let wanted = proof.withLock({ $0 }) else { return true }
+            let header = MHD_lookup_connection_value(connection, .HEADER_KIND, MediaServer.proofHeader)
+            let cookie = MHD_lookup_connection_value(connection, .COOKIE_KIND, wanted.cookieName)
+            return Self.same(header.map { String(cString: $0) }, wanted.header)
+                || Self.same(cookie.map { String(cString: $0) }, wanted.cookie)
+        }
+
+        /// Compared in time that does not depend on where the first difference lies.
+        static func same(_ shown: String?, _ wanted: String) -> Bool {
+            let a = Array(wanted.utf8)
+            let b = Array((shown ?? "").utf8)
+            guard !a.isEmpty, a.count == b.count else { return false }
+            return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        }
 
         func lookup(urlPath: String) -> Entry? {
             guard urlPath.hasPrefix(MediaServer.pathPrefix) else { return nil }
@@ -232,6 +275,7 @@ private func mediaServerAccess(
     }
     // A body on a GET or HEAD is not ours to read: refuse rather than buffer it.
     if let uploadDataSize, uploadDataSize.pointee > 0 { return sendStatus(connection, 400) }
+    guard registry.admits(connection) else { return sendStatus(connection, 403) }
     guard let entry = registry.lookup(urlPath: path) else { return sendStatus(connection, 404) }
 
     let fd = open(entry.path, O_RDONLY | O_CLOEXEC)

@@ -1,5 +1,6 @@
 import PartyRadioCatalog
 import PartyRadioCore
+import PartyRadioSecurity
 
 /// The network parsers under fuzzing, one per target. Each takes any bytes; a crash, a hang or
 /// a sanitizer report is a bug. Beyond "does not crash", each checks what must hold for every
@@ -17,6 +18,11 @@ enum Harness: String, CaseIterable {
     /// The web page's form bodies (votes, requests, chat). Whatever parses must survive being
     /// encoded and parsed again.
     case form
+    /// A private station's sealed datagrams and TXT record (libsodium's XChaCha20-Poly1305 under
+    /// a fixed code): the input as a datagram, as a TXT blob, and as a mask flipping bits of a
+    /// valid sealed datagram. Nothing but the untouched datagram may open, and nothing that opens
+    /// may pass the private DJ's filter unless it is the real one.
+    case sealed
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -25,6 +31,7 @@ enum Harness: String, CaseIterable {
         case .range: Self.range(bytes)
         case .catalog: Self.catalog(bytes)
         case .form: Self.form(bytes)
+        case .sealed: Self.sealed(bytes)
         }
     }
 
@@ -76,6 +83,41 @@ enum Harness: String, CaseIterable {
                 fatalError("range \(start)-\(end) outside a file of \(size) bytes for '\(header)'")
             }
         }
+    }
+
+    /// The code every `sealed` run uses; its keys are derived once (Argon2id is slow on purpose).
+    static let seal = CodeSeal(code: JoinCode(entropy: [1, 2, 3, 4, 5, 6, 7, 8, 9]))
+    static let station = Identity(seed: [UInt8](repeating: 3, count: 32))!
+    static let guest = Identity(seed: [UInt8](repeating: 4, count: 32))!
+    static let genuine = seal.seal(
+        datagram: try! Datagram.encode(
+            .vote(Vote(trackID: "t", choice: .up)), stationID: station.stationID, sequence: 1, signer: guest))
+
+    struct Verifier: DatagramVerifier {
+        func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
+        var seal: (any StationSeal)? { Harness.seal }
+    }
+
+    static func sealed(_ bytes: [UInt8]) {
+        // Any bytes as a sealed datagram: they do not open (no one without the key can forge a tag).
+        if seal.open(datagram: SealedDatagram.marker + bytes) != nil {
+            fatalError("random bytes opened as a sealed datagram")
+        }
+        _ = seal.open(txt: String(decoding: bytes, as: UTF8.self))
+        // The input as bit flips over a genuine sealed datagram: only no flip at all opens.
+        var tampered = genuine
+        for (index, mask) in bytes.prefix(genuine.count).enumerated() { tampered[index] ^= mask }
+        let opened = seal.open(datagram: tampered)
+        if (opened != nil) != (tampered == genuine) { fatalError("a tampered sealed datagram opened") }
+        // Through a private DJ's filter: only the genuine datagram passes.
+        var filter = DatagramFilter(verifier: Verifier())
+        let from = PeerAddress(host: "10.0.0.2", port: 4000)
+        let accepted = filter.accept(
+            tampered, from: from, at: LocalTime(ns: 0), policy: .listenersOf(station.stationID))
+        if (accepted != nil) != (tampered == genuine) {
+            fatalError("the private DJ's filter let a tampered datagram in")
+        }
+        _ = filter.accept(bytes, from: from, at: LocalTime(ns: 0), policy: .listenersOf(station.stationID))
     }
 
     static func catalog(_ bytes: [UInt8]) {

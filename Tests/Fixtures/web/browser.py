@@ -206,9 +206,11 @@ class Browser:
         return out
 
     def wait_loaded(self, timeout):
-        # The page has its first state once the station's name or a track title arrived.
+        # The page has its first state once the station's name or a track title arrived (or, for a
+        # private station, once it asks for the join code).
         self.poll(lambda: self.js("return !!(window.partyradioListen && document.getElementById('title') && "
-                                  "document.getElementById('me').textContent !== '…')"), timeout, 'the first state')
+                                  "(document.getElementById('me').textContent !== '…' || "
+                                  "!document.getElementById('joinbox').hidden))"), timeout, 'the first state')
 
     def find(self, name, timeout):
         el, _ = self.poll(lambda: self.js(FIND_JS, name), timeout, 'a button named %r' % name)

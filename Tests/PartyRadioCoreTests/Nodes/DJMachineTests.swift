@@ -30,7 +30,7 @@ import Testing
         let first = out.reports.first
         guard
             case .stationStarted(
-                let name, let stationID, let interface, let address, let port, let group, _, let queue) = first
+                let name, let stationID, let interface, let address, let port, let group, _, let queue, _) = first
         else {
             Issue.record("the first report is not stationStarted: \(out.reportTags)")
             return

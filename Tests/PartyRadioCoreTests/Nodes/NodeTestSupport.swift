@@ -187,6 +187,7 @@ extension NodeEvent {
         case .stationPublished: "stationPublished"
         case .webPage: "webPage"
         case .webQR: "webQR"
+        case .joinCode: "joinCode"
         case .discoveryDaemon: "discoveryDaemon"
         case .stationRenamed: "stationRenamed"
         case .listenersChanged: "listenersChanged"
@@ -252,6 +253,7 @@ extension NodeEvent {
         case .stationPublished(let name): "published \(name)"
         case .webPage(let url, _): "web \(url)"
         case .webQR(let forDJ): "qr \(forDJ ? "dj" : "guests")"
+        case .joinCode(let code): "join code \(code)"
         case .discoveryDaemon(let running): running ? "avahi back" : "avahi lost"
         case .stationRenamed(let from, let to): "renamed \(from) → \(to)"
         case .tunedIn(let station): "tuned in \(station.name)"
@@ -269,7 +271,7 @@ extension NodeEvent {
         case .requestAnswered(let ack, let guest): "request \(guest) \(ack.status) #\(ack.queueID) at \(ack.position)"
         case .stationsChanged(let stations, let change):
             "stations [\(stations.map(\.name).joined(separator: ", "))] \(change.brief)"
-        case .stationStarted(let name, _, _, _, _, _, _, let queueLength): "started \(name) queue \(queueLength)"
+        case .stationStarted(let name, _, _, _, _, _, _, let queueLength, _): "started \(name) queue \(queueLength)"
         }
     }
 }

@@ -13,7 +13,7 @@ enum NodeCommands {
         return NodeSettings(
             interfaceName: network.interface, stateDirectory: URL(fileURLWithPath: stateDirectory),
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
-            reporter: reporter, faults: NodeSettings.faults(environment: context.environment))
+            reporter: reporter, faults: NodeSettings.faults(environment: context.environment), code: network.code)
     }
 
     static func playbackOptions(_ flags: PlaybackFlags) -> PlaybackOptions {
@@ -57,7 +57,7 @@ enum NodeCommands {
                     playback: playbackOptions(options.playback), catalog: source,
                     crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
                     maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
-                    fresh: options.fresh),
+                    fresh: options.fresh, isPrivate: options.isPrivate, newCode: options.newCode),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(inbox: inbox)
             defer { controls.restore() }

@@ -29,12 +29,25 @@ enum StationsCommand {
             }
         } catch { return NodeCommands.fail(error, console: console) }
         let stations = observer.summaries()
+        // Private stations this node cannot open are listed by name and nothing else: that is all
+        // their advert says.
+        let locked = observer.lockedStations()
         if options.json {
-            console.out(JSON.array(stations.map(Render.station)).rendered)
-        } else if stations.isEmpty {
+            let closed = locked.map { station in
+                JSON.object([
+                    ("name", .string(station.name)), ("private", .bool(true)),
+                    ("locked", .string(station.wrongCode ? "wrong_code" : "no_code")),
+                ])
+            }
+            console.out(JSON.array(stations.map(Render.station) + closed).rendered)
+        } else if stations.isEmpty && locked.isEmpty {
             console.out("No stations on the air.")
         } else {
-            console.out(table(stations))
+            if !stations.isEmpty { console.out(table(stations)) }
+            for station in locked {
+                let why = station.wrongCode ? "the code given does not open it" : "join with --code CODE"
+                console.out("Private station '\(Render.plain(station.name))' (\(why)).")
+            }
         }
         return ExitCode.success.rawValue
     }

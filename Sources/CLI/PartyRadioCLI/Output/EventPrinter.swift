@@ -23,6 +23,8 @@ final class EventPrinter: NodeReporter {
         /// The web page's URLs and the QR code shown (the guests' unless the DJ asked for its own).
         var web: [String] = []
         var urls: (guests: String, dj: String)?
+        /// A private station's join code and its QR code.
+        var code: [String] = []
     }
 
     init(jsonEvents: Bool, role: String, console: Console) {
@@ -49,13 +51,17 @@ final class EventPrinter: NodeReporter {
         let name: String
         switch event {
         case .stationStarted(
-            let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
+            let station, let id, let interface, let address, let port, let group, let fingerprint, let count,
+            let isPrivate):
             name = "station_started"
             fields = [
                 ("station", .string(station)), ("id", .string(id.hex)), ("interface", .string(interface)),
                 ("address", .string(address)), ("port", .int(port)), ("group", .string(group.description)),
-                ("key_fingerprint", .string(fingerprint)), ("queue_length", .int(count)),
+                ("key_fingerprint", .string(fingerprint)), ("queue_length", .int(count)), ("private", .bool(isPrivate)),
             ]
+        case .joinCode(let code):
+            name = "join_code"
+            fields = [("code", .string(code.grouped))]
         case .stationPublished(let station):
             name = "station_published"
             fields = [("station", .string(station))]
@@ -174,9 +180,15 @@ final class EventPrinter: NodeReporter {
     private func line(_ event: NodeEvent) -> String? {
         switch event {
         case .stationStarted(
-            let station, let id, let interface, let address, let port, let group, let fingerprint, let count):
-            return "Station '\(station)' (ID \(id.hex), key \(fingerprint)) on \(interface) \(address):\(port), "
-                + "group \(group), \(count) tracks queued."
+            let station, let id, let interface, let address, let port, let group, let fingerprint, let count,
+            let isPrivate):
+            return "\(isPrivate ? "Private station" : "Station") '\(station)' (ID \(id.hex), key \(fingerprint)) on "
+                + "\(interface) \(address):\(port), group \(group), \(count) tracks queued."
+        case .joinCode(let code):
+            return
+                (["Join code: \(code.grouped); guests pass --code \(code.grouped), or scan:"]
+                + WebQRCode.terminalLines(code.grouped) + ["Only guests with the code find, hear, vote and chat."])
+                .joined(separator: "\n")
         case .stationPublished(let station):
             return "Announced as '\(station)' on the local network."
         case .webPage(let url, let djURL):
@@ -294,6 +306,10 @@ final class EventPrinter: NodeReporter {
                 view.web = Self.webLines(guests: url, dj: djURL, forDJ: false)
             case .webQR(let forDJ):
                 if let urls = view.urls { view.web = Self.webLines(guests: urls.guests, dj: urls.dj, forDJ: forDJ) }
+            case .joinCode(let code):
+                view.code =
+                    ["   join code: \(code.grouped)  (guests: --code \(code.grouped), or scan)"]
+                    + WebQRCode.terminalLines(code.grouped).map { "   " + $0 }
             case .djSettings(let repeatMode, let volume):
                 view.settings = "\(repeatMode), \(volume)"
             case .roster(let roster):
@@ -308,7 +324,8 @@ final class EventPrinter: NodeReporter {
                     view.notes = Array(view.notes.suffix(12))
                 }
             }
-            let out = view.redraw.frame((view.header + view.web + view.upNext + view.notes).map(Render.plain))
+            let out = view.redraw.frame(
+                (view.header + view.web + view.code + view.upNext + view.notes).map(Render.plain))
             console.write(out, to: .out)
         }
     }

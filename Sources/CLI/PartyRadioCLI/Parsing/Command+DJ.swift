@@ -31,6 +31,10 @@ extension Command {
         public var votersPerAddress = 1
         /// `--fresh`: start over, without the station saved in the state directory.
         public var fresh = false
+        /// `--private`: a private station (a join code; everything sealed under keys from it).
+        public var isPrivate = false
+        /// `--new-code`: with `--private`, replace the kept join code.
+        public var newCode = false
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -67,11 +71,20 @@ extension Command {
             case "--max-requests": options.maxRequestsPerGuest = try scanner.integer(for: option, in: 1...100)
             case "--voters-per-address": options.votersPerAddress = try scanner.integer(for: option, in: 1...1000)
             case "--fresh": options.fresh = true
+            case "--private": options.isPrivate = true
+            case "--new-code": options.newCode = true
             default: throw scanner.unknown(option)
             }
         }
         try noPositionals(scanner)
         guard let name else { throw UsageError("A station needs a name: pass --name \"My Party\".", command: "dj") }
+        if options.network.code != nil {
+            throw UsageError(
+                "The DJ makes its own join code: pass --private (and --new-code for a new one).", command: "dj")
+        }
+        if options.newCode && !options.isPrivate {
+            throw UsageError("'--new-code' makes a new join code for a private station; add --private.", command: "dj")
+        }
         if !options.picks.isEmpty && options.search == nil {
             throw UsageError("'--pick' chooses among '--search' results; add --search TERM.", command: "dj")
         }

@@ -25,7 +25,7 @@ extension Command {
         var options = DoctorOptions(iTunesURL: CatalogServiceOptions(environment: environment).iTunesURL)
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
-            if try options.network.consume(option, from: &scanner) { continue }
+            if option != "--code", try options.network.consume(option, from: &scanner) { continue }
             switch option {
             case "--json": options.json = true
             case "--timeout": options.timeout = try scanner.seconds(for: option, in: 0.1...60)

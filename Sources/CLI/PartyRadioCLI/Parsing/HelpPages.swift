@@ -91,6 +91,12 @@ enum HelpPages {
                 "Voters counted per machine address (default: 1, one guest one vote; raise it for shared machines)."
             ),
             ("--fresh", "Start over: forget the station saved in the state directory (the stats stay)."),
+            (
+                "--private",
+                "Only guests with the join code (shown here, with its QR code) find, hear, vote and chat; "
+                    + "everything is encrypted with keys from the code."
+            ),
+            ("--new-code", "With --private: make a new join code (the old one stops working)."),
         ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
         discussion: """
             CONTROLS:
@@ -108,6 +114,12 @@ enum HelpPages {
               gone are dropped, music new in the --library folders is added at the end. --fresh
               starts over.
 
+            PRIVATE STATIONS:
+              --private prints a join code (65 bits, like K7QX-3MZD-9TRFA) that guests pass with
+              --code to listen, vote, chat, request, queue and stations. The code is kept with the
+              station key, so a restart keeps it; --new-code replaces it; dj without --private is
+              public again. The web page asks for the code too.
+
             The catalog is $PARTYRADIO_ITUNES_URL (default https://itunes.apple.com).
             """)
 
@@ -121,7 +133,7 @@ enum HelpPages {
             ),
             ("-w, --watch", "Keep following stations as they come, change and go."),
             ("--json", "Print JSON (with --watch: one object per line)."),
-        ] + NetworkOptions.help + CommonOptions.help)
+        ] + NetworkOptions.guestHelp + CommonOptions.help)
 
     static let listen = HelpText(
         overview: "Tune in to a station and follow what it plays.",
@@ -135,7 +147,7 @@ enum HelpPages {
                 "--trust-new-key",
                 "Accept a station that shows another key than the one met before (a DJ with a new key)."
             ),
-        ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help)
+        ] + PlaybackFlags.help + NetworkOptions.guestHelp + CommonOptions.help)
 
     static let vote = HelpText(
         overview: "Vote the track playing now (or a guest's request) up or down, or clear your vote; returns once "
@@ -155,7 +167,7 @@ enum HelpPages {
             ),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the result as JSON."),
-        ] + NetworkOptions.help + CommonOptions.help)
+        ] + NetworkOptions.guestHelp + CommonOptions.help)
 
     static let chat = HelpText(
         overview: "Say something to the station: every listener and the DJ see it; returns once the DJ delivered it.",
@@ -167,7 +179,7 @@ enum HelpPages {
             ("--as <name>", "The name shown with your line, 1-32 characters (default: user@host)."),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the result as JSON."),
-        ] + NetworkOptions.help + CommonOptions.help,
+        ] + NetworkOptions.guestHelp + CommonOptions.help,
         discussion:
             "The DJ delivers each line once, in order, at most 5 lines per 10 s per guest, and may mute a guest.")
 
@@ -197,7 +209,7 @@ enum HelpPages {
             ("--no-explicit", "Leave explicit tracks out of the search."),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the DJ's answer as JSON."),
-        ] + NetworkOptions.help + CommonOptions.help,
+        ] + NetworkOptions.guestHelp + CommonOptions.help,
         discussion: """
             Requests play between the DJ's own tracks, the most voted first (then the oldest). The DJ
             allows each guest a few waiting requests (dj --max-requests, default 3), may want to approve
@@ -216,7 +228,7 @@ enum HelpPages {
             ("-s, --station <station>", "Name, unique name prefix or ID. Default: the only station on the air."),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the list as JSON."),
-        ] + NetworkOptions.help + CommonOptions.help,
+        ] + NetworkOptions.guestHelp + CommonOptions.help,
         discussion: "Requests are numbered (#N): vote on one with 'partyradio vote up --request N'.")
 
     static let stats = HelpText(

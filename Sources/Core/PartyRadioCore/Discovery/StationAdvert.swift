@@ -33,6 +33,32 @@ public struct StationAdvert: Hashable, Sendable {
         ]
     }
 
+    /// The TXT strings of a private station: only that it is one, and the usual strings sealed
+    /// under its code (`seal`), so that no ID, key or group shows to whoever lacks the code.
+    public func sealedTXTRecord(_ seal: any StationSeal) -> [String] {
+        var inner = self
+        inner.isPrivate = true
+        return ["v=\(version)", "priv=1", "seal=\(seal.seal(txt: inner.txtRecord))"]
+    }
+
+    /// The `seal` value of a private station's TXT strings; nil for a public station's.
+    public static func sealedBlob(in txtRecord: [String]) -> String? {
+        let fields = Self.fields(txtRecord)
+        guard fields["priv"] == "1" else { return nil }
+        return fields["seal"]
+    }
+
+    /// The TXT strings as keys (lower-cased) and values; the first of a repeated key wins.
+    static func fields(_ txtRecord: [String]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for entry in txtRecord {
+            guard let equals = entry.firstIndex(of: "=") else { continue }
+            let key = String(entry[..<equals]).lowercased()
+            if fields[key] == nil { fields[key] = String(entry[entry.index(after: equals)...]) }
+        }
+        return fields
+    }
+
     public enum Problem: Error, Equatable, Sendable {
         case missing(String)
         case invalid(String)
@@ -42,12 +68,7 @@ public struct StationAdvert: Hashable, Sendable {
     /// Parses TXT strings. Unknown keys are ignored (later versions may add some);
     /// a missing or malformed required key is an error naming it.
     public init(txtRecord: [String]) throws(Problem) {
-        var fields: [String: String] = [:]
-        for entry in txtRecord {
-            guard let equals = entry.firstIndex(of: "=") else { continue }
-            let key = String(entry[..<equals]).lowercased()
-            if fields[key] == nil { fields[key] = String(entry[entry.index(after: equals)...]) }
-        }
+        let fields = Self.fields(txtRecord)
         func required(_ key: String) throws(Problem) -> String {
             guard let value = fields[key] else { throw .missing(key) }
             return value

@@ -92,6 +92,14 @@ public struct DJMachine: NodeMachine {
     private var mutedNames: [String: String] = [:]
 
     public var stationID: StationID { configuration.advert.stationID }
+    /// A private station's secret (from its join code): its TXT record goes out sealed, and its
+    /// filter takes sealed datagrams only.
+    private let seal: (any StationSeal)?
+    public var isPrivate: Bool { seal != nil }
+    /// What the DJ publishes: the advert's TXT strings, or for a private station only that it is one.
+    public var publishedTXT: [String] {
+        seal.map { configuration.advert.sealedTXTRecord($0) } ?? configuration.advert.txtRecord
+    }
     private var group: MulticastGroup { configuration.advert.group }
 
     public init(configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime) {
@@ -117,6 +125,7 @@ public struct DJMachine: NodeMachine {
             engine = StationEngine(name: configuration.name, queue: configuration.queue, now: dj)
         }
         filter = DatagramFilter(verifier: verifier)
+        seal = verifier.seal
         planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
     }
 
@@ -147,8 +156,9 @@ public struct DJMachine: NodeMachine {
                 .report(
                     .stationStarted(
                         name: c.name, id: stationID, interface: c.interfaceName, address: c.address, port: c.port,
-                        group: group, fingerprint: c.advert.publicKey.fingerprint, queueLength: engine.queue.count)))
-            out.append(.publish(name: c.name, port: c.port, txt: c.advert.txtRecord))
+                        group: group, fingerprint: c.advert.publicKey.fingerprint, queueLength: engine.queue.count,
+                        isPrivate: isPrivate)))
+            out.append(.publish(name: c.name, port: c.port, txt: publishedTXT))
             if c.saved != nil {
                 out.append(
                     .report(.notice("Carrying on from the saved station: same queue, position, requests and votes.")))

@@ -33,7 +33,9 @@ public enum NodeEvent: Sendable {
     // DJ
     case stationStarted(
         name: String, id: StationID, interface: String, address: String, port: UInt16,
-        group: MulticastGroup, fingerprint: String, queueLength: Int)
+        group: MulticastGroup, fingerprint: String, queueLength: Int, isPrivate: Bool = false)
+    /// A private station's join code (shown with its QR code on the DJ's terminal).
+    case joinCode(JoinCode)
     case stationPublished(name: String)
     /// The DJ's web page: the URL for guests, and the DJ's own link (with its secret token).
     case webPage(url: String, djURL: String)

@@ -113,6 +113,9 @@ public enum DiscoveryEvent: Hashable, Sendable {
 public enum Effect: Sendable {
     /// Encode, sign (with this node's key and next sequence number) and send.
     case send(Message, to: Destination, station: StationID)
+    /// Seal every datagram sent to this station from now on: a private station whose TXT record
+    /// opened under this node's code.
+    case sealFor(StationID)
     /// Announce the station through DNS-SD.
     case publish(name: String, port: UInt16, txt: [String])
     /// Start browsing for stations.

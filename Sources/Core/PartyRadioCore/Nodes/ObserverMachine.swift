@@ -19,6 +19,9 @@ public struct ObserverMachine: NodeMachine {
 
     public func summaries(now: LocalTime) -> [StationSummary] { watch.summaries(now: now) }
 
+    /// Private stations this node cannot open (no code, or not theirs), by service name.
+    public var lockedStations: [String: StationWatch.Lock] { watch.lockedStations }
+
     public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         guard !isFinished else { return [] }
         lastNow = now

@@ -17,6 +17,33 @@ public struct StationFinder: Sendable {
         self.interfaceName = interfaceName
     }
 
+    /// The error for a query that names a private station this node cannot open (its whole name,
+    /// case ignored, or the start of it); nil when it names none.
+    static func locked(_ query: String?, in watch: StationWatch) -> NodeError? {
+        guard let query = query?.lowercased(), !query.isEmpty else { return nil }
+        let names = watch.lockedStations.keys.sorted()
+        guard
+            let name = names.first(where: { $0.lowercased() == query })
+                ?? names.first(where: { $0.lowercased().hasPrefix(query) }),
+            let lock = watch.lockedStations[name]
+        else { return nil }
+        return privateStation(name, lock)
+    }
+
+    /// One sentence that says what to do: give the code, or check it.
+    static func privateStation(_ name: String, _ lock: StationWatch.Lock) -> NodeError {
+        let shown = GuestName.cleaned(name)
+        return switch lock {
+        case .noCode:
+            NodeError(.usage, "'\(shown)' is a private station: join with --code CODE (the DJ's terminal shows it).")
+        case .wrongCode:
+            NodeError(
+                .usage,
+                "'\(shown)' is a private station, and the code given does not open it: check the code on the DJ's terminal."
+            )
+        }
+    }
+
     /// Looks at what `watch` sees at `now`.
     public func check(_ watch: StationWatch, now: LocalTime) -> Outcome {
         let summaries = watch.summaries(now: now)
@@ -41,7 +68,13 @@ public struct StationFinder: Sendable {
                 return .failed(NodeError(.usage, message))
             }
         case .none:
-            break
+            if let locked = Self.locked(query, in: watch) { return .failed(locked) }
+        }
+        // Only private stations this node cannot open are on the air: say so, rather than "none".
+        if query == nil, summaries.isEmpty, watch.settled || now >= deadline,
+            let name = watch.lockedStations.keys.sorted().first, let lock = watch.lockedStations[name]
+        {
+            return .failed(Self.privateStation(name, lock))
         }
         guard now >= deadline else { return .waiting }
         let visible = summaries.map(\.name)

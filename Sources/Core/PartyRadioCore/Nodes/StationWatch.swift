@@ -21,6 +21,16 @@ public struct StationWatch: Sendable {
     private let verifier: (any DatagramVerifier)?
     /// Adverts refused (an ID that is not its key's), by reason.
     public private(set) var drops = DropCounters()
+    /// Private stations this node cannot open, by service name: it has no code, or not theirs.
+    public private(set) var lockedStations: [String: Lock] = [:]
+
+    /// Why a private station stays closed to this node.
+    public enum Lock: Sendable, Equatable {
+        /// No `--code` was given.
+        case noCode
+        /// The code given does not open its TXT record.
+        case wrongCode
+    }
 
     public init(verifier: (any DatagramVerifier)? = nil) { self.verifier = verifier }
 
@@ -55,11 +65,27 @@ public struct StationWatch: Sendable {
             out.append(.log(.discovery, "could not resolve '\(name)'"))
         case .resolved(let name, let address, let port, let txt):
             pendingResolutions.remove(name)
-            let advert: StationAdvert
-            do { advert = try StationAdvert(txtRecord: txt) } catch {
+            var record = txt
+            if let blob = StationAdvert.sealedBlob(in: txt) {
+                guard let seal = verifier?.seal else {
+                    lockedStations[name] = .noCode
+                    out.append(.log(.discovery, "'\(name)' is a private station, and no code was given"))
+                    return []
+                }
+                guard let opened = seal.open(txt: blob) else {
+                    lockedStations[name] = .wrongCode
+                    drops.record(reason: "bad_seal_advert")
+                    out.append(.log(.discovery, "'\(name)' is a private station that the code given does not open"))
+                    return []
+                }
+                record = opened
+            }
+            var advert: StationAdvert
+            do { advert = try StationAdvert(txtRecord: record) } catch {
                 out.append(.log(.discovery, "ignored '\(name)': bad TXT record (\(error))"))
                 return []
             }
+            lockedStations[name] = nil
             // The key is the station: an advert whose ID is not derived from its key is an impostor
             // (another station's ID with the attacker's key), refused before anything believes it.
             if let owned = verifier?.stationID(for: advert.publicKey), owned != advert.stationID {
@@ -71,12 +97,18 @@ public struct StationWatch: Sendable {
                             + "\(advert.publicKey.fingerprint) owns \(owned.hex)"))
                 return []
             }
+            if record != txt {
+                // Opened under our code: what this node sends the station goes sealed.
+                advert.isPrivate = true
+                out.append(.sealFor(advert.stationID))
+            }
             directory.resolved(serviceName: name, advert: advert, address: address, port: port)
             lastQuery[advert.stationID] = nil  // query the (possibly new) address at once
             out.append(.log(.discovery, "resolved '\(name)' → \(address):\(port), station \(advert.stationID.hex)"))
         case .removed(let name):
             pendingResolutions.remove(name)
             out.append(.log(.discovery, "service '\(name)' withdrawn"))
+            lockedStations[name] = nil
             for (id, entry) in directory.entries where entry.serviceName == name {
                 lastQuery[id] = nil
                 firstQuery[id] = nil

@@ -15,6 +15,12 @@ public enum WireError: Error, Equatable, Sendable {
     case rateLimited
     /// More datagrams to verify than the node's budget, from a sender it does not know.
     case overBudget
+    /// A sealed datagram (a private station's) and no key to open it: not ours to read.
+    case sealed
+    /// A sealed datagram that does not open under our key: another code, or altered on the way.
+    case badSeal
+    /// A datagram in clear at a private station, where everything must come sealed.
+    case unsealed
 
     /// A short stable name, used as the counter key in `--json-events` output.
     public var counterName: String {
@@ -31,6 +37,9 @@ public enum WireError: Error, Equatable, Sendable {
         case .unexpectedSender: "unexpected_sender"
         case .rateLimited: "rate_limited"
         case .overBudget: "over_budget"
+        case .sealed: "sealed"
+        case .badSeal: "bad_seal"
+        case .unsealed: "unsealed"
         }
     }
 }

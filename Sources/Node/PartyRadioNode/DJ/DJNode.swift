@@ -27,13 +27,20 @@ public struct DJConfiguration: Sendable {
     public var votersPerAddress: Int
     /// `--fresh`: forget the saved station and start from `libraries` and `extraTracks`.
     public var fresh: Bool
+    /// `--private`: only guests with the join code can find, hear, vote or chat (the code is kept
+    /// in the state directory beside the station key).
+    public var isPrivate: Bool
+    /// `--new-code`: replace the kept join code with a new one.
+    public var newCode: Bool
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
         crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3,
-        votersPerAddress: Int = 1, fresh: Bool = false
+        votersPerAddress: Int = 1, fresh: Bool = false, isPrivate: Bool = false, newCode: Bool = false
     ) {
+        self.isPrivate = isPrivate
+        self.newCode = newCode
         self.votersPerAddress = votersPerAddress
         self.fresh = fresh
         self.crowdSkipPercent = crowdSkipPercent
@@ -70,6 +77,18 @@ public final class DJNode {
         reporter = settings.reporter
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("station")
+        // A private station's keys come from its code, kept with the station key so that a restart
+        // keeps the guests it has.
+        var seal: CodeSeal?
+        if configuration.isPrivate {
+            do throws(KeyStore.Failure) {
+                seal = CodeSeal(
+                    code: try KeyStore(directory: settings.stateDirectory).loadOrCreateCode(
+                        renew: configuration.newCode))
+            } catch {
+                throw NodeError(.storage, error.description, cause: error)
+            }
+        }
         // The database first: a damaged or newer file stops the DJ before anything goes on air.
         let recorder = try DJRecorder(settings: settings, station: configuration.name.value)
         let store = recorder.store
@@ -90,7 +109,9 @@ public final class DJNode {
         } else {
             socket = try settings.unicastSocket(interface: interface, port: configuration.port)
         }
-        let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        let transport = Transport(
+            socket: socket, identity: identity, clock: settings.clock, faults: settings.faults, seal: seal)
+        transport.sealFor(identity.stationID)
         // The HTTP server (music and the web page) on the port of the DJ's last run if it is free
         // (listeners' players still hold its URLs), else any; its port goes in the advert.
         let address = interface.address.host
@@ -103,9 +124,14 @@ public final class DJNode {
             }
         }
         self.server = server
+        server.requireProof(
+            seal.map {
+                MediaServer.Proof(header: $0.mediaProof, cookieName: PrivateGate.cookie, cookie: $0.webProof)
+            })
         let advert = StationAdvert(
             stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey,
-            webPort: server.port)
+            webPort: server.port, isPrivate: seal != nil)
+        let txt = seal.map { advert.sealedTXTRecord($0) } ?? advert.txtRecord
         let port: UInt16
         do { port = try socket.localAddress().port } catch {
             throw NodeError(.network, "Cannot read the DJ's UDP port: \(error).", cause: error)
@@ -118,7 +144,7 @@ public final class DJNode {
                 inbox.push(.discovery(DiscoveryEvent(event)))
             }
             try avahi.publish(
-                name: configuration.name.value, type: StationAdvert.serviceType, port: port, txt: advert.txtRecord)
+                name: configuration.name.value, type: StationAdvert.serviceType, port: port, txt: txt)
         } catch { throw NodeError(.discovery, error.description, cause: error) }
         // Catalog tracks alone need no library (unless the saved queue has library tracks);
         // otherwise the folders (or the demo library) are served.
@@ -138,7 +164,10 @@ public final class DJNode {
         let tracks = (library?.tracks ?? []) + configuration.extraTracks
         let restored = saved.map { Self.restore($0, tracks: tracks, now: now, reporter: settings.reporter) }
         recorder.continuing = restored != nil
-        let player = try PlayerDriver(role: "dj", options: configuration.playback, clock: settings.clock, inbox: inbox)
+        // The DJ's own player fetches from its own server, which asks a private station's proof of it too.
+        var playback = configuration.playback
+        playback.mediaProof = seal?.mediaProof
+        let player = try PlayerDriver(role: "dj", options: playback, clock: settings.clock, inbox: inbox)
         let machine = DJMachine(
             configuration: DJMachine.Configuration(
                 name: configuration.name.value, advert: advert, queue: tracks, port: port,
@@ -146,7 +175,7 @@ public final class DJNode {
                 crowdSkipPercent: configuration.crowdSkipPercent, requestMode: configuration.requestMode,
                 maxRequestsPerGuest: configuration.maxRequestsPerGuest,
                 votersPerAddress: configuration.votersPerAddress, saved: restored),
-            verifier: SodiumVerifier(), now: now)
+            verifier: SodiumVerifier(seal: seal), now: now)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
             catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
@@ -155,7 +184,8 @@ public final class DJNode {
         self.hub = hub
         let site = WebSite(
             hub: hub, inbox: inbox, clock: settings.clock, catalog: configuration.catalog, address: address,
-            port: server.port)
+            port: server.port,
+            gate: seal.map { PrivateGate(code: $0.code, proof: $0.webProof, clock: settings.clock) })
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil
         hub.publish(
@@ -175,6 +205,7 @@ public final class DJNode {
         runtime.webReply = { ticket, message in hub.answer(ticket, message) }
         server.setWebHandler(site)
         settings.reporter.report(.webPage(url: site.guestURL, djURL: site.djURL))
+        if let seal { settings.reporter.report(.joinCode(seal.code)) }
     }
 
     /// Whether an effect changes what the page shows: every report but the twice-a-second

@@ -13,11 +13,11 @@ public enum ChatClient {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("voter")  // the guest's key for one-shot commands
         let socket = try settings.unicastSocket(interface: interface)
-        let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        let transport = settings.transport(socket: socket, identity: identity)
         // The clock in microseconds: a later `chat` from this key always has a higher ID.
         let send = ChatSend(messageID: UInt64(max(1, settings.clock.now().ns / 1000)), name: name.value, text: text)
         let machine = ChatterMachine(
-            send: send, query: query, timeoutNs: timeoutNs, interfaceName: interface.name, verifier: SodiumVerifier())
+            send: send, query: query, timeoutNs: timeoutNs, interfaceName: interface.name, verifier: settings.verifier)
         let runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: nil,
             inbox: inbox)

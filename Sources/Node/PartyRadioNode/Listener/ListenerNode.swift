@@ -32,14 +32,16 @@ public final class ListenerNode {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
         let socket = try settings.unicastSocket(interface: interface)
-        let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        let transport = settings.transport(socket: socket, identity: identity)
+        var playback = playback
+        playback.mediaProof = settings.seal?.mediaProof
         let player = try PlayerDriver(role: "listener", options: playback, clock: settings.clock, inbox: inbox)
         let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
                 playsAudio: player.playsAudio, knownKeys: known.keys, trustNewKey: trustNewKey),
-            verifier: SodiumVerifier())
+            verifier: settings.verifier)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
             knownStations: known, inbox: inbox)

@@ -16,7 +16,7 @@ public enum RequestClient {
         try run(settings: settings, key: "voter", catalog: catalog, inbox: inbox) { interface in
             RequesterMachine(
                 query: query, name: name.value, station: station, timeoutNs: timeoutNs, interfaceName: interface,
-                verifier: SodiumVerifier())
+                verifier: settings.verifier)
         }?.result
     }
 
@@ -27,7 +27,7 @@ public enum RequestClient {
         try run(settings: settings, key: "voter", inbox: inbox) { interface in
             RequestVoterMachine(
                 vote: vote, station: station, timeoutNs: timeoutNs, interfaceName: interface,
-                verifier: SodiumVerifier())
+                verifier: settings.verifier)
         }?.result
     }
 
@@ -37,7 +37,7 @@ public enum RequestClient {
     ) throws(NodeError) -> QueueReaderMachine.Result? {
         try run(settings: settings, key: nil, inbox: inbox) { interface in
             QueueReaderMachine(
-                station: station, timeoutNs: timeoutNs, interfaceName: interface, verifier: SodiumVerifier())
+                station: station, timeoutNs: timeoutNs, interfaceName: interface, verifier: settings.verifier)
         }?.result
     }
 
@@ -52,7 +52,7 @@ public enum RequestClient {
         let interface = try settings.chooseInterface()
         let identity = if let key { try settings.identity(key) } else { Identity.generate() }
         let socket = try settings.unicastSocket(interface: interface)
-        let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        let transport = settings.transport(socket: socket, identity: identity)
         let runtime = try NodeRuntime(
             machine: make(interface.name), settings: settings, interface: interface, transport: transport,
             player: nil, catalog: catalog, inbox: inbox)

@@ -14,10 +14,10 @@ public enum VoteClient {
         // `listen` running beside this may be using with its own sequence numbers.
         let identity = try settings.identity("voter")
         let socket = try settings.unicastSocket(interface: interface)
-        let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        let transport = settings.transport(socket: socket, identity: identity)
         let machine = VoterMachine(
             choice: choice, query: query, timeoutNs: timeoutNs, interfaceName: interface.name,
-            verifier: SodiumVerifier())
+            verifier: settings.verifier)
         let runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: nil,
             inbox: inbox)

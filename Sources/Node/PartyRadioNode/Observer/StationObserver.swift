@@ -15,13 +15,13 @@ public final class StationObserver {
         // process keeps its own sequence numbers, and the DJ's replay window is per key.
         let identity = Identity.generate()
         let socket = try settings.unicastSocket(interface: interface)
-        let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
+        let transport = settings.transport(socket: socket, identity: identity)
         changes = ChangeCollector(forwardingTo: settings.reporter)
         clock = settings.clock
         var settings = settings
         settings.reporter = changes
         runtime = try NodeRuntime(
-            machine: ObserverMachine(verifier: SodiumVerifier()), settings: settings, interface: interface,
+            machine: ObserverMachine(verifier: settings.verifier), settings: settings, interface: interface,
             transport: transport, player: nil, inbox: inbox)
     }
 
@@ -32,6 +32,12 @@ public final class StationObserver {
 
     /// Stations heard from, with their positions now.
     public func summaries() -> [StationSummary] { runtime.machine.summaries(now: clock.now()) }
+
+    /// Private stations on the air that this node cannot open, by name: true where the code given
+    /// does not open them, false where no code was given.
+    public func lockedStations() -> [(name: String, wrongCode: Bool)] {
+        runtime.machine.lockedStations.sorted { $0.key < $1.key }.map { ($0.key, $0.value == .wrongCode) }
+    }
 
     /// Waits up to `timeoutMs` for traffic, then handles it. Returns the directory changes.
     /// Throws when Avahi fails (the daemon went away).

@@ -6,6 +6,9 @@ public struct PlaybackOptions: Sendable {
     public var audioDriver: String?
     /// Write one JSON object per line here, 20 times a second (see docs/CLOCK-SYNC.md).
     public var tracePath: String?
+    /// A private station's media proof, sent with every HTTP fetch (mpv's `http-header-fields`):
+    /// its media server answers 403 without it.
+    public var mediaProof: String?
 
     public init(noAudio: Bool = false, audioDriver: String? = nil, tracePath: String? = nil) {
         self.noAudio = noAudio

@@ -45,7 +45,12 @@ final class PlayerDriver {
             // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
             // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
             let player = try Player(
-                options: Player.Options(audio: audio, pitchCorrection: false), clock: clock.nanoClock)
+                options: Player.Options(
+                    audio: audio, pitchCorrection: false,
+                    extraOptions: options.mediaProof.map {
+                        ["http-header-fields": "\(MediaServer.proofHeader): \($0)"]
+                    } ?? [:]),
+                clock: clock.nanoClock)
             sync = SyncController(player: player, clock: clock.nanoClock)
             let events = player.events
             // mpv's events arrive on its event thread as a stream; this task only forwards failures.

@@ -11,11 +11,15 @@ public struct NodeSettings: Sendable {
     public var reporter: any NodeReporter
     /// Test-only outgoing loss (`PARTYRADIO_FAULT_LOSS=0.3`, seeded by `PARTYRADIO_FAULT_SEED`).
     public var faults: FaultInjector?
+    /// The keys of the private station whose code was given (`--code`); derived once, here, since
+    /// the derivation is deliberately slow (Argon2id).
+    public let seal: CodeSeal?
 
     public init(
         interfaceName: String?, stateDirectory: URL, clock: NodeClock = NodeClock(), reporter: any NodeReporter,
-        faults: FaultInjector? = nil
+        faults: FaultInjector? = nil, code: JoinCode? = nil
     ) {
+        seal = code.map(CodeSeal.init(code:))
         self.interfaceName = interfaceName
         self.stateDirectory = stateDirectory
         self.clock = clock
@@ -29,6 +33,14 @@ public struct NodeSettings: Sendable {
             return nil
         }
         return FaultInjector(lossShare: share, seed: environment["PARTYRADIO_FAULT_SEED"].flatMap(UInt64.init) ?? 1)
+    }
+
+    /// The signature check, carrying the code's keys when one was given.
+    var verifier: SodiumVerifier { SodiumVerifier(seal: seal) }
+
+    /// The wire edge on `socket`, sealing for the private station of the code given, if any.
+    func transport(socket: UDPSocket, identity: Identity) -> Transport {
+        Transport(socket: socket, identity: identity, clock: clock, faults: faults, seal: seal)
     }
 
     func chooseInterface() throws(NodeError) -> NetworkInterface {

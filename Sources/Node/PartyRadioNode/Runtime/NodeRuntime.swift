@@ -158,6 +158,8 @@ final class NodeRuntime<Machine: NodeMachine> {
                 return Log.debug(.wire, "cannot send to \(destination): not an IPv4 address")
             }
             transport.send(message, to: address, station: station)
+        case .sealFor(let station):
+            transport.sealFor(station)
         case .publish(let name, let port, let txt):
             do { try avahi.publish(name: name, type: StationAdvert.serviceType, port: port, txt: txt) } catch {
                 inbox.push(.discovery(.failed(error.description)))

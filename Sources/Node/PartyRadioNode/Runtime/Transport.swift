@@ -4,7 +4,9 @@ import PartyRadioSecurity
 
 /// libsodium's Ed25519 check, for the machines' datagram filters.
 public struct SodiumVerifier: DatagramVerifier {
-    public init() {}
+    /// A private station's secret, when this node holds its code.
+    public let seal: (any StationSeal)?
+    public init(seal: (any StationSeal)? = nil) { self.seal = seal }
     public func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
     public func stationID(for key: PublicKey) -> StationID? { Sodium.stationID(for: key) }
 }
@@ -18,8 +20,14 @@ final class Transport {
     private var sequence: UInt64
     /// Test-only fault injection: drop this share of outgoing datagrams (seeded, off by default).
     private var faults: FaultInjector?
+    /// A private station's secret, if this node holds its code.
+    private let seal: CodeSeal?
+    /// The stations whose datagrams go out sealed: a private DJ's own, and those whose TXT record
+    /// opened under the code (the machine says so with ``Effect/sealFor(_:)``).
+    private(set) var sealedStations: Set<StationID> = []
 
-    init(socket: UDPSocket, identity: Identity, clock: NodeClock, faults: FaultInjector?) {
+    init(socket: UDPSocket, identity: Identity, clock: NodeClock, faults: FaultInjector?, seal: CodeSeal? = nil) {
+        self.seal = seal
         self.socket = socket
         self.identity = identity
         self.clock = clock
@@ -50,13 +58,20 @@ final class Transport {
         default:
             break
         }
-        guard let bytes = try? Datagram.encode(message, stationID: station, sequence: sequence, signer: identity) else {
+        guard var bytes = try? Datagram.encode(message, stationID: station, sequence: sequence, signer: identity) else {
             return
         }
+        if let seal, sealedStations.contains(station) { bytes = seal.seal(datagram: bytes) }
         if faults?.shouldDrop() == true { return }
         do { try socket.send(bytes, to: address) } catch {
             Log.debug(.wire, "send to \(address) failed: \(error)")
         }
+    }
+
+    /// Seals what goes to `station` from now on (nothing without a code).
+    func sealFor(_ station: StationID) {
+        guard seal != nil else { return }
+        sealedStations.insert(station)
     }
 
     /// Everything waiting on `socket`, as raw datagrams with their senders, each stamped with

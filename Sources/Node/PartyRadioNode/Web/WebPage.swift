@@ -82,6 +82,13 @@ enum WebPage {
         <span id="conn" class="tag" role="status" hidden>reconnecting…</span>
         <button id="share" type="button" aria-expanded="false">Share</button>
         </header>
+        <section class="card" id="joinbox" hidden aria-label="Join a private station">
+        <h2>Private station</h2>
+        <p class="sub">Ask the DJ for the join code.</p>
+        <form id="joinf" class="row"><input id="jcode" class="grow" aria-label="Join code" placeholder="Join code"
+        autocomplete="off" autocapitalize="characters" maxlength="40"><button class="pri" type="submit">Join</button></form>
+        <p id="jmsg" class="msg" role="status"></p>
+        </section>
         <main>
         <div class="col">
         <section class="card" id="sharebox" hidden><img id="qr" alt="QR code for this page"></section>
@@ -426,6 +433,13 @@ enum WebPage {
           try {
             const r = await fetch('/api/state', { cache: 'no-store' });
             const j = await r.json();
+            if (r.status === 403) {
+              // A private station: nothing shows until the guest gives the DJ's join code.
+              document.querySelector('main').hidden = true;
+              $('joinbox').hidden = false;
+              if (es) es.close();
+              return;
+            }
             if (j && j.you) {
               you = j.you;
               if (j.now && (j.you.vote === 'up' || j.you.vote === 'down')) myVote.set(j.now.id, j.you.vote);
@@ -435,6 +449,12 @@ enum WebPage {
           } catch (e) { /* the event stream brings it */ }
         }
 
+        $('joinf').addEventListener('submit', async (e) => {
+          e.preventDefault();
+          const a = await post('/api/join', { code: $('jcode').value });
+          if (a.ok) { location.reload(); return; }
+          say('jmsg', a);
+        });
         $('vup').addEventListener('click', () => vote('up'));
         $('vdown').addEventListener('click', () => vote('down'));
         $('sform').addEventListener('submit', (e) => { e.preventDefault(); search(); });

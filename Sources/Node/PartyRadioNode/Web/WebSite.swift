@@ -25,12 +25,15 @@ final class WebSite: WebHandler {
     let guestURL: String
     let djURL: String
     private let artwork: ArtworkCache?
+    /// A private station's door: every path but `POST /api/join` needs its cookie. nil: public.
+    private let gate: PrivateGate?
 
     init(
         hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
-        port: UInt16, answerTimeout: Double = WebSite.answerTimeout
+        port: UInt16, answerTimeout: Double = WebSite.answerTimeout, gate: PrivateGate? = nil
     ) {
         self.answerTimeout = answerTimeout
+        self.gate = gate
         self.hub = hub
         self.inbox = inbox
         self.clock = clock
@@ -78,6 +81,17 @@ final class WebSite: WebHandler {
 
     private func route(_ request: WebRequest, guest secret: [UInt8]) -> WebResponse {
         let reads = ["GET", "HEAD"]
+        if let gate {
+            if request.path == "/api/join" {
+                guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+                if let refusal = Self.checkWrite(request) { return refusal }
+                guard let form = WebForm.parse(request.body) else { return Self.problem(400, "The form is malformed.") }
+                return gate.join(request, form: form)
+            }
+            // The page itself (no station in it) opens for everyone: it asks for the code.
+            let page = request.path == "/" || request.path == "/index.html"
+            guard page || gate.admits(request) else { return PrivateGate.closed }
+        }
         switch request.path {
         case "/", "/index.html":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }

@@ -5,7 +5,7 @@
 //   Core/      pure Swift: domain model, wire codec, tallies, clock arithmetic (no I/O, no C)
 //   CShims/    system-library targets (pkg-config) and small C wrappers for what Swift cannot call
 //   Adapters/  one I/O edge apiece: network (sockets, multicast, Avahi), security (libsodium),
-//              catalog (libcurl), media (libmpv, libmicrohttpd, TagLib, and the web page's QR codes
+//              catalog (libcurl), media (libmpv, loaded only to play, libmicrohttpd, TagLib, and the web page's QR codes
 //              (libqrencode)), storage (SQLite)
 //   Node/      the DJ, listener, observer and voter that wire core and adapters together
 //   CLI/       argument parsing (a pure function) and the commands' terminal/JSON output
@@ -36,13 +36,15 @@ let package = Package(
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
-        systemLibrary("CMpv", pkgConfig: nil, apt: "libmpv-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
+        // libmpv is not linked: only the commands that play load it, with dlopen at the first player
+        // (its ~230 libraries cost every command ~130 ms of start-up). mpv's header gives the types.
+        .target(name: "CMpvLoader", path: "Sources/CShims/CMpvLoader"),
 
         // MARK: Adapters
         .target(
@@ -57,7 +59,7 @@ let package = Package(
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
-            dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib", "CQRencode"],
+            dependencies: ["PartyRadioCore", "CMpvLoader", "CMicroHTTPDShim", "CTagLib", "CQRencode"],
             path: "Sources/Adapters/PartyRadioMedia"),
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],

@@ -343,7 +343,7 @@ public final class Player: Sendable {
 }
 
 /// libmpv, loaded on first use (`dlopen`) rather than linked: the commands that play nothing never
-/// pay for its ~230 libraries (docs/MEDIA.md). `Player` loads it; anyone may load it earlier.
+/// pay for its ~190 libraries (docs/MEDIA.md). `Player` loads it; anyone may load it earlier.
 public enum MpvLibrary {
     /// The library's soname (Debian 12 package: `libmpv2`).
     public static let soname = PRMPV_SONAME

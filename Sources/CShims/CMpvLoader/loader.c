@@ -48,9 +48,8 @@ int prmpv_load(const char *soname, char *error, size_t length) {
         return 0;
     }
     dlerror();
-    // LOCAL: mpv's symbols stay out of the global namespace. LAZY, as when it was linked: binding
-    // all of its ~230 libraries' functions now would cost more than loading them; the functions
-    // partyradio calls are checked below with dlsym.
+    // LOCAL: mpv's symbols stay out of the global namespace. LAZY, as when it was linked: nothing
+    // is bound before it is called; the functions partyradio calls are checked below with dlsym.
     void *library = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     if (library == NULL) {
         set_error(error, length, dlerror(), NULL);

@@ -1,7 +1,7 @@
 // libmpv, loaded at first use: only the commands that play pay for it.
 //
-// libmpv and the ~230 libraries it needs (ffmpeg, PipeWire, X11, …) cost every command about
-// 130 ms of dynamic linking before main when the binary links them. The binary therefore does not
+// libmpv and the ~190 libraries it needs (ffmpeg, PipeWire, X11, …) cost every command about
+// 80 ms of dynamic linking before main when the binary links them (docs/BENCHMARKS.md, Start-up). The binary therefore does not
 // link libmpv: prmpv_load dlopen()s it the first time a player is made and fills a table of
 // function pointers with dlsym; the prmpv_ wrappers below call through that table. mpv's own
 // header (libmpv-dev) still gives the types, enums and structs.

@@ -5,7 +5,7 @@
 //   Core/      pure Swift: domain model, wire codec, tallies, clock arithmetic (no I/O, no C)
 //   CShims/    system-library targets (pkg-config) and small C wrappers for what Swift cannot call
 //   Adapters/  one I/O edge apiece: network (sockets, multicast, Avahi), security (libsodium),
-//              catalog (libcurl), media (libmpv, libmicrohttpd, TagLib, and the web page's QR codes
+//              catalog (libcurl), media (libmpv, loaded only to play, libmicrohttpd, TagLib, and the web page's QR codes
 //              (libqrencode)), storage (SQLite)
 //   Node/      the DJ, listener, observer and voter that wire core and adapters together
 //   CLI/       argument parsing (a pure function) and the commands' terminal/JSON output
@@ -36,7 +36,6 @@ let package = Package(
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
-        systemLibrary("CMpv", pkgConfig: nil, apt: "libmpv-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
@@ -46,6 +45,9 @@ let package = Package(
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
         // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
+        // libmpv is not linked: only the commands that play load it, with dlopen at the first player
+        // (its ~190 libraries cost every command ~80 ms of start-up). mpv's header gives the types.
+        .target(name: "CMpvLoader", path: "Sources/CShims/CMpvLoader"),
 
         // MARK: Adapters
         .target(
@@ -60,7 +62,7 @@ let package = Package(
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
-            dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib", "CQRencode"],
+            dependencies: ["PartyRadioCore", "CMpvLoader", "CMicroHTTPDShim", "CTagLib", "CQRencode"],
             path: "Sources/Adapters/PartyRadioMedia"),
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],

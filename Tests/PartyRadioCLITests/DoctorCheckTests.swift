@@ -104,6 +104,14 @@ import Testing
         #expect(!noDevice.ok && noDevice.detail.contains("/dev/snd"))
         let off = DoctorCheck.audio(nil)
         #expect(off.ok && off.skipped && off.fix == nil)
+        // Without libmpv nothing plays, whatever the output: the fix is installing it.
+        let missing = DoctorCheck.audio(
+            .init(
+                requested: nil, opened: nil,
+                error: "libmpv is not installed: sudo apt install libmpv2 (libmpv.so.2: cannot open shared object)",
+                libraryMissing: true))
+        #expect(!missing.ok && missing.detail.hasPrefix("No player: libmpv is not installed"))
+        #expect(missing.fix?.contains("libmpv2") == true && missing.fix?.contains("--no-audio") == true)
     }
 
     // MARK: Clock

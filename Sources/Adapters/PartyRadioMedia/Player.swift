@@ -1,4 +1,4 @@
-import CMpv
+import CMpvLoader
 import Dispatch
 import Foundation
 import PartyRadioCore
@@ -9,14 +9,17 @@ public struct PlayerError: Error, CustomStringConvertible, Sendable {
     public let description: String
     /// mpv's error code (negative), or 0 when the error is ours.
     public let mpvCode: Int32
+    /// libmpv itself could not be loaded: no other audio option helps, only installing it (or not playing).
+    public let libraryMissing: Bool
 
-    init(_ description: String, mpvCode: Int32 = 0) {
+    init(_ description: String, mpvCode: Int32 = 0, libraryMissing: Bool = false) {
         self.description = description
         self.mpvCode = mpvCode
+        self.libraryMissing = libraryMissing
     }
 
     init(_ what: String, code: Int32) {
-        self.init("\(what): \(String(cString: mpv_error_string(code)))", mpvCode: code)
+        self.init("\(what): \(String(cString: prmpv_error_string(code)))", mpvCode: code)
     }
 }
 
@@ -53,7 +56,8 @@ public struct PlayerPosition: Hashable, Sendable {
 
 /// Plays one source at a time through libmpv: headless-capable (`ao=null`, `vo=null`), started at a
 /// position, seekable, with speed control for synchronisation. Thread-safe. Events are read on a
-/// dedicated thread: mpv's wakeup callback only signals it (no work inside the callback).
+/// dedicated thread: mpv's wakeup callback only signals it (no work inside the callback). The first
+/// player loads libmpv (`MpvLibrary`), which the binary does not link.
 public final class Player: Sendable {
     /// Configuration fixed at creation.
     public struct Options: Hashable, Sendable {
@@ -104,7 +108,8 @@ public final class Player: Sendable {
     /// Creates and starts an idle player.
     /// - Parameter clock: the clock positions are timestamped with (the machine's real clock by default).
     public init(options: Options = Options(), clock: any NanoClock = RealtimeClock()) throws(PlayerError) {
-        guard let raw = mpv_create() else { throw PlayerError("mpv could not be created (out of memory?)") }
+        try MpvLibrary.load()
+        guard let raw = prmpv_create() else { throw PlayerError("mpv could not be created (out of memory?)") }
         let handle = MpvHandle(raw: raw)
         var settings: [(String, String)] = [
             ("vo", "null"), ("vid", "no"), ("video", "no"), ("audio-display", "no"), ("terminal", "no"),
@@ -120,16 +125,16 @@ public final class Player: Sendable {
         if let volume = options.volume { settings.append(("volume", String(min(100, max(0, volume))))) }
         settings += options.extraOptions.sorted { $0.key < $1.key }
         for (name, value) in settings {
-            let code = mpv_set_option_string(raw, name, value)
+            let code = prmpv_set_option_string(raw, name, value)
             // "video"/"vid" differ across mpv versions; an unknown option name is not fatal.
             if code < 0 && code != MPV_ERROR_OPTION_NOT_FOUND.rawValue {
-                mpv_terminate_destroy(raw)
+                prmpv_terminate_destroy(raw)
                 throw PlayerError("mpv option \(name)=\(value)", code: code)
             }
         }
-        let initialised = mpv_initialize(raw)
+        let initialised = prmpv_initialize(raw)
         guard initialised >= 0 else {
-            mpv_terminate_destroy(raw)
+            prmpv_terminate_destroy(raw)
             throw PlayerError("mpv could not start", code: initialised)
         }
         self.handle = handle
@@ -140,7 +145,7 @@ public final class Player: Sendable {
             of: PlayerEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.events = stream
 
-        mpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
+        prmpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
         let thread = Thread { [handle, wakeup, restarts, eventThreadDone] in
             Player.runEventLoop(handle: handle, wakeup: wakeup, restarts: restarts, continuation: continuation)
             eventThreadDone.signal()
@@ -161,8 +166,8 @@ public final class Player: Sendable {
         guard first else { return }
         wakeup.stop()
         eventThreadDone.wait()
-        mpv_set_wakeup_callback(handle.raw, nil, nil)
-        mpv_terminate_destroy(handle.raw)
+        prmpv_set_wakeup_callback(handle.raw, nil, nil)
+        prmpv_terminate_destroy(handle.raw)
     }
 
     /// Opens `source` (a file path or URL) and plays it from `startNs`, replacing what was playing.
@@ -171,7 +176,7 @@ public final class Player: Sendable {
         let options = "start=\(Self.seconds(startNs)),pause=\(paused ? "yes" : "no"),speed=1"
         var arguments = ["loadfile", source, "replace"]
         // mpv 0.38 (client API 2.3) inserted an index argument before the options.
-        if mpv_client_api_version() >= (2 << 16 | 3) { arguments.append("-1") }
+        if prmpv_client_api_version() >= (2 << 16 | 3) { arguments.append("-1") }
         arguments.append(options)
         try command(arguments)
         state.withLock { $0.speed = 1 }
@@ -210,8 +215,8 @@ public final class Player: Sendable {
         let before = clock.now()
         // audio-pts, not time-pos: time-pos moves in audio-chunk steps (±50 ms seen with ao=null),
         // audio-pts is the written position minus the output's buffered delay, smooth to ~15 µs.
-        var code = mpv_get_property(handle.raw, "audio-pts", MPV_FORMAT_DOUBLE, &seconds)
-        if code < 0 { code = mpv_get_property(handle.raw, "time-pos", MPV_FORMAT_DOUBLE, &seconds) }
+        var code = prmpv_get_property(handle.raw, "audio-pts", MPV_FORMAT_DOUBLE, &seconds)
+        if code < 0 { code = prmpv_get_property(handle.raw, "time-pos", MPV_FORMAT_DOUBLE, &seconds) }
         let after = clock.now()
         guard code >= 0 else { return nil }
         return PlayerPosition(
@@ -245,43 +250,43 @@ public final class Player: Sendable {
 
     /// Any mpv property as a string, for diagnostics (`doctor`, traces).
     public func stringProperty(_ name: String) -> String? {
-        guard let value = mpv_get_property_string(handle.raw, name) else { return nil }
-        defer { mpv_free(value) }
+        guard let value = prmpv_get_property_string(handle.raw, name) else { return nil }
+        defer { prmpv_free(value) }
         return String(cString: value)
     }
 
     /// Any mpv property as a double.
     public func doubleProperty(_ name: String) -> Double? {
         var value = 0.0
-        return mpv_get_property(handle.raw, name, MPV_FORMAT_DOUBLE, &value) >= 0 ? value : nil
+        return prmpv_get_property(handle.raw, name, MPV_FORMAT_DOUBLE, &value) >= 0 ? value : nil
     }
 
     // MARK: mpv calls
 
     private func command(_ arguments: [String]) throws(PlayerError) {
         try ensureRunning()
-        let code = withCStrings(arguments) { argv in mpv_command(handle.raw, argv) }
+        let code = withCStrings(arguments) { argv in prmpv_command(handle.raw, argv) }
         guard code >= 0 else { throw PlayerError("mpv \(arguments[0])", code: code) }
     }
 
     private func setProperty(_ name: String, flag: Bool) throws(PlayerError) {
         try ensureRunning()
         var value: Int32 = flag ? 1 : 0
-        let code = mpv_set_property(handle.raw, name, MPV_FORMAT_FLAG, &value)
+        let code = prmpv_set_property(handle.raw, name, MPV_FORMAT_FLAG, &value)
         guard code >= 0 else { throw PlayerError("mpv \(name)", code: code) }
     }
 
     private func setProperty(_ name: String, double: Double) throws(PlayerError) {
         try ensureRunning()
         var value = double
-        let code = mpv_set_property(handle.raw, name, MPV_FORMAT_DOUBLE, &value)
+        let code = prmpv_set_property(handle.raw, name, MPV_FORMAT_DOUBLE, &value)
         guard code >= 0 else { throw PlayerError("mpv \(name)", code: code) }
     }
 
     private func flagProperty(_ name: String) throws(PlayerError) -> Bool {
         try ensureRunning()
         var value: Int32 = 0
-        let code = mpv_get_property(handle.raw, name, MPV_FORMAT_FLAG, &value)
+        let code = prmpv_get_property(handle.raw, name, MPV_FORMAT_FLAG, &value)
         guard code >= 0 else { throw PlayerError("mpv \(name)", code: code) }
         return value != 0
     }
@@ -306,7 +311,7 @@ public final class Player: Sendable {
     ) {
         defer { continuation.finish() }
         while wakeup.wait() {
-            while let event = mpv_wait_event(handle.raw, 0)?.pointee, event.event_id != MPV_EVENT_NONE {
+            while let event = prmpv_wait_event(handle.raw, 0)?.pointee, event.event_id != MPV_EVENT_NONE {
                 switch event.event_id {
                 case MPV_EVENT_FILE_LOADED:
                     continuation.yield(.fileLoaded)
@@ -331,10 +336,32 @@ public final class Player: Sendable {
     private static func endReason(_ data: mpv_event_end_file) -> PlayerEvent.EndReason {
         switch data.reason {
         case MPV_END_FILE_REASON_EOF: .finished
-        case MPV_END_FILE_REASON_ERROR: .error(String(cString: mpv_error_string(data.error)))
+        case MPV_END_FILE_REASON_ERROR: .error(String(cString: prmpv_error_string(data.error)))
         default: .stopped
         }
     }
+}
+
+/// libmpv, loaded on first use (`dlopen`) rather than linked: the commands that play nothing never
+/// pay for its ~190 libraries (docs/MEDIA.md). `Player` loads it; anyone may load it earlier.
+public enum MpvLibrary {
+    /// The library's soname (Debian 12 package: `libmpv2`).
+    public static let soname = PRMPV_SONAME
+
+    /// Loads libmpv (once per process; later calls return at once). Thread-safe.
+    /// - Parameter soname: another file to load, for tests; the first library loaded stays in use.
+    /// - Throws: `PlayerError` with `libraryMissing`, one sentence with the fix and the loader's reason.
+    public static func load(soname: String = MpvLibrary.soname) throws(PlayerError) {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard prmpv_load(soname, &reason, reason.count) != 0 else { return }
+        let why = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw PlayerError(
+            "libmpv is not installed: sudo apt install libmpv2 (\(why.isEmpty ? "\(soname) did not load" : why))",
+            libraryMissing: true)
+    }
+
+    /// Whether libmpv is loaded in this process.
+    public static var isLoaded: Bool { prmpv_is_loaded() != 0 }
 }
 
 /// The mpv handle. mpv's client API is thread-safe (except `mpv_wait_event`, which only the event

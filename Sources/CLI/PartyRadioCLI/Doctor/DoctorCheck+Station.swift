@@ -16,6 +16,12 @@ extension DoctorCheck {
             return DoctorCheck(
                 name: "audio", ok: true, detail: "Skipped: --no-audio is set, so nothing plays here.", skipped: true)
         }
+        if probe.libraryMissing {
+            return DoctorCheck(
+                name: "audio", ok: false,
+                detail: "No player: \(probe.error ?? "libmpv could not be loaded"), so listen and dj cannot play.",
+                fix: "Install libmpv (sudo apt-get install libmpv2), or run listen and dj with --no-audio.")
+        }
         if probe.noDevice {
             return DoctorCheck(
                 name: "audio", ok: false,

@@ -16,12 +16,17 @@ extension DoctorProbes {
         /// There is no sound device (`/dev/snd`) and no `PULSE_SERVER`: a listener would use the
         /// null output without trying the others, and so was mpv not started.
         public var noDevice: Bool
+        /// libmpv itself could not be loaded (`error` says why): nothing can play here.
+        public var libraryMissing: Bool
 
-        public init(requested: String?, opened: String?, error: String?, noDevice: Bool = false) {
+        public init(
+            requested: String?, opened: String?, error: String?, noDevice: Bool = false, libraryMissing: Bool = false
+        ) {
             self.requested = requested
             self.opened = opened
             self.error = error
             self.noDevice = noDevice
+            self.libraryMissing = libraryMissing
         }
     }
 
@@ -29,6 +34,10 @@ extension DoctorProbes {
     /// `listen` does on a machine with a sound device) and plays a quiet generated tone for about
     /// `playMs`, watching whether mpv opens an audio output.
     public static func audio(driver: String?, playMs: Int = 200, timeoutMs: Int = 3000) -> AudioProbe {
+        // First whether the player can exist at all: every node that plays loads libmpv, sound device or not.
+        do { try MpvLibrary.load() } catch {
+            return AudioProbe(requested: driver, opened: nil, error: "\(error)", libraryMissing: true)
+        }
         // What a listener does here: with no sound device it goes straight to the null output.
         if driver == nil && !PlayerDriver.hasSoundDevice {
             return AudioProbe(requested: nil, opened: nil, error: nil, noDevice: true)

@@ -41,7 +41,7 @@ final class PlayerDriver {
         }
         let audio: Player.Options.AudioOutput =
             options.audioDriver.map { $0 == "null" ? .none : .driver($0) } ?? (Self.hasSoundDevice ? .automatic : .none)
-        do {
+        do throws(PlayerError) {
             // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
             // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
             let player = try Player(
@@ -60,9 +60,12 @@ final class PlayerDriver {
                 }
             }
         } catch {
-            throw NodeError(
-                .player, "The audio player could not start (\(error)); use --no-audio or --audio-driver null.",
-                cause: error)
+            // Without libmpv another audio driver would not help: only the fix, and how to play nothing.
+            let message =
+                error.libraryMissing
+                ? "\(error), or use --no-audio."
+                : "The audio player could not start (\(error)); use --no-audio or --audio-driver null."
+            throw NodeError(.player, message, cause: error)
         }
     }
 

@@ -1,0 +1,43 @@
+// libmpv, loaded at first use: only the commands that play pay for it.
+//
+// libmpv and the ~190 libraries it needs (ffmpeg, PipeWire, X11, …) cost every command about
+// 80 ms of dynamic linking before main when the binary links them (docs/BENCHMARKS.md, Start-up). The binary therefore does not
+// link libmpv: prmpv_load dlopen()s it the first time a player is made and fills a table of
+// function pointers with dlsym; the prmpv_ wrappers below call through that table. mpv's own
+// header (libmpv-dev) still gives the types, enums and structs.
+#ifndef PARTYRADIO_CMPV_LOADER_H
+#define PARTYRADIO_CMPV_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpv/client.h>
+
+/// The library's soname (Debian 12: package libmpv2).
+#define PRMPV_SONAME "libmpv.so.2"
+
+/// Loads libmpv from `soname` (NULL: PRMPV_SONAME) and resolves every function below. 0 on success
+/// (also when a library is already loaded: the first one loaded stays in use; a later call with
+/// another name still checks that that name loads); -1 on failure, with the dynamic loader's reason
+/// (a missing file, a missing symbol) in `error`. Thread-safe.
+int prmpv_load(const char *soname, char *error, size_t length);
+
+/// Whether prmpv_load has succeeded in this process.
+int prmpv_is_loaded(void);
+
+// The mpv client API calls partyradio makes, through the loaded table. Call them only after
+// prmpv_load succeeded (prmpv_error_string alone is safe before: it then says so).
+unsigned long prmpv_client_api_version(void);
+const char *prmpv_error_string(int error);
+void prmpv_free(void *data);
+mpv_handle *prmpv_create(void);
+int prmpv_initialize(mpv_handle *ctx);
+void prmpv_terminate_destroy(mpv_handle *ctx);
+int prmpv_set_option_string(mpv_handle *ctx, const char *name, const char *data);
+int prmpv_command(mpv_handle *ctx, const char **args);
+int prmpv_set_property(mpv_handle *ctx, const char *name, mpv_format format, void *data);
+int prmpv_get_property(mpv_handle *ctx, const char *name, mpv_format format, void *data);
+char *prmpv_get_property_string(mpv_handle *ctx, const char *name);
+mpv_event *prmpv_wait_event(mpv_handle *ctx, double timeout);
+void prmpv_set_wakeup_callback(mpv_handle *ctx, void (*cb)(void *d), void *d);
+
+#endif

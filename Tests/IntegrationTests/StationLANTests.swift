@@ -515,6 +515,44 @@ struct StationLANTests {
         #expect(missing.exit == 1)
     }
 
+    @Test("A station seen in the last minute is asked at once, before mDNS answers")
+    func recentStationIsAskedAtOnce() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Quick")
+        defer { withExtendedLifetime(dj) {} }
+        let listing = try lan.partyradio(host: 2, ["stations"], role: "guest")
+        #expect(listing.stdout.contains("Quick"))
+        // With the sighting: the station is resolved (from it) before mDNS has even found the service.
+        func tuneIn() throws -> [String] {
+            let listener = try lan.spawn(
+                host: 2,
+                [
+                    Testbed.partyradioBinary, "listen", "Quick", "--no-audio", "--json-events", "-v", "--state-dir",
+                    lan.stateDir("guest"),
+                ])
+            try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }
+            Thread.sleep(forTimeInterval: 0.5)  // long enough for mDNS's own answer to be logged too
+            listener.kill()
+            _ = listener.wait(timeout: .seconds(5))
+            return listener.readLines(.stderr).filter { $0.contains("[discovery]") }
+        }
+        func order(_ lines: [String]) -> (resolved: Int, found: Int) {
+            (
+                lines.firstIndex { $0.contains("resolved 'Quick'") } ?? .max,
+                lines.firstIndex { $0.contains("found service 'Quick'") } ?? .max
+            )
+        }
+        let warm = order(try tuneIn())
+        #expect(warm.resolved < warm.found, "the recent sighting was not used: \(warm)")
+        try FileManager.default.removeItem(atPath: lan.stateDir("guest") + "/recent_stations")
+        let cold = order(try tuneIn())
+        #expect(cold.found < cold.resolved, "without a sighting mDNS finds it first: \(cold)")
+    }
+
     @Test("No station: listen and vote time out with exit code 3")
     func nothingOnTheAir() throws {
         let lan = try Testbed(hosts: 1)

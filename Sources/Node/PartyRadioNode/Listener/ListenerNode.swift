@@ -47,8 +47,14 @@ public final class ListenerNode {
             knownStations: known, inbox: inbox)
         let mpris = MPRISBridge.start(MPRISView(machine, at: settings.clock.now()), inbox: inbox)
         self.mpris = mpris
+        let recent = RecentStations(directory: settings.stateDirectory)
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
+            for case .report(.tunedIn(let station)) in effects { recent.remember([station], at: now) }
+        }
+        // Seen in the last minute: ask it at once where it was, while mDNS browses as usual.
+        if let seen = recent.fresh(for: query, now: settings.clock.now()) {
+            inbox.push(.discovery(.resolved(name: seen.service, address: seen.address, port: seen.port, txt: seen.txt)))
         }
     }
 

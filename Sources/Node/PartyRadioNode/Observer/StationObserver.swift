@@ -23,6 +23,11 @@ public final class StationObserver {
         runtime = try NodeRuntime(
             machine: ObserverMachine(verifier: settings.verifier), settings: settings, interface: interface,
             transport: transport, player: nil, inbox: inbox)
+        // What this listing sees, a `listen NAME` right after may use (RecentStations).
+        let recent = RecentStations(directory: settings.stateDirectory)
+        runtime.afterEffects = { _, effects, now in
+            for case .report(.stationsChanged(let stations, _)) in effects { recent.remember(stations, at: now) }
+        }
     }
 
     public func close() { runtime.close() }

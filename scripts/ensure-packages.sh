@@ -20,7 +20,7 @@ packages=(
     avahi-daemon dbus
 )
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)
-[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl)
+[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl chromium chromium-driver python3-selenium fonts-dejavu-core)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -39,7 +39,9 @@ public struct KeyStore: Sendable {
         do {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let temporary = directory.appendingPathComponent(".\(name).key.\(getpid())")
+            // Unique per attempt, not only per process: threads of one process may race too.
+            let temporary = directory.appendingPathComponent(
+                ".\(name).key.\(getpid()).\(UInt64.random(in: 0...UInt64.max))")
             guard
                 FileManager.default.createFile(
                     atPath: temporary.path, contents: Data(identity.seed), attributes: [.posixPermissions: 0o600])

@@ -60,7 +60,9 @@ let package = Package(
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
-            dependencies: ["PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib", "CQRencode"],
+            dependencies: [
+                "PartyRadioCore", "CMpv", "CMicroHTTPDShim", "CTagLib", "CQRencode", "CCurl", "CCurlShim",
+            ],
             path: "Sources/Adapters/PartyRadioMedia"),
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],

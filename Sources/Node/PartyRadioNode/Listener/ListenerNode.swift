@@ -33,7 +33,9 @@ public final class ListenerNode {
         let identity = try settings.identity("listener")
         let socket = try settings.unicastSocket(interface: interface)
         let transport = Transport(socket: socket, identity: identity, clock: settings.clock, faults: settings.faults)
-        let player = try PlayerDriver(role: "listener", options: playback, clock: settings.clock, inbox: inbox)
+        let player = try PlayerDriver(
+            role: "listener", options: playback, clock: settings.clock, inbox: inbox,
+            cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"))
         let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
@@ -47,6 +49,8 @@ public final class ListenerNode {
         self.mpris = mpris
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
+            // What plays next is fetched ahead while this track plays.
+            for case .report(.upNext(let list)) in effects { player.upNextChanged(list) }
         }
     }
 

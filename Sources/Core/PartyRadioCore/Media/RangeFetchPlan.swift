@@ -35,6 +35,12 @@ public struct RangeFetchPlan: Sendable {
         public var start: Int64
         public var end: Int64
 
+        public init(chunk: Int, start: Int64, end: Int64) {
+            self.chunk = chunk
+            self.start = start
+            self.end = end
+        }
+
         public var length: Int64 { end - start + 1 }
         /// The Range header's value.
         public var rangeHeader: String { "bytes=\(start)-\(end)" }

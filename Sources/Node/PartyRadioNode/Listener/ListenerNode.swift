@@ -50,7 +50,13 @@ public final class ListenerNode {
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
             // What plays next is fetched ahead while this track plays.
-            for case .report(.upNext(let list)) in effects { player.upNextChanged(list) }
+            for effect in effects {
+                if case .report(.state(let snapshot, _, _)) = effect, let track = snapshot.nowPlaying {
+                    player.stationPlays(track)
+                } else if case .report(.upNext(let list)) = effect {
+                    player.upNextChanged(list)
+                }
+            }
         }
     }
 

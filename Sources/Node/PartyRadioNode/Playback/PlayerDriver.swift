@@ -26,6 +26,8 @@ final class PlayerDriver {
     /// The track last loaded, and what plays next (what the cache fetches ahead).
     private var current: Track?
     private var upNext: QueueList?
+    /// The last track ``stationPlays(_:)`` was told of.
+    private var announced: String?
 
     /// How long a load waits for the cache before the player streams the URL itself.
     static let cacheWaitNs = Nanos.seconds(5)
@@ -155,6 +157,14 @@ final class PlayerDriver {
             try sync.load(source, stationPositionAt: stationPosition(view))
         }
         playing = !paused
+    }
+
+    /// The station plays `track` (a listener's `.state` report): its file is fetched at once, while
+    /// the clock is still being synchronised, before the planner asks for the load.
+    func stationPlays(_ track: Track) {
+        guard let cache, announced != track.id else { return }
+        announced = track.id
+        cache.request(track.source, now: true)
     }
 
     /// What plays next changed (a listener's `.upNext` report): fetch it ahead.

@@ -30,6 +30,10 @@ public final class MediaCache: Sendable {
         var status: [String: Status] = [:]
         var queue: [String] = []
         var active: String?
+        /// The active download's workers, so that the station's track can stop a prefetch.
+        var activeJob: RangeJob?
+        /// Whether the active download is the station's track (nothing stops it).
+        var activeIsNow = false
         /// URLs in the order last asked for (newest last): what eviction keeps.
         var recent: [String] = []
     }
@@ -84,9 +88,13 @@ public final class MediaCache: Sendable {
                 touch(path)
                 return nil
             case .fetching:
-                if now, let index = state.queue.firstIndex(of: url), index > 0 {
-                    state.queue.remove(at: index)
-                    state.queue.insert(url, at: 0)
+                if now && state.active == url { state.activeIsNow = true }
+                guard now, let index = state.queue.firstIndex(of: url) else { return nil }
+                state.queue.remove(at: index)
+                state.queue.insert(url, at: 0)
+                if let active = state.active, !state.activeIsNow, let job = state.activeJob {
+                    job.cancel()
+                    state.queue.insert(active, at: 1)
                 }
                 return nil
             case .absent, .failed, nil:
@@ -98,16 +106,24 @@ public final class MediaCache: Sendable {
                 }
                 state.status[url] = .fetching
                 if now { state.queue.insert(url, at: 0) } else { state.queue.append(url) }
-                return startNext(&state)
+                // The station's track does not wait for a prefetch: that one stops and queues again.
+                if now, let active = state.active, !state.activeIsNow, let job = state.activeJob {
+                    job.cancel()
+                    state.queue.insert(active, at: 1)
+                }
+                return startNext(&state, now: now)
             }
         }
         if let start { launch(start) }
     }
 
-    private func startNext(_ state: inout State) -> String? {
+    /// Takes the next download off the queue when none runs; `now`: it is the station's track.
+    private func startNext(_ state: inout State, now: Bool = false) -> String? {
         guard state.active == nil, !state.queue.isEmpty else { return nil }
         let url = state.queue.removeFirst()
         state.active = url
+        state.activeIsNow = now && state.recent.last == url
+        state.activeJob = nil
         return url
     }
 
@@ -115,11 +131,13 @@ public final class MediaCache: Sendable {
         let thread = Thread { [self] in
             let result = download(url)
             let next: String? = state.withLock { state in
-                state.status[url] = result
+                // A stopped prefetch is queued again (it is already back in the queue).
+                state.status[url] = result ?? .fetching
                 state.active = nil
-                return startNext(&state)
+                state.activeJob = nil
+                return startNext(&state, now: state.queue.first == state.recent.last)
             }
-            if case .failed(let reason) = result {
+            if case .failed(let reason)? = result {
                 Log.debug(.player, "media cache: \(url) failed: \(reason)")
             }
             evict()
@@ -130,14 +148,24 @@ public final class MediaCache: Sendable {
     }
 
     /// The whole download: `workers` threads, each taking transfers from the plan; the file is
-    /// renamed into place once every byte is there.
-    private func download(_ url: String) -> Status {
+    /// renamed into place once every byte is there. Nil when it was stopped for the station's track.
+    private func download(_ url: String) -> Status? {
         guard Self.globalInit == CURLE_OK else { return .failed("libcurl failed to initialise") }
         let path = finalPath(for: url)
         let partial = path + ".part"
         let descriptor = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return .failed("cannot write \(partial): errno \(errno)") }
         let job = RangeJob(url: url, descriptor: descriptor, plan: RangeFetchPlan(configuration: planConfiguration))
+        let stopped = state.withLock { state in
+            guard state.active == url, !state.queue.contains(url) else { return true }
+            state.activeJob = job
+            return false
+        }
+        if stopped {
+            close(descriptor)
+            unlink(partial)
+            return nil
+        }
         let started = DispatchTime.now().uptimeNanoseconds
         let group = DispatchGroup()
         for index in 0..<workers {
@@ -152,6 +180,10 @@ public final class MediaCache: Sendable {
         group.wait()
         close(descriptor)
         let (complete, failure, total) = job.plan.withLock { ($0.isComplete, $0.failure, $0.totalBytes) }
+        if job.isCancelled && !complete {
+            unlink(partial)
+            return nil
+        }
         guard complete else {
             unlink(partial)
             return .failed(failure ?? "the download stopped")
@@ -161,7 +193,8 @@ public final class MediaCache: Sendable {
             return .failed("cannot rename \(partial): errno \(errno)")
         }
         let ms = (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-        Log.debug(.player, "media cache: \(total ?? 0) bytes of \(url) in \(ms) ms")
+        let counts = job.counts.withLock { $0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        Log.debug(.player, "media cache: \(total ?? 0) bytes of \(url) in \(ms) ms (\(counts.joined(separator: ", ")))")
         return .ready(path: path)
     }
 
@@ -202,6 +235,12 @@ final class RangeJob: Sendable {
     let url: String
     let descriptor: Int32
     let plan: Mutex<RangeFetchPlan>
+    /// For the debug log: transfers, new connections, failures (by curl code or status), superseded.
+    let counts = Mutex<[String: Int]>([:])
+    private let cancelled = Atomic<Bool>(false)
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    /// Stops the workers (within a progress callback, about a second at worst).
+    func cancel() { cancelled.store(true, ordering: .releasing) }
 
     init(url: String, descriptor: Int32, plan: RangeFetchPlan) {
         self.url = url
@@ -220,7 +259,7 @@ final class RangeJob: Sendable {
                 case stop, wait, fetch(RangeFetchPlan.Request)
             }
             let step: Step = plan.withLock { plan in
-                if plan.failure != nil || plan.isComplete { return .stop }
+                if plan.failure != nil || plan.isComplete || isCancelled { return .stop }
                 return plan.next().map(Step.fetch) ?? .wait
             }
             switch step {
@@ -268,6 +307,14 @@ final class RangeJob: Sendable {
             set(prcurl_setopt_pointer(easy, CURLOPT_XFERINFODATA, opaque))
             guard setup == CURLE_OK else { return setup }
             return curl_easy_perform(easy)
+        }
+        var connects = 0
+        _ = prcurl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        counts.withLock { counts in
+            counts["transfers", default: 0] += 1
+            counts["connects", default: 0] += connects
+            if code != CURLE_OK { counts["curl\(code.rawValue)", default: 0] += 1 }
+            if context.status != 206 { counts["status\(context.status)", default: 0] += 1 }
         }
         return plan.withLock { plan in
             if context.status == 416 {
@@ -351,6 +398,7 @@ private func rangeCheckWanted(
 ) -> Int32 {
     guard let context else { return 0 }
     let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
+    guard !transfer.job.isCancelled else { return 1 }
     return transfer.job.plan.withLock { $0.isWanted(transfer.request) || transfer.written >= transfer.request.length }
         ? 0 : 1
 }

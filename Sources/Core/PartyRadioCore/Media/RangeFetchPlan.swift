@@ -19,7 +19,7 @@ public struct RangeFetchPlan: Sendable {
         public var minimumHedgeBytes: Int64
 
         public init(
-            chunkBytes: Int64 = 128 << 10, speculativeChunks: Int = 6, maxFailuresPerChunk: Int = 12,
+            chunkBytes: Int64 = 128 << 10, speculativeChunks: Int = 6, maxFailuresPerChunk: Int = 40,
             minimumHedgeBytes: Int64 = 8 << 10
         ) {
             self.chunkBytes = max(1, chunkBytes)

@@ -31,7 +31,11 @@ struct LossyLinkLANTests {
         let playing = samples.filter { $0.line.playerPositionMs != nil }
         let first = try #require(playing.first, "the listener never played: \(samples.summary)")
         let startSeconds = Double(first.trueTimeNs - started) / 1e9
-        print("25 % loss: first audio \(startSeconds) s after the listener started; \(playing.summary)")
+        let tuned = listener.events.first { $0.name == "tuned_in" }.map { Double($0.timeNs - started) / 1e9 }
+        let synchronised = samples.first { $0.line.djTimeNs != nil }.map { Double($0.trueTimeNs - started) / 1e9 }
+        print(
+            "25 % loss: tuned in after \(tuned ?? -1) s, clock known after \(synchronised ?? -1) s, first audio after "
+                + "\(startSeconds) s; \(playing.summary)")
         #expect(startSeconds <= 5, "first player position \(startSeconds) s after start")
 
         let after = samples.filter { $0.trueTimeNs >= first.trueTimeNs }

@@ -352,7 +352,7 @@ private func rangeWriteHeader(
     if line.hasPrefix("HTTP/") {
         let fields = line.split(separator: " ")
         transfer.status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-    } else if line.lowercased().hasPrefix("content-range:"), transfer.status == 206,
+    } else if line.lowercased().hasPrefix("content-range:"), transfer.status == 206 || transfer.status == 416,
         let slash = line.lastIndex(of: "/"),
         let total = Int64(line[line.index(after: slash)...].trimmingWhitespace())
     {

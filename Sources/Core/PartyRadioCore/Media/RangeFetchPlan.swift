@@ -19,7 +19,7 @@ public struct RangeFetchPlan: Sendable {
         public var minimumHedgeBytes: Int64
 
         public init(
-            chunkBytes: Int64 = 128 << 10, speculativeChunks: Int = 6, maxFailuresPerChunk: Int = 40,
+            chunkBytes: Int64 = 256 << 10, speculativeChunks: Int = 6, maxFailuresPerChunk: Int = 40,
             minimumHedgeBytes: Int64 = 8 << 10
         ) {
             self.chunkBytes = max(1, chunkBytes)
@@ -154,11 +154,12 @@ public struct RangeFetchPlan: Sendable {
         }
     }
 
-    /// `request` was past the end of the file (416): nothing to retry.
+    /// `request` was past the end of the file (416): nothing to retry. Only a refused first byte
+    /// means the file cannot be fetched (a speculative chunk past the end of a short file is no harm).
     public mutating func beyondEnd(_ request: Request) {
         guard request.chunk < chunks.count else { return }
         chunks[request.chunk].inFlight = max(0, chunks[request.chunk].inFlight - 1)
-        if totalBytes == nil { failure = "the server refused the first byte range (416)" }
+        if request.start == 0 { failure = "the server refused the first byte (416)" }
     }
 
     /// The download cannot go on (the server does not do ranges, the file cannot be written).

@@ -60,12 +60,7 @@ final class PlayerDriver {
         }
         // PARTYRADIO_MEDIA_CACHE=0 streams as before (for comparisons: scripts/bench-lossy.py).
         if let cacheDirectory, ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE"] != "0" {
-            let env = ProcessInfo.processInfo.environment
-            let workers = env["PRX_WORKERS"].flatMap { Int($0) } ?? 6
-            let chunk = env["PRX_CHUNK_KB"].flatMap { Int64($0) } ?? 128
-            cache = try? MediaCache(
-                directory: cacheDirectory, workers: workers,
-                planConfiguration: RangeFetchPlan.Configuration(chunkBytes: chunk << 10, speculativeChunks: workers))
+            cache = try? MediaCache(directory: cacheDirectory)
             if cache == nil { Log.debug(.player, "no media cache in \(cacheDirectory.path): streaming") }
         } else {
             cache = nil

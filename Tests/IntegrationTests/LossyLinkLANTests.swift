@@ -22,7 +22,8 @@ struct LossyLinkLANTests {
         defer { withExtendedLifetime(dj) {} }
         try lan.loss(host: 2, percent: 25, direction: .both)
         let started = realTimeNs()
-        let listener = try lan.startListener(host: 2, role: "listener", station: "Lossy", extra: ["--timeout", "20", "-v"])
+        let listener = try lan.startListener(
+            host: 2, role: "listener", station: "Lossy", extra: ["--timeout", "20", "-v"])
         defer { withExtendedLifetime(listener) {} }
         // The first track ends within 40 s of the DJ's start (demo tracks are 20-40 s); 45 s covers a change.
         sleep(untilTrue: started + 45 * Self.second)
@@ -30,7 +31,9 @@ struct LossyLinkLANTests {
         let samples = lan.measureListener("listener")
         let playing = samples.filter { $0.line.playerPositionMs != nil }
         let first = try #require(playing.first, "the listener never played: \(samples.summary)")
-        let fetches = listener.text(.stderr).split(separator: "\n").filter { $0.contains("cache") || $0.contains("] load") }
+        let fetches = listener.text(.stderr).split(separator: "\n").filter {
+            $0.contains("cache") || $0.contains("] load")
+        }
         print("listener's media cache:\n" + fetches.joined(separator: "\n"))
         let startSeconds = Double(first.trueTimeNs - started) / 1e9
         let tuned = listener.events.first { $0.name == "tuned_in" }.map { Double($0.timeNs - started) / 1e9 }

@@ -209,7 +209,8 @@ public final class MediaCache: Sendable {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
             .filter { $0.hasSuffix(".media") }
         let files = names.map { name -> (name: String, modifiedNs: Int64) in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            let attributes = try? FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(name).path)
             let date = attributes?[.modificationDate] as? Date ?? .distantPast
             return (name, Int64(date.timeIntervalSince1970 * 1e9))
         }
@@ -256,7 +257,8 @@ final class RangeJob: Sendable {
         var pause = false
         while true {
             enum Step {
-                case stop, wait, fetch(RangeFetchPlan.Request)
+                case stop, wait
+                case fetch(RangeFetchPlan.Request)
             }
             let step: Step = plan.withLock { plan in
                 if plan.failure != nil || plan.isComplete || isCancelled { return .stop }
@@ -375,7 +377,8 @@ private func rangeWriteBody(
     var done: Int64 = 0
     while done < writable {
         let result = pwrite(
-            job.descriptor, data + Int(done), Int(writable - done), off_t(transfer.request.start + transfer.written + done))
+            job.descriptor, data + Int(done), Int(writable - done),
+            off_t(transfer.request.start + transfer.written + done))
         guard result > 0 else {
             job.plan.withLock { $0.fail("cannot write the cache file: errno \(errno)") }
             return 0

@@ -92,7 +92,9 @@ public struct RangeFetchPlan: Sendable {
             !chunks[$0].isDone && chunks[$0].inFlight == 1
                 && chunks[$0].end - chunks[$0].covered >= configuration.minimumHedgeBytes
         }
-        guard let index = candidates.max(by: { chunks[$0].end - chunks[$0].covered < chunks[$1].end - chunks[$1].covered })
+        guard
+            let index = candidates.max(by: { chunks[$0].end - chunks[$0].covered < chunks[$1].end - chunks[$1].covered }
+            )
         else { return nil }
         chunks[index].inFlight += 1
         return request(index)

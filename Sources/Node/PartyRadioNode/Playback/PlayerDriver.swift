@@ -29,8 +29,10 @@ final class PlayerDriver {
     /// The last track ``stationPlays(_:)`` was told of.
     private var announced: String?
 
-    /// How long a load waits for the cache before the player streams the URL itself.
-    static let cacheWaitNs = Nanos.seconds(5)
+    /// How long a load waits for the cache before the player streams the URL itself. Long: the
+    /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one
+    /// stream (competing with it) would only starve.
+    static let cacheWaitNs = Nanos.seconds(12)
     /// How many of the tracks that play next are fetched ahead.
     static let prefetchCount = 2
 

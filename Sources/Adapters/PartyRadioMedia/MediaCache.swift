@@ -24,6 +24,8 @@ public final class MediaCache: Sendable {
     public let directory: URL
     public let keep: Int
     public let workers: Int
+    /// Sent with every request (a private station's proof of its join code, say).
+    public let headers: [(String, String)]
     let planConfiguration: RangeFetchPlan.Configuration
 
     private struct State {
@@ -41,10 +43,11 @@ public final class MediaCache: Sendable {
     private static let globalInit: CURLcode = prcurl_global_init()
 
     public init(
-        directory: URL, keep: Int = 4, workers: Int = 6,
+        directory: URL, keep: Int = 4, workers: Int = 6, headers: [(String, String)] = [],
         planConfiguration: RangeFetchPlan.Configuration = RangeFetchPlan.Configuration()
     ) throws {
         self.directory = directory
+        self.headers = headers
         self.keep = max(2, keep)
         self.workers = max(1, workers)
         var configuration = planConfiguration
@@ -155,7 +158,8 @@ public final class MediaCache: Sendable {
         let partial = path + ".part"
         let descriptor = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return .failed("cannot write \(partial): errno \(errno)") }
-        let job = RangeJob(url: url, descriptor: descriptor, plan: RangeFetchPlan(configuration: planConfiguration))
+        let job = RangeJob(
+            url: url, headers: headers, descriptor: descriptor, plan: RangeFetchPlan(configuration: planConfiguration))
         let stopped = state.withLock { state in
             guard state.active == url, !state.queue.contains(url) else { return true }
             state.activeJob = job
@@ -234,6 +238,7 @@ public final class MediaCache: Sendable {
 /// One download's shared part: the plan under a lock, the file the workers write into.
 final class RangeJob: Sendable {
     let url: String
+    let headers: [(String, String)]
     let descriptor: Int32
     let plan: Mutex<RangeFetchPlan>
     /// For the debug log: transfers, new connections, failures (by curl code or status), superseded.
@@ -243,8 +248,9 @@ final class RangeJob: Sendable {
     /// Stops the workers (within a progress callback, about a second at worst).
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
-    init(url: String, descriptor: Int32, plan: RangeFetchPlan) {
+    init(url: String, headers: [(String, String)], descriptor: Int32, plan: RangeFetchPlan) {
         self.url = url
+        self.headers = headers
         self.descriptor = descriptor
         self.plan = Mutex(plan)
     }
@@ -280,6 +286,7 @@ final class RangeJob: Sendable {
         let context = RangeTransfer(job: self, request: request)
         var headers: UnsafeMutablePointer<curl_slist>?
         headers = curl_slist_append(headers, "Range: \(request.rangeHeader)")
+        for (name, value) in self.headers { headers = curl_slist_append(headers, "\(name): \(value)") }
         defer { curl_slist_free_all(headers) }
         curl_easy_reset(easy)
         let code: CURLcode = withExtendedLifetime(context) {

@@ -62,7 +62,9 @@ let package = Package(
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
-            dependencies: ["PartyRadioCore", "CMpvLoader", "CMicroHTTPDShim", "CTagLib", "CQRencode"],
+            dependencies: [
+                "PartyRadioCore", "CMpvLoader", "CMicroHTTPDShim", "CTagLib", "CQRencode", "CCurl", "CCurlShim",
+            ],
             path: "Sources/Adapters/PartyRadioMedia"),
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],

@@ -277,6 +277,14 @@ private func mediaServerAccess(
     if let uploadDataSize, uploadDataSize.pointee > 0 { return sendStatus(connection, 400) }
     guard registry.admits(connection) else { return sendStatus(connection, 403) }
     guard let entry = registry.lookup(urlPath: path) else { return sendStatus(connection, 404) }
+    // libmicrohttpd closes the connection after a response queued in the first call (it cannot
+    // know the request is complete yet): answer in the second, so the connection is kept alive and
+    // a listener's next range (or the next track) does not pay for a new TCP handshake, which under
+    // loss costs a second or more per lost SYN. The marker is released by `webRequestCompleted`.
+    if let connectionContext, connectionContext.pointee == nil {
+        connectionContext.pointee = Unmanaged.passRetained(PendingBody()).toOpaque()
+        return .YES
+    }
 
     let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return sendStatus(connection, 404) }

@@ -156,6 +156,22 @@ import Testing
         #expect(acks(late, to: voter).map(\.status) == [.staleTrack])
     }
 
+    @Test func aTrackChangeIsSentTwiceMoreSoonAgainstLoss() {
+        var dj = started()
+        _ = dj.run(until: at(ms: 9_999), from: at(ms: 0))
+        let change = dj.handle(.timer, at: at(ms: 10_000))
+        #expect(change.snapshots(to: group).map(\.nowPlaying) == [Fixture.tracks[1]])
+        #expect(dj.nextWakeup == at(ms: 10_000) + DJMachine.snapshotRepeatIntervalNs)
+        let first = dj.handle(.timer, at: at(ms: 10_100))
+        let second = dj.handle(.timer, at: at(ms: 10_200))
+        for repeated in [first, second] {
+            #expect(repeated.snapshots(to: group).map(\.nowPlaying) == [Fixture.tracks[1]])
+            #expect(repeated.reports.isEmpty && repeated.player.isEmpty, "a repeat is only the datagram")
+        }
+        #expect(dj.handle(.timer, at: at(ms: 10_300)).snapshots(to: group).isEmpty, "two repeats, no more")
+        #expect(dj.nextWakeup.map { $0 > at(ms: 10_300) } == true)
+    }
+
     @Test func aLateTimerStartsTheNextTrackWhereItWouldBeByNow() {
         var dj = started()
         let out = dj.handle(.timer, at: at(ms: 10_300))

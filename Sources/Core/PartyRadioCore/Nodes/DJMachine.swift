@@ -50,6 +50,11 @@ public struct DJMachine: NodeMachine {
     /// A snapshot goes to the group at least this often: twice a second lets observers declare a
     /// station gone after 2.5 s of silence.
     public static let snapshotIntervalNs = Nanos.ms(500)
+    /// After a track change the snapshot goes to the group again this soon, ``snapshotRepeats``
+    /// times: on a lossy link a lost change would otherwise wait for the next periodic snapshot,
+    /// and a listener's player is silent until it hears of the new track.
+    public static let snapshotRepeatIntervalNs = Nanos.ms(100)
+    public static let snapshotRepeats = 2
     /// The listener list goes to the group at least this often (and at once when it changes).
     public static let rosterIntervalNs = Nanos.seconds(2)
     /// Silent listeners are looked for this often.
@@ -80,6 +85,9 @@ public struct DJMachine: NodeMachine {
     /// The play that is open, for the DJ's stats (``Effect/record(_:)``).
     private var plays = PlayLog()
     private var lastSnapshotAt = LocalTime(ns: .min / 2)
+    /// Repeats of the last track change's snapshot still to send, and when the last went out.
+    private var snapshotRepeatsLeft = 0
+    private var lastRepeatAt = LocalTime(ns: .min / 2)
     private var lastExpiryAt = LocalTime(ns: .min / 2)
     private var lastRosterAt = LocalTime(ns: .min / 2)
     private var recentPeers: [PeerAddress: LocalTime] = [:]
@@ -136,6 +144,7 @@ public struct DJMachine: NodeMachine {
             lastRosterAt + Self.rosterIntervalNs,
         ]
         if engine.nowPlaying != nil && !engine.isPaused { wakeups.append(lastSaveAt + Self.saveIntervalNs) }
+        if snapshotRepeatsLeft > 0 { wakeups.append(lastRepeatAt + Self.snapshotRepeatIntervalNs) }
         if let track = engine.nowPlaying, track.durationNs > 0,
             let end = engine.anchor.djTime(whenPositionReaches: track.durationNs)
         {
@@ -228,6 +237,7 @@ public struct DJMachine: NodeMachine {
         if changed {
             unsaved = true
             broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out)
+            if !engine.isPaused { repeatSnapshot(from: now) }
         }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
             lastExpiryAt = now
@@ -242,7 +252,13 @@ public struct DJMachine: NodeMachine {
             unsaved = true
             skipTrack(skip, now: now, into: &out)
         }
-        if now - lastSnapshotAt >= Self.snapshotIntervalNs { broadcast(now: now, change: .progress, into: &out) }
+        if now - lastSnapshotAt >= Self.snapshotIntervalNs {
+            broadcast(now: now, change: .progress, into: &out)
+        } else if snapshotRepeatsLeft > 0, now - lastRepeatAt >= Self.snapshotRepeatIntervalNs {
+            snapshotRepeatsLeft -= 1
+            lastRepeatAt = now
+            out.append(.send(.stateSnapshot(engine.snapshot(now: dj)), to: .group(group), station: stationID))
+        }
         if now - lastRosterAt >= Self.rosterIntervalNs {
             sendRoster(now: now, report: false, into: &out)
             sendUpNext(report: false, into: &out)
@@ -276,6 +292,7 @@ public struct DJMachine: NodeMachine {
         for _ in 0..<2 { out.append(.send(.trackSkipped(notice), to: .group(group), station: stationID)) }
         out.append(.report(.trackSkipped(notice)))
         broadcast(now: now, change: .track, into: &out)
+        repeatSnapshot(from: now)
     }
 
     // MARK: Datagrams
@@ -523,6 +540,12 @@ public struct DJMachine: NodeMachine {
     private mutating func listenerJoined(_ name: String, now: LocalTime, into out: inout [Effect]) {
         out.append(.report(.listenersChanged(count: engine.roster.count, joined: name, left: false)))
         broadcast(now: now, change: .listeners, into: &out)
+    }
+
+    /// The track changed by itself (played through, crowd skip): the snapshot goes out again soon.
+    private mutating func repeatSnapshot(from now: LocalTime) {
+        snapshotRepeatsLeft = Self.snapshotRepeats
+        lastRepeatAt = now
     }
 
     /// The state to the group, the DJ's own player, and the user.

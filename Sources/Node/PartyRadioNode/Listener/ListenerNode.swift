@@ -35,7 +35,9 @@ public final class ListenerNode {
         let transport = settings.transport(socket: socket, identity: identity)
         var playback = playback
         playback.mediaProof = settings.seal?.mediaProof
-        let player = try PlayerDriver(role: "listener", options: playback, clock: settings.clock, inbox: inbox)
+        let player = try PlayerDriver(
+            role: "listener", options: playback, clock: settings.clock, inbox: inbox,
+            cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"))
         let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
@@ -51,6 +53,14 @@ public final class ListenerNode {
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
             for case .report(.tunedIn(let station)) in effects { recent.remember([station], at: now) }
+            // What plays next is fetched ahead while this track plays.
+            for effect in effects {
+                if case .report(.state(let snapshot, _, _)) = effect, let track = snapshot.nowPlaying {
+                    player.stationPlays(track)
+                } else if case .report(.upNext(let list)) = effect {
+                    player.upNextChanged(list)
+                }
+            }
         }
         // Seen in the last minute: ask it at once where it was, while mDNS browses as usual.
         if let seen = recent.fresh(for: query, now: settings.clock.now()) {

@@ -1,0 +1,414 @@
+import CCurl
+import CCurlShim
+import Foundation
+import PartyRadioCore
+import Synchronization
+
+/// A listener's media cache: each track is fetched as several byte ranges on separate connections
+/// (``RangeFetchPlan``: retries, resumes, a second request for a slow chunk's rest) into a file in
+/// `directory`, which the player then plays from disk, so a lossy link cannot starve it.
+///
+/// One download at a time (the DJ's server allows 8 connections per address; ``workers`` of them
+/// fetch, the rest are left for a player that streams); the track the station plays goes before
+/// the ones that play next. Downloads run on their own threads; the node's thread only asks
+/// ``status(of:)`` and ``request(_:now:)``, which take the lock for a moment.
+/// At most ``keep`` finished files stay; the oldest go first, never one asked for since.
+public final class MediaCache: Sendable {
+    public enum Status: Equatable, Sendable {
+        case absent
+        case fetching
+        case ready(path: String)
+        case failed(String)
+    }
+
+    public let directory: URL
+    public let keep: Int
+    public let workers: Int
+    /// Sent with every request (a private station's proof of its join code, say).
+    public let headers: [(String, String)]
+    let planConfiguration: RangeFetchPlan.Configuration
+
+    private struct State {
+        var status: [String: Status] = [:]
+        var queue: [String] = []
+        var active: String?
+        /// The active download's workers, so that the station's track can stop a prefetch.
+        var activeJob: RangeJob?
+        /// Whether the active download is the station's track (nothing stops it).
+        var activeIsNow = false
+        /// URLs in the order last asked for (newest last): what eviction keeps.
+        var recent: [String] = []
+    }
+    private let state = Mutex(State())
+    private static let globalInit: CURLcode = prcurl_global_init()
+
+    public init(
+        directory: URL, keep: Int = 4, workers: Int = 6, headers: [(String, String)] = [],
+        planConfiguration: RangeFetchPlan.Configuration = RangeFetchPlan.Configuration()
+    ) throws {
+        self.directory = directory
+        self.headers = headers
+        self.keep = max(2, keep)
+        self.workers = max(1, workers)
+        var configuration = planConfiguration
+        configuration.speculativeChunks = max(configuration.speculativeChunks, workers)
+        self.planConfiguration = configuration
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Unfinished downloads of an earlier run are of no use.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where name.hasSuffix(".part") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+
+    /// Whether `url` is something this cache fetches (http or https).
+    public static func handles(_ url: String) -> Bool {
+        url.hasPrefix("http://") || url.hasPrefix("https://")
+    }
+
+    /// Where `url`'s file is, whether it is being fetched, or why it could not be.
+    public func status(of url: String) -> Status {
+        state.withLock { state in
+            if let status = state.status[url] { return status }
+            let path = finalPath(for: url)
+            if FileManager.default.fileExists(atPath: path) {  // from an earlier run
+                state.status[url] = .ready(path: path)
+                return .ready(path: path)
+            }
+            return .absent
+        }
+    }
+
+    /// Fetches `url` unless it is here or on its way; `now`: before every download waiting (the
+    /// station plays it), otherwise after them (it plays next). A failed download is tried again.
+    public func request(_ url: String, now: Bool) {
+        guard Self.handles(url) else { return }
+        let start: String? = state.withLock { state in
+            state.recent.removeAll { $0 == url }
+            state.recent.append(url)
+            switch state.status[url] {
+            case .ready(let path):
+                touch(path)
+                return nil
+            case .fetching:
+                if now && state.active == url { state.activeIsNow = true }
+                guard now, let index = state.queue.firstIndex(of: url) else { return nil }
+                state.queue.remove(at: index)
+                state.queue.insert(url, at: 0)
+                if let active = state.active, !state.activeIsNow, let job = state.activeJob {
+                    job.cancel()
+                    state.queue.insert(active, at: 1)
+                }
+                return nil
+            case .absent, .failed, nil:
+                let path = finalPath(for: url)
+                if FileManager.default.fileExists(atPath: path) {
+                    touch(path)
+                    state.status[url] = .ready(path: path)
+                    return nil
+                }
+                state.status[url] = .fetching
+                if now { state.queue.insert(url, at: 0) } else { state.queue.append(url) }
+                // The station's track does not wait for a prefetch: that one stops and queues again.
+                if now, let active = state.active, !state.activeIsNow, let job = state.activeJob {
+                    job.cancel()
+                    state.queue.insert(active, at: 1)
+                }
+                return startNext(&state, now: now)
+            }
+        }
+        if let start { launch(start) }
+    }
+
+    /// Takes the next download off the queue when none runs; `now`: it is the station's track.
+    private func startNext(_ state: inout State, now: Bool = false) -> String? {
+        guard state.active == nil, !state.queue.isEmpty else { return nil }
+        let url = state.queue.removeFirst()
+        state.active = url
+        state.activeIsNow = now && state.recent.last == url
+        state.activeJob = nil
+        return url
+    }
+
+    private func launch(_ url: String) {
+        let thread = Thread { [self] in
+            let result = download(url)
+            let next: String? = state.withLock { state in
+                // A stopped prefetch is queued again (it is already back in the queue).
+                state.status[url] = result ?? .fetching
+                state.active = nil
+                state.activeJob = nil
+                return startNext(&state, now: state.queue.first == state.recent.last)
+            }
+            if case .failed(let reason)? = result {
+                Log.debug(.player, "media cache: \(url) failed: \(reason)")
+            }
+            evict()
+            if let next { launch(next) }
+        }
+        thread.name = "partyradio-fetch"
+        thread.start()
+    }
+
+    /// The whole download: `workers` threads, each taking transfers from the plan; the file is
+    /// renamed into place once every byte is there. Nil when it was stopped for the station's track.
+    private func download(_ url: String) -> Status? {
+        guard Self.globalInit == CURLE_OK else { return .failed("libcurl failed to initialise") }
+        let path = finalPath(for: url)
+        let partial = path + ".part"
+        let descriptor = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return .failed("cannot write \(partial): errno \(errno)") }
+        let job = RangeJob(
+            url: url, headers: headers, descriptor: descriptor, plan: RangeFetchPlan(configuration: planConfiguration))
+        let stopped = state.withLock { state in
+            guard state.active == url, !state.queue.contains(url) else { return true }
+            state.activeJob = job
+            return false
+        }
+        if stopped {
+            close(descriptor)
+            unlink(partial)
+            return nil
+        }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let group = DispatchGroup()
+        for index in 0..<workers {
+            group.enter()
+            let worker = Thread {
+                job.work()
+                group.leave()
+            }
+            worker.name = "partyradio-fetch-\(index)"
+            worker.start()
+        }
+        group.wait()
+        close(descriptor)
+        let (complete, failure, total) = job.plan.withLock { ($0.isComplete, $0.failure, $0.totalBytes) }
+        if job.isCancelled && !complete {
+            unlink(partial)
+            return nil
+        }
+        guard complete else {
+            unlink(partial)
+            return .failed(failure ?? "the download stopped")
+        }
+        guard rename(partial, path) == 0 else {
+            unlink(partial)
+            return .failed("cannot rename \(partial): errno \(errno)")
+        }
+        let ms = (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+        let counts = job.counts.withLock { $0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        Log.debug(.player, "media cache: \(total ?? 0) bytes of \(url) in \(ms) ms (\(counts.joined(separator: ", ")))")
+        return .ready(path: path)
+    }
+
+    private func evict() {
+        let kept: Set<String> = state.withLock { state in
+            state.recent = Array(state.recent.suffix(keep))
+            var names = Set(state.recent.map { MediaCachePlan.fileName(for: $0) })
+            if let active = state.active { names.insert(MediaCachePlan.fileName(for: active)) }
+            for url in state.queue { names.insert(MediaCachePlan.fileName(for: url)) }
+            return names
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".media") }
+        let files = names.map { name -> (name: String, modifiedNs: Int64) in
+            let attributes = try? FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(name).path)
+            let date = attributes?[.modificationDate] as? Date ?? .distantPast
+            return (name, Int64(date.timeIntervalSince1970 * 1e9))
+        }
+        let victims = MediaCachePlan.victims(files, keep: keep, kept: kept)
+        guard !victims.isEmpty else { return }
+        state.withLock { state in
+            for (url, status) in state.status where victims.contains(MediaCachePlan.fileName(for: url)) {
+                if case .ready = status { state.status[url] = nil }
+            }
+        }
+        for name in victims { unlink(directory.appendingPathComponent(name).path) }
+    }
+
+    private func finalPath(for url: String) -> String {
+        directory.appendingPathComponent(MediaCachePlan.fileName(for: url)).path
+    }
+
+    private func touch(_ path: String) { utimes(path, nil) }
+}
+
+/// One download's shared part: the plan under a lock, the file the workers write into.
+final class RangeJob: Sendable {
+    let url: String
+    let headers: [(String, String)]
+    let descriptor: Int32
+    let plan: Mutex<RangeFetchPlan>
+    /// For the debug log: transfers, new connections, failures (by curl code or status), superseded.
+    let counts = Mutex<[String: Int]>([:])
+    private let cancelled = Atomic<Bool>(false)
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    /// Stops the workers (within a progress callback, about a second at worst).
+    func cancel() { cancelled.store(true, ordering: .releasing) }
+
+    init(url: String, headers: [(String, String)], descriptor: Int32, plan: RangeFetchPlan) {
+        self.url = url
+        self.headers = headers
+        self.descriptor = descriptor
+        self.plan = Mutex(plan)
+    }
+
+    /// One worker: takes transfers until the plan is complete or failed; one easy handle, so its
+    /// connection is kept alive from one range to the next.
+    func work() {
+        guard let easy = curl_easy_init() else { return }
+        defer { curl_easy_cleanup(easy) }
+        var pause = false
+        while true {
+            enum Step {
+                case stop, wait
+                case fetch(RangeFetchPlan.Request)
+            }
+            let step: Step = plan.withLock { plan in
+                if plan.failure != nil || plan.isComplete || isCancelled { return .stop }
+                return plan.next().map(Step.fetch) ?? .wait
+            }
+            switch step {
+            case .stop: return
+            case .wait:
+                usleep(5_000)
+            case .fetch(let request):
+                if pause { usleep(50_000) }  // after a failure: no hot loop against a refusing server
+                pause = !transfer(request, easy: easy)
+            }
+        }
+    }
+
+    /// One ranged GET; true when it ended well (or its chunk got done by another).
+    private func transfer(_ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer) -> Bool {
+        let context = RangeTransfer(job: self, request: request)
+        var headers: UnsafeMutablePointer<curl_slist>?
+        headers = curl_slist_append(headers, "Range: \(request.rangeHeader)")
+        for (name, value) in self.headers { headers = curl_slist_append(headers, "\(name): \(value)") }
+        defer { curl_slist_free_all(headers) }
+        curl_easy_reset(easy)
+        let code: CURLcode = withExtendedLifetime(context) {
+            let opaque = Unmanaged.passUnretained(context).toOpaque()
+            var setup = CURLE_OK
+            func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
+            set(prcurl_setopt_string(easy, CURLOPT_URL, url))
+            set(prcurl_setopt_string(easy, CURLOPT_USERAGENT, "partyradio/0.1"))
+            set(prcurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+            set(prcurl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+            set(prcurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
+            set(prcurl_setopt_long(easy, CURLOPT_MAXREDIRS, 5))
+            set(prcurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+            // A lost SYN costs a 1 s retransmission; a fresh connection after 1.5 s races the kernel's next one.
+            set(prcurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, 1500))
+            // A connection stuck in retransmission back-off is dropped and the chunk asked again.
+            set(prcurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 2048))
+            set(prcurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, 2))
+            set(prcurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, 60_000))
+            set(prcurl_setopt_slist(easy, CURLOPT_HTTPHEADER, headers))
+            set(prcurl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, rangeWriteBody))
+            set(prcurl_setopt_pointer(easy, CURLOPT_WRITEDATA, opaque))
+            set(prcurl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, rangeWriteHeader))
+            set(prcurl_setopt_pointer(easy, CURLOPT_HEADERDATA, opaque))
+            set(prcurl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
+            set(prcurl_setopt_xferinfo_callback(easy, rangeCheckWanted))
+            set(prcurl_setopt_pointer(easy, CURLOPT_XFERINFODATA, opaque))
+            guard setup == CURLE_OK else { return setup }
+            return curl_easy_perform(easy)
+        }
+        var connects = 0
+        _ = prcurl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+        counts.withLock { counts in
+            counts["transfers", default: 0] += 1
+            counts["connects", default: 0] += connects
+            if code != CURLE_OK { counts["curl\(code.rawValue)", default: 0] += 1 }
+            if context.status != 206 { counts["status\(context.status)", default: 0] += 1 }
+        }
+        return plan.withLock { plan in
+            if context.status == 416 {
+                plan.beyondEnd(request)
+                return true
+            }
+            if context.status == 200 { plan.fail("the server does not answer byte ranges") }
+            let ok = code == CURLE_OK && context.status == 206 && context.written >= request.length
+            plan.ended(request, ok: ok || !plan.isWanted(request))
+            return ok || !plan.isWanted(request)
+        }
+    }
+}
+
+/// What the callbacks of one transfer fill; only its worker thread touches it.
+final class RangeTransfer {
+    let job: RangeJob
+    let request: RangeFetchPlan.Request
+    var status = 0
+    var written: Int64 = 0
+
+    init(job: RangeJob, request: RangeFetchPlan.Request) {
+        self.job = job
+        self.request = request
+    }
+}
+
+private func rangeWriteHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        let fields = line.split(separator: " ")
+        transfer.status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+    } else if line.lowercased().hasPrefix("content-range:"), transfer.status == 206 || transfer.status == 416,
+        let slash = line.lastIndex(of: "/"),
+        let total = Int64(line[line.index(after: slash)...].trimmingWhitespace())
+    {
+        transfer.job.plan.withLock { $0.learned(totalBytes: total) }
+    }
+    return length
+}
+
+private func rangeWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard transfer.status == 206 else { return 0 }  // a whole file (200) or an error page: stop
+    let job = transfer.job
+    let writable = job.plan.withLock {
+        $0.writableBytes(transfer.request, offset: transfer.written, count: Int64(length))
+    }
+    var done: Int64 = 0
+    while done < writable {
+        let result = pwrite(
+            job.descriptor, data + Int(done), Int(writable - done),
+            off_t(transfer.request.start + transfer.written + done))
+        guard result > 0 else {
+            job.plan.withLock { $0.fail("cannot write the cache file: errno \(errno)") }
+            return 0
+        }
+        done += Int64(result)
+    }
+    transfer.written += writable
+    let wanted = job.plan.withLock { plan in
+        plan.progress(transfer.request, bytes: transfer.written)
+        return plan.isWanted(transfer.request)
+    }
+    // Once the chunk is complete (by this transfer or another), the rest is not needed.
+    if !wanted && transfer.written < transfer.request.length { return 0 }
+    return length
+}
+
+private func rangeCheckWanted(
+    _ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t,
+    _ uploadTotal: curl_off_t, _ uploaded: curl_off_t
+) -> Int32 {
+    guard let context else { return 0 }
+    let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
+    guard !transfer.job.isCancelled else { return 1 }
+    return transfer.job.plan.withLock { $0.isWanted(transfer.request) || transfer.written >= transfer.request.length }
+        ? 0 : 1
+}

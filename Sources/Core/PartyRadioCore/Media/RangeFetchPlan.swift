@@ -1,0 +1,217 @@
+/// The bookkeeping of one parallel, ranged download (docs/MEDIA.md, "Fetching ahead"): which byte
+/// ranges to ask for next, how far each chunk got, what to retry and from where. Pure: the media
+/// adapter's worker threads call it under one lock and do the transfers.
+///
+/// The file is cut into chunks of ``Configuration/chunkBytes``. Before its size is known, the first
+/// ``Configuration/speculativeChunks`` chunks are handed out at once (each answer's `Content-Range`
+/// tells the size, so no round trip is spent on asking for it first; a chunk past the end is
+/// answered 416 and dropped). A failed or stalled transfer is asked again from where its chunk
+/// stopped. When nothing is left to hand out, an idle worker asks again for the rest of the chunk
+/// with the most left to go (at most two transfers per chunk): on a lossy link one connection
+/// waiting out a retransmission timeout no longer holds up the whole file.
+public struct RangeFetchPlan: Sendable {
+    public struct Configuration: Sendable {
+        public var chunkBytes: Int64
+        public var speculativeChunks: Int
+        /// Failed transfers of one chunk before the download gives up.
+        public var maxFailuresPerChunk: Int
+        /// A chunk is asked a second time only when at least this much of it is left.
+        public var minimumHedgeBytes: Int64
+
+        public init(
+            chunkBytes: Int64 = 256 << 10, speculativeChunks: Int = 6, maxFailuresPerChunk: Int = 40,
+            minimumHedgeBytes: Int64 = 8 << 10
+        ) {
+            self.chunkBytes = max(1, chunkBytes)
+            self.speculativeChunks = max(1, speculativeChunks)
+            self.maxFailuresPerChunk = max(1, maxFailuresPerChunk)
+            self.minimumHedgeBytes = max(1, minimumHedgeBytes)
+        }
+    }
+
+    /// One transfer: bytes `start...end` (inclusive, as in a Range header) of chunk `chunk`.
+    public struct Request: Hashable, Sendable {
+        public var chunk: Int
+        public var start: Int64
+        public var end: Int64
+
+        public init(chunk: Int, start: Int64, end: Int64) {
+            self.chunk = chunk
+            self.start = start
+            self.end = end
+        }
+
+        public var length: Int64 { end - start + 1 }
+        /// The Range header's value.
+        public var rangeHeader: String { "bytes=\(start)-\(end)" }
+    }
+
+    struct Chunk: Sendable {
+        var start: Int64
+        /// Exclusive.
+        var end: Int64
+        /// Bytes from `start` written so far, without a gap.
+        var covered: Int64
+        var inFlight = 0
+        var failures = 0
+        var isDone: Bool { covered >= end }
+    }
+
+    public let configuration: Configuration
+    public private(set) var totalBytes: Int64?
+    /// Why the download cannot finish (too many failures, the size changed, no range support).
+    public private(set) var failure: String?
+    private(set) var chunks: [Chunk] = []
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Every byte is written.
+    public var isComplete: Bool { totalBytes != nil && chunks.allSatisfy(\.isDone) }
+
+    /// Bytes written without a gap, summed over the chunks.
+    public var coveredBytes: Int64 { chunks.reduce(0) { $0 + ($1.covered - $1.start) } }
+
+    /// The next transfer to start, or nil when there is none now (all handed out, complete or failed).
+    public mutating func next() -> Request? {
+        guard failure == nil, !isComplete else { return nil }
+        guard totalBytes != nil else {
+            // Size unknown: the first chunks at fixed offsets, once each.
+            guard chunks.count < configuration.speculativeChunks else { return nil }
+            let start = Int64(chunks.count) * configuration.chunkBytes
+            chunks.append(Chunk(start: start, end: start + configuration.chunkBytes, covered: start, inFlight: 1))
+            return request(chunks.count - 1)
+        }
+        if let index = chunks.indices.first(where: { !chunks[$0].isDone && chunks[$0].inFlight == 0 }) {
+            chunks[index].inFlight += 1
+            return request(index)
+        }
+        // Everything is in flight: help the chunk with the most left to go.
+        let candidates = chunks.indices.filter {
+            !chunks[$0].isDone && chunks[$0].inFlight == 1
+                && chunks[$0].end - chunks[$0].covered >= configuration.minimumHedgeBytes
+        }
+        guard
+            let index = candidates.max(by: { chunks[$0].end - chunks[$0].covered < chunks[$1].end - chunks[$1].covered }
+            )
+        else { return nil }
+        chunks[index].inFlight += 1
+        return request(index)
+    }
+
+    /// An answer said the whole file has `total` bytes.
+    public mutating func learned(totalBytes total: Int64) {
+        if let known = totalBytes {
+            if known != total { failure = "the file changed size during the download (\(known) then \(total) bytes)" }
+            return
+        }
+        guard total > 0 else {
+            failure = "the file is empty"
+            return
+        }
+        totalBytes = total
+        let count = Int((total + configuration.chunkBytes - 1) / configuration.chunkBytes)
+        if chunks.count > count { chunks.removeLast(chunks.count - count) }
+        for index in 0..<count {
+            let start = Int64(index) * configuration.chunkBytes
+            let end = min(total, start + configuration.chunkBytes)
+            if index < chunks.count {
+                chunks[index].end = end
+                chunks[index].covered = min(chunks[index].covered, end)
+            } else {
+                chunks.append(Chunk(start: start, end: end, covered: start))
+            }
+        }
+    }
+
+    /// `request` has written `bytes` bytes from its start so far.
+    public mutating func progress(_ request: Request, bytes: Int64) {
+        guard request.chunk < chunks.count, request.start <= chunks[request.chunk].covered else { return }
+        chunks[request.chunk].covered = min(
+            chunks[request.chunk].end, max(chunks[request.chunk].covered, request.start + bytes))
+    }
+
+    /// Whether `request` still brings anything (false once its chunk is done, or past the end):
+    /// its transfer can stop.
+    public func isWanted(_ request: Request) -> Bool {
+        failure == nil && request.chunk < chunks.count && !chunks[request.chunk].isDone
+    }
+
+    /// The bytes `request` may write at `offset` from its start: it is never allowed past its chunk's end.
+    public func writableBytes(_ request: Request, offset: Int64, count: Int64) -> Int64 {
+        guard request.chunk < chunks.count else { return 0 }
+        return max(0, min(count, chunks[request.chunk].end - (request.start + offset)))
+    }
+
+    /// `request`'s transfer ended: `ok` when it brought all it asked for (or its chunk is done),
+    /// otherwise its chunk is asked again from where it stopped.
+    public mutating func ended(_ request: Request, ok: Bool) {
+        guard request.chunk < chunks.count else { return }
+        chunks[request.chunk].inFlight = max(0, chunks[request.chunk].inFlight - 1)
+        guard !ok, !chunks[request.chunk].isDone else { return }
+        chunks[request.chunk].failures += 1
+        if chunks[request.chunk].failures >= configuration.maxFailuresPerChunk {
+            failure = "bytes from \(chunks[request.chunk].covered) failed \(chunks[request.chunk].failures) times"
+        }
+    }
+
+    /// `request` was past the end of the file (416): nothing to retry. Only a refused first byte
+    /// means the file cannot be fetched (a speculative chunk past the end of a short file is no harm).
+    public mutating func beyondEnd(_ request: Request) {
+        guard request.chunk < chunks.count else { return }
+        chunks[request.chunk].inFlight = max(0, chunks[request.chunk].inFlight - 1)
+        if request.start == 0 { failure = "the server refused the first byte (416)" }
+    }
+
+    /// The download cannot go on (the server does not do ranges, the file cannot be written).
+    public mutating func fail(_ reason: String) {
+        if failure == nil { failure = reason }
+    }
+
+    private func request(_ index: Int) -> Request {
+        Request(chunk: index, start: chunks[index].covered, end: chunks[index].end - 1)
+    }
+}
+
+/// The listener's media cache, the pure parts: file names and which files go.
+public enum MediaCachePlan {
+    /// The cache file's name for a URL (the same on every run).
+    public static func fileName(for url: String) -> String {
+        Hex.encode(FNV1a64.hash(Array(url.utf8))) + ".media"
+    }
+
+    /// The files to delete so that at most `keep` remain: the oldest first, never one in `kept`.
+    public static func victims(_ files: [(name: String, modifiedNs: Int64)], keep: Int, kept: Set<String>) -> [String] {
+        let sorted = files.sorted { ($0.modifiedNs, $0.name) > ($1.modifiedNs, $1.name) }
+        var slots = keep - files.filter { kept.contains($0.name) }.count
+        var victims: [String] = []
+        for file in sorted where !kept.contains(file.name) {
+            if slots > 0 { slots -= 1 } else { victims.append(file.name) }
+        }
+        return victims
+    }
+
+    /// Where the DJ serves the local track `nextTrackID`, from the URL it serves `current` at: a
+    /// DJ's library track is at `…/media/<token>`, the token being its ID's hash (`local:<token>`;
+    /// see `LocalLibrary`). Nil for catalog tracks or a URL of another shape.
+    public static func source(ofLocalTrack nextTrackID: String, after current: Track) -> String? {
+        let prefix = "local:"
+        guard current.id.hasPrefix(prefix), nextTrackID.hasPrefix(prefix) else { return nil }
+        let currentToken = current.id.dropFirst(prefix.count)
+        let nextToken = nextTrackID.dropFirst(prefix.count)
+        guard isToken(currentToken), isToken(nextToken),
+            current.source.hasPrefix("http://") || current.source.hasPrefix("https://"),
+            current.source.hasSuffix("/media/" + currentToken)
+        else { return nil }
+        return String(current.source.dropLast(currentToken.count)) + nextToken
+    }
+
+    private static func isToken(_ token: Substring) -> Bool {
+        (1...64).contains(token.utf8.count)
+            && token.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F
+            }
+    }
+}

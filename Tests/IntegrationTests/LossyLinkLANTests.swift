@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// A listener on a host that drops a quarter of its packets both ways (issue 11, item 2): the
+/// media cache fetches each track as parallel byte ranges (retried, resumed) and the next one
+/// ahead, so the listener starts within 5 s and its player neither starves nor drifts, across a
+/// track boundary. Behaviour with generous bounds; the figures are in scripts/bench-lossy.py.
+@Suite(
+    "Lossy links", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct LossyLinkLANTests {
+    static let second: Int64 = 1_000_000_000
+
+    @Test("25 % loss both ways on the listener's host: it plays within seconds and stays in sync across a track change")
+    func playsUnderLoss() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Lossy", playing: true, extra: ["--trace", lan.tracePath("dj")])
+        defer { withExtendedLifetime(dj) {} }
+        try lan.loss(host: 2, percent: 25, direction: .both)
+        let started = realTimeNs()
+        let listener = try lan.startListener(
+            host: 2, role: "listener", station: "Lossy", extra: ["--timeout", "20", "-v"])
+        defer { withExtendedLifetime(listener) {} }
+        // The first track ends within 40 s of the DJ's start (demo tracks are 20-40 s); 45 s covers a change.
+        sleep(untilTrue: started + 45 * Self.second)
+        try lan.loss(host: 2, percent: 0)
+        let samples = lan.measureListener("listener")
+        let playing = samples.filter { $0.line.playerPositionMs != nil }
+        let first = try #require(playing.first, "the listener never played: \(samples.summary)")
+        let fetches = listener.text(.stderr).split(separator: "\n").filter {
+            $0.contains("cache") || $0.contains("] load")
+        }
+        print("listener's media cache:\n" + fetches.joined(separator: "\n"))
+        let startSeconds = Double(first.trueTimeNs - started) / 1e9
+        let tuned = listener.events.first { $0.name == "tuned_in" }.map { Double($0.timeNs - started) / 1e9 }
+        let synchronised = samples.first { $0.line.djTimeNs != nil }.map { Double($0.trueTimeNs - started) / 1e9 }
+        print(
+            "25 % loss: tuned in after \(tuned ?? -1) s, clock known after \(synchronised ?? -1) s, first audio after "
+                + "\(startSeconds) s; \(playing.summary)")
+        // The goal is 5 s; a debug build on this machine starts after 2.3-5.1 s (the whole ~1 MB
+        // file is fetched before it plays, 1.5-4.5 s at this loss; docs/BENCHMARKS.md). The bound
+        // leaves room for the slow tail so the test checks behaviour, not a benchmark.
+        #expect(startSeconds <= 8, "first player position \(startSeconds) s after start")
+
+        let after = samples.filter { $0.trueTimeNs >= first.trueTimeNs }
+        var longestGap: Int64 = 0
+        var gapStart: Int64?
+        for sample in after {
+            if sample.line.playerPositionMs == nil {
+                gapStart = gapStart ?? sample.trueTimeNs
+            } else if let start = gapStart {
+                longestGap = max(longestGap, sample.trueTimeNs - start)
+                gapStart = nil
+            }
+        }
+        if let start = gapStart, let last = after.last { longestGap = max(longestGap, last.trueTimeNs - start) }
+        #expect(longestGap <= 1 * Self.second, "the player starved for \(Double(longestGap) / 1e9) s")
+
+        let tracks = Set(playing.compactMap(\.line.trackID))
+        #expect(tracks.count >= 2, "played across a track change: \(tracks)")
+        let errors = playing.compactMap { $0.playerErrorMs.map(abs) }.sorted()
+        try #require(errors.count >= 200, "\(errors.count) measured player positions")
+        let p90 = errors[errors.count * 9 / 10]
+        print("25 % loss: player error p50 \(errors[errors.count / 2]) ms, p90 \(p90) ms, max \(errors.last!) ms")
+        #expect(p90 <= 20, "player error p90 \(p90) ms: \(playing.playerErrors(every: 20))")
+    }
+}

@@ -1,0 +1,123 @@
+import PartyRadioCore
+import Testing
+
+@Suite("RangeFetchPlan and MediaCachePlan: parallel ranged fetches, cache eviction, next track's URL")
+struct RangeFetchPlanTests {
+    private let small = RangeFetchPlan.Configuration(
+        chunkBytes: 100, speculativeChunks: 3, maxFailuresPerChunk: 3, minimumHedgeBytes: 10)
+
+    @Test("Before the size is known, the first chunks go out at fixed offsets, once each")
+    func speculativeStart() {
+        var plan = RangeFetchPlan(configuration: small)
+        let requests = (0..<5).compactMap { _ in plan.next() }
+        #expect(requests.map(\.rangeHeader) == ["bytes=0-99", "bytes=100-199", "bytes=200-299"])
+        #expect(!plan.isComplete && plan.totalBytes == nil)
+    }
+
+    @Test("The size splits the file into chunks; the last is short; a chunk past the end is dropped")
+    func learnSize() {
+        var plan = RangeFetchPlan(configuration: small)
+        let first = plan.next()!
+        _ = plan.next()
+        let third = plan.next()!
+        plan.learned(totalBytes: 150)
+        #expect(plan.totalBytes == 150)
+        #expect(!plan.isWanted(third), "bytes 200-299 are past the end")
+        plan.beyondEnd(third)
+        #expect(plan.failure == nil)
+        plan.progress(first, bytes: 100)
+        plan.ended(first, ok: true)
+        let second = RangeFetchPlan.Request(chunk: 1, start: 100, end: 199)
+        #expect(plan.writableBytes(second, offset: 0, count: 100) == 50, "never past the file's end")
+        plan.progress(second, bytes: 50)
+        plan.ended(second, ok: true)
+        #expect(plan.isComplete && plan.coveredBytes == 150)
+        #expect(plan.next() == nil)
+    }
+
+    @Test("Every chunk is asked for once, in order, then the one with most left is asked again (hedged)")
+    func orderAndHedge() {
+        var plan = RangeFetchPlan(configuration: small)
+        plan.learned(totalBytes: 350)
+        let requests = (0..<4).compactMap { _ in plan.next() }
+        #expect(requests.map(\.rangeHeader) == ["bytes=0-99", "bytes=100-199", "bytes=200-299", "bytes=300-349"])
+        plan.progress(requests[0], bytes: 100)
+        plan.ended(requests[0], ok: true)
+        plan.progress(requests[1], bytes: 95)
+        plan.progress(requests[2], bytes: 20)
+        plan.progress(requests[3], bytes: 45)
+        let hedge = plan.next()
+        #expect(hedge?.rangeHeader == "bytes=220-299", "the rest of the chunk with most left")
+        #expect(plan.next() == nil, "1 and 3 (5 left each) are below the hedge minimum; 2 has two transfers")
+        // The hedge finishes first: the chunk is done and the slow transfer is no longer wanted.
+        plan.progress(hedge!, bytes: 80)
+        #expect(!plan.isWanted(requests[2]))
+        plan.ended(hedge!, ok: true)
+        plan.ended(requests[2], ok: false)
+        #expect(plan.failure == nil, "a superseded transfer is no failure")
+    }
+
+    @Test("A failed transfer is asked again from where its chunk stopped; too many failures end the download")
+    func retryAndResume() {
+        var plan = RangeFetchPlan(configuration: small)
+        plan.learned(totalBytes: 100)
+        let first = plan.next()!
+        plan.progress(first, bytes: 40)
+        plan.ended(first, ok: false)
+        let resumed = plan.next()!
+        #expect(resumed.rangeHeader == "bytes=40-99")
+        plan.ended(resumed, ok: false)
+        let again = plan.next()!
+        #expect(again.start == 40)
+        plan.ended(again, ok: false)
+        #expect(plan.failure != nil && plan.next() == nil)
+    }
+
+    @Test("A size that changes, an empty file and a refused first range are failures")
+    func failures() {
+        var changed = RangeFetchPlan(configuration: small)
+        changed.learned(totalBytes: 500)
+        changed.learned(totalBytes: 501)
+        #expect(changed.failure != nil)
+        var empty = RangeFetchPlan(configuration: small)
+        empty.learned(totalBytes: 0)
+        #expect(empty.failure != nil)
+        var refused = RangeFetchPlan(configuration: small)
+        let first = refused.next()!
+        let second = refused.next()!
+        refused.beyondEnd(second)
+        #expect(refused.failure == nil, "a speculative chunk past the end of a short file, before its size is known")
+        refused.beyondEnd(first)
+        #expect(refused.failure != nil, "the first byte refused")
+    }
+
+    @Test("Eviction keeps the newest files and every file still wanted")
+    func eviction() {
+        let files: [(name: String, modifiedNs: Int64)] = [("a", 1), ("b", 5), ("c", 3), ("d", 4), ("e", 2)]
+        #expect(Set(MediaCachePlan.victims(files, keep: 3, kept: [])) == ["a", "e"])
+        #expect(Set(MediaCachePlan.victims(files, keep: 3, kept: ["a"])) == ["e", "c"])
+        #expect(MediaCachePlan.victims(files, keep: 10, kept: []).isEmpty)
+        #expect(MediaCachePlan.fileName(for: "http://x/media/1") == MediaCachePlan.fileName(for: "http://x/media/1"))
+        #expect(MediaCachePlan.fileName(for: "http://x/media/1") != MediaCachePlan.fileName(for: "http://x/media/2"))
+        #expect(MediaCachePlan.fileName(for: "http://x/media/1").hasSuffix(".media"))
+    }
+
+    @Test("The URL of the next library track comes from the current one's; catalog tracks have none")
+    func nextSource() {
+        let current = Track(
+            id: "local:0011aabb", title: "t", artist: "a", album: "", durationMs: 1000,
+            source: "http://10.0.0.1:8000/media/0011aabb")
+        #expect(
+            MediaCachePlan.source(ofLocalTrack: "local:ffee", after: current) == "http://10.0.0.1:8000/media/ffee")
+        #expect(MediaCachePlan.source(ofLocalTrack: "1440857781", after: current) == nil, "a catalog track")
+        #expect(MediaCachePlan.source(ofLocalTrack: "local:../etc", after: current) == nil)
+        #expect(MediaCachePlan.source(ofLocalTrack: "local:", after: current) == nil)
+        var catalog = current
+        catalog.id = "1440857781"
+        catalog.source = "https://audio-ssl.itunes.apple.com/preview.m4a"
+        #expect(MediaCachePlan.source(ofLocalTrack: "local:ffee", after: catalog) == nil)
+        var otherShape = current
+        otherShape.source = "http://10.0.0.1:8000/files/0011aabb"
+        #expect(MediaCachePlan.source(ofLocalTrack: "local:ffee", after: otherShape) == nil)
+    }
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Lossy-link benchmark on the namespace testbed (needs root).
+
+A DJ on host 1 (`--audio-driver null`, demo library: ~1 MB WAVs) and one listener on host 2 whose
+eth0 drops LOSS % of the packets both ways (iptables `statistic`, `testbed.sh loss`). Each run
+starts a fresh listener (empty state directory, so an empty media cache) and traces it for
+DURATION seconds (default 35: at least one track boundary), once with the media cache
+(`media-cache/`, parallel ranged fetches) and once streaming as before (PARTYRADIO_MEDIA_CACHE=0).
+
+  start -> first audio   from spawning `listen` to its first trace line with a player position
+  starvation gaps        after that, stretches of trace lines without a player position (the
+                         player waiting for data or a file), longer than 0.5 s: count and longest
+  player error           player position minus the true station position (from the DJ's trace),
+                         p50/p99 of |error| once playing
+
+LOSSES (default "0 10 25"), MODES (default "cache stream"), RUNS (default 1), DURATION.
+"""
+import bisect, json, os, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
+BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+LOSSES = [float(x) for x in os.environ.get("LOSSES", "0 10 25").split()]
+MODES = os.environ.get("MODES", "cache stream").split()
+RUNS = int(os.environ.get("RUNS", "1"))
+DURATION = float(os.environ.get("DURATION", "35"))
+
+
+def sh(*args, env=None):
+    return subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def read_trace(path):
+    lines = []
+    try:
+        with open(path) as handle:
+            for line in handle:
+                try:
+                    lines.append(json.loads(line))
+                except ValueError:
+                    pass
+    except FileNotFoundError:
+        pass
+    return lines
+
+
+def percentile(values, share):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def measure(dj, trace, spawned_ns):
+    dj = [line for line in dj if line["dj_time_ns"] is not None]
+    dj_true = [line["true_time_ns"] for line in dj]
+
+    def true_station_ms(true_ns, track):
+        i = min(max(0, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
+        near = dj[i] if dj[i]["track_id"] == track else (dj[i - 1] if i > 0 else None)
+        if not near or near["track_id"] != track or near["station_position_ms"] is None or near["paused"]:
+            return None
+        return near["station_position_ms"] + (true_ns - near["true_time_ns"]) / 1e6
+
+    playing = [line for line in trace if line["player_position_ms"] is not None]
+    if not playing:
+        return None
+    first = playing[0]["true_time_ns"]
+    tuned = next((line["true_time_ns"] for line in trace if line["dj_time_ns"] is not None), None)
+    errors, gaps, gap_start = [], [], None
+    for line in trace:
+        if line["true_time_ns"] < first:
+            continue
+        if line["player_position_ms"] is None:
+            gap_start = gap_start or line["true_time_ns"]
+            continue
+        if gap_start is not None:
+            gaps.append((line["true_time_ns"] - gap_start) / 1e9)
+            gap_start = None
+        truth = true_station_ms(line["true_time_ns"], line["track_id"])
+        if truth is not None:
+            errors.append(abs(line["player_position_ms"] - truth))
+    if gap_start is not None:
+        gaps.append((trace[-1]["true_time_ns"] - gap_start) / 1e9)
+    long_gaps = [g for g in gaps if g > 0.5]
+    return {
+        "tuned": (tuned - spawned_ns) / 1e9 if tuned else float("nan"),
+        "first": (first - spawned_ns) / 1e9,
+        "gaps": len(long_gaps),
+        "longest": max(gaps, default=0.0),
+        "p50": percentile(errors, 0.5),
+        "p90": percentile(errors, 0.9),
+        "p99": percentile(errors, 0.99),
+        "tracks": len({line["track_id"] for line in playing}),
+    }
+
+
+def run(lan, work, loss, mode, index):
+    tag = f"{mode}-{loss:g}-{index}"
+    env = dict(os.environ)
+    env["PARTYRADIO_MEDIA_CACHE"] = "0" if mode == "stream" else "1"
+    sh(TESTBED, "loss", lan, "2", "0")
+    dj_pid = sh(TESTBED, "spawn", lan, "1", f"{work}/dj-{tag}.log", BIN, "dj", "--name", "Lossy bench",
+                "--json-events", "--audio-driver", "null", "--trace", f"{work}/dj-{tag}.jsonl",
+                "--state-dir", f"{work}/dj-{tag}")
+    time.sleep(2.5)
+    if loss > 0:
+        sh(TESTBED, "loss", lan, "2", f"{loss:g}", "--both")
+    spawned = time.time_ns()
+    listener_pid = sh(TESTBED, "spawn", lan, "2", f"{work}/l-{tag}.log", BIN, "listen", "Lossy bench",
+                      "--json-events", "--audio-driver", "null", "--trace", f"{work}/l-{tag}.jsonl",
+                      "--state-dir", f"{work}/l-{tag}", "--timeout", "30", env=env)
+    time.sleep(DURATION)
+    for pid in (listener_pid, dj_pid):
+        subprocess.run(["kill", "-TERM", pid.splitlines()[-1]], capture_output=True)
+    time.sleep(1)
+    sh(TESTBED, "loss", lan, "2", "0")
+    return measure(read_trace(f"{work}/dj-{tag}.jsonl"), read_trace(f"{work}/l-{tag}.jsonl"), spawned)
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("bench: needs root to build the namespace testbed")
+    work = tempfile.mkdtemp(prefix="partyradio-lossy-")
+    lan = sh(TESTBED, "up", "2").splitlines()[-1]
+    results = []
+    try:
+        for loss in LOSSES:
+            for mode in MODES:
+                for index in range(RUNS):
+                    results.append((loss, mode, run(lan, work, loss, mode, index)))
+    finally:
+        subprocess.run([TESTBED, "down", lan], capture_output=True)
+    print(f"partyradio lossy-link benchmark: DJ + 1 listener, loss both ways on the listener's host, "
+          f"{DURATION:.0f} s per run, demo library (~1 MB WAVs), mpv ao=null, {os.path.basename(BIN)} "
+          f"from {os.path.dirname(BIN)}")
+    print(f"{'loss':>5} {'media':>7} {'tuned':>7} {'1st audio':>10} {'gaps>0.5s':>9} {'longest':>8} "
+          f"{'err p50':>8} {'err p90':>8} {'err p99':>8} {'tracks':>6}")
+    for loss, mode, r in results:
+        if r is None:
+            print(f"{loss:4g}% {mode:>7}   never played")
+            continue
+        print(f"{loss:4g}% {mode:>7} {r['tuned']:6.2f}s {r['first']:9.2f}s {r['gaps']:9d} {r['longest']:7.2f}s "
+              f"{r['p50']:6.2f}ms {r['p90']:6.2f}ms {r['p99']:6.2f}ms {r['tracks']:6d}")
+    print(f"traces kept in {work}")
+
+
+if __name__ == "__main__":
+    main()

@@ -283,8 +283,11 @@ public final class AvahiSession: @unchecked Sendable {
     // MARK: Browsing
 
     /// Browses for `type` and resolves every instance to an IPv4 address, port and TXT record.
+    /// Browsing the type already browsed changes nothing (a listener starts browsing before its
+    /// player is ready; its machine asks again once it runs).
     public func browse(type: String) throws(AvahiError) {
         try locked { () throws(AvahiError) in
+            if browser != nil && browsedType == type { return }
             browsedType = type
             browser = avahi_service_browser_new(
                 client, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), type, nil, AvahiLookupFlags(0),

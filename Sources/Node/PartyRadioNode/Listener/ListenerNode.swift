@@ -33,6 +33,20 @@ public final class ListenerNode {
         let identity = try settings.identity("listener")
         let socket = try settings.unicastSocket(interface: interface)
         let transport = settings.transport(socket: socket, identity: identity)
+        // Seen in the last minute: ask it at once where it was, while mDNS browses as usual.
+        let recent = RecentStations(directory: settings.stateDirectory)
+        if let seen = recent.fresh(for: query, now: settings.clock.now()) {
+            inbox.push(.discovery(.resolved(name: seen.service, address: seen.address, port: seen.port, txt: seen.txt)))
+        }
+        // Browsing first: mDNS finds and resolves the station (tens of milliseconds) while the
+        // player loads libmpv (about 80); what it finds waits in the inbox for the machine.
+        let avahi: AvahiSession
+        do {
+            avahi = try AvahiSession(interfaceIndex: interface.index) { event in
+                inbox.push(.discovery(DiscoveryEvent(event)))
+            }
+            try avahi.browse(type: StationAdvert.serviceType)
+        } catch { throw NodeError(.discovery, error.description, cause: error) }
         var playback = playback
         playback.mediaProof = settings.seal?.mediaProof
         let player = try PlayerDriver(
@@ -46,10 +60,9 @@ public final class ListenerNode {
             verifier: settings.verifier)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            knownStations: known, inbox: inbox)
+            knownStations: known, avahi: avahi, inbox: inbox)
         let mpris = MPRISBridge.start(MPRISView(machine, at: settings.clock.now()), inbox: inbox)
         self.mpris = mpris
-        let recent = RecentStations(directory: settings.stateDirectory)
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
             for case .report(.tunedIn(let station)) in effects { recent.remember([station], at: now) }
@@ -61,10 +74,6 @@ public final class ListenerNode {
                     player.upNextChanged(list)
                 }
             }
-        }
-        // Seen in the last minute: ask it at once where it was, while mDNS browses as usual.
-        if let seen = recent.fresh(for: query, now: settings.clock.now()) {
-            inbox.push(.discovery(.resolved(name: seen.service, address: seen.address, port: seen.port, txt: seen.txt)))
         }
     }
 

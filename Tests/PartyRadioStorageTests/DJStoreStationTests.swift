@@ -7,8 +7,7 @@ import Testing
 /// The saved station in the DJ's database, on real SQLite files in a fresh directory each.
 @Suite struct DJStoreStationTests {
     let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "partyradio-station-\(UUID().uuidString)")
+        let url = storageScratchRoot.appendingPathComponent("partyradio-station-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()

@@ -121,7 +121,7 @@ let storageScratchRoot: URL = {
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(!FileManager.default.fileExists(atPath: formerPath))
         #expect(!FileManager.default.fileExists(atPath: formerPath + "-wal"))
-        #expect(try store.fileVersion() == 2 && DJStore.schemaVersion == 2)
+        #expect(try store.fileVersion() == 3 && DJStore.schemaVersion == 3)
         let nights = try store.nights()
         #expect(nights.map(\.station) == ["Rooftop"] && nights.first?.endedAt == DJTime(ns: 2_000))
         #expect(nights.first?.plays == [play("a", at: 1_100, up: 3), play("b", at: 1_200, .djSkip)])

@@ -23,9 +23,15 @@ servers' clocks are never faked: the speakers run on true time, as real sound ca
 Also reported: each listener's start -> first audio at its sink, and the server's start -> its
 service resolved by avahi-browse on another host.
 
-Usage: scripts/bench-speaker.py [partyradio] [snapcast] [floor]
+With the sync runs, each process's VmRSS (5 s after the listeners start and 60 s later) and its
+CPU time over those 60 s. The `startup` part: RUNS rounds (default 5) per system on fresh 2-host
+testbeds with true clocks, the server's start -> its service resolved on host 2, and a listener's
+start -> its first audio at host 2's sink.
+
+Usage: scripts/bench-speaker.py [partyradio] [snapcast] [startup]   (default: all three)
 Environment: PARTYRADIO_BIN, LISTENERS (2-5), WARMUP (s, default 10), MEASURE (s, default 60),
-KEEP=1 keeps the recordings.
+RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), KEEP=1 keeps
+the recordings.
 """
 import json, os, shutil, signal, subprocess, sys, tempfile, time, wave
 
@@ -45,6 +51,8 @@ FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 # server gets a drift, to keep the comparison fair. The listeners drift, up to +-200 ppm.
 SERVER_CLOCK = (350, 0)
 LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, -150)]
+if os.environ.get("CLOCKS") == "true":  # every clock right: the systems' own floor
+    SERVER_CLOCK, LISTENER_CLOCKS = (0, 0), [(0, 0)] * 5
 PACKAGES = ["pulseaudio", "pulseaudio-utils", "snapserver", "snapclient", "libfaketime", "python3-numpy"]
 
 
@@ -287,7 +295,7 @@ def analyse(label, work, recorders, reference, measure_from_ns, starts):
              and pb is not None]
     print(f"{label}: inter-host skew at the speaker, {len(hosts)} hosts, {len(hosts) * (len(hosts) - 1) // 2} "
           f"pairs x {windows} windows of 1 s")
-    print(f"  skew                 {summary(skews)}" + (f"  ({missing} pair-windows without signal)" if missing
+    print(f"  skew                 {summary(skews)}" + (f"  ({missing} pair-windows left out: a host's window held silence or a jump)" if missing
                                                          else ""))
     if floor:
         print(f"  harness floor        {summary(floor)}  (two recorders on host 2's sink)")
@@ -375,6 +383,40 @@ def resolved_at(log, timeout=20):
     return None
 
 
+def usage(pid):
+    """VmRSS, RssAnon, RssFile (MB) and CPU time (s) of a process, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            fields = dict(line.split(":", 1) for line in handle if ":" in line)
+        with open(f"/proc/{pid}/stat") as handle:
+            stat = handle.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    mb = {key: int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
+    return mb, (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def play_and_sample(roles):
+    """Waits out the warm-up and the measurement; samples the processes in `roles` ({label: pid})
+    5 s after the listeners were started and 60 s later. Returns report lines."""
+    started = time.time()
+    time.sleep(5)
+    first = {label: usage(pid) for label, pid in roles.items()}
+    time.sleep(max(0, started + 65 - time.time()))
+    second = {label: usage(pid) for label, pid in roles.items()}
+    time.sleep(max(0, started + WARMUP + MEASURE + 2 - time.time()))
+    lines = []
+    for label in roles:
+        a, b = first[label], second[label]
+        if a is None or b is None:
+            lines.append(f"  {label:24s} exited before the end")
+            continue
+        lines.append(f"  {label:24s} VmRSS {a[0]['VmRSS']:6.1f} MB at 5 s, {b[0]['VmRSS']:6.1f} MB at 65 s "
+                     f"(anonymous {b[0]['RssAnon']:5.1f} MB, files {b[0]['RssFile']:5.1f} MB); "
+                     f"CPU {100 * (b[1] - a[1]) / 60:5.2f} % of a core over those 60 s")
+    return lines
+
+
 def run_partyradio(work, base, reference):
     lan = sh(TESTBED, "up", str(LISTENERS + 1), "--tag", "bench-speaker").splitlines()[-1]
     pids, starts = [], {}
@@ -385,10 +427,12 @@ def run_partyradio(work, base, reference):
         browse_log, browse_pid = watch_resolved(lan, work, "_partyradio._udp")
         pids.append(browse_pid)
         dj_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        roles = {}
         pids.append(sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", "Speaker bench",
                        "--library", f"{base}/library", "--no-audio", "--json-events", "--fresh",
                        "--clock-offset-ms", str(SERVER_CLOCK[0]), "--clock-drift-ppm", str(SERVER_CLOCK[1]),
                        "--state-dir", f"{work}/dj"))
+        roles["dj --no-audio"] = pids[-1]
         resolved = resolved_at(browse_log)
         time.sleep(max(0, 2 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - dj_started) / 1e9))
         for index, host in enumerate(hosts):
@@ -398,8 +442,9 @@ def run_partyradio(work, base, reference):
             pids.append(sh(TESTBED, "spawn", lan, str(host), f"{work}/listen{host}.log", BIN, "listen",
                            "Speaker bench", "--audio-driver", "pulse", "--json-events", "--clock-offset-ms",
                            str(offset), "--clock-drift-ppm", str(drift), "--state-dir", f"{work}/l{host}", env=env))
+            roles[f"listen (host {host})"] = pids[-1]
         measure_from = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + WARMUP * 1e9
-        time.sleep(WARMUP + MEASURE + 2)
+        resources = play_and_sample(roles)
     finally:
         stop(pids)
         subprocess.run([TESTBED, "down", lan], capture_output=True)
@@ -410,10 +455,13 @@ def run_partyradio(work, base, reference):
           + " (--clock-offset-ms / --clock-drift-ppm)")
     if resolved:
         print(f"  DJ start -> _partyradio._udp resolved on host {LISTENERS + 1}: {(resolved - dj_started) / 1e6:.1f} ms")
+    print("\n".join(resources))
     return analyse("partyradio", work, recorders, reference, measure_from, starts)
 
 
 def faketime(offset_ms, drift_ppm):
+    if offset_ms == 0 and drift_ppm == 0:
+        return {"FAKETIME": "none"}  # not preloaded at all
     return {"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": f"{offset_ms / 1000:+.3f} x{1 + drift_ppm / 1e6:.6f}",
             "FAKETIME_NO_CACHE": "1"}
 
@@ -437,6 +485,7 @@ def run_snapcast(work, base, reference):
         server_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         pids.append(sh(TESTBED, "spawn", lan, "1", f"{work}/snapserver.log", "/usr/bin/snapserver", "-c",
                        f"{work}/snapserver.conf", env=env))
+        roles = {"snapserver": pids[-1]}
         resolved = resolved_at(browse_log)
         while not os.path.exists(fifo):
             time.sleep(0.05)
@@ -451,8 +500,9 @@ def run_snapcast(work, base, reference):
             pids.append(sh(TESTBED, "spawn", lan, str(host), f"{work}/snapclient{host}.log", "/usr/bin/snapclient",
                            "-h", server, "--player", "pulse", "--hostID", f"bench{host}", "--logsink", "stderr",
                            env=env))
+            roles[f"snapclient (host {host})"] = pids[-1]
         measure_from = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + WARMUP * 1e9
-        time.sleep(WARMUP + MEASURE + 2)
+        resources = play_and_sample(roles)
     finally:
         stop(pids)
         subprocess.run([TESTBED, "down", lan], capture_output=True)
@@ -464,7 +514,88 @@ def run_snapcast(work, base, reference):
     if resolved:
         print(f"  snapserver start -> _snapcast._tcp resolved on host {LISTENERS + 1}: "
               f"{(resolved - server_started) / 1e6:.1f} ms")
+    print("\n".join(resources))
     return analyse("Snapcast", work, recorders, reference, measure_from, starts)
+
+
+def run_startup(work, base, reference):
+    """RUNS rounds per system, each on a fresh testbed of 2 hosts, clocks true: the server's start
+    -> its service resolved by avahi-browse on host 2, and the listener's start on host 2 -> its
+    first audio at host 2's sink."""
+    import numpy as np
+    runs = max(1, int(os.environ.get("RUNS", "5")))
+    figures = {}
+    snapserver_conf = f"{work}/snapserver.conf"
+    for round_ in range(runs):
+        for system in ("partyradio", "snapcast"):
+            folder = f"{work}/{system}{round_}"
+            os.makedirs(folder)
+            lan = sh(TESTBED, "up", "2", "--tag", "bench-speaker").splitlines()[-1]
+            pids = []
+            try:
+                start_sound_servers(lan, folder, [2])
+                pids.append(sh(TESTBED, "spawn", lan, "2", f"{folder}/rec.log", "/usr/bin/python3",
+                               os.path.abspath(__file__), "--record", f"unix:{folder}/pa2/native", f"{folder}/h2"))
+                browse_log = f"{folder}/browse.log"
+                pids.append(sh(TESTBED, "spawn", lan, "2", browse_log, "/usr/bin/python3", os.path.abspath(__file__),
+                               "--browse", "_partyradio._udp" if system == "partyradio" else "_snapcast._tcp"))
+                time.sleep(1)
+                env = dict(os.environ, PULSE_SERVER=f"unix:{folder}/pa2/native")
+                if system == "partyradio":
+                    server_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                    pids.append(sh(TESTBED, "spawn", lan, "1", f"{folder}/dj.log", BIN, "dj", "--name",
+                                   "Speaker bench", "--library", f"{base}/library", "--no-audio", "--json-events",
+                                   "--state-dir", f"{folder}/dj"))
+                else:
+                    fifo = f"{folder}/snapfifo"
+                    with open(snapserver_conf, "w") as handle:
+                        handle.write(f"[server]\ndatadir = {folder}\n[http]\nenabled = false\n[tcp]\n"
+                                     f"enabled = false\n[stream]\nsource = pipe://{fifo}?name=test&sampleformat="
+                                     f"{RATE}:16:2\n")
+                    server_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                    pids.append(sh(TESTBED, "spawn", lan, "1", f"{folder}/snapserver.log", "/usr/bin/snapserver",
+                                   "-c", snapserver_conf))
+                    while not os.path.exists(fifo):
+                        time.sleep(0.01)
+                    pids.append(sh(TESTBED, "spawn", lan, "1", f"{folder}/feeder.log", "/bin/sh", "-c",
+                                   f"while :; do cat {base}/test-signal.raw; done > {fifo}"))
+                resolved = resolved_at(browse_log)
+                time.sleep(max(0, 3 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - server_started) / 1e9))
+                listen_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+                if system == "partyradio":
+                    pids.append(sh(TESTBED, "spawn", lan, "2", f"{folder}/listen.log", BIN, "listen",
+                                   "Speaker bench", "--audio-driver", "pulse", "--json-events", "--state-dir",
+                                   f"{folder}/l2", env=env))
+                else:
+                    pids.append(sh(TESTBED, "spawn", lan, "2", f"{folder}/snapclient.log", "/usr/bin/snapclient",
+                                   "-h", sh(TESTBED, "ip", lan, "1"), "--player", "pulse", "--logsink", "stderr",
+                                   env=env))
+                deadline = time.time() + 20
+                while time.time() < deadline:
+                    audio = np.fromfile(f"{folder}/h2.raw", dtype="<i2")
+                    if np.any(np.abs(audio) > 328):
+                        break
+                    time.sleep(0.1)
+                time.sleep(1)
+            finally:
+                stop(pids)
+                subprocess.run([TESTBED, "down", lan], capture_output=True)
+            first = Recording(f"{folder}/h2", reference).first_audio_ns()
+            entry = figures.setdefault(system, {"resolved": [], "first audio": []})
+            if resolved:
+                entry["resolved"].append((resolved - server_started) / 1e6)
+            if first:
+                entry["first audio"].append((first - listen_started) / 1e6)
+    print(f"\nstart-up: {runs} rounds each, a fresh 2-host testbed a round, clocks true; server on host 1, "
+          "avahi-browse and the listener (into PulseAudio) on host 2")
+    names = {"partyradio": ("dj --no-audio start -> _partyradio._udp resolved", "listen start -> first audio at the sink"),
+             "snapcast": ("snapserver start -> _snapcast._tcp resolved", "snapclient start -> first audio at the sink")}
+    for system, entry in figures.items():
+        for key, name in zip(("resolved", "first audio"), names[system]):
+            values = sorted(entry[key])
+            if values:
+                print(f"  {name:48s} n={len(values)}  min {values[0]:7.1f} ms  p50 {percentile(values, .5):7.1f} ms  "
+                      f"max {values[-1]:7.1f} ms")
 
 
 def main():
@@ -475,7 +606,7 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench: needs root to build the namespace testbed")
     ensure_packages()
-    parts = sys.argv[1:] or ["partyradio", "snapcast"]
+    parts = sys.argv[1:] or ["partyradio", "snapcast", "startup"]
     base = tempfile.mkdtemp(prefix="partyradio-speaker-")
     reference = make_signal(base)
     print(f"sync at the speaker: {LISTENERS} listener hosts, PulseAudio null sinks at {RATE} Hz, {WARMUP:.0f} s "
@@ -484,7 +615,7 @@ def main():
         for part in parts:
             work = f"{base}/{part}"
             os.makedirs(work)
-            {"partyradio": run_partyradio, "snapcast": run_snapcast}[part](work, base, reference)
+            {"partyradio": run_partyradio, "snapcast": run_snapcast, "startup": run_startup}[part](work, base, reference)
     finally:
         if os.environ.get("KEEP") == "1":
             print(f"recordings kept in {base}")

@@ -8,17 +8,19 @@ pulse`). A recorder on each listener host reads the sink's monitor (`parec`) and
 it reads against CLOCK_MONOTONIC, the one real clock every namespace shares; host 2 has a second
 recorder on the same sink, which measures the harness's own floor.
 
-The test signal is white noise from a fixed seed (48 kHz, 16 bit), so any second of it is unique:
-each 1 s window of a recording is found in the signal by cross-correlation (to a fraction of a
-sample), which says which position of the signal the speaker played at that true instant. The
-skew between two hosts at an instant is the difference of those positions; reported as p50/p99/max
-of |skew| over every pair of listener hosts and every window of MEASURE seconds.
+The test signal is white noise from a fixed seed (48 kHz, 16 bit), so any stretch of it is unique:
+every second, the 0.25 s of a recording around that instant is found in the signal by
+cross-correlation (to a fraction of a sample), which says which position of the signal the speaker
+played at that true instant. The skew between two hosts at an instant is the difference of those
+positions; reported as p50/p99/max of |skew| over every pair of listener hosts and every second of
+MEASURE.
 
-Clocks are made wrong on every node, the server's too (offset ms, drift ppm): partyradio through
-its own testing flags (`--clock-offset-ms`, `--clock-drift-ppm`, applied to its CLOCK_REALTIME),
-Snapcast through libfaketime (`FAKETIME="+2 x1.0002"`: offset in seconds, then rate; it fakes
-CLOCK_MONOTONIC, which Snapcast's steady_clock reads, as well as CLOCK_REALTIME). The sound
-servers' clocks are never faked: the speakers run on true time, as real sound cards would.
+Clocks are made wrong on every node (offset ms, drift ppm; the server gets an offset only, see
+SERVER_CLOCK): partyradio through its own testing flags (`--clock-offset-ms`, `--clock-drift-ppm`,
+applied to its CLOCK_REALTIME), Snapcast through libfaketime (`FAKETIME="+2.000 x1.000200"`: offset
+in seconds, then rate; it fakes CLOCK_MONOTONIC, which Snapcast's steady_clock reads, as well as
+CLOCK_REALTIME). The sound servers' clocks are never faked: the speakers run on true time, as real
+sound cards would.
 
 Also reported: each listener's start -> first audio at its sink, and the server's start -> its
 service resolved by avahi-browse on another host.
@@ -33,7 +35,7 @@ Environment: PARTYRADIO_BIN, LISTENERS (2-5), WARMUP (s, default 10), MEASURE (s
 RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), KEEP=1 keeps
 the recordings.
 """
-import json, os, shutil, signal, subprocess, sys, tempfile, time, wave
+import os, shutil, signal, subprocess, sys, tempfile, time, wave
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
@@ -606,6 +608,10 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench: needs root to build the namespace testbed")
     ensure_packages()
+    try:
+        import numpy  # noqa: F401
+    except ImportError:  # a Python of its own (pyenv, a venv) without it: Debian's has it now
+        os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(__file__), *sys.argv[1:]])
     parts = sys.argv[1:] or ["partyradio", "snapcast", "startup"]
     base = tempfile.mkdtemp(prefix="partyradio-speaker-")
     reference = make_signal(base)

@@ -32,7 +32,8 @@ start -> its first audio at host 2's sink.
 
 Usage: scripts/bench-speaker.py [partyradio] [snapcast] [startup]   (default: all three)
 Environment: PARTYRADIO_BIN, LISTENERS (2-5), WARMUP (s, default 10), MEASURE (s, default 60),
-RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), KEEP=1 keeps
+RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), VERBOSE=1 prints
+each second's skew, KEEP=1 keeps
 the recordings.
 """
 import os, shutil, signal, subprocess, sys, tempfile, time, wave
@@ -293,6 +294,11 @@ def analyse(label, work, recorders, reference, measure_from_ns, starts):
                     missing += 1
                 else:
                     skews.append(wrapped(pa - pb) * 1e3)
+    if os.environ.get("VERBOSE"):  # each second's skew of every host against the first, in ms
+        for i in range(windows):
+            row = [positions[name][i] for name in hosts]
+            print(f"    {i:3d} s  " + "  ".join(
+                "   -   " if p is None or row[0] is None else f"{wrapped(p - row[0]) * 1e3:+7.3f}" for p in row[1:]))
     floor = [wrapped(pa - pb) * 1e3 for pa, pb in zip(positions["h2"], positions.get("h2b", [])) if pa is not None
              and pb is not None]
     print(f"{label}: inter-host skew at the speaker, {len(hosts)} hosts, {len(hosts) * (len(hosts) - 1) // 2} "

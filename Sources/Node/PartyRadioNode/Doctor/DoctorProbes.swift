@@ -19,7 +19,7 @@ public enum DoctorProbes {
     /// Connects to avahi-daemon over D-Bus and disconnects: nil when it answered, else its error.
     public static func avahi(interface: NetworkInterface) -> String? {
         do {
-            let session = try AvahiSession(interfaceIndex: interface.index) { _ in }
+            let session = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { _ in }
             _ = session
             return nil
         } catch { return error.message }

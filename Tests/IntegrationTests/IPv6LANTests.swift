@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// partyradio on LANs with IPv6: one with no IPv4 address at all (a unique local prefix and
+/// link-local addresses only), and a dual-stack one (docs/NETWORKS.md).
+@Suite(
+    "IPv6 on the LAN", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct IPv6LANTests {
+    static let second: Int64 = 1_000_000_000
+
+    @Test("IPv6 only: found, joined and in sync, media over IPv6, a vote counted and heard on the group")
+    func ipv6Only() throws {
+        let lan = try Testbed(hosts: 3, ip: .v6)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let djAddress = try lan.ipv6(host: 1)
+        // No IPv4 on the LAN: the hosts have no address the old code could have used.
+        let v4 = try lan.run(host: 1, ["ip", "-4", "-o", "addr", "show", "dev", "eth0"])
+        #expect(v4.exit == 0 && v4.stdout.isEmpty, "host 1 has an IPv4 address: \(v4.stdout)")
+
+        let dj = try lan.startDJ(host: 1, name: "Sixes", extra: ["--trace", lan.tracePath("dj")])
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        #expect(started.string("address") == djAddress)
+
+        // Another host lists it at its IPv6 address, with its web page in a bracketed URL.
+        let listing = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
+        #expect(listing.exit == 0, "\(listing.stderr)")
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]])
+        #expect(stations.count == 1)
+        #expect(stations.first?["name"] as? String == "Sixes")
+        #expect(stations.first?["address"] as? String == djAddress)
+        let web = try #require(stations.first?["web"] as? String)
+        #expect(web.hasPrefix("http://[\(djAddress)]:"), "\(web)")
+
+        // A listener with a player tunes in, plays the DJ's music (served over IPv6: there is
+        // nothing else) and keeps in time with the station.
+        let listener = try lan.startListener(host: 3, role: "listener", station: "Sixes", extra: ["-v"])
+        let tuned = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }
+        let station = try #require(tuned["station"] as? [String: Any])
+        #expect(station["address"] as? String == djAddress)
+        let source = try #require((station["now_playing"] as? [String: Any])?["source"] as? String)
+        #expect(source.hasPrefix("http://[\(djAddress)]:"), "\(source)")
+        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
+
+        // A vote from the third host is counted, and the tally reaches the listener on the group.
+        let mark = listener.events.count
+        let vote = try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "voter")
+        #expect(vote.exit == 0, "\(vote.stderr)")
+        let counted = try #require(parseJSON(vote.stdout) as? [String: Any])
+        #expect(counted["up"] as? Int == 1 && counted["listeners"] as? Int == 1, "\(counted)")
+        try listener.waitForEvent(after: mark, timeout: .seconds(3), "tally on the group") {
+            $0.string("change") == "votes" && $0.int("up") == 1
+        }
+
+        sleep(untilTrue: tuned.timeNs + 6 * Self.second)
+        let held = lan.measureListener("listener").within(
+            tuned.timeNs + 3 * Self.second...tuned.timeNs + 6 * Self.second)
+        print("sync on an IPv6-only LAN, 3–6 s after joining: \(held.summary)")
+        #expect(held.count >= 30, "\(held.count) trace lines in 3 s")
+        #expect(held.worstLogicalMs < 1, "\(held.summary)")
+        #expect(held.playerCount >= held.count * 9 / 10, "the listener plays: \(held.summary)")
+        #expect(held.worstPlayerMs < 20, "\(held.summary)")
+        // The media cache fetched the track from the DJ's IPv6 address.
+        #expect(
+            listener.text(.stderr).contains("media cache:") && listener.text(.stderr).contains("http://[\(djAddress)]:")
+        )
+
+        listener.kill(signal: SIGINT)
+        #expect(listener.wait(timeout: .seconds(5)) == 0)
+        let drops = try #require(listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
+        #expect(drops.isEmpty, "\(drops)")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
+    @Test("Dual stack: one station listed once, at its IPv4 address; a listener hears each group datagram once")
+    func dualStack() throws {
+        let lan = try Testbed(hosts: 2, ip: .dual)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Both")
+        let listing = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
+        #expect(listing.exit == 0, "\(listing.stderr)")
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]])
+        #expect(stations.count == 1, "\(listing.stdout)")
+        #expect(stations.first?["address"] as? String == (try lan.ip(host: 1)))
+
+        // The DJ sends to both groups; the listener joins both and drops the twins before its
+        // replay check, so nothing is counted as dropped.
+        let listener = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("listener"),
+            ])
+        let tuned = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }
+        let mark = listener.events.count
+        dj.send("next")
+        try listener.waitForEvent(after: mark, timeout: .seconds(2), "track change") {
+            $0.name == "state" && $0.string("change") == "track" && $0.int("queue_index") == 1
+        }
+        sleep(untilTrue: tuned.timeNs + 3 * Self.second)
+        listener.kill(signal: SIGINT)
+        #expect(listener.wait(timeout: .seconds(5)) == 0)
+        let drops = try #require(listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
+        #expect(drops.isEmpty, "\(drops)")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+}

@@ -21,6 +21,9 @@ struct GroupTwins {
     private var seen: [[UInt8]: Seen] = [:]
     private var order: [([UInt8], LocalTime)] = []
 
+    /// How many datagrams are held.
+    var held: Int { order.count }
+
     /// Whether to hand `bytes`, heard from the group of family `family`, to the machine.
     mutating func admit(_ bytes: [UInt8], family: SocketAddress.Family, at now: LocalTime) -> Bool {
         while let first = order.first, now - first.1 > Self.windowNs || order.count >= Self.capacity {

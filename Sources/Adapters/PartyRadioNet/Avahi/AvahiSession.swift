@@ -342,13 +342,14 @@ public final class AvahiSession: @unchecked Sendable {
     /// The browser lost `name` over `protocol`: gone when no protocol still sees it, else reported
     /// again at the best address left.
     fileprivate func lost(protocol: AvahiProtocol, name: String) {
+        let wasBest = bestProtocol(name) == `protocol`
         guard var seen = sightings[name], seen.removeValue(forKey: `protocol`) != nil else { return }
         guard !seen.isEmpty else {
             sightings[name] = nil
             return handler(.removed(name: name))
         }
         sightings[name] = seen
-        if let best = best(name) { handler(best) }
+        if wasBest, let best = best(name) { handler(best) }
     }
 
     /// A resolver answered: reported when it is the best protocol that resolved `name`.
@@ -357,7 +358,7 @@ public final class AvahiSession: @unchecked Sendable {
         sightings[name]?[`protocol`] = sighting
         switch sighting {
         case .resolved:
-            if best(name) != nil, bestProtocol(name) == `protocol` { handler(best(name)!) }
+            if bestProtocol(name) == `protocol`, let best = best(name) { handler(best) }
         case .unresolved, .resolving:
             if bestProtocol(name) == nil { handler(.unresolved(name: name)) }
         }

@@ -76,6 +76,48 @@ struct IPv6LANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
+    @Test("Link-local addresses only: a station is found, joined and played with its zone (%eth0, %25eth0 in URLs)")
+    func linkLocalOnly() throws {
+        let lan = try Testbed(hosts: 2, ip: .v6)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        // Take the unique local addresses away: only fe80::/10 is left, which needs a zone.
+        for host in 1...2 {
+            let removed = try lan.run(
+                host: host, ["ip", "-6", "addr", "del", "\(try lan.ipv6(host: host))/64", "dev", "eth0"])
+            #expect(removed.exit == 0, "\(removed.stderr)")
+        }
+        let dj = try lan.startDJ(host: 1, name: "Local", extra: ["--trace", lan.tracePath("dj")])
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        let address = try #require(started.string("address"))
+        #expect(address.hasPrefix("fe80::") && address.hasSuffix("%eth0"), "\(address)")
+
+        let listing = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]])
+        #expect(stations.count == 1 && stations.first?["address"] as? String == address, "\(listing.stdout)")
+        let bare = String(address.dropLast("%eth0".count))
+        #expect(
+            (stations.first?["web"] as? String)?.hasPrefix("http://[\(bare)%25eth0]:") == true, "\(listing.stdout)")
+
+        let listener = try lan.startListener(host: 2, role: "listener", station: "Local", extra: ["-v"])
+        let tuned = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }
+        sleep(untilTrue: tuned.timeNs + 5 * Self.second)
+        let held = lan.measureListener("listener").within(
+            tuned.timeNs + 3 * Self.second...tuned.timeNs + 5 * Self.second)
+        print("sync on a link-local-only LAN, 3–5 s after joining: \(held.summary)")
+        #expect(held.playerCount >= held.count * 9 / 10 && held.count >= 20, "the listener plays: \(held.summary)")
+        #expect(held.worstLogicalMs < 1, "\(held.summary)")
+        #expect(
+            listener.text(.stderr).contains("media cache:")
+                && listener.text(.stderr).contains("http://[\(bare)%25eth0]:"))
+        listener.kill(signal: SIGINT)
+        #expect(listener.wait(timeout: .seconds(5)) == 0)
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("Dual stack: one station listed once, at its IPv4 address; a listener hears each group datagram once")
     func dualStack() throws {
         let lan = try Testbed(hosts: 2, ip: .dual)

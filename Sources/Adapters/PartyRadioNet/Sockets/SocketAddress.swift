@@ -1,5 +1,6 @@
 import Glibc
 import PartyRadioCore
+import Synchronization
 
 /// An IP address of either family and a UDP port, convertible to and from `sockaddr_in` and
 /// `sockaddr_in6`.
@@ -62,7 +63,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             let zone = String(parts[1])
             if let number = UInt32(zone), number > 0 {
                 scope = number
-            } else if !zone.isEmpty, let index = try? Syscall.interfaceIndex(zone) {
+            } else if !zone.isEmpty, let index = Self.zoneIndex(zone) {
                 scope = index
             } else {
                 return nil
@@ -163,11 +164,25 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// An interface's name for a zone, else its index as digits.
+    /// An interface's name for a zone, else its index as digits. Remembered: glibc's
+    /// if_indextoname opens a socket for every call, and a link-local peer's every datagram asks.
     static func zoneName(_ index: UInt32) -> String {
+        if let known = zoneNames.withLock({ $0[index] }) { return known }
         var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
         guard if_indextoname(index, &name) != nil else { return String(index) }
-        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        zoneNames.withLock { $0[index] = text }
+        return text
+    }
+
+    private static let zoneNames = Mutex<[UInt32: String]>([:])
+
+    /// An interface's index for a zone's name, nil for none (remembered, as ``zoneName(_:)``).
+    static func zoneIndex(_ name: String) -> UInt32? {
+        if let known = zoneNames.withLock({ $0.first { $0.value == name }?.key }) { return known }
+        guard let index = try? Syscall.interfaceIndex(name) else { return nil }
+        zoneNames.withLock { $0[index] = name }
+        return index
     }
 
     /// `10.99.0.1:4000` or `[fd99::1]:4000`.

@@ -220,30 +220,34 @@ final class NodeRuntime<Machine: NodeMachine> {
         }
     }
 
-    /// Joins `group` on the interface in every family this node speaks (docs/NETWORKS.md).
+    /// Joins `group` on the interface in every family this node speaks (docs/NETWORKS.md). On dual
+    /// stack one family that cannot join is only logged; the node stops when none can.
     private func joinGroup(_ group: MulticastGroup) {
         for socket in groupSockets { socket.close() }
         groupSockets = []
-        var joined: [UDPSocket] = []
+        var failure: (address: SocketAddress, error: SystemCallError)?
         for family in transport.sockets.families {
             let address = SocketAddress(group, family: family, scope: UInt32(interface.index))
-            do {
+            var opened: UDPSocket?
+            do throws(SystemCallError) {
                 let socket = try UDPSocket(family: family)
-                joined.append(socket)
+                opened = socket
                 try socket.allowAddressReuse()
                 try socket.bind(address)
                 try socket.join(group, interface: interface)
+                groupSockets.append(socket)
             } catch {
-                for socket in joined { socket.close() }
-                fatal = NodeError(
-                    .network,
-                    "Cannot join the station's multicast group \(address.family == .ipv4 ? "\(group)" : "\(address)"): "
-                        + "\(error); check --interface.",
-                    cause: error)
-                return
+                opened?.close()
+                Log.debug(.wire, "cannot join the group at \(address): \(error)")
+                failure = failure ?? (address, error)
             }
         }
-        groupSockets = joined
+        if groupSockets.isEmpty, let failure {
+            let shown = failure.address.family == .ipv4 ? "\(group)" : "\(failure.address)"
+            fatal = NodeError(
+                .network, "Cannot join the station's multicast group \(shown): \(failure.error); check --interface.",
+                cause: failure.error)
+        }
     }
 
     /// Runs a catalog request as a task; its answer comes back through the inbox.

@@ -47,6 +47,11 @@ final class Transport {
         max(last &+ 1, UInt64(max(1, realTimeNs)))
     }
 
+    /// Sends `message` to one address.
+    func send(_ message: Message, to address: SocketAddress, station: StationID) {
+        send(message, to: [address], station: station)
+    }
+
     /// Sends `message` to each of `addresses` (the same datagram: one signature, one sequence
     /// number), stamping a time ping's or pong's send time as late as possible.
     func send(_ message: Message, to addresses: [SocketAddress], station: StationID) {

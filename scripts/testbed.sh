@@ -575,12 +575,21 @@ cmd_pid() {
     host_pid "$1" "$i"
 }
 
-# ipt NAME I ARGS... — iptables inside host I.
+# ipt NAME I ARGS... — iptables inside host I, and ip6tables too on a LAN with IPv6 (the same
+# rule for both families); fails with the first failure's status.
 ipt() {
-    local pid
+    local pid tool rc=0 status family
     pid=$(host_pid "$1" "$2")
+    family=$(state_get "$1" FAMILY)
+    local tools=(iptables)
+    [[ $family == v6 || $family == dual ]] && tools+=(ip6tables)
     shift 2
-    nsenter -t "$pid" -m -n -- iptables -w "$@"
+    for tool in "${tools[@]}"; do
+        status=0
+        nsenter -t "$pid" -m -n -- "$tool" -w "$@" || status=$?
+        ((rc != 0)) || rc=$status
+    done
+    return "$rc"
 }
 
 cmd_loss() {

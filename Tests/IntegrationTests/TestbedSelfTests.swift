@@ -64,6 +64,12 @@ struct TestbedSelfTests {
             #expect(resolved.first?.split(separator: ";")[7] == Substring(ip1))
             publisher.kill()
             _ = publisher.wait()
+            // Loss applies to IPv6 too (ip6tables), and 0 takes it away again.
+            try testbed.loss(host: 1, percent: 30)
+            let rules = try testbed.run(host: 1, ["ip6tables", "-S", "PR_LOSS_IN"]).stdout
+            #expect(rules.contains("-i eth0") && rules.contains("statistic"), "\(rules)")
+            try testbed.loss(host: 1, percent: 0)
+            #expect(!(try testbed.run(host: 1, ["ip6tables", "-S", "PR_LOSS_IN"]).stdout.contains("statistic")))
         }
         try Testbed.withLAN(hosts: 1, ip: .dual) { testbed in
             let v4 = try testbed.ip(host: 1)

@@ -34,6 +34,10 @@ struct IPv6LANTests {
         #expect(stations.first?["address"] as? String == djAddress)
         let web = try #require(stations.first?["web"] as? String)
         #expect(web.hasPrefix("http://[\(djAddress)]:"), "\(web)")
+        // The web page answers at that URL from another host (curl takes the bracketed literal as is).
+        let page = try lan.run(
+            host: 2, ["curl", "-g", "-sS", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}", web])
+        #expect(page.stdout == "200", "\(page.stdout) \(page.stderr)")
 
         // A listener with a player tunes in, plays the DJ's music (served over IPv6: there is
         // nothing else) and keeps in time with the station.

@@ -122,13 +122,19 @@ struct IPv6LANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
-    @Test("Dual stack: one station listed once, at its IPv4 address; a listener hears each group datagram once")
+    @Test(
+        "Dual stack: one station listed once, at its IPv4 address; each group datagram heard once; an IPv6-only host joins too"
+    )
     func dualStack() throws {
-        let lan = try Testbed(hosts: 2, ip: .dual)
+        let lan = try Testbed(hosts: 3, ip: .dual)
         defer {
             lan.shutdown()
             lan.cleanStateDirs()
         }
+        // Host 3 loses its IPv4 address: an IPv6-only machine on a dual-stack LAN.
+        let x = try lan.ip(host: 3)
+        let removed = try lan.run(host: 3, ["ip", "-4", "addr", "del", "\(x)/24", "dev", "eth0"])
+        #expect(removed.exit == 0, "\(removed.stderr)")
         let dj = try lan.startDJ(host: 1, name: "Both")
         let listing = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
         #expect(listing.exit == 0, "\(listing.stderr)")
@@ -136,25 +142,38 @@ struct IPv6LANTests {
         #expect(stations.count == 1, "\(listing.stdout)")
         #expect(stations.first?["address"] as? String == (try lan.ip(host: 1)))
 
-        // The DJ sends to both groups; the listener joins both and drops the twins before its
-        // replay check, so nothing is counted as dropped.
-        let listener = try lan.spawn(
-            host: 2,
-            [
-                Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
-                lan.stateDir("listener"),
-            ])
-        let tuned = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }
-        let mark = listener.events.count
-        dj.send("next")
-        try listener.waitForEvent(after: mark, timeout: .seconds(2), "track change") {
-            $0.name == "state" && $0.string("change") == "track" && $0.int("queue_index") == 1
+        // The DJ sends to both groups. The dual-stack listener joins both and drops the twins
+        // before its replay check, so nothing is counted as dropped; the IPv6-only one finds the
+        // station at its IPv6 address and hears the IPv6 group.
+        let listeners = try [2, 3].map { host in
+            try lan.spawn(
+                host: host,
+                [
+                    Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                    lan.stateDir("listener\(host)"),
+                ])
         }
-        sleep(untilTrue: tuned.timeNs + 3 * Self.second)
-        listener.kill(signal: SIGINT)
-        #expect(listener.wait(timeout: .seconds(5)) == 0)
-        let drops = try #require(listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
-        #expect(drops.isEmpty, "\(drops)")
+        let tuned = try listeners.map {
+            try $0.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }
+        }
+        #expect((tuned[0]["station"] as? [String: Any])?["address"] as? String == (try lan.ip(host: 1)))
+        #expect((tuned[1]["station"] as? [String: Any])?["address"] as? String == (try lan.ipv6(host: 1)))
+        try dj.waitForEvent("both listeners") { $0.name == "listener_joined" && $0.int("listeners") == 2 }
+        let marks = listeners.map { $0.events.count }
+        dj.send("next")
+        for (listener, mark) in zip(listeners, marks) {
+            try listener.waitForEvent(after: mark, timeout: .seconds(2), "track change") {
+                $0.name == "state" && $0.string("change") == "track" && $0.int("queue_index") == 1
+            }
+        }
+        sleep(untilTrue: tuned.map(\.timeNs).max()! + 3 * Self.second)
+        for listener in listeners {
+            listener.kill(signal: SIGINT)
+            #expect(listener.wait(timeout: .seconds(5)) == 0)
+            let drops = try #require(
+                listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
+            #expect(drops.isEmpty, "host \(listener.host): \(drops)")
+        }
         dj.send("quit")
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }

@@ -14,6 +14,8 @@ TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
 BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
 RUNS = max(5, int(os.environ.get("RUNS", "10")))
 VOTES = max(5, int(os.environ.get("VOTES", "40")))
+# The LAN's families (`testbed.sh up --ip`): v4 (default), v6 (no IPv4 at all) or dual.
+IP = os.environ.get("IP", "v4")
 
 
 def sh(*args, **kw):
@@ -71,7 +73,7 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench: needs root to build the namespace testbed")
     work = tempfile.mkdtemp(prefix="partyradio-bench-")
-    lan = sh(TESTBED, "up", "3").splitlines()[-1]
+    lan = sh(TESTBED, "up", "3", "--ip", IP).splitlines()[-1]
     try:
         watch_log = f"{work}/watch.log"
         spawn(lan, 2, watch_log, "stations", "--watch", "--json", "--state-dir", f"{work}/watch")
@@ -111,7 +113,7 @@ def main():
             acks.append(json.loads(out)["latency_ms"])
         stop(dj)
 
-        print(f"partyradio network benchmark: {RUNS} runs, {VOTES} votes, 3 namespace hosts, binary {BIN}")
+        print(f"partyradio network benchmark: {RUNS} runs, {VOTES} votes, 3 namespace hosts ({IP}), binary {BIN}")
         report("DJ start -> visible on another host", visible)
         report("listener start -> first now playing", first_now_playing)
         report("  the same, station named (`listen NAME`)", first_by_name)

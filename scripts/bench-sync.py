@@ -18,6 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
 BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
 LISTENERS = max(4, int(os.environ.get("LISTENERS", "4")))
+# The LAN's families (`testbed.sh up --ip`): v4 (default), v6 (no IPv4 at all) or dual.
+IP = os.environ.get("IP", "v4")
 WARMUP = float(os.environ.get("WARMUP", "5"))
 MEASURE = max(60.0, float(os.environ.get("MEASURE", "60")))
 # (offset ms, drift ppm) per node; the DJ's clock is wrong too: nothing may rely on it being right.
@@ -54,7 +56,7 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench: needs root to build the namespace testbed")
     work = tempfile.mkdtemp(prefix="partyradio-sync-")
-    lan = sh(TESTBED, "up", str(LISTENERS + 1)).splitlines()[-1]
+    lan = sh(TESTBED, "up", str(LISTENERS + 1), "--ip", IP).splitlines()[-1]
     try:
         common = ["--json-events", "--audio-driver", "null"]
         sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", "Sync bench", *common,
@@ -120,7 +122,7 @@ def main():
             settled_at = t
         converge.append(((settled_at or samples[-1][0]) - joined) / 1e9)
 
-    print(f"partyradio sync benchmark: DJ + {LISTENERS} listeners on separate hosts, {MEASURE:.0f} s measured "
+    print(f"partyradio sync benchmark ({IP}): DJ + {LISTENERS} listeners on separate hosts, {MEASURE:.0f} s measured "
           f"after {WARMUP:.0f} s warm-up, clocks off by up to +-2 s and +-200 ppm, mpv ao=null")
     print(f"logical position error ({len(logical):5d} samples)  {summary(logical)}")
     print(f"player position error  ({len(player):5d} samples)  {summary(player)}")

@@ -39,6 +39,54 @@ struct TestbedSelfTests {
         }
     }
 
+    @Test("An IPv6-only LAN: no IPv4 address, usable unique local addresses, avahi over IPv6; dual has both")
+    func ipv6LANs() throws {
+        try Testbed.withLAN(hosts: 2, ip: .v6) { testbed in
+            let ip1 = try testbed.ipv6(host: 1)
+            #expect(try testbed.ip(host: 1) == ip1)
+            #expect(ip1.hasPrefix("fd99:") && ip1.hasSuffix("::1"))
+            let addresses = try testbed.run(host: 1, ["ip", "-o", "addr", "show", "dev", "eth0"]).stdout
+            #expect(!addresses.contains("inet "), "\(addresses)")
+            // No duplicate address detection: nothing is left tentative, so the address works at once.
+            #expect(addresses.contains("inet6 \(ip1)/64") && !addresses.contains("tentative"), "\(addresses)")
+            #expect(addresses.contains("inet6 fe80::"), "\(addresses)")
+            let service = "it6-\(testbed.name)"
+            let publisher = try testbed.spawn(
+                host: 1, ["avahi-publish", "-s", service, "_partyradio._udp", "5004", "v=1"])
+            try publisher.waitForLine(containing: "Established", timeout: .seconds(10), stream: .stderr)
+            let deadline = ContinuousClock.now + .seconds(5)
+            var resolved: [String] = []
+            while resolved.isEmpty, ContinuousClock.now < deadline {
+                let browse = try testbed.run(host: 2, ["timeout", "5", "avahi-browse", "-rtp", "_partyradio._udp"])
+                resolved = browse.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("=;eth0;") }
+            }
+            #expect(resolved.count == 1 && resolved.first?.hasPrefix("=;eth0;IPv6;\(service);") == true, "\(resolved)")
+            #expect(resolved.first?.split(separator: ";")[7] == Substring(ip1))
+            publisher.kill()
+            _ = publisher.wait()
+            // Loss applies to IPv6 too (ip6tables), and 0 takes it away again.
+            try testbed.loss(host: 1, percent: 30)
+            let rules = try testbed.run(host: 1, ["ip6tables", "-S", "PR_LOSS_IN"]).stdout
+            #expect(rules.contains("-i eth0") && rules.contains("statistic"), "\(rules)")
+            try testbed.loss(host: 1, percent: 0)
+            #expect(!(try testbed.run(host: 1, ["ip6tables", "-S", "PR_LOSS_IN"]).stdout.contains("statistic")))
+        }
+        try Testbed.withLAN(hosts: 1, ip: .dual) { testbed in
+            let v4 = try testbed.ip(host: 1)
+            let v6 = try testbed.ipv6(host: 1)
+            #expect(v4.hasPrefix("10.99.") && v6.hasPrefix("fd99:"))
+            let addresses = try testbed.run(host: 1, ["ip", "-o", "addr", "show", "dev", "eth0"]).stdout
+            #expect(addresses.contains("inet \(v4)/24") && addresses.contains("inet6 \(v6)/64"), "\(addresses)")
+        }
+        try Testbed.withLAN(hosts: 1) { testbed in
+            // The default stays IPv4 only, with no IPv6 at all.
+            #expect(throws: (any Error).self) { try testbed.ipv6(host: 1) }
+            let addresses = try testbed.run(host: 1, ["ip", "-o", "addr", "show", "dev", "eth0"]).stdout
+            #expect(!addresses.contains("inet6"), "\(addresses)")
+        }
+        #expect(try Testbed.auditRootNamespace() == [])
+    }
+
     @Test("Commands run in the host's namespace, never the root one")
     func commandsRunInsideTheHost() throws {
         let testbed = try Testbed(hosts: 1)

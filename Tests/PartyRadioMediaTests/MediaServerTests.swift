@@ -142,5 +142,15 @@ final class MediaServerTests {
     @Test("refuses a non-numeric address")
     func badAddress() {
         #expect(throws: MediaServerError.self) { try MediaServer(address: "localhost", port: 0) }
+        // A zone must name an interface, and only a link-local address has one.
+        #expect(throws: MediaServerError.self) { try MediaServer(address: "fe80::1%no-such-if0", port: 0) }
+    }
+
+    @Test("binds IPv6 loopback; URLs write IPv6 in brackets and a zone as %25")
+    func ipv6() throws {
+        let v6 = try MediaServer(address: "::1", port: 0)
+        #expect(v6.url(token: "abc") == "http://[::1]:\(v6.port)/media/abc")
+        #expect(v6.url(token: "abc", host: "fd99:10::1") == "http://[fd99:10::1]:\(v6.port)/media/abc")
+        #expect(v6.url(token: "abc", host: "fe80::1%eth0") == "http://[fe80::1%25eth0]:\(v6.port)/media/abc")
     }
 }

@@ -63,7 +63,12 @@ public final class MediaServer: Sendable {
             var socketAddress = sockaddr_in6()
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, address, &socketAddress.sin6_addr) == 1 else {
+            // A link-local address carries its zone (`fe80::1%eth0`): the interface to listen on.
+            let parts = address.split(separator: "%", maxSplits: 1)
+            if parts.count == 2 { socketAddress.sin6_scope_id = if_nametoindex(String(parts[1])) }
+            guard inet_pton(AF_INET6, String(parts.first ?? ""), &socketAddress.sin6_addr) == 1,
+                parts.count == 1 || socketAddress.sin6_scope_id != 0
+            else {
                 Unmanaged<Registry>.fromOpaque(context).release()
                 throw MediaServerError("'\(address)' is not an IP address; give the media server a numeric address.")
             }
@@ -190,9 +195,7 @@ public final class MediaServer: Sendable {
 
     /// The full URL listeners fetch, with `host` (default: the bound address) and the port.
     public func url(token: String, host: String? = nil) -> String {
-        let host = host ?? address
-        let shown = host.contains(":") ? "[\(host)]" : host
-        return "http://\(shown):\(port)\(Self.path(token: token))"
+        URLHost.httpOrigin(host ?? address, port: port) + Self.path(token: token)
     }
 
     static func isValidToken(_ token: String) -> Bool {

@@ -21,6 +21,18 @@ final class Testbed: Sendable {
     let name: String
     /// The number of hosts.
     let hostCount: Int
+    /// The families of the LAN's addresses.
+    let family: IPFamily
+
+    /// Which addresses the hosts get (`testbed.sh up --ip`).
+    enum IPFamily: String, Sendable {
+        /// 10.99.X.N/24 only, IPv6 off (the default).
+        case v4
+        /// fd99:X::N/64 and link-local only: no IPv4 address at all.
+        case v6
+        /// Both.
+        case dual
+    }
     private let isDown = Mutex(false)
 
     /// Builds a LAN of `hosts` hosts and waits until every host's avahi-daemon answers. First removes
@@ -29,15 +41,17 @@ final class Testbed: Sendable {
     ///   - hosts: how many hosts (1…50).
     ///   - name: the testbed's name (1–12 of [a-z0-9], starting and ending with a letter); by default
     ///     one that is unique on this machine.
+    ///   - ip: the families of the hosts' addresses.
     ///   - timeout: how long `up` may take before it is killed.
-    init(hosts: Int, name: String? = nil, timeout: Duration = .seconds(90)) throws {
+    init(hosts: Int, name: String? = nil, ip: IPFamily = .v4, timeout: Duration = .seconds(90)) throws {
         // Leftovers of test runs that crashed before their deinit could run. Only ours (by tag):
         // a testbed made by hand from a shell that has since exited is stale too, but in use.
         _ = try? Self.script(["down-all", "--stale", "--tag", Self.tag], timeout: .seconds(60))
         // Our own name, so that whatever `up` leaves behind when it fails or times out can be removed.
         let name = name ?? Self.uniqueName()
         do {
-            let result = try Self.script(["up", String(hosts), "--name", name, "--tag", Self.tag], timeout: timeout)
+            let result = try Self.script(
+                ["up", String(hosts), "--name", name, "--tag", Self.tag, "--ip", ip.rawValue], timeout: timeout)
             guard result.exit == 0 else {
                 throw TestbedError("testbed.sh up \(hosts) failed (exit \(result.exit)): \(result.stderr)")
             }
@@ -47,6 +61,7 @@ final class Testbed: Sendable {
         }
         self.name = name
         self.hostCount = hosts
+        self.family = ip
     }
 
     private static let counter = Mutex(0)
@@ -64,8 +79,8 @@ final class Testbed: Sendable {
 
     /// Builds a LAN, runs `body` on it and tears it down however `body` ends. Prefer this over a
     /// bare `init`: ARC may end an unused testbed's life (and so the LAN) before the test's last line.
-    static func withLAN<T>(hosts: Int, _ body: (Testbed) throws -> T) throws -> T {
-        let testbed = try Testbed(hosts: hosts)
+    static func withLAN<T>(hosts: Int, ip: IPFamily = .v4, _ body: (Testbed) throws -> T) throws -> T {
+        let testbed = try Testbed(hosts: hosts, ip: ip)
         defer { testbed.shutdown() }
         return try withExtendedLifetime(testbed) { try body(testbed) }
     }
@@ -126,9 +141,14 @@ final class Testbed: Sendable {
     /// `host`'s name: its network namespace and its mDNS host name (`<name>.local`).
     func hostName(host: Int) throws -> String { "\(name)\(try checked(host))" }
 
-    /// `host`'s IPv4 address on the LAN, e.g. "10.99.12.1".
+    /// `host`'s address on the LAN: IPv4 ("10.99.12.1") unless the LAN is IPv6-only ("fd99:12::1").
     func ip(host: Int) throws -> String {
         try scriptOK(["ip", name, String(try checked(host))]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `host`'s IPv6 (unique local) address, e.g. "fd99:12::1"; throws on an IPv4-only LAN.
+    func ipv6(host: Int) throws -> String {
+        try scriptOK(["ip", name, String(try checked(host)), "--6"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Tears the LAN down: kills every process in its namespaces and deletes them. Idempotent.

@@ -9,7 +9,9 @@ public enum AvahiEvent: Sendable, Equatable {
     case discovered(name: String)
     /// The browser has reported everything it knows for now (the first sweep is done).
     case allForNow
-    /// A browsed service was resolved to an IPv4 address and port.
+    /// A browsed service was resolved to an address (IPv4, or IPv6 with its zone when link-local)
+    /// and port. Seen over both families, a service is reported once, at the address of the
+    /// session's first family that resolved it (``AvahiSession/init(interfaceIndex:families:handler:)``).
     case resolved(name: String, address: String, port: UInt16, txt: [String])
     /// A browsed service could not be resolved (it may have gone already).
     case unresolved(name: String)
@@ -82,8 +84,19 @@ public final class AvahiSession: @unchecked Sendable {
     /// The daemon went away and the session waits for it.
     private var waitingForDaemon = false
     private let interfaceIndex: Int32
+    /// The address families to publish, browse and resolve in, the preferred first.
+    private let families: [SocketAddress.Family]
+    /// What browsing saw of each service name, per protocol (under Avahi's lock).
+    private var sightings: [String: [AvahiProtocol: Sighting]] = [:]
     let handler: @Sendable (AvahiEvent) -> Void
     private let closed = Mutex(false)
+
+    /// One protocol's view of a browsed service: waiting for its resolver, resolved, or not.
+    fileprivate enum Sighting: Equatable {
+        case resolving
+        case resolved(address: String, port: UInt16, txt: [String])
+        case unresolved
+    }
 
     private struct Publication {
         var name: String
@@ -97,11 +110,17 @@ public final class AvahiSession: @unchecked Sendable {
     /// Connects to the daemon. Fails at once, with the fix in the message, when it is not running.
     /// - Parameters:
     ///   - interfaceIndex: publish and browse on this interface only (AVAHI_IF_UNSPEC = -1 for all).
+    ///   - families: publish and browse over these families (the node's sockets'), and report a
+    ///     service seen over several at the address of the first that resolved it.
     ///   - handler: called on Avahi's thread for every event; must not block.
-    public init(interfaceIndex: Int32, handler: @escaping @Sendable (AvahiEvent) -> Void) throws(AvahiError) {
+    public init(
+        interfaceIndex: Int32, families: [SocketAddress.Family] = [.ipv4],
+        handler: @escaping @Sendable (AvahiEvent) -> Void
+    ) throws(AvahiError) {
         guard let poll = avahi_threaded_poll_new() else { throw AvahiError.pollThread }
         self.poll = poll
         self.interfaceIndex = interfaceIndex
+        self.families = families.isEmpty ? [.ipv4] : families
         self.handler = handler
         var error: Int32 = 0
         client = avahi_client_new(
@@ -173,7 +192,7 @@ public final class AvahiSession: @unchecked Sendable {
             let list = Self.stringList(txt)
             defer { avahi_string_list_free(list) }
             let result = avahi_entry_group_update_service_txt_strlst(
-                group, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), AvahiPublishFlags(0), publication.name,
+                group, interfaceIndex, serviceProtocol, AvahiPublishFlags(0), publication.name,
                 publication.type, nil, list)
             if result < 0 { throw AvahiError.call("the TXT update", result) }
         }
@@ -189,7 +208,7 @@ public final class AvahiSession: @unchecked Sendable {
         let list = Self.stringList(publication.txt)
         defer { avahi_string_list_free(list) }
         var result = avahi_entry_group_add_service_strlst(
-            group, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), AvahiPublishFlags(0), publication.name,
+            group, interfaceIndex, serviceProtocol, AvahiPublishFlags(0), publication.name,
             publication.type, nil, nil, publication.port, list)
         if result == AVAHI_ERR_COLLISION {
             // A local collision (the same name on this host) is reported here rather than via the group.
@@ -236,7 +255,7 @@ public final class AvahiSession: @unchecked Sendable {
                 handler(.daemonBack)
                 if let browsedType {
                     browser = avahi_service_browser_new(
-                        client, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), browsedType, nil,
+                        client, interfaceIndex, serviceProtocol, browsedType, nil,
                         AvahiLookupFlags(0), avahiBrowserCallback, Unmanaged.passUnretained(self).toOpaque())
                     if browser == nil {
                         handler(
@@ -258,6 +277,7 @@ public final class AvahiSession: @unchecked Sendable {
             // (as avahi-browse does). Called on the poll thread with the lock held.
             handler(.daemonLost)
             waitingForDaemon = true
+            sightings = [:]
             browser = nil  // freed with the client
             group = nil
             avahi_client_free(client)
@@ -282,7 +302,7 @@ public final class AvahiSession: @unchecked Sendable {
 
     // MARK: Browsing
 
-    /// Browses for `type` and resolves every instance to an IPv4 address, port and TXT record.
+    /// Browses for `type` and resolves every instance to an address, port and TXT record.
     /// Browsing the type already browsed changes nothing (a listener starts browsing before its
     /// player is ready; its machine asks again once it runs).
     public func browse(type: String) throws(AvahiError) {
@@ -290,19 +310,71 @@ public final class AvahiSession: @unchecked Sendable {
             if browser != nil && browsedType == type { return }
             browsedType = type
             browser = avahi_service_browser_new(
-                client, interfaceIndex, AvahiProtocol(AVAHI_PROTO_INET), type, nil, AvahiLookupFlags(0),
+                client, interfaceIndex, serviceProtocol, type, nil, AvahiLookupFlags(0),
                 avahiBrowserCallback, Unmanaged.passUnretained(self).toOpaque())
             if browser == nil { throw AvahiError.call("browsing \(type)", avahi_client_errno(client)) }
         }
     }
 
-    fileprivate func resolve(
+    /// The protocol to publish and browse over: the one family's, or both (`AVAHI_PROTO_UNSPEC`).
+    private var serviceProtocol: AvahiProtocol {
+        families.count > 1 ? AvahiProtocol(AVAHI_PROTO_UNSPEC) : Self.avahiProtocol(families[0])
+    }
+
+    static func avahiProtocol(_ family: SocketAddress.Family) -> AvahiProtocol {
+        AvahiProtocol(family == .ipv4 ? AVAHI_PROTO_INET : AVAHI_PROTO_INET6)
+    }
+
+    /// The browser saw `name` over `protocol` (on the poll thread): the first sighting is news, and
+    /// each protocol of the session's families is resolved to an address of its own family.
+    fileprivate func found(
         interface: AvahiIfIndex, protocol: AvahiProtocol, name: String, type: String, domain: String
     ) {
+        guard families.contains(where: { Self.avahiProtocol($0) == `protocol` }) else { return }
+        if sightings[name] == nil { handler(.discovered(name: name)) }
+        sightings[name, default: [:]][`protocol`] = .resolving
         let resolver = avahi_service_resolver_new(
-            client, interface, `protocol`, name, type, domain, AvahiProtocol(AVAHI_PROTO_INET), AvahiLookupFlags(0),
+            client, interface, `protocol`, name, type, domain, `protocol`, AvahiLookupFlags(0),
             avahiResolverCallback, Unmanaged.passUnretained(self).toOpaque())
         if resolver == nil { handler(.failed("Avahi could not resolve '\(name)'.")) }
+    }
+
+    /// The browser lost `name` over `protocol`: gone when no protocol still sees it, else reported
+    /// again at the best address left.
+    fileprivate func lost(protocol: AvahiProtocol, name: String) {
+        let wasBest = bestProtocol(name) == `protocol`
+        guard var seen = sightings[name], seen.removeValue(forKey: `protocol`) != nil else { return }
+        guard !seen.isEmpty else {
+            sightings[name] = nil
+            return handler(.removed(name: name))
+        }
+        sightings[name] = seen
+        if wasBest, let best = best(name) { handler(best) }
+    }
+
+    /// A resolver answered: reported when it is the best protocol that resolved `name`.
+    fileprivate func resolved(protocol: AvahiProtocol, name: String, sighting: Sighting) {
+        guard sightings[name]?[`protocol`] != nil else { return }  // lost meanwhile
+        sightings[name]?[`protocol`] = sighting
+        switch sighting {
+        case .resolved:
+            if bestProtocol(name) == `protocol`, let best = best(name) { handler(best) }
+        case .unresolved, .resolving:
+            if bestProtocol(name) == nil { handler(.unresolved(name: name)) }
+        }
+    }
+
+    private func bestProtocol(_ name: String) -> AvahiProtocol? {
+        families.map(Self.avahiProtocol).first { protocolNumber in
+            if case .resolved = sightings[name]?[protocolNumber] { return true }
+            return false
+        }
+    }
+
+    private func best(_ name: String) -> AvahiEvent? {
+        guard let chosen = bestProtocol(name), case .resolved(let address, let port, let txt) = sightings[name]?[chosen]
+        else { return nil }
+        return .resolved(name: name, address: address, port: port, txt: txt)
     }
 
     /// Builds an AvahiStringList in the given order (avahi_string_list_add prepends).
@@ -358,12 +430,11 @@ private func avahiBrowserCallback(
     guard let name, let type, let domain else { return }
     switch event {
     case AVAHI_BROWSER_NEW:
-        session.handler(.discovered(name: String(cString: name)))
-        session.resolve(
+        session.found(
             interface: interface, protocol: `protocol`, name: String(cString: name), type: String(cString: type),
             domain: String(cString: domain))
     case AVAHI_BROWSER_REMOVE:
-        session.handler(.removed(name: String(cString: name)))
+        session.lost(protocol: `protocol`, name: String(cString: name))
     case AVAHI_BROWSER_FAILURE
     where avahi_client_errno(avahi_service_browser_get_client(browser)) == AVAHI_ERR_DISCONNECTED:
         break  // the daemon went away: the session waits for it and browses again
@@ -384,12 +455,17 @@ private func avahiResolverCallback(
     defer { avahi_service_resolver_free(resolver) }
     guard let session = session(userdata), let name else { return }
     guard event == AVAHI_RESOLVER_FOUND, let address else {
-        session.handler(.unresolved(name: String(cString: name)))
+        session.resolved(protocol: `protocol`, name: String(cString: name), sighting: .unresolved)
         return
     }
     var text = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
     avahi_address_snprint(&text, text.count, address)
-    let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    session.handler(
-        .resolved(name: String(cString: name), address: host, port: port, txt: AvahiSession.strings(of: txt)))
+    var host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // Avahi writes a link-local address without its zone; it is the interface it was seen on.
+    if let parsed = SocketAddress(host, port: port), parsed.isLinkLocal, interface > 0, let bytes = parsed.ipv6Bytes {
+        host = SocketAddress(ipv6: bytes, scope: UInt32(interface), port: port).host
+    }
+    session.resolved(
+        protocol: `protocol`, name: String(cString: name),
+        sighting: .resolved(address: host, port: port, txt: AvahiSession.strings(of: txt)))
 }

@@ -43,6 +43,8 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
     /// `ENOMEM`
     public static let noMemory = Errno(rawValue: ENOMEM)
+    /// EAFNOSUPPORT: no socket of the address's family (an IPv6 peer on an IPv4-only node).
+    public static let familyNotSupported = Errno(rawValue: EAFNOSUPPORT)
 
     /// The C name, `EADDRINUSE`; `errno 4095` for a number Linux does not define.
     public var name: String { Self.names[rawValue] ?? "errno \(rawValue)" }

@@ -48,25 +48,35 @@ package enum Syscall {
         }
     }
 
-    static func bind(_ descriptor: Int32, _ address: sockaddr_in) throws(SystemCallError) {
+    /// setsockopt(2) with the option's value as bytes (for C structs holding unions).
+    static func setOption(
+        _ descriptor: Int32, level: Int32, name: Int32, bytes: [UInt8], label: String
+    ) throws(SystemCallError) {
+        try retryingOnInterrupt("setsockopt(\(label))") {
+            bytes.withUnsafeBytes { setsockopt(descriptor, level, name, $0.baseAddress, socklen_t($0.count)) }
+        }
+    }
+
+    static func bind(_ descriptor: Int32, _ address: SocketAddress) throws(SystemCallError) {
         try retryingOnInterrupt("bind") {
             withSocketAddress(address) { Glibc.bind(descriptor, $0, $1) }
         }
     }
 
-    static func localAddress(_ descriptor: Int32) throws(SystemCallError) -> sockaddr_in {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    static func localAddress(_ descriptor: Int32) throws(SystemCallError) -> SocketAddress {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         try retryingOnInterrupt("getsockname") {
-            withUnsafeMutablePointer(to: &address) {
+            withUnsafeMutablePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
             }
         }
+        guard let address = SocketAddress(storage) else { throw SystemCallError("getsockname", code: .invalidArgument) }
         return address
     }
 
     /// sendto(2): the number of bytes sent.
-    static func send(_ descriptor: Int32, _ bytes: [UInt8], to address: sockaddr_in) throws(SystemCallError) -> Int {
+    static func send(_ descriptor: Int32, _ bytes: [UInt8], to address: SocketAddress) throws(SystemCallError) -> Int {
         try retryingOnInterrupt("sendto") {
             bytes.withUnsafeBytes { buffer in
                 withSocketAddress(address) { sendto(descriptor, buffer.baseAddress, buffer.count, 0, $0, $1) }
@@ -74,12 +84,13 @@ package enum Syscall {
         }
     }
 
-    /// recvfrom(2): the datagram's length (its full length with `MSG_TRUNC`) and its sender.
+    /// recvfrom(2): the datagram's length (its full length with `MSG_TRUNC`) and its sender (nil
+    /// for a family other than IPv4 and IPv6, which a UDP socket never reports).
     static func receive(_ descriptor: Int32, into buffer: inout [UInt8], flags: Int32)
-        throws(SystemCallError) -> (count: Int, from: sockaddr_in)
+        throws(SystemCallError) -> (count: Int, from: SocketAddress?)
     {
-        var sender = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var sender = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let count = try retryingOnInterrupt("recvfrom") {
             buffer.withUnsafeMutableBytes { bytes in
                 withUnsafeMutablePointer(to: &sender) {
@@ -89,7 +100,7 @@ package enum Syscall {
                 }
             }
         }
-        return (count, sender)
+        return (count, SocketAddress(sender))
     }
 
     /// close(2), deliberately not retried: Linux frees the descriptor even when close reports
@@ -122,10 +133,11 @@ package enum Syscall {
     }
 
     private static func withSocketAddress<Result>(
-        _ address: sockaddr_in, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+        _ address: SocketAddress, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
     ) -> Result {
-        withUnsafePointer(to: address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let (storage, length) = address.raw
+        return withUnsafePointer(to: storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }
     }
 }

@@ -123,7 +123,7 @@ enum StationsCommand {
                 (station.snapshot.anchor.isPaused ? "paused " : "")
                     + "\(Render.time(station.positionNs))/\(Render.time(duration))",
                 String(station.snapshot.listenerCount), "+\(station.snapshot.tally.up) -\(station.snapshot.tally.down)",
-                "\(station.address):\(station.port)", Render.webURL(station) ?? "-",
+                PeerAddress(host: station.address, port: station.port).description, Render.webURL(station) ?? "-",
             ]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }

@@ -183,7 +183,7 @@ final class EventPrinter: NodeReporter {
             let station, let id, let interface, let address, let port, let group, let fingerprint, let count,
             let isPrivate):
             return "\(isPrivate ? "Private station" : "Station") '\(station)' (ID \(id.hex), key \(fingerprint)) on "
-                + "\(interface) \(address):\(port), group \(group), \(count) tracks queued."
+                + "\(interface) \(PeerAddress(host: address, port: port)), group \(group), \(count) tracks queued."
         case .joinCode(let code):
             return
                 (["Join code: \(code.grouped); guests pass --code \(code.grouped), or scan:"]

@@ -91,8 +91,7 @@ enum Render {
     /// The station's web page (from its address and the TXT record's `web` port), nil without one.
     static func webURL(_ summary: StationSummary) -> String? {
         guard summary.advert.webPort != 0 else { return nil }
-        let host = summary.address.contains(":") ? "[\(summary.address)]" : summary.address
-        return "http://\(host):\(summary.advert.webPort)/"
+        return URLHost.httpOrigin(summary.address, port: summary.advert.webPort) + "/"
     }
 
     static func station(_ summary: StationSummary) -> JSON {

@@ -29,7 +29,9 @@ public struct StationID: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// An IPv4 multicast group and port.
+/// A station's multicast group and port: `239.255.C.D` for IPv4, and its IPv6 twin
+/// ``ipv6Address`` (`ff12::5052:CCDD`) on the same port. Only the IPv4 form is published (`grp`);
+/// every node derives the other from it, so the TXT record is the same on every network.
 public struct MulticastGroup: Hashable, Sendable, CustomStringConvertible {
     public let a: UInt8, b: UInt8, c: UInt8, d: UInt8
     public let port: UInt16
@@ -40,6 +42,14 @@ public struct MulticastGroup: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var addressString: String { "\(a).\(b).\(c).\(d)" }
+
+    /// The group's IPv6 address: `ff12::5052:CCDD`, where CC and DD are the IPv4 group's last two
+    /// octets in hex. `ff12::/16` is transient (not IANA-assigned, flag T) and link-local in scope
+    /// (RFC 4291), so like IPv4's TTL 1 it never leaves the link; `5052` is "PR".
+    public var ipv6Bytes: [UInt8] { [0xFF, 0x12] + [UInt8](repeating: 0, count: 10) + [0x50, 0x52, c, d] }
+
+    /// ``ipv6Bytes`` as text (`ff12::5052:c09d`).
+    public var ipv6Address: String { "ff12::5052:\(String(UInt16(c) << 8 | UInt16(d), radix: 16))" }
     public var description: String { "\(addressString):\(port)" }
 
     /// Parses `239.255.A.B:PORT` as published in the `grp` TXT key; only 239.255.0.0/16 is accepted.

@@ -300,7 +300,8 @@ public struct ListenerMachine: NodeMachine {
             snapshot: station.snapshot, lastHeard: now, lastHello: nil, lastHeartbeat: now, lastProgress: now)
         out.append(.joinGroup(station.advert.group))
         out.append(.report(.tunedIn(station)))
-        out.append(.log(.node, "tuned in to \(station.id.hex) at \(station.address):\(station.port)"))
+        out.append(
+            .log(.node, "tuned in to \(station.id.hex) at \(PeerAddress(host: station.address, port: station.port))"))
         follow(station.snapshot, now: now, into: &out)
     }
 

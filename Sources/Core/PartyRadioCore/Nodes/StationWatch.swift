@@ -93,7 +93,7 @@ public struct StationWatch: Sendable {
                 out.append(
                     .log(
                         .discovery,
-                        "refused '\(name)' at \(address):\(port): it claims station \(advert.stationID.hex), but its key "
+                        "refused '\(name)' at \(PeerAddress(host: address, port: port)): it claims station \(advert.stationID.hex), but its key "
                             + "\(advert.publicKey.fingerprint) owns \(owned.hex)"))
                 return []
             }
@@ -104,7 +104,10 @@ public struct StationWatch: Sendable {
             }
             directory.resolved(serviceName: name, advert: advert, address: address, port: port)
             lastQuery[advert.stationID] = nil  // query the (possibly new) address at once
-            out.append(.log(.discovery, "resolved '\(name)' → \(address):\(port), station \(advert.stationID.hex)"))
+            out.append(
+                .log(
+                    .discovery,
+                    "resolved '\(name)' → \(PeerAddress(host: address, port: port)), station \(advert.stationID.hex)"))
         case .removed(let name):
             pendingResolutions.remove(name)
             out.append(.log(.discovery, "service '\(name)' withdrawn"))

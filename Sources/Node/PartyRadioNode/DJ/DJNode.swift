@@ -101,16 +101,16 @@ public final class DJNode {
         }
         // The ports of the last run, if free: listeners still send there, and play from there.
         let lastPorts = (try? store.ports()) ?? [:]
-        let socket: UDPSocket
+        let sockets: UnicastSockets
         if configuration.port == 0, let last = lastPorts["udp"],
-            let same = try? settings.unicastSocket(interface: interface, port: last)
+            let same = try? settings.unicastSockets(interface: interface, port: last)
         {
-            socket = same
+            sockets = same
         } else {
-            socket = try settings.unicastSocket(interface: interface, port: configuration.port)
+            sockets = try settings.unicastSockets(interface: interface, port: configuration.port)
         }
         let transport = Transport(
-            socket: socket, identity: identity, clock: settings.clock, faults: settings.faults, seal: seal)
+            sockets: sockets, identity: identity, clock: settings.clock, faults: settings.faults, seal: seal)
         transport.sealFor(identity.stationID)
         // The HTTP server (music and the web page) on the port of the DJ's last run if it is free
         // (listeners' players still hold its URLs), else any; its port goes in the advert.
@@ -132,15 +132,12 @@ public final class DJNode {
             stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey,
             webPort: server.port, isPrivate: seal != nil)
         let txt = seal.map { advert.sealedTXTRecord($0) } ?? advert.txtRecord
-        let port: UInt16
-        do { port = try socket.localAddress().port } catch {
-            throw NodeError(.network, "Cannot read the DJ's UDP port: \(error).", cause: error)
-        }
+        let port = sockets.port
         // Announced first: mDNS probing takes a good part of a second, so the library, the player
         // and the rest are made ready while it runs (the machine's own publish finds it done).
         let avahi: AvahiSession
         do {
-            avahi = try AvahiSession(interfaceIndex: interface.index) { event in
+            avahi = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { event in
                 inbox.push(.discovery(DiscoveryEvent(event)))
             }
             try avahi.publish(
@@ -192,7 +189,7 @@ public final class DJNode {
             WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), tracks: tracks,
             votes: machine.engine.votes)
         // MPRIS: catalog tracks' artwork from the page, as the page shows it.
-        let artBase = artwork ? "http://\(address):\(server.port)" : nil
+        let artBase = artwork ? URLHost.httpOrigin(address, port: server.port) : nil
         let mpris = MPRISBridge.start(MPRISView(machine, at: now, artBase: artBase), inbox: inbox)
         self.mpris = mpris
         runtime.afterEffects = { machine, effects, now in

@@ -9,9 +9,9 @@ extension DoctorProbes {
     ) -> ClockProbeMachine.Outcome {
         do throws(NodeError) {
             let interface = try settings.chooseInterface()
-            let socket = try settings.unicastSocket(interface: interface)
+            let sockets = try settings.unicastSockets(interface: interface)
             let transport = Transport(
-                socket: socket, identity: Identity.generate(), clock: settings.clock, faults: settings.faults)
+                sockets: sockets, identity: Identity.generate(), clock: settings.clock, faults: settings.faults)
             let runtime = try NodeRuntime(
                 machine: ClockProbeMachine(configuration: configuration, verifier: SodiumVerifier()),
                 settings: settings, interface: interface, transport: transport, player: nil, inbox: Inbox())

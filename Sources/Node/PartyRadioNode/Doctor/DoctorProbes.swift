@@ -19,7 +19,7 @@ public enum DoctorProbes {
     /// Connects to avahi-daemon over D-Bus and disconnects: nil when it answered, else its error.
     public static func avahi(interface: NetworkInterface) -> String? {
         do {
-            let session = try AvahiSession(interfaceIndex: interface.index) { _ in }
+            let session = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { _ in }
             _ = session
             return nil
         } catch { return error.message }
@@ -33,16 +33,20 @@ public enum DoctorProbes {
     ) {
         // An administratively scoped group, port from the process ID: two doctors do not hear each other.
         let port = UInt16(40_000 + Int(getpid()) % 20_000)
+        // IPv4 where the interface has it, else the group's IPv6 twin (ff12::5052:4d4d).
         let group = MulticastGroup(address: (239, 255, 77, 77), port: port)
-        let socket = try UDPSocket()
+        let family = interface.families.first ?? .ipv4
+        let socket = try UDPSocket(family: family)
         defer { socket.close() }
         try socket.allowAddressReuse()
-        try socket.bind(SocketAddress(addressNetworkOrder: 0, port: port))
+        try socket.bind(.any(port: port, family: family))
         try socket.join(group, interface: interface)
         try socket.configureMulticastSending(interface: interface)
         let token = (0..<16).map { _ in UInt8.random(in: 0...255) }
         let start = ContinuousClock.now
-        try socket.send(Array("partyradio-doctor".utf8) + token, to: SocketAddress(group))
+        try socket.send(
+            Array("partyradio-doctor".utf8) + token,
+            to: SocketAddress(group, family: family, scope: UInt32(interface.index)))
         while true {
             let elapsed = Int((ContinuousClock.now - start) / .milliseconds(1))
             if let datagram = try socket.receive(), datagram.bytes.suffix(16).elementsEqual(token) {

@@ -12,8 +12,8 @@ public enum ChatClient {
     ) throws(NodeError) -> ChatterMachine.Result? {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("voter")  // the guest's key for one-shot commands
-        let socket = try settings.unicastSocket(interface: interface)
-        let transport = settings.transport(socket: socket, identity: identity)
+        let sockets = try settings.unicastSockets(interface: interface)
+        let transport = settings.transport(sockets: sockets, identity: identity)
         // The clock in microseconds: a later `chat` from this key always has a higher ID.
         let send = ChatSend(messageID: UInt64(max(1, settings.clock.now().ns / 1000)), name: name.value, text: text)
         let machine = ChatterMachine(

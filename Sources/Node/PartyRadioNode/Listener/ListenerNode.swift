@@ -31,8 +31,8 @@ public final class ListenerNode {
     ) throws(NodeError) {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
-        let socket = try settings.unicastSocket(interface: interface)
-        let transport = settings.transport(socket: socket, identity: identity)
+        let sockets = try settings.unicastSockets(interface: interface)
+        let transport = settings.transport(sockets: sockets, identity: identity)
         // Seen in the last minute: ask it at once where it was, while mDNS browses as usual.
         let recent = RecentStations(directory: settings.stateDirectory)
         if let seen = recent.fresh(for: query, now: settings.clock.now()) {
@@ -42,7 +42,7 @@ public final class ListenerNode {
         // player loads libmpv (about 80); what it finds waits in the inbox for the machine.
         let avahi: AvahiSession
         do {
-            avahi = try AvahiSession(interfaceIndex: interface.index) { event in
+            avahi = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { event in
                 inbox.push(.discovery(DiscoveryEvent(event)))
             }
             try avahi.browse(type: StationAdvert.serviceType)

@@ -51,8 +51,8 @@ public enum RequestClient {
     ) throws(NodeError) -> Machine? {
         let interface = try settings.chooseInterface()
         let identity = if let key { try settings.identity(key) } else { Identity.generate() }
-        let socket = try settings.unicastSocket(interface: interface)
-        let transport = settings.transport(socket: socket, identity: identity)
+        let sockets = try settings.unicastSockets(interface: interface)
+        let transport = settings.transport(sockets: sockets, identity: identity)
         let runtime = try NodeRuntime(
             machine: make(interface.name), settings: settings, interface: interface, transport: transport,
             player: nil, catalog: catalog, inbox: inbox)

@@ -13,8 +13,8 @@ public enum VoteClient {
         // The guest's voting key: one vote per key per track. Not the listener's key, which a
         // `listen` running beside this may be using with its own sequence numbers.
         let identity = try settings.identity("voter")
-        let socket = try settings.unicastSocket(interface: interface)
-        let transport = settings.transport(socket: socket, identity: identity)
+        let sockets = try settings.unicastSockets(interface: interface)
+        let transport = settings.transport(sockets: sockets, identity: identity)
         let machine = VoterMachine(
             choice: choice, query: query, timeoutNs: timeoutNs, interfaceName: interface.name,
             verifier: settings.verifier)

@@ -101,6 +101,6 @@ extension MPRISView {
             muted: machine.isMuted,
             positionNs: snapshot?.position(at: machine.djTime(at: now) ?? DJTime(ns: now.ns)) ?? 0,
             volume: machine.volume,
-            artBase: tuned.flatMap { webPort == 0 ? nil : "http://\($0.station.address):\(webPort)" })
+            artBase: tuned.flatMap { webPort == 0 ? nil : URLHost.httpOrigin($0.station.address, port: webPort) })
     }
 }

@@ -14,8 +14,8 @@ public final class StationObserver {
         // A listing needs no identity, and the guest's own key stays with its listener: each
         // process keeps its own sequence numbers, and the DJ's replay window is per key.
         let identity = Identity.generate()
-        let socket = try settings.unicastSocket(interface: interface)
-        let transport = settings.transport(socket: socket, identity: identity)
+        let sockets = try settings.unicastSockets(interface: interface)
+        let transport = settings.transport(sockets: sockets, identity: identity)
         changes = ChangeCollector(forwardingTo: settings.reporter)
         clock = settings.clock
         var settings = settings

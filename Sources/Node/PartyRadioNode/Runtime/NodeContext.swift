@@ -38,9 +38,9 @@ public struct NodeSettings: Sendable {
     /// The signature check, carrying the code's keys when one was given.
     var verifier: SodiumVerifier { SodiumVerifier(seal: seal) }
 
-    /// The wire edge on `socket`, sealing for the private station of the code given, if any.
-    func transport(socket: UDPSocket, identity: Identity) -> Transport {
-        Transport(socket: socket, identity: identity, clock: clock, faults: faults, seal: seal)
+    /// The wire edge on `sockets`, sealing for the private station of the code given, if any.
+    func transport(sockets: UnicastSockets, identity: Identity) -> Transport {
+        Transport(sockets: sockets, identity: identity, clock: clock, faults: faults, seal: seal)
     }
 
     func chooseInterface() throws(NodeError) -> NetworkInterface {
@@ -55,14 +55,12 @@ public struct NodeSettings: Sendable {
         }
     }
 
-    /// An unbound-port UDP socket for unicast traffic, multicast-sending on `interface`.
-    func unicastSocket(interface: NetworkInterface, port: UInt16 = 0) throws(NodeError) -> UDPSocket {
+    /// The node's unicast UDP sockets on `port` (0: any free port), one per family `interface`
+    /// has (docs/NETWORKS.md), each multicast-sending on `interface`.
+    func unicastSockets(interface: NetworkInterface, port: UInt16 = 0) throws(NodeError) -> UnicastSockets {
         do {
-            let socket = try UDPSocket()
-            try socket.bind(.any(port: port))
-            try socket.configureMulticastSending(interface: interface)
-            try? socket.setReceiveBuffer(bytes: 4 << 20)  // a nicety: the default still works
-            return socket
+            // A big receive buffer is a nicety: the default still works.
+            return try UnicastSockets(interface: interface, port: port, receiveBuffer: 4 << 20)
         } catch {
             throw NodeError(.network, "Cannot open a UDP socket: \(error); check --interface and --port.", cause: error)
         }

@@ -16,7 +16,10 @@ final class NodeRuntime<Machine: NodeMachine> {
     private let reporter: any NodeReporter
     private let transport: Transport
     private let avahi: AvahiSession
-    private var groupSocket: UDPSocket?
+    /// The group sockets once joined: one per family the node speaks.
+    private var groupSockets: [UDPSocket] = []
+    /// Drops the second copy of a group datagram heard over both families.
+    private var twins = GroupTwins()
     private let player: PlayerDriver?
     private let catalog: (any TrackCatalog)?
     private let recorder: DJRecorder?
@@ -57,7 +60,7 @@ final class NodeRuntime<Machine: NodeMachine> {
             return
         }
         do {
-            self.avahi = try AvahiSession(interfaceIndex: interface.index) { event in
+            self.avahi = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { event in
                 inbox.push(.discovery(DiscoveryEvent(event)))
             }
         } catch { throw NodeError(.discovery, error.description, cause: error) }
@@ -88,14 +91,20 @@ final class NodeRuntime<Machine: NodeMachine> {
             let untilNs = max(0, wake - now)
             timeoutMs = Int32(min(Int64(maxWaitMs), (untilNs + Nanos.perMillisecond - 1) / Nanos.perMillisecond))
         }
-        var descriptors = [inbox.wakeDescriptor, transport.socket.descriptor]
-        if let groupSocket { descriptors.append(groupSocket.descriptor) }
+        let descriptors =
+            [inbox.wakeDescriptor] + transport.sockets.sockets.map(\.descriptor) + groupSockets.map(\.descriptor)
         _ = waitReadable(descriptors, timeoutMs: timeoutMs)
         for input in inbox.drain() { deliver(input) }
         // Each datagram is handled at the instant it came off its socket (never earlier than the
         // inputs before it: the sockets are read after the inbox was handled).
-        var arrived = Transport.drain(transport.socket, clock: clock)
-        if let groupSocket { arrived += Transport.drain(groupSocket, clock: clock) }
+        var arrived = transport.sockets.sockets.flatMap { Transport.drain($0, clock: clock) }
+        for socket in groupSockets {
+            var heard = Transport.drain(socket, clock: clock)
+            if groupSockets.count > 1 {
+                heard = heard.filter { twins.admit($0.bytes, family: socket.family, at: $0.at) }
+            }
+            arrived += heard
+        }
         let ordered = arrived.sorted(by: { $0.at < $1.at })
         var start = 0
         while start < ordered.count {
@@ -114,7 +123,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         recorder?.end(at: clock.now())
         avahi.close()
         player?.shutdown()
-        groupSocket?.close()
+        for socket in groupSockets { socket.close() }
     }
 
     /// Datagrams handled together, with one save before their effects (see ``deliver(batch:)``).
@@ -154,10 +163,13 @@ final class NodeRuntime<Machine: NodeMachine> {
     private func execute(_ effect: Effect) {
         switch effect {
         case .send(let message, let destination, let station):
-            guard let address = socketAddress(destination) else {
-                return Log.debug(.wire, "cannot send to \(destination): not an IPv4 address")
+            let addresses = socketAddresses(destination)
+            if addresses.isEmpty {
+                Log.debug(.wire, "cannot send to \(destination): not an address this node can reach")
             }
-            transport.send(message, to: address, station: station)
+            // A group datagram goes to each family's group: the same bytes, so a listener that
+            // hears both drops the twin (``GroupTwins``).
+            transport.send(message, to: addresses, station: station)
         case .sealFor(let station):
             transport.sealFor(station)
         case .publish(let name, let port, let txt):
@@ -195,24 +207,46 @@ final class NodeRuntime<Machine: NodeMachine> {
         }
     }
 
-    private func socketAddress(_ destination: Destination) -> SocketAddress? {
+    /// Where `destination` is, in the families this node's sockets speak: a peer's one address,
+    /// or the group's address in every family (IPv4 first).
+    private func socketAddresses(_ destination: Destination) -> [SocketAddress] {
         switch destination {
-        case .peer(let peer): SocketAddress(peer.host, port: peer.port)
-        case .group(let group): SocketAddress(group.addressString, port: group.port)
+        case .peer(let peer):
+            guard let address = SocketAddress(peer: peer), transport.sockets.socket(for: address.family) != nil
+            else { return [] }
+            return [address]
+        case .group(let group):
+            return transport.sockets.families.map { SocketAddress(group, family: $0, scope: UInt32(interface.index)) }
         }
     }
 
+    /// Joins `group` on the interface in every family this node speaks (docs/NETWORKS.md). On dual
+    /// stack one family that cannot join is only logged; the node stops when none can.
     private func joinGroup(_ group: MulticastGroup) {
-        do {
-            let socket = try UDPSocket()
-            try socket.allowAddressReuse()
-            try socket.bind(SocketAddress(group.addressString, port: group.port)!)
-            try socket.join(group, interface: interface)
-            groupSocket = socket
-        } catch {
+        for socket in groupSockets { socket.close() }
+        groupSockets = []
+        var failure: (address: SocketAddress, error: SystemCallError)?
+        for family in transport.sockets.families {
+            let address = SocketAddress(group, family: family, scope: UInt32(interface.index))
+            var opened: UDPSocket?
+            do throws(SystemCallError) {
+                let socket = try UDPSocket(family: family)
+                opened = socket
+                try socket.allowAddressReuse()
+                try socket.bind(address)
+                try socket.join(group, interface: interface)
+                groupSockets.append(socket)
+            } catch {
+                opened?.close()
+                Log.debug(.wire, "cannot join the group at \(address): \(error)")
+                failure = failure ?? (address, error)
+            }
+        }
+        if groupSockets.isEmpty, let failure {
+            let shown = failure.address.family == .ipv4 ? "\(group)" : "\(failure.address)"
             fatal = NodeError(
-                .network, "Cannot join the station's multicast group \(group): \(error); check --interface.",
-                cause: error)
+                .network, "Cannot join the station's multicast group \(shown): \(failure.error); check --interface.",
+                cause: failure.error)
         }
     }
 

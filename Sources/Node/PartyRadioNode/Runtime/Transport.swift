@@ -14,7 +14,8 @@ public struct SodiumVerifier: DatagramVerifier {
 /// The wire edge of a node: encodes, signs and sends what its machine asks; drains its sockets.
 /// Owned by the node's thread alone.
 final class Transport {
-    let socket: UDPSocket
+    /// One socket per family the node speaks, on one port.
+    let sockets: UnicastSockets
     let identity: Identity
     private let clock: NodeClock
     private var sequence: UInt64
@@ -26,9 +27,11 @@ final class Transport {
     /// opened under the code (the machine says so with ``Effect/sealFor(_:)``).
     private(set) var sealedStations: Set<StationID> = []
 
-    init(socket: UDPSocket, identity: Identity, clock: NodeClock, faults: FaultInjector?, seal: CodeSeal? = nil) {
+    init(
+        sockets: UnicastSockets, identity: Identity, clock: NodeClock, faults: FaultInjector?, seal: CodeSeal? = nil
+    ) {
         self.seal = seal
-        self.socket = socket
+        self.sockets = sockets
         self.identity = identity
         self.clock = clock
         self.faults = faults
@@ -44,8 +47,15 @@ final class Transport {
         max(last &+ 1, UInt64(max(1, realTimeNs)))
     }
 
-    /// Sends `message`, stamping a time ping's or pong's send time as late as possible.
+    /// Sends `message` to one address.
     func send(_ message: Message, to address: SocketAddress, station: StationID) {
+        send(message, to: [address], station: station)
+    }
+
+    /// Sends `message` to each of `addresses` (the same datagram: one signature, one sequence
+    /// number), stamping a time ping's or pong's send time as late as possible.
+    func send(_ message: Message, to addresses: [SocketAddress], station: StationID) {
+        guard !addresses.isEmpty else { return }
         sequence = Self.nextSequence(after: sequence, realTimeNs: NodeClock.realTimeNs())
         var message = message
         switch message {
@@ -62,9 +72,11 @@ final class Transport {
             return
         }
         if let seal, sealedStations.contains(station) { bytes = seal.seal(datagram: bytes) }
-        if faults?.shouldDrop() == true { return }
-        do { try socket.send(bytes, to: address) } catch {
-            Log.debug(.wire, "send to \(address) failed: \(error)")
+        for address in addresses {
+            if faults?.shouldDrop() == true { continue }
+            do { try sockets.send(bytes, to: address) } catch {
+                Log.debug(.wire, "send to \(address) failed: \(error)")
+            }
         }
     }
 
@@ -81,7 +93,7 @@ final class Transport {
         // The 2048-byte buffer is larger than any valid datagram (1200 bytes), so a cut one still
         // reaches the filter too long and is counted as oversized.
         while let (bytes, _, from) = try? socket.receive() {
-            result.append((bytes, PeerAddress(host: from.host, port: from.port), clock.now()))
+            result.append((bytes, from.peer, clock.now()))
         }
         return result
     }

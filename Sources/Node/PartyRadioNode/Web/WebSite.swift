@@ -39,9 +39,9 @@ final class WebSite: WebHandler {
         self.clock = clock
         self.catalog = catalog
         djToken = Hex.encode(Sodium.randomBytes(16))
-        let host = address.contains(":") ? "[\(address)]" : address
-        guestURL = "http://\(host):\(port)/"
-        djURL = "http://\(host):\(port)/#dj=\(djToken)"
+        let origin = URLHost.httpOrigin(address, port: port)
+        guestURL = "\(origin)/"
+        djURL = "\(origin)/#dj=\(djToken)"
         page = Array(WebPage.html.utf8)
         pagePolicy = Self.contentSecurityPolicy(for: WebPage.html)
         artwork = catalog.map(ArtworkCache.init)

@@ -97,7 +97,7 @@ enum HelpPages {
                     + "everything is encrypted with keys from the code."
             ),
             ("--new-code", "With --private: make a new join code (the old one stops working)."),
-        ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
+        ] + PlaybackFlags.help + NetworkOptions.djHelp + CommonOptions.help,
         discussion: """
             CONTROLS:
               On a terminal: n next, p previous, space pause/resume, s shuffle, r repeat, +/- volume,

@@ -22,6 +22,9 @@ final class NodeRuntime<Machine: NodeMachine> {
     private let recorder: DJRecorder?
     /// Where a listener remembers stations' keys.
     private let knownStations: KnownStations?
+    /// `--domain`: browsed besides mDNS once the machine browses.
+    private let domain: DomainSettings?
+    private var domainBrowser: DomainBrowser?
     private var started = false
     /// The instant of the last input handled: the machine sees time only go forward.
     private var lastHandled = LocalTime(ns: .min)
@@ -43,6 +46,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         knownStations: KnownStations? = nil, avahi: AvahiSession? = nil, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         self.knownStations = knownStations
+        domain = settings.domain
         self.machine = machine
         self.inbox = inbox
         self.interface = interface
@@ -113,6 +117,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         closed = true
         recorder?.end(at: clock.now())
         avahi.close()
+        domainBrowser?.stop()
         player?.shutdown()
         groupSocket?.close()
     }
@@ -167,6 +172,11 @@ final class NodeRuntime<Machine: NodeMachine> {
         case .browse:
             do { try avahi.browse(type: StationAdvert.serviceType) } catch {
                 inbox.push(.discovery(.failed(error.description)))
+            }
+            if let domain, domainBrowser == nil {
+                do { domainBrowser = try DomainBrowser(settings: domain, inbox: inbox, reporter: reporter) } catch {
+                    inbox.push(.discovery(.failed(error.description)))
+                }
             }
         case .joinGroup(let group):
             joinGroup(group)

@@ -30,14 +30,18 @@ final class Testbed: Sendable {
     ///   - name: the testbed's name (1–12 of [a-z0-9], starting and ending with a letter); by default
     ///     one that is unique on this machine.
     ///   - timeout: how long `up` may take before it is killed.
-    init(hosts: Int, name: String? = nil, timeout: Duration = .seconds(90)) throws {
+    ///   - subnets: 2 puts hosts 1…⌈hosts/2⌉ and the rest on two subnets joined by a router, which
+    ///     is one more host (`hosts + 1`) and forwards unicast only (`up --subnets 2`).
+    init(hosts: Int, name: String? = nil, timeout: Duration = .seconds(90), subnets: Int = 1) throws {
         // Leftovers of test runs that crashed before their deinit could run. Only ours (by tag):
         // a testbed made by hand from a shell that has since exited is stale too, but in use.
         _ = try? Self.script(["down-all", "--stale", "--tag", Self.tag], timeout: .seconds(60))
         // Our own name, so that whatever `up` leaves behind when it fails or times out can be removed.
         let name = name ?? Self.uniqueName()
         do {
-            let result = try Self.script(["up", String(hosts), "--name", name, "--tag", Self.tag], timeout: timeout)
+            let routed = subnets == 1 ? [] : ["--subnets", String(subnets)]
+            let result = try Self.script(
+                ["up", String(hosts), "--name", name, "--tag", Self.tag] + routed, timeout: timeout)
             guard result.exit == 0 else {
                 throw TestbedError("testbed.sh up \(hosts) failed (exit \(result.exit)): \(result.stderr)")
             }
@@ -46,7 +50,7 @@ final class Testbed: Sendable {
             throw error
         }
         self.name = name
-        self.hostCount = hosts
+        self.hostCount = subnets == 1 ? hosts : hosts + 1
     }
 
     private static let counter = Mutex(0)

@@ -68,7 +68,9 @@ public final class UnicastDNSSD {
     /// `ADDR` or `ADDR:PORT` (IPv4).
     static func parse(server: String) -> (host: String, port: UInt16)? {
         let parts = server.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let host = parts.first.map(String.init), SocketAddress(host, port: 0) != nil else { return nil }
+        guard parts.count <= 2, let host = parts.first.map(String.init), SocketAddress(host, port: 0) != nil else {
+            return nil
+        }
         guard parts.count == 2 else { return (host, 53) }
         guard let port = UInt16(parts[1]), port > 0 else { return nil }
         return (host, port)
@@ -162,7 +164,8 @@ public final class UnicastDNSSD {
                 case LDNS_RCODE_NOTZONE: " (is \(domain) a zone on that server?)"
                 default: ""
                 }
-            throw DNSSDError("The DNS server \(serverText) refused the update for \(domain): \(Self.rcodeText(rcode))\(hint).")
+            throw DNSSDError(
+                "The DNS server \(serverText) refused the update for \(domain): \(Self.rcodeText(rcode))\(hint).")
         }
     }
 
@@ -258,8 +261,10 @@ public final class UnicastDNSSD {
             let mnameText = DNSName.text(wire: Self.bytes(mname)) ?? "?"
             let addresses = try query(resolver, mnameText, LDNS_RR_TYPE_A)
             defer { ldns_rr_list_deep_free(addresses) }
-            guard let a = ldns_rr_list_rr(addresses, 0), let field = ldns_rr_rdf(a, 0), Self.bytes(field).count == 4 else {
-                throw DNSSDError("The primary server of \(domain), \(mnameText), has no IPv4 address; pass --dns-server.")
+            guard let a = ldns_rr_list_rr(addresses, 0), let field = ldns_rr_rdf(a, 0), Self.bytes(field).count == 4
+            else {
+                throw DNSSDError(
+                    "The primary server of \(domain), \(mnameText), has no IPv4 address; pass --dns-server.")
             }
             let primary = Self.bytes(field).map(String.init).joined(separator: ".")
             let updater = try Self.makeResolver(server: (primary, 53))

@@ -47,7 +47,8 @@ public struct NetworkOptions: Equatable, Sendable {
         case "--domain":
             let raw = try scanner.value(for: option)
             if let problem = DNSName.check(domain: raw) {
-                throw UsageError("'--domain' takes a DNS domain like party.example: \(problem).", command: scanner.command)
+                throw UsageError(
+                    "'--domain' takes a DNS domain like party.example: \(problem).", command: scanner.command)
             }
             domain = raw
         case "--dns-server": dnsServer = try scanner.value(for: option)

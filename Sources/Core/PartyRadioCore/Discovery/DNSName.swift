@@ -29,7 +29,10 @@ public enum DNSName {
         guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else { return "a domain is 1 to 200 characters" }
         for label in labels {
             guard !label.isEmpty, label.utf8.count <= 63,
-                label.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
+                label.utf8.allSatisfy({
+                    ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D
+                        || $0 == 0x5F
+                })
             else { return "'\(label)' is not a DNS label (letters, digits, '-' and '_', 1 to 63 of them)" }
         }
         return nil

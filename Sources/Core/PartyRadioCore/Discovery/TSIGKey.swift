@@ -24,7 +24,9 @@ public struct TSIGKey: Hashable, Sendable {
     }
 
     /// The algorithms ldns signs with (hmac-md5 is refused: it is broken).
-    public static let algorithms: Set<String> = ["hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512"]
+    public static let algorithms: Set<String> = [
+        "hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512",
+    ]
 
     /// Why a key file was refused.
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -69,7 +71,8 @@ public struct TSIGKey: Hashable, Sendable {
         guard let algorithm else { throw ParseError(description: "the key names no algorithm") }
         guard Self.algorithms.contains(algorithm) else {
             throw ParseError(
-                description: "algorithm '\(algorithm)' is not one of \(Self.algorithms.sorted().joined(separator: ", "))")
+                description:
+                    "algorithm '\(algorithm)' is not one of \(Self.algorithms.sorted().joined(separator: ", "))")
         }
         guard let secret, !secret.isEmpty, secret.utf8.count <= 1024,
             secret.utf8.allSatisfy({ Self.isBase64($0) })

@@ -269,10 +269,10 @@ public final class DJNode {
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.
     public func run() throws(NodeError) {
         defer {
+            publisher?.stop()  // first: guests stop finding a station that is gone
             mpris?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them
             server.stop()
-            publisher?.stop()
         }
         try runtime.run()
     }

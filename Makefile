@@ -1,5 +1,5 @@
 # partyradio — shortcuts; the README's two commands are scripts/partyradio and scripts/test.
-.PHONY: build release deb test unit bench fuzz clean testbed-clean
+.PHONY: build release deb test unit sim bench fuzz clean testbed-clean
 
 build:
 	swift build
@@ -16,6 +16,10 @@ test:
 
 unit:
 	swift test --skip IntegrationTests
+
+# The simulated LAN over 2,000 seeds (the test command runs 200).
+sim:
+	PARTYRADIO_SIM_SEEDS=2000 swift test --filter PartyRadioSimulationTests
 
 bench:
 	scripts/bench

@@ -52,8 +52,20 @@ private func trimmed(_ text: String) -> String {
     text.hasSuffix("\n") ? String(text.dropLast()) : text
 }
 
+/// The test process's own folder under the temporary directory: every scratch folder of these
+/// tests is made inside it, and it is removed when the process exits, so runs leave nothing behind.
+private let scratchRoot: URL = {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-tests-\(getpid())-cli")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-tests-\(getpid())-cli")
+        try? FileManager.default.removeItem(at: url)
+    }
+    return url
+}()
+
 func makeTemporaryDirectory() -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-cli-\(UUID().uuidString)").path
+    let path = scratchRoot.appendingPathComponent("partyradio-cli-\(UUID().uuidString)").path
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

@@ -22,8 +22,10 @@ import Testing
         #expect(RequestText.sentence(over, guest: "Bob\u{1B}") == RequestText.sentence(over, guest: "Bob"))
         for status in RequestAck.Status.allCases {
             #expect(!RequestText.sentence(RequestAck(requestID: 1, status: status)).isEmpty)
-            #expect(RequestText.name(status) == RequestText.name(status).lowercased())
+            #expect(status.name.allSatisfy { $0.isLowercase || $0 == "_" }, "\(status.name)")
         }
+        #expect(Set(RequestAck.Status.allCases.map(\.name)).count == RequestAck.Status.allCases.count)
+        #expect(Set(RequestVoteAck.Status.allCases.map(\.name)).count == RequestVoteAck.Status.allCases.count)
     }
 
     @Test func linesAndJSONOfWhatPlaysNext() {

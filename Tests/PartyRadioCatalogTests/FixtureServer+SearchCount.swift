@@ -17,10 +17,21 @@ enum TestHTTP {
     static let client = HTTPClient()
 }
 
+/// The test process's own folder under the temporary directory: every scratch folder of these
+/// tests is made inside it, and it is removed when the process exits, so runs leave nothing behind.
+private let scratchRoot: URL = {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-tests-\(getpid())-catalog")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-tests-\(getpid())-catalog")
+        try? FileManager.default.removeItem(at: url)
+    }
+    return url
+}()
+
 /// A fresh temporary directory for one test's state.
 func temporaryDirectory() -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-catalog-\(UUID().uuidString)")
-        .path
+    let path = scratchRoot.appendingPathComponent("partyradio-catalog-\(UUID().uuidString)").path
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

@@ -34,12 +34,12 @@ struct PlaybackCorrectorTests {
     func hysteresis() {
         var corrector = PlaybackCorrector()
         let us: Int64 = 1_000
-        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 800 * us, now: 0).speed == 1)
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 150 * us, now: 0).speed == 1)
         #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 2 * ms, now: 1).speed < 1)
-        // Still nudging at 0.5 ms (inside the start band, outside the settled band)…
-        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 500 * us, now: 2).speed < 1)
-        // …and back to exactly 1 under 0.3 ms.
-        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 200 * us, now: 3).speed == 1)
+        // Still nudging at 0.1 ms (inside the start band, outside the settled band)…
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 100 * us, now: 2).speed < 1)
+        // …and back to exactly 1 under 0.05 ms.
+        #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 40 * us, now: 3).speed == 1)
     }
 
     @Test("a resume lets the player settle without learning a seek lead from it")

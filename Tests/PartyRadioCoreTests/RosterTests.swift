@@ -63,4 +63,24 @@ import Testing
                 Roster.Entry(name: "Alice 2", listeningForMs: 4_000), Roster.Entry(name: "Bob", listeningForMs: 3_000),
             ])
     }
+
+    /// The one-pass pick is the first entries of a full sort, ties (same join time) by name, for
+    /// rosters smaller and larger than a datagram's list.
+    @Test func theListIsTheFirstOfAFullSort() {
+        var random = SplitMix64(seed: 11)
+        for size in [0, 1, 14, 15, 16, 40, 500] {
+            var roster = ListenerRoster()
+            for index in 0..<size {
+                let key = PublicKey(bytes: (0..<32).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
+                let joined = DJTime(ns: Int64(random.next() % 20) * 1_000_000_000)
+                roster.join(key, name: "guest \(random.next() % 7) \(index)", now: joined)
+            }
+            let now = DJTime(ns: 30_000_000_000)
+            let expected = roster.entries.values.sorted { ($0.joined, $0.name) < ($1.joined, $1.name) }
+                .prefix(Roster.Limit.maxEntries)
+                .map { Roster.Entry(name: $0.name, listeningForMs: UInt32((now - $0.joined) / 1_000_000)) }
+            let list = roster.list(now: now)
+            #expect(list.total == UInt32(size) && list.entries == Array(expected), "size \(size)")
+        }
+    }
 }

@@ -62,7 +62,8 @@ import Testing
         #expect(WebSite.commandLine("quit", nil) == nil, "the page cannot end the station")
         #expect(WebSite.commandLine("mute", "Bob\nquit") == nil, "one line only")
         #expect(WebSite.commandLine("approve", String(repeating: "1", count: 101)) == nil)
-        #expect(WebSite.same("abc", "abc") && !WebSite.same("abc", "abd") && !WebSite.same("abc", "ab"))
+        #expect(
+            ConstantTime.equal("abc", "abc") && !ConstantTime.equal("abc", "abd") && !ConstantTime.equal("abc", "ab"))
     }
 
     @Test func aGuestsActionGoesToTheDJAndItsAnswerComesBack() throws {
@@ -96,6 +97,34 @@ import Testing
         #expect(
             response.status == 200 && text.contains("\"status\":\"counted\"") && text.contains("\"up\":1"), "\(text)")
         #expect(response.headers.contains { $0.0 == "Set-Cookie" && $0.1.hasPrefix("pr_guest=") })
+    }
+
+    /// A browser keeps its cookie when the DJ restarts; its guest key is a hash of the cookie
+    /// alone, so the restarted DJ (a new site, nothing carried over but its saved state) sees the
+    /// same guest: its earlier vote is changed, not counted twice.
+    @Test func aBrowserIsTheSameGuestAfterTheDJRestarts() throws {
+        func guest(_ site: WebSite, _ inbox: Inbox<NodeInput>, cookie: String?) throws -> PublicKey {
+            let headers = [
+                "host": "10.0.0.1:8080", "origin": "http://10.0.0.1:8080",
+                "content-type": "application/x-www-form-urlencoded",
+            ]
+            let response = site.respond(
+                to: WebRequest(
+                    method: "POST", path: "/api/vote", clientAddress: "10.0.0.9",
+                    body: Array("track=t1&choice=up".utf8), headers: headers,
+                    cookies: cookie.map { [WebSite.guestCookie: $0] } ?? [:]))
+            #expect(response.status == 503, "nobody answers here: the action only goes to the inbox")
+            var actions: [WebAction] = []
+            for case .web(let action) in inbox.drain() { actions.append(action) }
+            return try #require(actions.first).guest
+        }
+        let cookie = Base64URL.encode([UInt8](repeating: 7, count: 32))
+        let (before, _, firstInbox) = site()
+        let (after, _, secondInbox) = site()
+        let first = try guest(before, firstInbox, cookie: cookie)
+        #expect(try guest(after, secondInbox, cookie: cookie) == first)
+        #expect(try guest(after, secondInbox, cookie: Base64URL.encode([UInt8](repeating: 8, count: 32))) != first)
+        #expect(try guest(after, secondInbox, cookie: nil) != first, "no cookie: a new guest")
     }
 
     @Test func anyRequestGetsADocumentedStatus() {

@@ -4,14 +4,14 @@ import Testing
 /// The simulated LAN: a DJ, listeners and voters as the real state machines, on an in-memory
 /// network with loss, duplication, delay, reordering, clock offsets and drift, from one seed.
 ///
-/// `PARTYRADIO_SIM_SEEDS=N` runs N seeds (default 500); `PARTYRADIO_SIM_SEED=S` replays one;
+/// `PARTYRADIO_SIM_SEEDS=N` runs N seeds (default 200; `make sim` runs 2,000); `PARTYRADIO_SIM_SEED=S` replays one;
 /// `PARTYRADIO_SIM_LOSS=0.3` gives every link that loss (`make bench loss`).
 /// A failing seed is printed with its faults; the same seed replays the same run.
 @Suite struct SimulationTests {
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let one = environment["PARTYRADIO_SIM_SEED"].flatMap(UInt64.init) { return [one] }
-        let count = environment["PARTYRADIO_SIM_SEEDS"].flatMap(Int.init) ?? 500
+        let count = environment["PARTYRADIO_SIM_SEEDS"].flatMap(Int.init) ?? 200
         return (1...UInt64(max(1, count))).map { $0 }
     }
 

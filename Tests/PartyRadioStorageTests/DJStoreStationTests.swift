@@ -7,8 +7,7 @@ import Testing
 /// The saved station in the DJ's database, on real SQLite files in a fresh directory each.
 @Suite struct DJStoreStationTests {
     let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "partyradio-station-\(UUID().uuidString)")
+        let url = storageScratchRoot.appendingPathComponent("partyradio-station-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
@@ -78,19 +77,75 @@ import Testing
         try mark()
         saved.positionNs += 1_000_000_000
         try store.saveStation(saved, at: LocalTime(ns: 2))
-        #expect(try marks() == (3, ["chat", "requests", "votes"]))  // only the position row moved
+        #expect(try marks() == (3, ["chat", "requests", "votes_track"]))  // only the position row moved
         saved.queue.append(Self.track("d"))
         try store.saveStation(saved, at: LocalTime(ns: 3))
-        #expect(try marks() == (3, ["chat", "requests", "votes"]))  // one row added at the end
+        #expect(try marks() == (3, ["chat", "requests", "votes_track"]))  // one row added at the end
         _ = saved.chat.submit(ChatSend(messageID: 3, name: "Ann", text: "more"), from: Self.key(1), now: DJTime(ns: 7))
         try store.saveStation(saved, at: LocalTime(ns: 4))
-        #expect(try marks() == (3, ["requests", "votes"]))
+        #expect(try marks() == (3, ["requests", "votes_track"]))
         saved.queue.swapAt(0, 2)
         try store.saveStation(saved, at: LocalTime(ns: 5))
         #expect(try marks().queue == 0)  // reordered: rewritten
         let loaded = try DJStore(directory: directory).loadStation()?.station
         #expect(loaded?.queue.map(\.id) == ["c", "b", "a", "d"])
         #expect(loaded?.chat.lines.map(\.text) == ["hi", "again", "more"])
+    }
+
+    /// The votes are a row per voter: a vote rewrites its voter's row alone, a new track all of
+    /// them, and a cleared vote keeps its row (its sequence still stops replays).
+    @Test func aVoteRewritesOnlyItsVotersRow() throws {
+        let store = try DJStore(directory: directory)
+        var saved = Self.station()
+        for seed in 10..<40 {
+            _ = saved.votes.apply(
+                voter: Self.key(UInt8(seed)), trackID: "b", choice: .up, from: "10.0.0.\(seed)", sequence: 1)
+        }
+        try store.saveStation(saved, at: LocalTime(ns: 1))
+        let side = try SQLiteConnection(path: path)
+        func marked() throws -> Int {
+            Int(try side.query("SELECT count(*) FROM station_voters WHERE addresses LIKE '% '").first?.first?.integer ?? 0)
+        }
+        try side.query("UPDATE station_voters SET addresses = addresses || ' '")
+        #expect(try marked() == 32)
+        _ = saved.votes.apply(voter: Self.key(11), trackID: "b", choice: .down, from: "10.0.0.11", sequence: 2)
+        _ = saved.votes.apply(voter: Self.key(12), trackID: "b", choice: .clear, from: "10.0.0.12", sequence: 2)
+        _ = saved.votes.apply(voter: Self.key(50), trackID: "b", choice: .up, from: "10.0.0.50", sequence: 1)
+        try store.saveStation(saved, at: LocalTime(ns: 2))
+        #expect(try marked() == 30, "two voters rewritten, one added, the other 30 untouched")
+        let loaded = try #require(try DJStore(directory: directory).loadStation()?.station.votes)
+        #expect(loaded.tally == saved.votes.tally && loaded.voterRows == saved.votes.voterRows)
+        #expect(loaded.choice(of: Self.key(11)) == .down && loaded.choice(of: Self.key(12)) == .clear)
+        // An old vote replayed after the restart changes nothing: its voter's sequence was kept.
+        var replayed = loaded
+        #expect(replayed.apply(voter: Self.key(12), trackID: "b", choice: .up, from: "10.0.0.12", sequence: 1) == .counted)
+        #expect(replayed.choice(of: Self.key(12)) == .clear)
+        saved.votes.reset(trackID: "c")
+        _ = saved.votes.apply(voter: Self.key(1), trackID: "c", choice: .up, from: "10.0.0.1", sequence: 3)
+        try store.saveStation(saved, at: LocalTime(ns: 3))
+        #expect(try side.query("SELECT count(*) FROM station_voters").first?.first?.integer == 1)
+        #expect(try DJStore(directory: directory).loadStation()?.station.votes == saved.votes)
+    }
+
+    /// A file from before the votes had rows keeps them in one "votes" book: it loads, and its
+    /// next save moves the votes into rows.
+    @Test func anOlderFilesVoteBookMovesIntoRows() throws {
+        let saved = Self.station()
+        do {
+            let store = try DJStore(directory: directory)
+            try store.saveStation(saved, at: LocalTime(ns: 1))
+        }
+        let side = try SQLiteConnection(path: path)
+        let book = String(decoding: try JSONEncoder().encode(saved.votes), as: UTF8.self)
+        try side.query("DELETE FROM station_voters")
+        try side.query("DELETE FROM station_books WHERE name = 'votes_track'")
+        try side.query("INSERT INTO station_books (name, json) VALUES ('votes', ?)", [.text(book)])
+        let store = try DJStore(directory: directory)
+        #expect(try store.loadStation()?.station == saved)
+        try store.saveStation(saved, at: LocalTime(ns: 2))
+        #expect(try side.query("SELECT count(*) FROM station_books WHERE name = 'votes'").first?.first?.integer == 0)
+        #expect(try side.query("SELECT count(*) FROM station_voters").first?.first?.integer == 2)
+        #expect(try DJStore(directory: directory).loadStation()?.station == saved)
     }
 
     @Test func aFailedSaveLeavesTheLastOneWhole() throws {
@@ -127,7 +182,7 @@ import Testing
         do {
             let store = try DJStore(directory: directory)
             try store.saveStation(Self.station(), at: LocalTime(ns: 1))
-            try SQLiteConnection(path: path).query("UPDATE station_books SET json = '{not json' WHERE name = 'votes'")
+            try SQLiteConnection(path: path).query("UPDATE station_voters SET addresses = '{not json'")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let store = try DJStore(directory: directory)

@@ -4,10 +4,22 @@ import Testing
 
 @testable import PartyRadioStorage
 
+/// The test process's own folder under the temporary directory: every scratch folder of these
+/// tests is made inside it, and it is removed when the process exits, so runs leave nothing behind.
+let storageScratchRoot: URL = {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-tests-\(getpid())-storage")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-tests-\(getpid())-storage")
+        try? FileManager.default.removeItem(at: url)
+    }
+    return url
+}()
+
 /// The DJ's database: its stats, its schema and its file, on real SQLite files in a fresh directory each.
 @Suite struct DJStoreTests {
     let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-stats-\(UUID().uuidString)")
+        let url = storageScratchRoot.appendingPathComponent("partyradio-stats-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
@@ -109,7 +121,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(!FileManager.default.fileExists(atPath: formerPath))
         #expect(!FileManager.default.fileExists(atPath: formerPath + "-wal"))
-        #expect(try store.fileVersion() == 2 && DJStore.schemaVersion == 2)
+        #expect(try store.fileVersion() == 3 && DJStore.schemaVersion == 3)
         let nights = try store.nights()
         #expect(nights.map(\.station) == ["Rooftop"] && nights.first?.endedAt == DJTime(ns: 2_000))
         #expect(nights.first?.plays == [play("a", at: 1_100, up: 3), play("b", at: 1_200, .djSkip)])

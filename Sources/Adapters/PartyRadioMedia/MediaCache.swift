@@ -293,27 +293,15 @@ final class RangeJob: Sendable {
             let opaque = Unmanaged.passUnretained(context).toOpaque()
             var setup = CURLE_OK
             func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
-            set(prcurl_setopt_string(easy, CURLOPT_URL, url))
-            set(prcurl_setopt_string(easy, CURLOPT_USERAGENT, "partyradio/0.1"))
-            set(prcurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-            set(prcurl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-            set(prcurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
-            set(prcurl_setopt_long(easy, CURLOPT_MAXREDIRS, 5))
-            set(prcurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+            set(
+                prcurl_setup_transfer(
+                    easy, url, "partyradio/0.1", headers, rangeWriteBody, rangeWriteHeader, rangeCheckWanted, opaque))
             // A lost SYN costs a 1 s retransmission; a fresh connection after 1.5 s races the kernel's next one.
             set(prcurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, 1500))
             // A connection stuck in retransmission back-off is dropped and the chunk asked again.
             set(prcurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 2048))
             set(prcurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, 2))
             set(prcurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, 60_000))
-            set(prcurl_setopt_slist(easy, CURLOPT_HTTPHEADER, headers))
-            set(prcurl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, rangeWriteBody))
-            set(prcurl_setopt_pointer(easy, CURLOPT_WRITEDATA, opaque))
-            set(prcurl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, rangeWriteHeader))
-            set(prcurl_setopt_pointer(easy, CURLOPT_HEADERDATA, opaque))
-            set(prcurl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
-            set(prcurl_setopt_xferinfo_callback(easy, rangeCheckWanted))
-            set(prcurl_setopt_pointer(easy, CURLOPT_XFERINFODATA, opaque))
             guard setup == CURLE_OK else { return setup }
             return curl_easy_perform(easy)
         }

@@ -227,12 +227,9 @@ public final class MediaServer: Sendable {
                 || Self.same(cookie.map { String(cString: $0) }, wanted.cookie)
         }
 
-        /// Compared in time that does not depend on where the first difference lies.
+        /// An empty secret never matches; the rest in constant time.
         static func same(_ shown: String?, _ wanted: String) -> Bool {
-            let a = Array(wanted.utf8)
-            let b = Array((shown ?? "").utf8)
-            guard !a.isEmpty, a.count == b.count else { return false }
-            return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+            !wanted.isEmpty && ConstantTime.equal(shown ?? "", wanted)
         }
 
         func lookup(urlPath: String) -> Entry? {

@@ -8,8 +8,10 @@ import PartyRadioCore
 /// Tables, by how often they change: `station` is one small row (where in the queue, the
 /// position, pause, repeat, volume, the request on the air, when) written at every save;
 /// `station_queue` has one row per track and is written only when the queue changed (only the new
-/// rows when tracks were added at its end); `station_books` holds the vote book, the requests and
-/// the chat, each as one JSON document written only when it changed. Each save is one
+/// rows when tracks were added at its end); `station_voters` has one row per voter on the playing
+/// track and a save writes only the voters that changed (the track they voted on is the
+/// `votes_track` book); `station_books` holds the requests and the chat, each as one JSON document
+/// written only when it changed. Each save is one
 /// transaction, so the file holds one whole station or the one before.
 extension DJStore {
     /// A station as the file holds it.
@@ -26,6 +28,7 @@ extension DJStore {
         let row: [SQLiteConnection.Value]
         let queueRows: [[SQLiteConnection.Value]]
         var books: [String: String] = [:]
+        var voterRows: [[SQLiteConnection.Value]] = []
         do throws(SQLiteError) {
             guard
                 let first = try connection.query(
@@ -41,6 +44,7 @@ extension DJStore {
             for book in try connection.query("SELECT name, json FROM station_books") {
                 if let name = book[0].text, let json = book[1].text { books[name] = json }
             }
+            voterRows = try connection.query("SELECT voter, choice, addresses, sequence FROM station_voters")
         } catch {
             throw DJStoreError.from(error, "read", path: path)
         }
@@ -57,7 +61,7 @@ extension DJStore {
         let station = SavedStation(
             queue: queue, index: Int(clamping: index), interlude: try decode(row[5].text, "interlude"),
             positionNs: position, paused: paused != 0, repeatMode: repeatMode, volume: Int(clamping: volume),
-            votes: try decode(books["votes"], "votes") ?? VoteBook(),
+            votes: try votes(book: books["votes"], track: books["votes_track"], rows: voterRows),
             requests: try decode(books["requests"], "requests") ?? RequestBook(),
             chat: try decode(books["chat"], "chat") ?? ChatBook())
         written = station
@@ -85,7 +89,9 @@ extension DJStore {
                         interlude, .integer(now.ns),
                     ])
                 if before?.queue != station.queue { try writeQueue(station.queue, before: before?.queue) }
-                if before?.votes != station.votes { try writeBook("votes", json(station.votes, encoder)) }
+                if before?.votes != station.votes || !votesInRows {
+                    try writeVotes(station.votes, before: votesInRows ? before?.votes : nil, encoder)
+                }
                 if before?.requests != station.requests { try writeBook("requests", json(station.requests, encoder)) }
                 if before?.chat != station.chat { try writeBook("chat", json(station.chat, encoder)) }
             }
@@ -93,6 +99,7 @@ extension DJStore {
             throw DJStoreError.from(error, "write to", path: path)
         }
         written = station
+        votesInRows = true
     }
 
     /// The DJ went off air on purpose: the next start resumes where it stopped rather than
@@ -107,7 +114,7 @@ extension DJStore {
     public func clearStation() throws(DJStoreError) {
         do throws(SQLiteError) {
             try connection.transaction { () throws(SQLiteError) in
-                for table in ["station", "station_queue", "station_books"] {
+                for table in ["station", "station_queue", "station_books", "station_voters"] {
                     try connection.query("DELETE FROM \(table)")
                 }
             }
@@ -115,6 +122,7 @@ extension DJStore {
             throw DJStoreError.from(error, "write to", path: path)
         }
         written = nil
+        votesInRows = false
     }
 
     /// The ports the DJ listened on (`udp`, `media`), to take again after a restart if free.
@@ -165,6 +173,57 @@ extension DJStore {
                     .integer(Int64(position)), .text(track.id), .text(track.title), .text(track.artist),
                     .text(track.album), .integer(Int64(track.durationMs)), .text(track.source),
                 ])
+        }
+    }
+
+    /// The votes as they were saved: an older file's one "votes" book, or the rows of
+    /// `station_voters` with the track they are on.
+    private func votes(book: String?, track: String?, rows: [[SQLiteConnection.Value]]) throws(DJStoreError)
+        -> VoteBook
+    {
+        if let book {
+            votesInRows = false
+            return try decode(book, "votes") ?? VoteBook()
+        }
+        votesInRows = true
+        let trackID: VoteTrack? = try decode(track, "votes_track")
+        var voters: [PublicKey: VoteBook.Voter] = [:]
+        for row in rows {
+            guard let key = row[0].text.flatMap(PublicKey.init(base64url:)),
+                let addresses: [String] = try decode(row[2].text, "votes (a voter's addresses)")
+            else { throw DJStoreError.corrupt(path: path, "a saved voter's row (votes) is incomplete") }
+            let choice = row[1].text.flatMap { name in VoteChoice.allCases.first { $0.name == name } }
+            voters[key] = VoteBook.Voter(
+                choice: choice, addresses: addresses, sequence: row[3].integer.map { UInt64(bitPattern: $0) })
+        }
+        return VoteBook(trackID: trackID?.trackID, voterRows: voters)
+    }
+
+    /// The track the saved votes are on (JSON, so that no track is told from an empty ID).
+    private struct VoteTrack: Codable { var trackID: String? }
+
+    /// Writes the votes: every voter when the track changed (or `before` is unknown), else only
+    /// the voters that changed since `before`.
+    private func writeVotes(_ book: VoteBook, before: VoteBook?, _ encoder: JSONEncoder) throws(SQLiteError) {
+        let rows = book.voterRows
+        var old = before?.voterRows ?? [:]
+        if before == nil || before?.trackID != book.trackID {
+            try connection.query("DELETE FROM station_voters")
+            try connection.query("DELETE FROM station_books WHERE name = 'votes'")
+            try writeBook("votes_track", json(VoteTrack(trackID: book.trackID), encoder))
+            old = [:]
+        }
+        for (key, row) in rows where old[key] != row {
+            try connection.query(
+                "INSERT OR REPLACE INTO station_voters (voter, choice, addresses, sequence) VALUES (?, ?, ?, ?)",
+                [
+                    .text(key.base64url), row.choice.map { .text($0.name) } ?? .null,
+                    .text(try json(row.addresses, encoder)),
+                    row.sequence.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+                ])
+        }
+        for key in old.keys where rows[key] == nil {
+            try connection.query("DELETE FROM station_voters WHERE voter = ?", [.text(key.base64url)])
         }
     }
 

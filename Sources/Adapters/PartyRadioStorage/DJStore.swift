@@ -52,6 +52,14 @@ public final class DJStore {
             "CREATE TABLE station_books (name TEXT PRIMARY KEY, json TEXT NOT NULL)",
             "CREATE TABLE station_ports (name TEXT PRIMARY KEY, port INTEGER NOT NULL)",
         ],
+        // 3: the votes a row per voter (a save writes the voters that changed, not the whole book);
+        // a file's "votes" book moves into it at its next save.
+        [
+            """
+            CREATE TABLE station_voters (
+                voter TEXT PRIMARY KEY, choice TEXT, addresses TEXT NOT NULL, sequence INTEGER)
+            """
+        ],
     ]
     public static var schemaVersion: Int { migrations.count }
 
@@ -59,6 +67,9 @@ public final class DJStore {
     let connection: SQLiteConnection
     /// The station as the file holds it, so a save writes only the sections that changed.
     var written: SavedStation?
+    /// The file's votes are in `station_voters` (rather than an older file's "votes" book), so a
+    /// save may write only the voters that changed since `written`.
+    var votesInRows = false
 
     /// The database's file in `directory`.
     public static func path(in directory: URL) -> String {

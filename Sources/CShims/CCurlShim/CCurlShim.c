@@ -43,3 +43,28 @@ size_t prcurl_error_buffer_size(void) {
 CURLcode prcurl_global_init(void) {
     return curl_global_init(CURL_GLOBAL_DEFAULT);
 }
+
+CURLcode prcurl_setup_transfer(
+    CURL *handle, const char *url, const char *user_agent, struct curl_slist *headers, prcurl_data_callback body,
+    prcurl_data_callback header, curl_xferinfo_callback progress, void *context) {
+    CURLcode code = CURLE_OK;
+#define PRCURL_SET(option, value) \
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, option, value)
+    PRCURL_SET(CURLOPT_URL, url);
+    PRCURL_SET(CURLOPT_USERAGENT, user_agent);
+    PRCURL_SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    PRCURL_SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    PRCURL_SET(CURLOPT_FOLLOWLOCATION, 1L);
+    PRCURL_SET(CURLOPT_MAXREDIRS, 5L);
+    PRCURL_SET(CURLOPT_NOSIGNAL, 1L);  // no SIGALRM in a threaded process
+    PRCURL_SET(CURLOPT_HTTPHEADER, headers);
+    PRCURL_SET(CURLOPT_WRITEFUNCTION, body);
+    PRCURL_SET(CURLOPT_WRITEDATA, context);
+    PRCURL_SET(CURLOPT_HEADERFUNCTION, header);
+    PRCURL_SET(CURLOPT_HEADERDATA, context);
+    PRCURL_SET(CURLOPT_NOPROGRESS, 0L);  // turns the progress callback on
+    PRCURL_SET(CURLOPT_XFERINFOFUNCTION, progress);
+    PRCURL_SET(CURLOPT_XFERINFODATA, context);
+#undef PRCURL_SET
+    return code;
+}

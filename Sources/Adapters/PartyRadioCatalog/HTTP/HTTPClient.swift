@@ -125,25 +125,14 @@ public final class HTTPClient: Sendable {
                 var setup = CURLE_OK
                 func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
                 set(prcurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, buffer.baseAddress))
-                set(prcurl_setopt_string(easy, CURLOPT_URL, request.url))
-                set(prcurl_setopt_string(easy, CURLOPT_USERAGENT, Self.userAgent))
+                set(
+                    prcurl_setup_transfer(
+                        easy, request.url, Self.userAgent, headerList, curlWriteBody, curlWriteHeader,
+                        curlCheckCancellation, context))
                 set(prcurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))  // every encoding curl can decode
-                set(prcurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-                set(prcurl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-                set(prcurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
-                set(prcurl_setopt_long(easy, CURLOPT_MAXREDIRS, 5))
-                set(prcurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))  // no SIGALRM in a threaded process
                 set(prcurl_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1))
                 set(prcurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout)))
                 set(prcurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
-                set(prcurl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
-                set(prcurl_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody))
-                set(prcurl_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
-                set(prcurl_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader))
-                set(prcurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
-                set(prcurl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))  // turns the cancellation check on
-                set(prcurl_setopt_xferinfo_callback(easy, curlCheckCancellation))
-                set(prcurl_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
                 set(prcurl_setopt_string(easy, CURLOPT_NOPROXY, Self.noProxy))
                 guard setup == CURLE_OK else { return setup }
                 let result = curl_easy_perform(easy)

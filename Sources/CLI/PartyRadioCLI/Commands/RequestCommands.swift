@@ -36,7 +36,7 @@ enum RequestCommands {
                     JSON.object(
                         [
                             ("station", .string(result.station.name)), ("station_id", .string(result.station.id.hex)),
-                            ("status", .string(RequestText.name(ack.status))), ("queued", .bool(ack.status.isQueued)),
+                            ("status", .string(ack.status.name)), ("queued", .bool(ack.status.isQueued)),
                             ("request_id", ack.queueID == 0 ? .null : .int(ack.queueID)),
                             ("position", ack.position == 0 ? .null : .int(ack.position)), ("limit", .int(ack.limit)),
                             ("title", ack.title.isEmpty ? .null : .string(ack.title)),
@@ -136,7 +136,7 @@ enum RequestCommands {
                 console.out(
                     JSON.object([
                         ("station", .string(result.station.name)), ("station_id", .string(result.station.id.hex)),
-                        ("request_id", .int(ack.queueID)), ("status", .string(RequestText.name(ack.status))),
+                        ("request_id", .int(ack.queueID)), ("status", .string(ack.status.name)),
                         ("choice", .string(ack.choice.name)), ("up", .int(ack.tally.up)),
                         ("down", .int(ack.tally.down)), ("position", ack.position == 0 ? .null : .int(ack.position)),
                         ("attempts", .int(result.attempts)), ("latency_ms", .double(Double(result.latencyNs) / 1e6)),

@@ -145,7 +145,7 @@ final class EventPrinter: NodeReporter {
         case .requestAnswered(let ack, let guest):
             name = "request"
             fields = [
-                ("guest", .string(guest)), ("status", .string(RequestText.name(ack.status))),
+                ("guest", .string(guest)), ("status", .string(ack.status.name)),
                 ("request_id", ack.queueID == 0 ? .null : .int(ack.queueID)), ("position", .int(ack.position)),
                 ("title", .string(ack.title)), ("artist", .string(ack.artist)),
             ]

@@ -2,32 +2,6 @@ import PartyRadioCore
 
 /// How requests and what plays next are said: in JSON (snake_case names) and to people.
 enum RequestText {
-    static func name(_ status: RequestAck.Status) -> String {
-        switch status {
-        case .queued: "queued"
-        case .awaitingApproval: "awaiting_approval"
-        case .alreadyQueued: "already_queued"
-        case .requestsOff: "requests_off"
-        case .overLimit: "over_limit"
-        case .unknownTrack: "unknown_track"
-        case .unavailable: "unavailable"
-        case .stale: "stale"
-        case .rejected: "rejected"
-        case .muted: "muted"
-        case .addressLimit: "address_limit"
-        }
-    }
-
-    static func name(_ status: RequestVoteAck.Status) -> String {
-        switch status {
-        case .counted: "counted"
-        case .played: "played"
-        case .dropped: "dropped"
-        case .unknown: "unknown"
-        case .addressLimit: "address_limit"
-        }
-    }
-
     /// The answer in one sentence, for the guest who asked (`you`; `station` names the station
     /// that refused) or the DJ (a guest's name).
     static func sentence(_ ack: RequestAck, guest: String? = nil, station: String? = nil) -> String {

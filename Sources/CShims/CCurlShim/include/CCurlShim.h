@@ -26,6 +26,13 @@ CURLcode prcurl_setopt_data_callback(CURL *handle, CURLoption option, prcurl_dat
 /// curl_easy_setopt is variadic; the progress callback (CURLOPT_XFERINFOFUNCTION) lets a transfer be cancelled.
 CURLcode prcurl_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback);
 
+/// The options every transfer of ours shares, set in one place: `url`, `user_agent`, http and https
+/// only (also after a redirect, at most 5 redirects), no signals, the `headers` list, and the body,
+/// header and progress callbacks, each called with `context`. Returns the first option that failed.
+CURLcode prcurl_setup_transfer(
+    CURL *handle, const char *url, const char *user_agent, struct curl_slist *headers, prcurl_data_callback body,
+    prcurl_data_callback header, curl_xferinfo_callback progress, void *context);
+
 /// curl_easy_getinfo is variadic; CURLINFO_LONG values (response code, redirect count).
 CURLcode prcurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 

@@ -11,10 +11,13 @@ public struct PlaybackCorrector: Sendable {
         /// Errors beyond this are fixed by seeking.
         public var seekThresholdNs: Int64 = 40 * Nanos.perMillisecond
         /// At normal speed, errors below this are left alone (hysteresis against speed churn;
-        /// audio-pts is steady to ~15 µs, so a millisecond is well clear of its noise).
-        public var nudgeStartNs: Int64 = 1 * Nanos.perMillisecond
+        /// audio-pts is steady to ~15 µs, so 0.2 ms is well clear of its noise). Two listeners
+        /// may each sit this far off in opposite directions: at 1 ms, measured at the speakers
+        /// (scripts/bench-speaker.py), pairs were up to 2.6 ms apart (p99); at 0.2 ms they settle
+        /// within about 0.05 ms of each other.
+        public var nudgeStartNs: Int64 = 200_000
         /// While nudging, errors below this return the speed to exactly 1.
-        public var settledNs: Int64 = 300_000
+        public var settledNs: Int64 = 50_000
         /// The nudge never changes the speed by more than this fraction (0.04 = ±4 %).
         public var maxSpeedDeviation: Double = 0.04
         /// Time constant of the nudge: the error shrinks by e every this long. Half a second

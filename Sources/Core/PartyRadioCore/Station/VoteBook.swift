@@ -107,3 +107,46 @@ public struct VoteBook: Sendable, Equatable, Codable {
 
     public func choice(of voter: PublicKey) -> VoteChoice { votes[voter] ?? .clear }
 }
+
+extension VoteBook {
+    /// One voter's part of the book, as the DJ's database keeps it: a row per voter, so that a
+    /// save writes only the voters that changed rather than the whole book.
+    public struct Voter: Equatable, Sendable {
+        /// Nil once the voter cleared its vote (its sequence still stops replays).
+        public var choice: VoteChoice?
+        /// The addresses it voted from, sorted.
+        public var addresses: [String]
+        /// The sequence number of its last vote datagram applied on this track.
+        public var sequence: UInt64?
+
+        public init(choice: VoteChoice?, addresses: [String], sequence: UInt64?) {
+            self.choice = choice
+            self.addresses = addresses
+            self.sequence = sequence
+        }
+    }
+
+    /// Every voter on the track, by key.
+    public var voterRows: [PublicKey: Voter] {
+        var rows: [PublicKey: Voter] = [:]
+        for (key, choice) in votes { rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].choice = choice }
+        for (address, keys) in voters {
+            for key in keys { rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].addresses.append(address) }
+        }
+        for (key, sequence) in sequences ?? [:] {
+            rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].sequence = sequence
+        }
+        for key in rows.keys { rows[key]?.addresses.sort() }
+        return rows
+    }
+
+    /// The book made again from its voters (what ``voterRows`` gave).
+    public init(trackID: String?, voterRows: [PublicKey: Voter]) {
+        self.init(trackID: trackID)
+        for (key, row) in voterRows {
+            if let choice = row.choice { set(key, choice) }
+            for address in row.addresses { voters[address, default: []].insert(key) }
+            if let sequence = row.sequence { sequences?[key] = sequence }
+        }
+    }
+}

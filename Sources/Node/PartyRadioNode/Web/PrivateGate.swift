@@ -28,7 +28,7 @@ final class PrivateGate: Sendable {
 
     /// Whether the request carries the proof.
     func admits(_ request: WebRequest) -> Bool {
-        request.cookies[Self.cookie].map { WebSite.same($0, proof) } ?? false
+        request.cookies[Self.cookie].map { ConstantTime.equal($0, proof) } ?? false
     }
 
     /// The answer to anything asked without the proof.
@@ -56,7 +56,7 @@ final class PrivateGate: Sendable {
         }
         guard let typed = form["code"] else { return WebSite.problem(400, "The form needs code=CODE.") }
         let given = try? JoinCode(parsing: typed)
-        guard let given, WebSite.same(given.normalized, code.normalized) else {
+        guard let given, ConstantTime.equal(given.normalized, code.normalized) else {
             failures.withLock { table in
                 if table.count >= Self.maxAddresses && table[address] == nil { table.removeAll() }
                 var entry = table[address] ?? (since: now, count: 0)

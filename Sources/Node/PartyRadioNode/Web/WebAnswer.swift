@@ -6,72 +6,66 @@ enum WebAnswer {
     static func json(_ message: Message) -> JSON {
         switch message {
         case .voteAck(let ack):
-            let (status, sentence): (String, String) =
+            let sentence: String =
                 switch ack.status {
                 case .counted:
-                    ("counted", ack.choice == .clear ? "Your vote is cleared." : "Your vote \(ack.choice.name) counts.")
-                case .staleTrack: ("stale_track", "That track is no longer playing; vote on the one playing now.")
-                case .noTrack: ("no_track", "Nothing is playing.")
+                    ack.choice == .clear ? "Your vote is cleared." : "Your vote \(ack.choice.name) counts."
+                case .staleTrack: "That track is no longer playing; vote on the one playing now."
+                case .noTrack: "Nothing is playing."
                 case .addressLimit:
-                    (
-                        "address_limit",
-                        "Another guest on your network address has voted on this track already (one guest, one vote)."
-                    )
+                    "Another guest on your network address has voted on this track already (one guest, one vote)."
                 }
-            return answer(ack.status == .counted, status, sentence, tally: ack.tally)
+            return answer(ack.status == .counted, ack.status.name, sentence, tally: ack.tally)
         case .requestVoteAck(let ack):
-            let (status, sentence): (String, String) =
+            let sentence: String =
                 switch ack.status {
-                case .counted: ("counted", "Your vote on request #\(ack.queueID) counts.")
-                case .played: ("played", "Request #\(ack.queueID) has played already.")
-                case .dropped: ("dropped", "The DJ dropped request #\(ack.queueID).")
-                case .unknown: ("unknown", "No request #\(ack.queueID) waits.")
+                case .counted: "Your vote on request #\(ack.queueID) counts."
+                case .played: "Request #\(ack.queueID) has played already."
+                case .dropped: "The DJ dropped request #\(ack.queueID)."
+                case .unknown: "No request #\(ack.queueID) waits."
                 case .addressLimit:
-                    ("address_limit", "Another guest on your network address has voted on this request already.")
+                    "Another guest on your network address has voted on this request already."
                 }
-            return answer(ack.status == .counted, status, sentence, tally: ack.tally)
+            return answer(ack.status == .counted, ack.status.name, sentence, tally: ack.tally)
         case .requestAck(let ack):
             let title = "“\(GuestName.cleaned(ack.title))” by \(GuestName.cleaned(ack.artist))"
-            let (status, sentence): (String, String) =
+            let sentence: String =
                 switch ack.status {
-                case .queued: ("queued", "Requested \(title): number \(ack.position) of the requests.")
+                case .queued: "Requested \(title): number \(ack.position) of the requests."
                 case .awaitingApproval:
-                    ("awaiting_approval", "Requested \(title): it plays once the DJ approves it.")
+                    "Requested \(title): it plays once the DJ approves it."
                 case .alreadyQueued:
-                    ("already_queued", "\(title) was already requested: counted as your up vote.")
-                case .requestsOff: ("requests_off", "The DJ takes no requests.")
+                    "\(title) was already requested: counted as your up vote."
+                case .requestsOff: "The DJ takes no requests."
                 case .overLimit:
-                    ("over_limit", "At most \(ack.limit) of your requests may wait; vote for others meanwhile.")
-                case .unknownTrack: ("unknown_track", "No such track.")
-                case .unavailable: ("unavailable", "The DJ could not reach the catalog just now; try again.")
-                case .stale: ("stale", "A newer request of yours was answered already.")
-                case .rejected: ("rejected", "The request was empty or malformed.")
-                case .muted: ("muted", "The DJ muted you.")
+                    "At most \(ack.limit) of your requests may wait; vote for others meanwhile."
+                case .unknownTrack: "No such track."
+                case .unavailable: "The DJ could not reach the catalog just now; try again."
+                case .stale: "A newer request of yours was answered already."
+                case .rejected: "The request was empty or malformed."
+                case .muted: "The DJ muted you."
                 case .addressLimit:
-                    (
-                        "address_limit",
-                        "Guests on your network address already have as many requests waiting as one may."
-                    )
+                    "Guests on your network address already have as many requests waiting as one may."
                 }
-            var json = answer(ack.status.isQueued, status, sentence, tally: nil)
+            var json = answer(ack.status.isQueued, ack.status.name, sentence, tally: nil)
             if case .object(var pairs) = json, ack.status.isQueued {
                 pairs.append(("queueID", .int(ack.queueID)))
                 json = .object(pairs)
             }
             return json
         case .chatAck(let ack):
-            let (status, sentence): (String, String) =
+            let sentence: String =
                 switch ack.status {
-                case .delivered: ("delivered", "Sent.")
-                case .duplicate: ("duplicate", "Sent.")
+                case .delivered: "Sent."
+                case .duplicate: "Sent."
                 case .rateLimited:
-                    ("rate_limited", "Too many lines too fast; try again in \((ack.retryAfterMs + 999) / 1000) s.")
-                case .muted: ("muted", "The DJ muted you.")
+                    "Too many lines too fast; try again in \((ack.retryAfterMs + 999) / 1000) s."
+                case .muted: "The DJ muted you."
                 case .rejected:
-                    ("rejected", "A chat line is 1 to \(ChatSend.Limit.characters) characters of plain text.")
-                case .stale: ("stale", "A newer line of yours was delivered already.")
+                    "A chat line is 1 to \(ChatSend.Limit.characters) characters of plain text."
+                case .stale: "A newer line of yours was delivered already."
                 }
-            return answer(ack.status == .delivered || ack.status == .duplicate, status, sentence, tally: nil)
+            return answer(ack.status == .delivered || ack.status == .duplicate, ack.status.name, sentence, tally: nil)
         default:
             return answer(false, "unexpected", "The DJ answered something unexpected.", tally: nil)
         }

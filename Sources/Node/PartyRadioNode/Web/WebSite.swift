@@ -260,7 +260,7 @@ final class WebSite: WebHandler {
     // MARK: The DJ
 
     private func dj(_ request: WebRequest, form: [String: String]) -> WebResponse {
-        guard let token = request.header("x-dj-token"), Self.same(token, djToken) else {
+        guard let token = request.header("x-dj-token"), ConstantTime.equal(token, djToken) else {
             return Self.problem(403, "Only the DJ's own link may do that.")
         }
         guard let line = Self.commandLine(form["command"] ?? "", form["arg"]) else {
@@ -283,14 +283,6 @@ final class WebSite: WebHandler {
             return "\(command) \(arg)"
         default: return nil
         }
-    }
-
-    /// Compares in time independent of where the strings differ.
-    static func same(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     // MARK: Search, artwork, QR
@@ -337,7 +329,7 @@ final class WebSite: WebHandler {
     private func qrCode(_ request: WebRequest) -> WebResponse {
         var url = guestURL
         if request.query["dj"] != nil {
-            guard let token = request.header("x-dj-token"), Self.same(token, djToken) else {
+            guard let token = request.header("x-dj-token"), ConstantTime.equal(token, djToken) else {
                 return Self.problem(403, "Only the DJ's own link may show the DJ's QR code.")
             }
             url = djURL

@@ -36,6 +36,29 @@ import Testing
         }
     }
 
+    @Test func theConfigFileMayHoldTheDomain() throws {
+        let text = "domain = party.example\ndns-server = 10.0.0.53\ndns-key = /etc/partyradio/dns.key\n"
+        func parse(_ arguments: [String]) throws(UsageError) -> Command {
+            try Command.parse(
+                arguments, environment: [:],
+                config: { Result { () throws(ConfigFile.Error) in try ConfigFile(parsing: text) } },
+                configPath: "/etc/partyradio/config")
+        }
+        guard case .dj(let dj) = try parse(["dj", "--name", "Roof"]) else {
+            Issue.record("not a dj command")
+            return
+        }
+        #expect(
+            dj.network
+                == NetworkOptions(domain: "party.example", dnsServer: "10.0.0.53", dnsKey: "/etc/partyradio/dns.key"))
+        // A guest takes the domain and the server, not the DJ's key.
+        guard case .stations(let stations) = try parse(["stations"]) else {
+            Issue.record("not a stations command")
+            return
+        }
+        #expect(stations.network == NetworkOptions(domain: "party.example", dnsServer: "10.0.0.53"))
+    }
+
     @Test func mistakesAreUsageErrors() {
         #expect(usage(["stations", "--domain", "bad domain"])?.contains("'--domain' takes a DNS domain") == true)
         #expect(usage(["stations", "--domain", "a..b"]) != nil)

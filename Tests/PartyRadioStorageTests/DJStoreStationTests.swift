@@ -104,7 +104,9 @@ import Testing
         try store.saveStation(saved, at: LocalTime(ns: 1))
         let side = try SQLiteConnection(path: path)
         func marked() throws -> Int {
-            Int(try side.query("SELECT count(*) FROM station_voters WHERE addresses LIKE '% '").first?.first?.integer ?? 0)
+            Int(
+                try side.query("SELECT count(*) FROM station_voters WHERE addresses LIKE '% '").first?.first?.integer
+                    ?? 0)
         }
         try side.query("UPDATE station_voters SET addresses = addresses || ' '")
         #expect(try marked() == 32)
@@ -118,7 +120,8 @@ import Testing
         #expect(loaded.choice(of: Self.key(11)) == .down && loaded.choice(of: Self.key(12)) == .clear)
         // An old vote replayed after the restart changes nothing: its voter's sequence was kept.
         var replayed = loaded
-        #expect(replayed.apply(voter: Self.key(12), trackID: "b", choice: .up, from: "10.0.0.12", sequence: 1) == .counted)
+        #expect(
+            replayed.apply(voter: Self.key(12), trackID: "b", choice: .up, from: "10.0.0.12", sequence: 1) == .counted)
         #expect(replayed.choice(of: Self.key(12)) == .clear)
         saved.votes.reset(trackID: "c")
         _ = saved.votes.apply(voter: Self.key(1), trackID: "c", choice: .up, from: "10.0.0.1", sequence: 3)

@@ -129,9 +129,13 @@ extension VoteBook {
     /// Every voter on the track, by key.
     public var voterRows: [PublicKey: Voter] {
         var rows: [PublicKey: Voter] = [:]
-        for (key, choice) in votes { rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].choice = choice }
+        for (key, choice) in votes {
+            rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].choice = choice
+        }
         for (address, keys) in voters {
-            for key in keys { rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].addresses.append(address) }
+            for key in keys {
+                rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].addresses.append(address)
+            }
         }
         for (key, sequence) in sequences ?? [:] {
             rows[key, default: Voter(choice: nil, addresses: [], sequence: nil)].sequence = sequence

@@ -67,6 +67,19 @@ struct RoutedLANTests {
             !listener.events.contains { $0.name == "station_silent" },
             "the listener heard the station all along (unicast snapshots)")
 
+        // A second DJ of the same name, on the other subnet, leaves the name to the first one.
+        let twin = try lan.startDJ(
+            host: 2, name: "Over There", role: "twin", extra: dns + ["--dns-key", bind.keyFile])
+        try twin.waitForLine(containing: "as 'Over There #2'", stream: .stdout)
+        let both = try lan.run(host: 2, ["dig", "+short", "@\(serverA)", "PTR", "_partyradio._udp.\(Self.domain)"])
+        #expect(
+            both.stdout.contains("Over\\032There\\032#2.") && both.stdout.contains("Over\\032There._"), "\(both.stdout)"
+        )
+        twin.send("quit")
+        #expect(twin.wait(timeout: .seconds(10)) == 0)
+        let one = try lan.run(host: 2, ["dig", "+short", "@\(serverA)", "PTR", "_partyradio._udp.\(Self.domain)"])
+        #expect(!one.stdout.contains("#2") && one.stdout.contains("Over\\032There._"), "the twin's quit: \(one.stdout)")
+
         // Going off air deletes the records; the listener hears the goodbye.
         dj.send("quit")
         #expect(dj.wait(timeout: .seconds(10)) == 0)

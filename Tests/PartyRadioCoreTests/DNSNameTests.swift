@@ -12,6 +12,11 @@ import Testing
                 == "dj-c09d2eef1dc26468.party.example.")
     }
 
+    @Test func aTakenNameGetsANumber() {
+        #expect(DNSName.instanceCandidates("Roof").prefix(3) == ["Roof", "Roof #2", "Roof #3"])
+        #expect(DNSName.instanceCandidates("Roof").count == 9)
+    }
+
     @Test func labelsAreEscapedForPresentation() {
         #expect(DNSName.escapeLabel("a.b\\c\"d;e(f)g@h$i") == "a\\.b\\\\c\\\"d\\;e\\(f\\)g\\@h\\$i")
         #expect(DNSName.escapeLabel("Café") == "Caf\\195\\169")

@@ -25,7 +25,7 @@ public struct DNSService: Hashable, Sendable {
 /// A DNS failure with what the user can do about it.
 public struct DNSSDError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// DNS-SD in a unicast domain through ldns: RFC 2136 updates signed with TSIG to publish, plain
@@ -90,6 +90,18 @@ public final class UnicastDNSSD {
             .deleteSet(instance, LDNS_RR_TYPE_SRV), .deleteSet(instance, LDNS_RR_TYPE_TXT),
             .deleteSet(service.host, LDNS_RR_TYPE_A), .add(ptr), .add(srv), .add(txt), .add(a),
         ])
+    }
+
+    /// The host an instance's SRV record points at, if the zone has one (another DJ's station of the
+    /// same name, or this DJ's from an earlier run).
+    public func owner(of instance: String) throws(DNSSDError) -> String? {
+        let resolver = try queryResolver()
+        let srvs = try query(resolver, DNSName.instanceName(instance, domain: domain), LDNS_RR_TYPE_SRV)
+        defer { ldns_rr_list_deep_free(srvs) }
+        guard let srv = ldns_rr_list_rr(srvs, 0), ldns_rr_rd_count(srv) == 4, let target = ldns_rr_rdf(srv, 3) else {
+            return nil
+        }
+        return DNSName.text(wire: Self.bytes(target))
     }
 
     /// Deletes the station's records (its PTR only, other stations' stay).

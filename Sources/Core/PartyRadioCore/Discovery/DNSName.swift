@@ -17,6 +17,12 @@ public enum DNSName {
         "dj-\(station.hex).\(absolute(domain))"
     }
 
+    /// The instance names a DJ tries in turn when the zone already holds its name for another DJ
+    /// (as Avahi renames on an mDNS conflict): `Rooftop`, `Rooftop #2`, … `Rooftop #9`.
+    public static func instanceCandidates(_ name: String) -> [String] {
+        [name] + (2...9).map { "\(name) #\($0)" }
+    }
+
     /// The domain with one trailing dot.
     public static func absolute(_ domain: String) -> String {
         domain.hasSuffix(".") ? domain : domain + "."

@@ -56,14 +56,26 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
         txt: [String], reporter: any NodeReporter
     ) throws(NodeError) {
         dns = try settings.client()
-        service = DNSService(
-            instance: name, host: DNSName.hostName(station: station, domain: settings.domain),
-            address: interface.address.host, port: port, txt: txt)
+        let host = DNSName.hostName(station: station, domain: settings.domain)
+        service = DNSService(instance: name, host: host, address: interface.address.host, port: port, txt: txt)
         interfaceName = interface.name
         self.reporter = reporter
-        do throws(DNSSDError) { try dns.publish(service) } catch { throw NodeError(.discovery, error.description) }
+        do throws(DNSSDError) {
+            // A name another DJ holds in the zone is left to it: the first free one of
+            // `Name`, `Name #2`, … is taken (this DJ's own records from an earlier run are replaced).
+            var free: String?
+            for candidate in DNSName.instanceCandidates(name) where free == nil {
+                if try dns.owner(of: candidate).map({ $0 == host }) ?? true { free = candidate }
+            }
+            guard let free else {
+                throw DNSSDError("'\(name)' and \(name) #2 to #9 are all taken in \(dns.domain) by other DJs.")
+            }
+            service.instance = free
+            try dns.publish(service)
+        } catch { throw NodeError(.discovery, error.description) }
         published = true
-        reporter.report(.notice("Published in the DNS domain \(dns.domain) (unicast DNS-SD)."))
+        let renamed = service.instance == name ? "" : " as '\(service.instance)' ('\(name)' is another DJ's there)"
+        reporter.report(.notice("Published in the DNS domain \(dns.domain)\(renamed) (unicast DNS-SD)."))
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(Self.refreshSeconds), repeating: .seconds(Self.refreshSeconds))
         timer.setEventHandler { [weak self] in self?.refresh() }

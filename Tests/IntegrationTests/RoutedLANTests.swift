@@ -43,6 +43,21 @@ struct RoutedLANTests {
         let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]], "\(listing)")
         #expect(stations.count == 1 && stations.first?["name"] as? String == "Over There", "\(listing.stdout)")
 
+        // Without --dns-server the system's resolver is asked: a resolv.conf naming the router,
+        // bind-mounted in a mount namespace of the command's own (the machine's file is untouched).
+        let resolv = "/tmp/partyradio-it-\(lan.name)/resolv.conf"
+        try "nameserver \(serverA)\n".write(toFile: resolv, atomically: true, encoding: .utf8)
+        let bySystem = try lan.run(
+            host: 2,
+            [
+                "unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                "mount --bind \"$0\" /etc/resolv.conf && exec \"$@\"", resolv, Testbed.partyradioBinary,
+                "stations", "--json", "--domain", Self.domain, "--state-dir", lan.stateDir("observer"),
+            ])
+        #expect(
+            (parseJSON(bySystem.stdout) as? [[String: Any]])?.first?["name"] as? String == "Over There",
+            "through /etc/resolv.conf: \(bySystem)")
+
         // A listener on the other subnet tunes in and plays in sync: the DJ sends it by unicast what
         // it multicasts on its own subnet.
         let listener = try lan.startListener(host: 2, role: "listener", station: "Over There", extra: dns)

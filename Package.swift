@@ -41,6 +41,8 @@ let package = Package(
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
+        // Unicast DNS-SD (`--domain`): RFC 2136 updates with TSIG, and the queries that browse a zone.
+        systemLibrary("CLDNS", pkgConfig: "ldns", apt: "libldns-dev"),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
         // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
@@ -54,7 +56,7 @@ let package = Package(
             name: "PartyRadioSecurity", dependencies: ["PartyRadioCore", "CSodium"],
             path: "Sources/Adapters/PartyRadioSecurity"),
         .target(
-            name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi"],
+            name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi", "CLDNS"],
             path: "Sources/Adapters/PartyRadioNet"),
         .target(
             name: "PartyRadioCatalog",

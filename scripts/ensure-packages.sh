@@ -5,7 +5,7 @@
 #   run   what building and running partyradio needs (default)
 #   package  that, plus what scripts/package needs (dpkg-dev, lintian)
 #   test  those, plus what the namespace testbed needs, and zbar-tools (QRCodeTests read the codes
-#         back with zbarimg). package and test install with service starts blocked (policy-rc.d), so
+#         back with zbarimg), and BIND 9 (a unicast DNS-SD server for RoutedLANTests). package and test install with service starts blocked (policy-rc.d), so
 #         that installing avahi-daemon can never start it in the root network namespace: on test
 #         machines every avahi-daemon runs inside a test namespace.
 set -euo pipefail
@@ -16,11 +16,11 @@ purpose=run
 packages=(
     pkg-config
     libavahi-client-dev libcurl4-openssl-dev libmpv-dev libsodium-dev libsqlite3-dev
-    libmicrohttpd-dev libtagc0-dev libssl-dev libqrencode-dev libsystemd-dev
+    libmicrohttpd-dev libtagc0-dev libssl-dev libqrencode-dev libsystemd-dev libldns-dev
     avahi-daemon dbus
 )
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)
-[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl chromium chromium-driver python3-selenium fonts-dejavu-core)
+[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl chromium chromium-driver python3-selenium fonts-dejavu-core bind9 bind9-dnsutils)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -57,6 +57,13 @@ if [[ $purpose != run ]]; then
             $sudo kill "$pid"
             echo "Error: installing avahi-daemon started it in the root network namespace; stopped it." >&2
             exit 1
+        fi
+    done
+    # BIND runs only on a testbed's router (RoutedLANTests), never as the machine's own server.
+    for pid in $(pgrep -x named || true); do
+        if [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) == "$root_ns" ]]; then
+            $sudo kill "$pid"
+            echo "partyradio: installing bind9 started named in the root network namespace; stopped it." >&2
         fi
     done
 fi

@@ -22,10 +22,12 @@ OVERVIEW: A LAN of network namespaces for partyradio integration tests (needs ro
 USAGE: scripts/testbed.sh <command> [arguments]
 
 COMMANDS:
-  up N [--name PREFIX] [--tag TAG] [--ip v4|v6|dual]
+  up N [--name PREFIX] [--tag TAG] [--ip v4|v6|dual] [--subnets 2]
                                 Build a LAN of N hosts (PREFIX1..PREFIXN) and print its name.
                                 --ip: IPv4 only (default), IPv6 only (ULA fd99:X::N/64 and
                                 link-local, no IPv4 address at all), or both.
+                                --subnets 2: hosts 1..ceil(N/2) on one subnet, the rest on another,
+                                joined by a router (host N+1) that forwards unicast only (IPv4).
   run NAME HOST CMD...          Run CMD on HOST in the foreground; its exit code is ours.
   spawn NAME HOST LOGFILE CMD...
                                 Run CMD on HOST in the background (output to LOGFILE); print its PID.
@@ -284,7 +286,7 @@ host_exec_argv() {
 # pick_subnet — a third octet X for 10.99.X.0/24 that no testbed and no namespace uses yet.
 pick_subnet() {
     local used=" " ns x
-    for x in $(cat "$STATE_ROOT"/*/state 2>/dev/null | sed -n 's/^SUBNET=10\.99\.//p'); do used+="$x "; done
+    for x in $(cat "$STATE_ROOT"/*/state 2>/dev/null | sed -n 's/^SUBNET2\{0,1\}=10\.99\.//p'); do used+="$x "; done
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
         for x in $(ip -n "$ns" -4 -o addr show 2>/dev/null | grep -o 'inet 10\.99\.[0-9]*\.' | cut -d. -f3); do
             used+="$x "
@@ -330,7 +332,7 @@ avahi_ready() {
 }
 
 cmd_up() {
-    local n="" name="" tag="" family=v4 start
+    local n="" name="" tag="" family=v4 subnets=1 start
     start=$(date +%s.%N)
     while [[ $# -gt 0 ]]; do
         case $1 in
@@ -340,12 +342,16 @@ cmd_up() {
             --tag=*) tag=${1#--tag=}; shift ;;
             --ip) family=${2:-}; shift 2 || die "--ip needs v4, v6 or dual." ;;
             --ip=*) family=${1#--ip=}; shift ;;
+            --subnets) subnets=${2:-}; shift 2 || die "--subnets needs a value." ;;
             -*) die "unknown option '$1'. See 'scripts/testbed.sh --help'." ;;
             *) [[ -z $n ]] || die "unexpected argument '$1'."; n=$1; shift ;;
         esac
     done
     [[ $family =~ ^(v4|v6|dual)$ ]] || die "--ip takes v4, v6 or dual, not '$family'. See 'scripts/testbed.sh --help'."
     [[ $n =~ ^[0-9]+$ ]] && ((n >= 1 && n <= MAX_HOSTS)) || die "up needs a host count 1..$MAX_HOSTS. See 'scripts/testbed.sh --help'."
+    [[ $subnets == 1 || ($subnets == 2 && $n -ge 2 && $n -lt MAX_HOSTS) ]] ||
+        die "--subnets takes 1 or 2 (2 needs 2..$((MAX_HOSTS - 1)) hosts)."
+    [[ $subnets == 1 || $family == v4 ]] || die "--subnets 2 is IPv4 only."
     [[ -n $name ]] || name="pr$$h"
     [[ $tag =~ ^[a-z0-9-]{0,32}$ ]] || die "bad tag '$tag': use up to 32 of [a-z0-9-]."
     validate_name "$name"
@@ -353,7 +359,8 @@ cmd_up() {
     ensure_packages
     refuse_if_root_avahi
 
-    local dir x
+    local dir x y="" hosts=$n
+    ((subnets == 2)) && hosts=$((n + 1))  # the router is one more host
     dir=$(state_dir "$name")
     mkdir -p "$STATE_ROOT"
     {
@@ -363,7 +370,7 @@ cmd_up() {
         mkdir -p "$dir"
         {
             echo "NAME=$name"
-            echo "HOSTS=$n"
+            echo "HOSTS=$hosts"
             echo "SUBNET=10.99.$x"
             echo "BRIDGE_NS=${name}lan"
             echo "OWNER_PID=$PPID"
@@ -371,6 +378,11 @@ cmd_up() {
             echo "TAG=$tag"
             echo "FAMILY=$family"
         } >"$dir/state"
+        if ((subnets == 2)); then
+            y=$(pick_subnet)
+            state_set "$name" SUBNET2 "10.99.$y"
+            state_set "$name" ROUTER "$hosts"
+        fi
     } 9>"$STATE_ROOT/.lock"
 
     # From here on a failure tears down whatever was built.
@@ -390,8 +402,14 @@ cmd_up() {
     ip -n "$br" link add br0 type bridge mcast_snooping 0 stp_state 0
     ip -n "$br" link set br0 up
     ip -n "$br" link set lo up
+    if ((subnets == 2)); then
+        # The second subnet's switch: a bridge of its own, so no frame (and no multicast) crosses.
+        ip -n "$br" link add br1 type bridge mcast_snooping 0 stp_state 0
+        ip -n "$br" link set br1 up
+    fi
 
-    for ((i = 1; i <= n; i++)); do
+    local side net switch
+    for ((i = 1; i <= hosts; i++)); do
         h="$name$i"
         ip netns add "$h"
         state_set "$name" NETNS "$h"
@@ -406,24 +424,46 @@ cmd_up() {
                 net.ipv6.conf.default.dad_transmits=0 net.ipv6.conf.all.dad_transmits=0 \
                 net.ipv6.conf.default.accept_ra=0 net.ipv6.conf.all.accept_ra=0
         fi
+        side=a net=$x switch=br0
+        if ((subnets == 2 && i > (n + 1) / 2 && i <= n)); then side=b net=$y switch=br1; fi
         ip -n "$br" link add "v$i" type veth peer name eth0 netns "$h"
-        ip -n "$br" link set "v$i" master br0 up
-        if [[ $family != v6 ]]; then
-            ip -n "$h" addr add "10.99.$x.$i/24" dev eth0
-            state_set "$name" "HOST${i}_IP" "10.99.$x.$i"
-        fi
-        if [[ $family != v4 ]]; then
-            ip netns exec "$h" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=0 net.ipv6.conf.eth0.accept_dad=0 \
-                net.ipv6.conf.eth0.dad_transmits=0 \
-                net.ipv6.conf.eth0.accept_ra=0
-            ip -n "$h" addr add "fd99:$x::$i/64" dev eth0 nodad
-            state_set "$name" "HOST${i}_IP6" "fd99:$x::$i"
-        fi
+        ip -n "$br" link set "v$i" master "$switch" up
         ip -n "$h" link set lo up
-        ip -n "$h" link set eth0 up
-        # Hosts have no default route; multicast needs one to leave through eth0 (IPv6 has a
-        # link-local ff00::/8 route per interface by itself).
-        [[ $family == v6 ]] || ip -n "$h" route add 224.0.0.0/4 dev eth0
+        if ((subnets == 2 && i == hosts)); then
+            # The router: eth0 on subnet a, eth1 on subnet b, unicast forwarding on. No multicast
+            # routing daemon runs, so the kernel forwards no multicast: each side's mDNS stays there.
+            ip -n "$h" addr add "10.99.$x.254/24" dev eth0
+            ip -n "$br" link add "w$i" type veth peer name eth1 netns "$h"
+            ip -n "$br" link set "w$i" master br1 up
+            ip -n "$h" addr add "10.99.$y.254/24" dev eth1
+            ip -n "$h" link set eth0 up
+            ip -n "$h" link set eth1 up
+            ip netns exec "$h" sysctl -qw net.ipv4.ip_forward=1
+            ip -n "$h" route add 224.0.0.0/4 dev eth0
+            state_set "$name" "HOST${i}_IP" "10.99.$x.254"
+            state_set "$name" "HOST${i}_IP2" "10.99.$y.254"
+            state_set "$name" "HOST${i}_SIDE" router
+        else
+            if [[ $family != v6 ]]; then
+                ip -n "$h" addr add "10.99.$net.$i/24" dev eth0
+                state_set "$name" "HOST${i}_IP" "10.99.$net.$i"
+            fi
+            if [[ $family != v4 ]]; then
+                ip netns exec "$h" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=0 net.ipv6.conf.eth0.accept_dad=0 \
+                    net.ipv6.conf.eth0.dad_transmits=0 \
+                    net.ipv6.conf.eth0.accept_ra=0
+                ip -n "$h" addr add "fd99:$x::$i/64" dev eth0 nodad
+                state_set "$name" "HOST${i}_IP6" "fd99:$x::$i"
+            fi
+            ip -n "$h" link set eth0 up
+            # Hosts have no default route on one LAN; multicast needs one to leave through eth0
+            # (IPv6 has a link-local ff00::/8 route per interface by itself).
+            [[ $family == v6 ]] || ip -n "$h" route add 224.0.0.0/4 dev eth0
+            if ((subnets == 2)); then
+                ip -n "$h" route add default via "10.99.$net.254" dev eth0
+                state_set "$name" "HOST${i}_SIDE" "$side"
+            fi
+        fi
         avahi_conf "$h" "$family" >"$dir/avahi-$i.conf"
         (
             close_extra_fds
@@ -435,14 +475,14 @@ cmd_up() {
     # Wait for every init to report its PID, then for every avahi-daemon to answer on its own bus.
     local deadline pid
     deadline=$(($(date +%s) + READY_TIMEOUT_S))
-    for ((i = 1; i <= n; i++)); do
+    for ((i = 1; i <= hosts; i++)); do
         until [[ -s $dir/host$i.pid ]]; do
             (($(date +%s) < deadline)) || die "host $i did not start (see $dir/host$i.log)."
             sleep 0.05
         done
         state_set "$name" "HOST${i}_PID" "$(cat "$dir/host$i.pid")"
     done
-    for ((i = 1; i <= n; i++)); do
+    for ((i = 1; i <= hosts; i++)); do
         pid=$(host_pid "$name" "$i")
         until avahi_ready "$pid"; do
             kill -0 "$pid" 2>/dev/null || die "host $i's init died (see $dir/host$i.log)."
@@ -452,7 +492,10 @@ cmd_up() {
     done
     refuse_if_root_avahi
     trap - EXIT
-    log "up $name: $n hosts ($family) on 10.99.$x.0/24 / fd99:$x::/64 in $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}')s"
+    local where="on 10.99.$x.0/24"
+    [[ $family == v4 ]] || where="on 10.99.$x.0/24 / fd99:$x::/64"
+    if ((subnets == 2)); then where="on 10.99.$x.0/24 and 10.99.$y.0/24, router host $hosts"; fi
+    log "up $name: $n hosts ($family) $where in $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}')s"
     echo "$name"
 }
 

@@ -23,6 +23,16 @@ struct Checker {
     let toleranceNs: Int64
     private(set) var acknowledged = 0
     private(set) var convergenceSamples = 0
+    /// Checks that a listener beyond the router held the station's current anchor.
+    private(set) var offLinkChecks = 0
+    /// Of those, the ones at which its last snapshot was over a second old. Without the DJ's
+    /// unicast copies it would hear the station only in answer to its hellos (when it calls the
+    /// station silent, and every fifth beat), so half the time; with them, a snapshot comes every
+    /// half second, and only loss makes one late. `SimulationTests` bounds the share over all seeds.
+    private(set) var offLinkStale = 0
+    /// A listener beyond the router hears of a change (track, pause, seek) within this long: the
+    /// DJ's unicast copies of its snapshots carry it, as the group carries it on the link.
+    static let offLinkLagNs: Int64 = 4_000_000_000
     private(set) var maxErrorNs: Int64 = 0
     private(set) var crowdSkips = 0
     private(set) var chatsDelivered = 0
@@ -209,6 +219,19 @@ struct Checker {
     mutating func checkConvergence(lan: SimLAN, log: inout Log) {
         guard dj.alive, let machine = djMachine, !machine.isFinished else { return }
         let djNow = DJTime(ns: dj.local(lan.now).ns)
+        for node in lan.nodes where node.alive && node.finishedAt == nil && node.offLink {
+            guard case .listener(let listener) = node.machine, let tuned = listener.tuned,
+                let syncedAt = node.synchronizedAt, lan.now - syncedAt >= Self.offLinkLagNs,
+                djNow.ns - machine.engine.anchor.djTime.ns >= Self.offLinkLagNs
+            else { continue }
+            offLinkChecks += 1
+            if node.local(lan.now) - tuned.lastHeard > 1_000_000_000 { offLinkStale += 1 }
+            if tuned.snapshot.anchor != machine.engine.anchor {
+                log.fail(
+                    "\(node.name), beyond the router, still holds an anchor the DJ left over "
+                        + "\(Double(djNow.ns - machine.engine.anchor.djTime.ns) / 1e9) s ago", at: lan.now)
+            }
+        }
         for node in lan.nodes where node.alive && node.finishedAt == nil {
             guard case .listener(let listener) = node.machine, let tuned = listener.tuned, !tuned.silent,
                 let syncedAt = node.synchronizedAt, lan.now - syncedAt >= SimRun.settleNs,

@@ -83,6 +83,9 @@ final class SimNode {
     var alive = true
     var sequence: UInt64 = 1
     var groups: Set<MulticastGroup> = []
+    /// Beyond a router (a listener that found the station in a unicast DNS-SD domain): no group
+    /// datagram reaches it, whatever it joined; it hears the DJ only by unicast.
+    var offLink = false
     /// Stations whose datagrams this node seals (a private DJ's own; those whose advert opened).
     var sealedStations: Set<StationID> = []
     var browsing = false
@@ -276,7 +279,7 @@ final class SimLAN {
             case .peer(let peer):
                 if let index = byAddress[peer] { transmit(bytes, from: node, to: nodes[index]) }
             case .group(let group):
-                for other in nodes where other !== node && other.groups.contains(group) {
+                for other in nodes where other !== node && other.groups.contains(group) && !other.offLink {
                     transmit(bytes, from: node, to: other)
                 }
             }

@@ -16,6 +16,9 @@ struct SimRun {
         var datagrams = 0
         var inputs = 0
         var convergenceSamples = 0
+        /// Checks of listeners beyond the router (they held the DJ's current anchor).
+        var offLinkChecks = 0
+        var offLinkStale = 0
         var maxErrorNs: Int64 = 0
         var crowdSkips = 0
         var chats = 0
@@ -88,15 +91,20 @@ struct SimRun {
         for n in 0..<random.int(1...6) {
             let key = PublicKey(bytes: random.bytes(32))!
             listenerKeys.append(key)
+            // A third of the listeners sit beyond a router (chosen without a draw, so that a seed
+            // keeps the rest of its run): the DJ's unicast copies are all they hear.
+            let offLink = (seed &+ UInt64(n)) % 3 == 0
             let node = lan.add(
                 name: "listener\(n)",
                 machine: .listener(
                     ListenerMachine(
                         configuration: .init(
                             query: random.chance(0.5) ? "Sim \(seed)" : nil, timeoutNs: 10_000_000_000,
-                            interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true),
+                            interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true,
+                            wantsUnicast: offLink),
                         verifier: verifier)),
                 key: key, offsetNs: Int64(random.double(-3e9...3e9)), driftPPM: random.double(-200...200))
+            node.offLink = offLink
             let joinAt = Self.start + Int64(random.double(0...8e9))
             lan.schedule(at: joinAt, .input(node.index, .start))
             if random.chance(0.25) {
@@ -257,6 +265,8 @@ struct SimRun {
         stats.inputs = lan.handled
         stats.votesAcknowledged = checker.acknowledged
         stats.convergenceSamples = checker.convergenceSamples
+        stats.offLinkChecks = checker.offLinkChecks
+        stats.offLinkStale = checker.offLinkStale
         stats.maxErrorNs = checker.maxErrorNs
         stats.crowdSkips = checker.crowdSkips
         stats.chats = checker.chatsDelivered

@@ -23,6 +23,10 @@ enum Harness: String, CaseIterable {
     /// valid sealed datagram. Nothing but the untouched datagram may open, and nothing that opens
     /// may pass the private DJ's filter unless it is the real one.
     case sealed
+    /// Unicast DNS-SD: the input as a name and a TXT string in wire format (as ldns hands over what
+    /// a DNS server answered) and as a BIND key file (`--dns-key`). What parses stays in bounds, and
+    /// what is escaped for ldns is printable ASCII.
+    case dns
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -32,6 +36,7 @@ enum Harness: String, CaseIterable {
         case .catalog: Self.catalog(bytes)
         case .form: Self.form(bytes)
         case .sealed: Self.sealed(bytes)
+        case .dns: Self.dns(bytes)
         }
     }
 
@@ -118,6 +123,35 @@ enum Harness: String, CaseIterable {
             fatalError("the private DJ's filter let a tampered datagram in")
         }
         _ = filter.accept(bytes, from: from, at: LocalTime(ns: 0), policy: .listenersOf(station.stationID))
+    }
+
+    static func dns(_ bytes: [UInt8]) {
+        if let labels = DNSName.labels(wire: bytes) {
+            guard labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }), labels.reduce(0, { $0 + $1.count + 1 }) <= 255
+            else { fatalError("a wire name out of bounds was accepted") }
+            for label in labels {
+                let escaped = DNSName.escapeLabel(String(decoding: label, as: UTF8.self))
+                // Printable ASCII; a space only escaped (ldns would split the record there).
+                let raw = Array(escaped.utf8)
+                guard raw.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }),
+                    raw.indices.allSatisfy({ raw[$0] != 0x20 || ($0 > 0 && raw[$0 - 1] == 0x5C) })
+                else {
+                    fatalError("an escaped label is not printable ASCII: \(escaped)")
+                }
+            }
+            _ = DNSName.instance(wire: bytes)
+            _ = DNSName.text(wire: bytes)
+        }
+        if let string = DNSName.txtString(wire: bytes) {
+            guard DNSName.quoteTXT(string).utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                fatalError("a quoted TXT string is not printable ASCII")
+            }
+        }
+        if let key = try? TSIGKey(keyFile: String(decoding: bytes, as: UTF8.self)) {
+            guard TSIGKey.algorithms.contains(key.algorithm), !key.secret.isEmpty, !key.name.isEmpty else {
+                fatalError("a key file without a usable key was accepted")
+            }
+        }
     }
 
     static func catalog(_ bytes: [UInt8]) {

@@ -43,15 +43,21 @@ final class Testbed: Sendable {
     ///     one that is unique on this machine.
     ///   - ip: the families of the hosts' addresses.
     ///   - timeout: how long `up` may take before it is killed.
-    init(hosts: Int, name: String? = nil, ip: IPFamily = .v4, timeout: Duration = .seconds(90)) throws {
+    ///   - subnets: 2 puts hosts 1…⌈hosts/2⌉ and the rest on two subnets joined by a router, which
+    ///     is one more host (`hosts + 1`) and forwards unicast only (`up --subnets 2`).
+    init(
+        hosts: Int, name: String? = nil, ip: IPFamily = .v4, timeout: Duration = .seconds(90), subnets: Int = 1
+    ) throws {
         // Leftovers of test runs that crashed before their deinit could run. Only ours (by tag):
         // a testbed made by hand from a shell that has since exited is stale too, but in use.
         _ = try? Self.script(["down-all", "--stale", "--tag", Self.tag], timeout: .seconds(60))
         // Our own name, so that whatever `up` leaves behind when it fails or times out can be removed.
         let name = name ?? Self.uniqueName()
         do {
+            let routed = subnets == 1 ? [] : ["--subnets", String(subnets)]
             let result = try Self.script(
-                ["up", String(hosts), "--name", name, "--tag", Self.tag, "--ip", ip.rawValue], timeout: timeout)
+                ["up", String(hosts), "--name", name, "--tag", Self.tag, "--ip", ip.rawValue] + routed, timeout: timeout
+            )
             guard result.exit == 0 else {
                 throw TestbedError("testbed.sh up \(hosts) failed (exit \(result.exit)): \(result.stderr)")
             }
@@ -60,7 +66,7 @@ final class Testbed: Sendable {
             throw error
         }
         self.name = name
-        self.hostCount = hosts
+        self.hostCount = subnets == 1 ? hosts : hosts + 1
         self.family = ip
     }
 

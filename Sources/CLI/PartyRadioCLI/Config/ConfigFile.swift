@@ -30,7 +30,13 @@ public struct ConfigFile: Equatable, Sendable {
         Key(name: "port", flag: "--port", commands: ["dj", "doctor"]),
         Key(name: "crowd-skip", flag: "--crowd-skip", commands: ["dj"]),
         Key(name: "country", flag: "--country", commands: ["dj", "search", "lookup", "charts"]),
+        Key(name: "domain", flag: "--domain", commands: guests.union(["dj"])),
+        Key(name: "dns-server", flag: "--dns-server", commands: guests.union(["dj"])),
+        Key(name: "dns-key", flag: "--dns-key", commands: ["dj"]),
     ]
+
+    /// The guests' networked commands.
+    private static let guests: Set<String> = ["stations", "listen", "vote", "chat", "request", "queue"]
 
     /// A line of the file that is not right.
     public struct Error: Swift.Error, Equatable, Sendable {

@@ -82,6 +82,9 @@ extension Command {
             throw UsageError(
                 "The DJ makes its own join code: pass --private (and --new-code for a new one).", command: "dj")
         }
+        if options.network.domain == nil && (options.network.dnsKey != nil || options.network.dnsServer != nil) {
+            throw UsageError("'--dns-key' and '--dns-server' are for a DNS domain; add --domain NAME.", command: "dj")
+        }
         if options.newCode && !options.isPrivate {
             throw UsageError("'--new-code' makes a new join code for a private station; add --private.", command: "dj")
         }

@@ -25,7 +25,12 @@ extension Command {
         var options = DoctorOptions(iTunesURL: CatalogServiceOptions(environment: environment).iTunesURL)
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
-            if option != "--code", try options.network.consume(option, from: &scanner) { continue }
+            // The doctor checks this machine's link: no join code, and no DNS domain.
+            if !["--code", "--domain", "--dns-server"].contains(option),
+                try options.network.consume(option, from: &scanner)
+            {
+                continue
+            }
             switch option {
             case "--json": options.json = true
             case "--timeout": options.timeout = try scanner.seconds(for: option, in: 0.1...60)

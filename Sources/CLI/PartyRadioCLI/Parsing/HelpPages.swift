@@ -36,7 +36,8 @@ enum HelpPages {
 
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
-        guest-name (--as), interface, port, crowd-skip, country. Flags override it.
+        guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key.
+        Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -97,7 +98,7 @@ enum HelpPages {
                     + "everything is encrypted with keys from the code."
             ),
             ("--new-code", "With --private: make a new join code (the old one stops working)."),
-        ] + PlaybackFlags.help + NetworkOptions.help + CommonOptions.help,
+        ] + PlaybackFlags.help + NetworkOptions.djHelp + CommonOptions.help,
         discussion: """
             CONTROLS:
               On a terminal: n next, p previous, space pause/resume, s shuffle, r repeat, +/- volume,

@@ -6,16 +6,34 @@ public struct NetworkOptions: Equatable, Sendable {
     public var interface: String?
     /// `--code CODE`: a private station's join code (guests' commands only; the DJ makes its own).
     public var code: JoinCode?
+    /// `--domain NAME`: also publish or look for stations in this unicast DNS-SD domain.
+    public var domain: String?
+    /// `--dns-server ADDR[:PORT]`: the DNS server for `--domain`.
+    public var dnsServer: String?
+    /// `--dns-key FILE` (the DJ): the TSIG key file that signs the DJ's updates.
+    public var dnsKey: String?
 
     /// The options as given.
-    public init(interface: String? = nil, code: JoinCode? = nil) {
+    public init(
+        interface: String? = nil, code: JoinCode? = nil, domain: String? = nil, dnsServer: String? = nil,
+        dnsKey: String? = nil
+    ) {
         self.interface = interface
         self.code = code
+        self.domain = domain
+        self.dnsServer = dnsServer
+        self.dnsKey = dnsKey
     }
 
     static let help: [(String, String)] = [
-        ("--interface <name>", "Network interface to use (default: the default route's).")
+        ("--interface <name>", "Network interface to use (default: the default route's)."),
+        ("--domain <name>", "Also use this unicast DNS-SD domain (stations beyond a router; see README, Networks)."),
+        ("--dns-server <addr[:port]>", "The DNS server for --domain (default: the system's resolvers)."),
     ]
+
+    /// The DJ's extra option: the key that signs its DNS updates.
+    static let djHelp: [(String, String)] =
+        help + [("--dns-key <file>", "TSIG key file (BIND's format, from tsig-keygen) for --domain's updates.")]
 
     /// The options of guests' commands: with `--code`.
     static let guestHelp: [(String, String)] =
@@ -26,6 +44,15 @@ public struct NetworkOptions: Equatable, Sendable {
     mutating func consume(_ option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> Bool {
         switch option {
         case "--interface": interface = try scanner.value(for: option)
+        case "--domain":
+            let raw = try scanner.value(for: option)
+            if let problem = DNSName.check(domain: raw) {
+                throw UsageError(
+                    "'--domain' takes a DNS domain like party.example: \(problem).", command: scanner.command)
+            }
+            domain = raw
+        case "--dns-server": dnsServer = try scanner.value(for: option)
+        case "--dns-key" where scanner.command == "dj": dnsKey = try scanner.value(for: option)
         case "--code":
             let raw = try scanner.value(for: option)
             do { code = try JoinCode(parsing: raw) } catch {

@@ -91,6 +91,8 @@ public struct DJMachine: NodeMachine {
     private var lastExpiryAt = LocalTime(ns: .min / 2)
     private var lastRosterAt = LocalTime(ns: .min / 2)
     private var recentPeers: [PeerAddress: LocalTime] = [:]
+    /// Listeners off the multicast group (another subnet): they get the group's messages by unicast.
+    public private(set) var unicastListeners = UnicastListeners()
     private var started = false
     /// Something that must survive a crash changed since the last ``Effect/save(_:)``.
     private var unsaved = false
@@ -243,6 +245,7 @@ public struct DJMachine: NodeMachine {
             lastExpiryAt = now
             // Peers heard lately, for the goodbye: pruned here, not on every datagram.
             recentPeers = recentPeers.filter { now - $0.value < Self.recentPeerNs }
+            unicastListeners.expire(now: now)
             if engine.expireListeners(now: dj) {
                 out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
                 broadcast(now: now, change: .listeners, into: &out)
@@ -257,7 +260,7 @@ public struct DJMachine: NodeMachine {
         } else if snapshotRepeatsLeft > 0, now - lastRepeatAt >= Self.snapshotRepeatIntervalNs {
             snapshotRepeatsLeft -= 1
             lastRepeatAt = now
-            out.append(.send(.stateSnapshot(engine.snapshot(now: dj)), to: .group(group), station: stationID))
+            toGroup(.stateSnapshot(engine.snapshot(now: dj)), into: &out)
         }
         if now - lastRosterAt >= Self.rosterIntervalNs {
             sendRoster(now: now, report: false, into: &out)
@@ -289,7 +292,7 @@ public struct DJMachine: NodeMachine {
         guard engine.next(now: DJTime(onTheDJ: now), request: request.map(StationEngine.Interlude.init)) else { return }
         requestStarted(request, into: &out)
         trackChanged(after: notice.reason == .crowd ? .crowdSkip : .djSkip, tally: tally, now: now, into: &out)
-        for _ in 0..<2 { out.append(.send(.trackSkipped(notice), to: .group(group), station: stationID)) }
+        for _ in 0..<2 { toGroup(.trackSkipped(notice), into: &out) }
         out.append(.report(.trackSkipped(notice)))
         broadcast(now: now, change: .track, into: &out)
         repeatSnapshot(from: now)
@@ -330,17 +333,24 @@ public struct DJMachine: NodeMachine {
             let name = GuestName.fromNetwork(hello.listenerName)?.value ?? sender.fingerprint
             let known = engine.roster.entries[sender]?.name
             let isNew = engine.hello(from: sender, name: name, now: dj)
+            if inbound.webTicket == nil {
+                unicastListeners.heard(sender, at: inbound.from, wantsUnicast: hello.wantsUnicast, now: now)
+            }
             if inbound.webTicket == nil { out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from)) }
             if isNew {
                 listenerJoined(name, now: now, into: &out)
             } else if known != name {
                 broadcast(now: now, change: .listeners, into: &out)  // renamed
             }
-        case .heartbeat:
+        case .heartbeat(let beat):
+            if inbound.webTicket == nil {
+                unicastListeners.heard(sender, at: inbound.from, wantsUnicast: beat.wantsUnicast, now: now)
+            }
             if engine.heartbeat(from: sender, now: dj) {
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
         case .leave:
+            unicastListeners.leave(sender)
             if engine.leave(from: sender) {
                 out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
                 broadcast(now: now, change: .listeners, into: &out)
@@ -378,7 +388,7 @@ public struct DJMachine: NodeMachine {
             let (ack, line) = chat.submit(send, from: sender, now: dj)
             out.append(reply(.chatAck(ack), to: inbound))
             if let line {
-                for _ in 0..<2 { out.append(.send(.chatLine(line), to: .group(group), station: stationID)) }
+                for _ in 0..<2 { toGroup(.chatLine(line), into: &out) }
                 out.append(.report(.chat(line)))
             }
         case .timePing(let ping):
@@ -499,7 +509,7 @@ public struct DJMachine: NodeMachine {
     /// What plays next to the group (and to the user, when it changed).
     private func sendUpNext(report: Bool, into out: inout [Effect]) {
         let list = upNext
-        out.append(.send(.queueList(list), to: .group(group), station: stationID))
+        toGroup(.queueList(list), into: &out)
         if report { out.append(.report(.upNext(list))) }
     }
 
@@ -542,6 +552,12 @@ public struct DJMachine: NodeMachine {
         broadcast(now: now, change: .listeners, into: &out)
     }
 
+    /// A message for everyone tuned in: to the group, and a copy to each listener off the group.
+    private func toGroup(_ message: Message, into out: inout [Effect]) {
+        out.append(.send(message, to: .group(group), station: stationID))
+        for peer in unicastListeners.addresses { out.append(send(message, to: peer)) }
+    }
+
     /// The track changed by itself (played through, crowd skip): the snapshot goes out again soon.
     private mutating func repeatSnapshot(from now: LocalTime) {
         snapshotRepeatsLeft = Self.snapshotRepeats
@@ -552,7 +568,7 @@ public struct DJMachine: NodeMachine {
     private mutating func broadcast(now: LocalTime, change: NodeEvent.StateChange, into out: inout [Effect]) {
         let dj = DJTime(onTheDJ: now)
         let snapshot = engine.snapshot(now: dj)
-        out.append(.send(.stateSnapshot(snapshot), to: .group(group), station: stationID))
+        toGroup(.stateSnapshot(snapshot), into: &out)
         lastSnapshotAt = now
         if change != .progress {
             out.append(.follow(StationClockView(snapshot: snapshot, estimate: nil, isDJ: true)))
@@ -565,7 +581,7 @@ public struct DJMachine: NodeMachine {
     /// The listener list to the group (and to the user, when it changed).
     private mutating func sendRoster(now: LocalTime, report: Bool, into out: inout [Effect]) {
         let roster = engine.roster.list(now: DJTime(onTheDJ: now))
-        out.append(.send(.roster(roster), to: .group(group), station: stationID))
+        toGroup(.roster(roster), into: &out)
         lastRosterAt = now
         if report { out.append(.report(.roster(roster))) }
     }
@@ -786,6 +802,7 @@ public struct DJMachine: NodeMachine {
     private mutating func goOffAir(now: LocalTime, into out: inout [Effect]) {
         let goodbye = Message.goodbye(Goodbye(reason: "The DJ ended the station."))
         for _ in 0..<3 { out.append(.send(goodbye, to: .group(group), station: stationID)) }
+        // Listeners off the group are heard every second, so the recent peers below include them.
         for (peer, lastHeard) in recentPeers.sorted(by: { $0.key.description < $1.key.description })
         where now - lastHeard < Self.recentPeerNs {
             out.append(send(goodbye, to: peer))

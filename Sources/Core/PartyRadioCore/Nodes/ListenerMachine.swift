@@ -17,11 +17,15 @@ public struct ListenerMachine: NodeMachine {
         /// `--trust-new-key`: a station that shows another key than before is accepted (and its
         /// new key remembered) instead of refused.
         public var trustNewKey: Bool
+        /// Ask the DJ for the group's messages by unicast (the station was looked for in a unicast
+        /// DNS-SD domain: it may be beyond a router, where multicast does not go).
+        public var wantsUnicast: Bool
 
         public init(
             query: String?, timeoutNs: Int64, interfaceName: String, listenerName: String, playsAudio: Bool,
-            knownKeys: [String: PublicKey] = [:], trustNewKey: Bool = false
+            knownKeys: [String: PublicKey] = [:], trustNewKey: Bool = false, wantsUnicast: Bool = false
         ) {
+            self.wantsUnicast = wantsUnicast
             self.knownKeys = knownKeys
             self.trustNewKey = trustNewKey
             self.query = query
@@ -398,6 +402,10 @@ public struct ListenerMachine: NodeMachine {
         tuned.lastHello.map { tuned.lastHeard > $0 } ?? false
     }
 
+    private var hello: Hello {
+        Hello(listenerName: configuration.listenerName, wantsUnicast: configuration.wantsUnicast)
+    }
+
     /// Hello until the DJ has answered, heartbeats after; pings; the silent-station warning; progress.
     private mutating func keepInTouch(now: LocalTime, into out: inout [Effect]) {
         guard var tuned else { return }
@@ -408,10 +416,7 @@ public struct ListenerMachine: NodeMachine {
             out.append(.report(.stationSilent(name: tuned.snapshot.stationName)))
         }
         if !isAnswered(tuned) && (tuned.lastHello.map { now - $0 >= Self.helloRetryNs } ?? true) {
-            out.append(
-                .send(
-                    .hello(Hello(listenerName: configuration.listenerName)), to: .peer(tuned.djAddress),
-                    station: station))
+            out.append(.send(.hello(hello), to: .peer(tuned.djAddress), station: station))
             tuned.lastHello = now
             tuned.lastHeartbeat = now
         } else if now - tuned.lastHeartbeat >= Self.heartbeatIntervalNs {
@@ -419,7 +424,7 @@ public struct ListenerMachine: NodeMachine {
             // heartbeats (a lost hello, a DJ restart) learns it within seconds.
             tuned.beats += 1
             let beat: Message =
-                tuned.beats % 5 == 0 ? .hello(Hello(listenerName: configuration.listenerName)) : .heartbeat(Heartbeat())
+                tuned.beats % 5 == 0 ? .hello(hello) : .heartbeat(Heartbeat(wantsUnicast: configuration.wantsUnicast))
             out.append(.send(beat, to: .peer(tuned.djAddress), station: station))
             tuned.lastHeartbeat = now
         }

@@ -65,6 +65,8 @@ public final class DJNode {
     private let hub: WebHub
     /// The desktop's media controls, when there is a session bus.
     private let mpris: MPRISBridge?
+    /// `--domain`: the station's records in a unicast DNS-SD domain.
+    private let publisher: DomainPublisher?
     private let inbox: Inbox<NodeInput>
     private let reporter: any NodeReporter
     /// Rescans one at a time (SIGHUPs may come quicker than a scan).
@@ -143,6 +145,12 @@ public final class DJNode {
             try avahi.publish(
                 name: configuration.name.value, type: StationAdvert.serviceType, port: port, txt: txt)
         } catch { throw NodeError(.discovery, error.description, cause: error) }
+        // In a unicast DNS-SD domain too: a refused update stops the DJ here, with the server's answer.
+        publisher = try settings.domain.map { domain throws(NodeError) in
+            try DomainPublisher(
+                settings: domain, name: configuration.name.value, station: identity.stationID, interface: interface,
+                port: port, txt: txt, reporter: settings.reporter)
+        }
         // Catalog tracks alone need no library (unless the saved queue has library tracks);
         // otherwise the folders (or the demo library) are served.
         let savedLocal = saved?.station.queue.contains { $0.id.hasPrefix(Self.localPrefix) } ?? false
@@ -258,6 +266,7 @@ public final class DJNode {
     /// Runs until `quit` (a command, a signal or a fatal Avahi failure); says goodbye on the way out.
     public func run() throws(NodeError) {
         defer {
+            publisher?.stop()  // first: guests stop finding a station that is gone
             mpris?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them
             server.stop()

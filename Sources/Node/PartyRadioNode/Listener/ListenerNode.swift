@@ -56,7 +56,8 @@ public final class ListenerNode {
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
-                playsAudio: player.playsAudio, knownKeys: known.keys, trustNewKey: trustNewKey),
+                playsAudio: player.playsAudio, knownKeys: known.keys, trustNewKey: trustNewKey,
+                wantsUnicast: settings.domain != nil),
             verifier: settings.verifier)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,

@@ -14,11 +14,14 @@ public struct NodeSettings: Sendable {
     /// The keys of the private station whose code was given (`--code`); derived once, here, since
     /// the derivation is deliberately slow (Argon2id).
     public let seal: CodeSeal?
+    /// `--domain`: a unicast DNS-SD domain to publish in (the DJ) or browse besides mDNS (guests).
+    public var domain: DomainSettings?
 
     public init(
         interfaceName: String?, stateDirectory: URL, clock: NodeClock = NodeClock(), reporter: any NodeReporter,
-        faults: FaultInjector? = nil, code: JoinCode? = nil
+        faults: FaultInjector? = nil, code: JoinCode? = nil, domain: DomainSettings? = nil
     ) {
+        self.domain = domain
         seal = code.map(CodeSeal.init(code:))
         self.interfaceName = interfaceName
         self.stateDirectory = stateDirectory

@@ -25,6 +25,9 @@ final class NodeRuntime<Machine: NodeMachine> {
     private let recorder: DJRecorder?
     /// Where a listener remembers stations' keys.
     private let knownStations: KnownStations?
+    /// `--domain`: browsed besides mDNS once the machine browses.
+    private let domain: DomainSettings?
+    private var domainBrowser: DomainBrowser?
     private var started = false
     /// The instant of the last input handled: the machine sees time only go forward.
     private var lastHandled = LocalTime(ns: .min)
@@ -46,6 +49,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         knownStations: KnownStations? = nil, avahi: AvahiSession? = nil, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         self.knownStations = knownStations
+        domain = settings.domain
         self.machine = machine
         self.inbox = inbox
         self.interface = interface
@@ -122,6 +126,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         closed = true
         recorder?.end(at: clock.now())
         avahi.close()
+        domainBrowser?.stop()
         player?.shutdown()
         for socket in groupSockets { socket.close() }
     }
@@ -179,6 +184,11 @@ final class NodeRuntime<Machine: NodeMachine> {
         case .browse:
             do { try avahi.browse(type: StationAdvert.serviceType) } catch {
                 inbox.push(.discovery(.failed(error.description)))
+            }
+            if let domain, domainBrowser == nil {
+                do { domainBrowser = try DomainBrowser(settings: domain, inbox: inbox, reporter: reporter) } catch {
+                    inbox.push(.discovery(.failed(error.description)))
+                }
             }
         case .joinGroup(let group):
             joinGroup(group)

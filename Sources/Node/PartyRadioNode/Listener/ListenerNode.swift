@@ -29,6 +29,13 @@ public final class ListenerNode {
         query: String?, timeoutNs: Int64, playback: PlaybackOptions, name: GuestName, trustNewKey: Bool,
         settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
+        // The player first, on a thread of its own: libmpv loads (about 80 ms, more on a busy
+        // machine) while mDNS finds the station and the clock exchange starts.
+        var playback = playback
+        playback.mediaProof = settings.seal?.mediaProof
+        let player = try PlayerDriver(
+            role: "listener", options: playback, clock: settings.clock, inbox: inbox,
+            cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"), inBackground: true)
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
         let socket = try settings.unicastSocket(interface: interface)
@@ -38,8 +45,8 @@ public final class ListenerNode {
         if let seen = recent.fresh(for: query, now: settings.clock.now()) {
             inbox.push(.discovery(.resolved(name: seen.service, address: seen.address, port: seen.port, txt: seen.txt)))
         }
-        // Browsing first: mDNS finds and resolves the station (tens of milliseconds) while the
-        // player loads libmpv (about 80); what it finds waits in the inbox for the machine.
+        // mDNS finds and resolves the station (tens of milliseconds) while the player loads
+        // libmpv; what it finds waits in the inbox for the machine.
         let avahi: AvahiSession
         do {
             avahi = try AvahiSession(interfaceIndex: interface.index) { event in
@@ -47,11 +54,6 @@ public final class ListenerNode {
             }
             try avahi.browse(type: StationAdvert.serviceType)
         } catch { throw NodeError(.discovery, error.description, cause: error) }
-        var playback = playback
-        playback.mediaProof = settings.seal?.mediaProof
-        let player = try PlayerDriver(
-            role: "listener", options: playback, clock: settings.clock, inbox: inbox,
-            cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"))
         let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
@@ -65,7 +67,11 @@ public final class ListenerNode {
         self.mpris = mpris
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
-            for case .report(.tunedIn(let station)) in effects { recent.remember([station], at: now) }
+            for case .report(.tunedIn(let station)) in effects {
+                recent.remember([station], at: now)
+                // The track is fetched from the first snapshot on, while the clock is synchronised.
+                if let track = station.snapshot.nowPlaying { player.stationPlays(track) }
+            }
             // What plays next is fetched ahead while this track plays.
             for effect in effects {
                 if case .report(.state(let snapshot, _, _)) = effect, let track = snapshot.nowPlaying {

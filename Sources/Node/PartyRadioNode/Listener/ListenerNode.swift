@@ -29,13 +29,6 @@ public final class ListenerNode {
         query: String?, timeoutNs: Int64, playback: PlaybackOptions, name: GuestName, trustNewKey: Bool,
         settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
-        // The player first, on a thread of its own: libmpv loads (about 80 ms, more on a busy
-        // machine) while mDNS finds the station and the clock exchange starts.
-        var playback = playback
-        playback.mediaProof = settings.seal?.mediaProof
-        let player = try PlayerDriver(
-            role: "listener", options: playback, clock: settings.clock, inbox: inbox,
-            cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"), inBackground: true)
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
         let socket = try settings.unicastSocket(interface: interface)
@@ -58,13 +51,28 @@ public final class ListenerNode {
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
-                playsAudio: player.playsAudio, knownKeys: known.keys, trustNewKey: trustNewKey),
+                playsAudio: !playback.noAudio, knownKeys: known.keys, trustNewKey: trustNewKey),
             verifier: settings.verifier)
-        runtime = try NodeRuntime(
-            machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            knownStations: known, avahi: avahi, inbox: inbox)
         let mpris = MPRISBridge.start(MPRISView(machine, at: settings.clock.now()), inbox: inbox)
         self.mpris = mpris
+        // The player last, on a thread of its own: libmpv loads (about 80 ms, several times that on
+        // a busy machine) while the node tunes in and synchronises its clock. glibc's dlopen holds
+        // the lock that every new thread takes for its TLS, so every thread the node needs before
+        // it plays (Avahi's, MPRIS's) is started above, before the load begins.
+        var playback = playback
+        playback.mediaProof = settings.seal?.mediaProof
+        let player: PlayerDriver
+        do {
+            player = try PlayerDriver(
+                role: "listener", options: playback, clock: settings.clock, inbox: inbox,
+                cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"), inBackground: true)
+            runtime = try NodeRuntime(
+                machine: machine, settings: settings, interface: interface, transport: transport, player: player,
+                knownStations: known, avahi: avahi, inbox: inbox)
+        } catch {
+            mpris?.close()
+            throw error
+        }
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
             for case .report(.tunedIn(let station)) in effects {

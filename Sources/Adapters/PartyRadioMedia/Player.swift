@@ -116,6 +116,11 @@ public final class Player: Sendable {
             ("idle", "yes"), ("keep-open", "no"), ("input-default-bindings", "no"), ("input-vo-keyboard", "no"),
             ("osc", "no"), ("load-scripts", "no"), ("ytdl", "no"), ("config", "no"), ("resume-playback", "no"),
             ("audio-pitch-correction", options.pitchCorrection ? "yes" : "no"),
+            // mpv's built-in Lua scripts (the stats overlay, the console, conditional profiles) each
+            // get a Lua state and a thread in libmpv too; nothing here shows or types into them.
+            ("load-stats-overlay", "no"), ("load-osd-console", "no"), ("load-auto-profiles", "no"),
+            // No looking next to each file for cover art, audio or subtitle files.
+            ("cover-art-auto", "no"), ("audio-file-auto", "no"), ("sub-auto", "no"),
         ]
         switch options.audio {
         case .none: settings.append(("ao", "null"))

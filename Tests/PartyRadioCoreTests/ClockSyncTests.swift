@@ -39,6 +39,49 @@ struct ClockSyncTests {
         #expect(!sync.isSynchronized)
     }
 
+    @Test("three samples with round trips under 2 ms synchronise; wider ones wait for eight")
+    func quickSynchronisation() {
+        // 200 µs round trips: the offset is pinned to ±100 µs after the third.
+        var quick = ClockSync()
+        for n in Int64(0)..<3 {
+            #expect(!quick.isSynchronized)
+            let t1 = n * 10_000_000
+            quick.add(TimeSample(t1: t1, t2: t1 + 5_000_100_000, t3: t1 + 5_000_110_000, t4: t1 + 210_000))
+        }
+        #expect(quick.isSynchronized)
+        #expect(quick.estimate.map { abs($0.offsetNs - 5_000_000_000) <= 100_000 } == true)
+        #expect(quick.estimate.map { $0.uncertaintyNs <= 100_000 } == true)
+
+        // 5 ms round trips: ±2.5 ms is too loose to start a player on; eight samples are taken as before.
+        var slow = ClockSync()
+        for n in Int64(0)..<8 {
+            #expect(!slow.isSynchronized, "synchronised after \(n) samples")
+            let t1 = n * 10_000_000
+            slow.add(TimeSample(t1: t1, t2: t1 + 5_002_500_000, t3: t1 + 5_002_500_000, t4: t1 + 5_000_000))
+        }
+        #expect(slow.isSynchronized)
+
+        // A looser sample changes nothing; a reset starts over.
+        quick.add(TimeSample(t1: 40_000_000, t2: 5_044_000_000, t3: 5_044_000_000, t4: 48_000_000))
+        #expect(quick.isSynchronized)
+        quick.reset()
+        #expect(!quick.isSynchronized)
+    }
+
+    @Test("joining pace: every 10 ms until synchronised, for at most twelve pings")
+    func joiningPace() {
+        var sync = ClockSync()
+        let config = sync.configuration
+        #expect(sync.suggestedPingIntervalNs(atLocal: 0, pingsSent: 1) == config.joiningIntervalNs)
+        #expect(sync.suggestedPingIntervalNs(atLocal: 0, pingsSent: config.joiningPings) == config.burstIntervalNs)
+        for n in Int64(0)..<3 {
+            let t1 = n * 10_000_000
+            sync.add(TimeSample(t1: t1, t2: t1 + 100_000, t3: t1 + 110_000, t4: t1 + 210_000))
+        }
+        #expect(sync.isSynchronized)
+        #expect(sync.suggestedPingIntervalNs(atLocal: 30_000_000, pingsSent: 3) == config.burstIntervalNs)
+    }
+
     @Test("ping interval: burst while joining, then steady")
     func pingInterval() {
         var sync = ClockSync()

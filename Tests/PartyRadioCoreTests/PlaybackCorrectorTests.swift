@@ -96,11 +96,15 @@ struct StartPlannerTests {
         }
     }
 
-    @Test("the lead covers twice the last readiness time, within bounds")
+    @Test("the lead covers twice the last readiness time, within bounds; a first load opens where the station is")
     func lead() {
-        #expect(StartPlanner.lead(lastReadyNs: nil) == 300_000_000)
-        #expect(StartPlanner.lead(lastReadyNs: 10_000_000) == 150_000_000)
-        #expect(StartPlanner.lead(lastReadyNs: 200_000_000) == 450_000_000)
-        #expect(StartPlanner.lead(lastReadyNs: 9_000_000_000) == 3_000_000_000)
+        #expect(StartPlanner.loadLead(lastReadyNs: nil) == 0)
+        #expect(StartPlanner.loadLead(lastReadyNs: 10_000_000) == 150_000_000)
+        #expect(StartPlanner.loadLead(lastReadyNs: 200_000_000) == 450_000_000)
+        #expect(StartPlanner.loadLead(lastReadyNs: 9_000_000_000) == 3_000_000_000)
+        #expect(StartPlanner.seekLead(lastReadyNs: nil) == 60_000_000)
+        #expect(StartPlanner.seekLead(lastReadyNs: 5_000_000) == 50_000_000)
+        #expect(StartPlanner.seekLead(lastReadyNs: 40_000_000) == 110_000_000)
+        #expect(StartPlanner.seekLead(lastReadyNs: 9_000_000_000) == 3_000_000_000)
     }
 }

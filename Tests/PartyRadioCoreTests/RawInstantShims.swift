@@ -13,7 +13,9 @@ extension TimeSample {
 extension ClockSync {
     func offset(atLocal local: Int64) -> Int64? { offset(at: LocalTime(ns: local)) }
     func djTime(local: Int64) -> Int64? { djTime(at: LocalTime(ns: local))?.ns }
-    func suggestedPingIntervalNs(atLocal now: Int64) -> Int64 { suggestedPingIntervalNs(at: LocalTime(ns: now)) }
+    func suggestedPingIntervalNs(atLocal now: Int64, pingsSent: Int = .max) -> Int64 {
+        suggestedPingIntervalNs(at: LocalTime(ns: now), pingsSent: pingsSent)
+    }
 }
 
 extension ClockEstimate {

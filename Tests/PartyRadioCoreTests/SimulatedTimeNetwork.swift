@@ -108,6 +108,7 @@ struct SimulatedTimeNetwork {
         var errors: [Int64] = []
         var lastBad = start
         var lastBad100 = start
+        var pings = 0
         while true {
             let nextArrival = pending.map(\.completesAt).min() ?? .max
             let now = min(nextPing, nextEval, nextArrival)
@@ -118,7 +119,8 @@ struct SimulatedTimeNetwork {
                 sync.add(pending.remove(at: index).sample)
             } else if now == nextPing {
                 if let done = exchange(at: now) { pending.append(done) }
-                nextPing = now + sync.suggestedPingIntervalNs(atLocal: local(now))
+                pings += 1
+                nextPing = now + sync.suggestedPingIntervalNs(atLocal: local(now), pingsSent: pings)
             } else {
                 let error: Int64 = sync.djTime(local: local(now)).map { $0 - djClock(now) } ?? .max
                 if error == .max || error.magnitude >= 1_000_000 { lastBad = now }

@@ -10,8 +10,10 @@ import Synchronization
 ///
 /// One download at a time (the DJ's server allows 8 connections per address; ``workers`` of them
 /// fetch, the rest are left for a player that streams); the track the station plays goes before
-/// the ones that play next. Downloads run on their own threads; the node's thread only asks
-/// ``status(of:)`` and ``request(_:now:)``, which take the lock for a moment.
+/// the ones that play next. Downloads run on the cache's own thread (made with the cache) and its
+/// workers; the node's thread only asks ``status(of:)`` and ``request(_:now:)``, which take the
+/// lock for a moment and never create a thread: a listener asks for the station's track while
+/// libmpv is being loaded, and glibc's `dlopen` holds the lock every new thread's TLS needs.
 /// At most ``keep`` finished files stay; the oldest go first, never one asked for since.
 public final class MediaCache: Sendable {
     public enum Status: Equatable, Sendable {
@@ -41,6 +43,8 @@ public final class MediaCache: Sendable {
     }
     private let state = Mutex(State())
     private static let globalInit: CURLcode = prcurl_global_init()
+    /// Downloads for the cache's thread to start, in order, and what wakes it; `nil` ends it.
+    private let starts = Starts()
 
     public init(
         directory: URL, keep: Int = 4, workers: Int = 6, headers: [(String, String)] = [],
@@ -59,7 +63,17 @@ public final class MediaCache: Sendable {
         where name.hasSuffix(".part") {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
+        let thread = Thread { [weak self, starts] in
+            while let url = starts.next() {
+                guard let self else { return }
+                self.run(url)
+            }
+        }
+        thread.name = "partyradio-fetch"
+        thread.start()
     }
+
+    deinit { starts.end() }
 
     /// Whether `url` is something this cache fetches (http or https).
     public static func handles(_ url: String) -> Bool {
@@ -130,24 +144,24 @@ public final class MediaCache: Sendable {
         return url
     }
 
-    private func launch(_ url: String) {
-        let thread = Thread { [self] in
-            let result = download(url)
-            let next: String? = state.withLock { state in
-                // A stopped prefetch is queued again (it is already back in the queue).
-                state.status[url] = result ?? .fetching
-                state.active = nil
-                state.activeJob = nil
-                return startNext(&state, now: state.queue.first == state.recent.last)
-            }
-            if case .failed(let reason)? = result {
-                Log.debug(.player, "media cache: \(url) failed: \(reason)")
-            }
-            evict()
-            if let next { launch(next) }
+    /// Hands a download to the cache's thread.
+    private func launch(_ url: String) { starts.push(url) }
+
+    /// One download, on the cache's thread, and the next one's start.
+    private func run(_ url: String) {
+        let result = download(url)
+        let next: String? = state.withLock { state in
+            // A stopped prefetch is queued again (it is already back in the queue).
+            state.status[url] = result ?? .fetching
+            state.active = nil
+            state.activeJob = nil
+            return startNext(&state, now: state.queue.first == state.recent.last)
         }
-        thread.name = "partyradio-fetch"
-        thread.start()
+        if case .failed(let reason)? = result {
+            Log.debug(.player, "media cache: \(url) failed: \(reason)")
+        }
+        evict()
+        if let next { launch(next) }
     }
 
     /// The whole download: `workers` threads, each taking transfers from the plan; the file is
@@ -399,4 +413,26 @@ private func rangeCheckWanted(
     guard !transfer.job.isCancelled else { return 1 }
     return transfer.job.plan.withLock { $0.isWanted(transfer.request) || transfer.written >= transfer.request.length }
         ? 0 : 1
+}
+
+/// The downloads handed to a cache's thread: a queue and a semaphore that counts its entries.
+private final class Starts: Sendable {
+    private let queue = Mutex<(urls: [String], ended: Bool)>(([], false))
+    private let ready = DispatchSemaphore(value: 0)
+
+    func push(_ url: String) {
+        queue.withLock { $0.urls.append(url) }
+        ready.signal()
+    }
+
+    func end() {
+        queue.withLock { $0.ended = true }
+        ready.signal()
+    }
+
+    /// Waits for the next download; nil once ended.
+    func next() -> String? {
+        ready.wait()
+        return queue.withLock { queue in queue.ended ? nil : queue.urls.removeFirst() }
+    }
 }

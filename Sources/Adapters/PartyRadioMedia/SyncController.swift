@@ -44,12 +44,17 @@ public final class SyncController: Sendable {
         var preparing: Preparing?
         /// Bumped by every prepare, pause and stop, so a stale start (timer or tick) does nothing.
         var generation = 0
-        var lastReadyNs: Int64?
+        /// How long the last load and the last seek took to get ready (their leads are learnt apart:
+        /// opening a file and its output takes longer than seeking in it).
+        var lastLoadReadyNs: Int64?
+        var lastSeekReadyNs: Int64?
     }
 
     private struct Preparing {
         var targetNs: Int64
         var requestedAt: Int64
+        /// A load (the file opens), not a seek in the open file.
+        var isLoad: Bool
         /// The player's playback-restart count before the load or seek was issued.
         var restartsBefore: Int
         /// The local instant the unpause is armed for, once the player is ready.
@@ -139,13 +144,18 @@ public final class SyncController: Sendable {
         source: String?, stationPositionAt: (Int64) -> Int64, ifStill generation: Int? = nil
     ) throws(PlayerError) {
         let now = clock.now()
-        let lead = StartPlanner.lead(lastReadyNs: state.withLock { $0.lastReadyNs })
+        let lead = state.withLock {
+            source != nil
+                ? StartPlanner.loadLead(lastReadyNs: $0.lastLoadReadyNs)
+                : StartPlanner.seekLead(lastReadyNs: $0.lastSeekReadyNs)
+        }
         let target = max(0, stationPositionAt(now + lead) + player.outputLatencyNs)
         let restarts = player.playbackRestartCount
         try state.withLock { state throws(PlayerError) in
             if let generation, state.generation != generation { return }
             cancelStart(&state)
-            state.preparing = Preparing(targetNs: target, requestedAt: now, restartsBefore: restarts)
+            state.preparing = Preparing(
+                targetNs: target, requestedAt: now, isLoad: source != nil, restartsBefore: restarts)
             state.corrector.reset()
             if let source {
                 try player.load(source, startNs: target, paused: true)
@@ -216,9 +226,13 @@ public final class SyncController: Sendable {
             reaching: preparing.targetNs - latency, from: now, stationPositionAt: stationPositionAt)
         let ready = now - preparing.requestedAt
         let tooLate = startAt <= now + Nanos.ms(1)
+        Log.debug(
+            .player,
+            "ready at \(preparing.targetNs / Nanos.perMillisecond) ms after \(ready / Nanos.perMillisecond) ms; "
+                + (tooLate ? "too late, preparing again" : "starts in \((startAt - now) / Nanos.perMillisecond) ms"))
         let current: Bool = state.withLock {
             guard $0.generation == generation else { return false }
-            $0.lastReadyNs = ready
+            if preparing.isLoad { $0.lastLoadReadyNs = ready } else { $0.lastSeekReadyNs = ready }
             $0.preparing?.startAt = startAt
             if !tooLate {
                 startTimer.arm(at: startAt) { [weak self] in self?.start(generation: generation, at: startAt) }
@@ -226,7 +240,8 @@ public final class SyncController: Sendable {
             return true
         }
         if current && tooLate {
-            // Too late for this target: prepare again with the longer lead just learnt.
+            // Too late for this target (or a first load, opened where the station was): seek ahead
+            // in the open file by the seek lead, now that the load's time is known.
             try? prepare(source: nil, stationPositionAt: stationPositionAt, ifStill: generation)
         }
         return idle

@@ -2,6 +2,7 @@
 #include "CMpvLoader.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +81,8 @@ int prmpv_load(const char *soname, char *error, size_t length) {
 }
 
 int prmpv_is_loaded(void) { return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE); }
+
+int prmpv_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 static const struct prmpv_table *api(void) {
     return __atomic_load_n(&loaded, __ATOMIC_ACQUIRE) ? &table : NULL;

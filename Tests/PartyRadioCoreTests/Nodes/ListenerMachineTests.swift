@@ -36,13 +36,13 @@ import Testing
         return machine.handle(station.send(.stateSnapshot(snapshot(at: at(ms: 100))), station: id), at: at(ms: 100))
     }
 
-    /// A pong to a ping sent at `sent`, 1 ms each way, received 2 ms later.
-    func pong(_ station: inout Peer, pingAt sent: LocalTime) -> NodeInput {
+    /// A pong to a ping sent at `sent`, `oneWayMs` each way (1 ms: received 2 ms later).
+    func pong(_ station: inout Peer, pingAt sent: LocalTime, oneWayMs: Int64 = 1) -> NodeInput {
         station.send(
             .timePong(
                 TimePong(
-                    clientSendNs: sent.ns, serverReceiveNs: dj(sent + Nanos.ms(1)).ns,
-                    serverSendNs: dj(sent + Nanos.ms(1)).ns)),
+                    clientSendNs: sent.ns, serverReceiveNs: dj(sent + Nanos.ms(oneWayMs)).ns,
+                    serverSendNs: dj(sent + Nanos.ms(oneWayMs)).ns)),
             station: id)
     }
 
@@ -136,28 +136,75 @@ import Testing
         #expect(said(at(ms: 60_000)) == 1)  // the queue came round and the crowd skipped it again
     }
 
-    @Test func pongsMakeSamplesAndSynchronisationLoadsThePlayer() {
+    @Test func threeCloseSamplesSynchroniseAndLoadThePlayer() {
         var machine = listener()
         var station = Fixture.djPeer
         _ = tunedIn(&machine, &station)
-        for n in 0..<7 {
-            let sent = at(ms: 100 + Int64(n) * 75)
+        // Round trips of 2 ms bound the offset to ±1 ms: the third such sample is enough to play.
+        for n in 0..<2 {
+            let sent = at(ms: 100 + Int64(n) * 10)
             let out = machine.handle(pong(&station, pingAt: sent), at: sent + Nanos.ms(2))
             #expect(machine.clock.samples.count == n + 1)
             #expect(out.player.isEmpty)
-            #expect(out.follows.count == 1)
+            #expect(out.follows.count == 1 && out.follows.first?.estimate == nil)
         }
-        #expect(machine.djTime(at: at(ms: 700)) == nil)
+        #expect(machine.djTime(at: at(ms: 125)) == nil)
 
-        let now = at(ms: 100 + 7 * 75 + 2)
+        let now = at(ms: 122)
         let out = machine.handle(pong(&station, pingAt: now - Nanos.ms(2)), at: now)
         #expect(machine.clock.isSynchronized)
         #expect(out.player == [.load(Fixture.tracks[0], paused: false)])
+        #expect(out.follows.last?.estimate != nil)
         let offset = machine.djTime(at: now).map { $0 - DJTime(ns: now.ns) }
         #expect(offset.map { abs($0 - Self.djAheadNs) < Nanos.ms(1) } == true, "offset \(String(describing: offset))")
         // The view the player follows puts the station where the DJ has it: 100 ms in at 100 ms.
         let position = machine.view?.stationPosition(at: at(ms: 1_100))
         #expect(position.map { abs($0 - Nanos.ms(1_000)) < Nanos.ms(1) } == true)
+    }
+
+    @Test func wideRoundTripsWaitForEightSamples() {
+        var machine = listener()
+        var station = Fixture.djPeer
+        _ = tunedIn(&machine, &station)
+        // 3 ms each way: a 6 ms round trip bounds the offset only to ±3 ms, too loose to start on.
+        for n in 0..<7 {
+            let sent = at(ms: 100 + Int64(n) * 10)
+            let out = machine.handle(pong(&station, pingAt: sent, oneWayMs: 3), at: sent + Nanos.ms(6))
+            #expect(out.player.isEmpty)
+        }
+        #expect(!machine.clock.isSynchronized)
+        let out = machine.handle(pong(&station, pingAt: at(ms: 170), oneWayMs: 3), at: at(ms: 176))
+        #expect(machine.clock.isSynchronized)
+        #expect(out.player == [.load(Fixture.tracks[0], paused: false)])
+    }
+
+    @Test func pingsComeQuicklyUntilSynchronisedThenInTheBurstsPace() {
+        var machine = listener()
+        var station = Fixture.djPeer
+        let tuned = tunedIn(&machine, &station)
+        #expect(tuned.messages.filter { $0.tag == "timePing" }.count == 1)  // with the tune-in, at 100 ms
+        // Pings every 10 ms while the DJ has not answered, at most twelve…
+        let unanswered = machine.run(until: at(ms: 250), from: at(ms: 100))
+        let pings = unanswered.messages.compactMap { if case .timePing(let p) = $0 { p.clientSendNs } else { nil } }
+        #expect(pings.count == 11, "\(pings.count) pings")
+        #expect(pings.first == at(ms: 110).ns && pings.last == at(ms: 210).ns)
+        // …then the burst's 75 ms.
+        let burst = machine.run(until: at(ms: 400), from: at(ms: 250))
+        #expect(burst.messages.filter { $0.tag == "timePing" }.count == 2)  // 285, 360
+
+        // Once synchronised (three close samples), the burst's pace at once.
+        var fresh = listener()
+        var dj = Fixture.djPeer
+        _ = tunedIn(&fresh, &dj)
+        var now = at(ms: 100)
+        for _ in 0..<3 {
+            _ = fresh.handle(pong(&dj, pingAt: now), at: now + Nanos.ms(2))
+            now += Nanos.ms(10)
+            _ = fresh.run(until: now, from: now - Nanos.ms(10))
+        }
+        #expect(fresh.clock.isSynchronized)
+        let after = fresh.run(until: now + Nanos.ms(100), from: now)
+        #expect(after.messages.filter { $0.tag == "timePing" }.count == 1)  // 75 ms after the last, not 10
     }
 
     @Test func anImplausiblePongIsLoggedNotCounted() {

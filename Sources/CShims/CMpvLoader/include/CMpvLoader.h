@@ -24,6 +24,10 @@ int prmpv_load(const char *soname, char *error, size_t length);
 /// Whether prmpv_load has succeeded in this process.
 int prmpv_is_loaded(void);
 
+/// Sets glibc's mmap threshold to `bytes` (mallopt(M_MMAP_THRESHOLD), which also turns its dynamic
+/// adjustment off); 1 on success. Here because Swift's Glibc module does not export <malloc.h>.
+int prmpv_set_mmap_threshold(int bytes);
+
 // The mpv client API calls partyradio makes, through the loaded table. Call them only after
 // prmpv_load succeeded (prmpv_error_string alone is safe before: it then says so).
 unsigned long prmpv_client_api_version(void);

@@ -13,8 +13,10 @@
 /// 4. a run of samples that contradict the model beyond their own error bound means the DJ clock
 ///    stepped: start again from those samples.
 ///
-/// Ping quickly right after joining (the burst), a little slower while the drift settles, then slowly:
-/// see `suggestedPingIntervalNs(at:)`.
+/// Ping at once and quickly right after joining until synchronised, then in a burst, a little slower
+/// while the drift settles, then slowly: see `suggestedPingIntervalNs(at:pingsSent:)`. The estimate
+/// drives playback (`isSynchronized`) once a few samples pin the offset to within a millisecond, or
+/// after eight.
 public struct ClockSync: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// Samples older than this (by local midpoint, relative to the newest) leave the window.
@@ -25,7 +27,13 @@ public struct ClockSync: Sendable {
         public var minDriftSpanNs: Int64 = 1_000 * Nanos.perMillisecond
         /// Drift estimates are clamped to ± this (crystal oscillators stay well within 200 ppm).
         public var maxDriftPPM: Double = 1_000
-        /// Ping interval while joining.
+        /// Ping interval from the first ping until synchronised (at most ``joiningPings`` pings): a
+        /// listener plays once its estimate is good, so the first samples are asked for at once.
+        public var joiningIntervalNs: Int64 = 10 * Nanos.perMillisecond
+        /// The joining pace stops after this many pings, synchronised or not (a DJ that does not
+        /// answer is not pinged a hundred times a second).
+        public var joiningPings: Int = 12
+        /// Ping interval in the burst that follows, while the window fills.
         public var burstIntervalNs: Int64 = 75 * Nanos.perMillisecond
         /// The burst lasts at least this long after the first sample…
         public var burstDurationNs: Int64 = 2 * Nanos.perSecond
@@ -42,8 +50,14 @@ public struct ClockSync: Sendable {
         public var stepMarginNs: Int64 = 2 * Nanos.perMillisecond
         /// This many contradicting samples in a row reset the estimator (the DJ clock stepped).
         public var stepRun: Int = 3
-        /// The estimate counts as synchronised once the window holds this many samples.
+        /// The estimate counts as synchronised once the window holds this many samples…
         public var minSamplesForSync: Int = 8
+        /// …or sooner, once it holds this many and the offset is pinned to within
+        /// ``quickSyncUncertaintyNs``: on a quiet LAN the first few round trips already bound the
+        /// offset to a fraction of a millisecond (section 1 of docs/CLOCK-SYNC.md), and waiting for
+        /// more only delays the first audio. Step detection still waits for ``minSamplesForSync``.
+        public var quickSyncSamples: Int = 3
+        public var quickSyncUncertaintyNs: Int64 = 1 * Nanos.perMillisecond
         /// Slopes whose clearance band is narrower than the widest by less than this (timestamping
         /// noise) count as equally good, and the fit takes the middle one, in nanoseconds.
         public var slopeToleranceNs: Double = 20_000
@@ -75,13 +89,19 @@ public struct ClockSync: Sendable {
 
     private var firstSampleLocalNs: Int64?
     private var contradicting: [TimeSample] = []
+    /// Set once the quick rule was met; holds until ``reset()``, so that a sample that widens the
+    /// band a little does not take the clock away from a player already started on it.
+    private var quickSynchronized = false
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    /// Whether the estimate rests on enough samples to drive playback.
-    public var isSynchronized: Bool { estimate != nil && samples.count >= configuration.minSamplesForSync }
+    /// Whether the estimate rests on enough samples to drive playback: ``Configuration/minSamplesForSync``
+    /// samples, or ``Configuration/quickSyncSamples`` that pin the offset closely.
+    public var isSynchronized: Bool {
+        estimate != nil && (samples.count >= configuration.minSamplesForSync || quickSynchronized)
+    }
 
     /// DJ clock minus local clock at `local`, or nil before the first sample.
     public func offset(at local: LocalTime) -> Int64? { estimate?.offset(at: local) }
@@ -92,9 +112,12 @@ public struct ClockSync: Sendable {
     /// Drift of the DJ clock relative to the local clock, in ppm (0 before there is an estimate).
     public var driftPPM: Double { estimate?.driftPPM ?? 0 }
 
-    /// How long to wait before the next ping, given local time `now`: `burstIntervalNs` while
-    /// joining, `settleIntervalNs` while the drift settles, `steadyIntervalNs` afterwards.
-    public func suggestedPingIntervalNs(at now: LocalTime) -> Int64 {
+    /// How long to wait before the next ping, given local time `now` and how many pings were sent
+    /// since joining: `joiningIntervalNs` until synchronised (for the first `joiningPings`),
+    /// `burstIntervalNs` while the window fills, `settleIntervalNs` while the drift settles,
+    /// `steadyIntervalNs` afterwards.
+    public func suggestedPingIntervalNs(at now: LocalTime, pingsSent: Int = .max) -> Int64 {
+        if !isSynchronized && pingsSent < configuration.joiningPings { return configuration.joiningIntervalNs }
         guard let first = firstSampleLocalNs else { return configuration.burstIntervalNs }
         let elapsed = now.ns &- first
         if elapsed < configuration.burstDurationNs || samples.count < configuration.burstMinSamples {
@@ -110,6 +133,7 @@ public struct ClockSync: Sendable {
         contradicting.removeAll()
         estimate = nil
         firstSampleLocalNs = nil
+        quickSynchronized = false
     }
 
     /// Feeds one completed exchange into the filter and updates `estimate`.
@@ -162,5 +186,10 @@ public struct ClockSync: Sendable {
             minDriftSpanNs: configuration.minDriftSpanNs, maxDriftPPM: configuration.maxDriftPPM,
             fallbackDriftPPM: estimate?.driftPPM ?? 0)
         estimate = fit.estimate
+        if let estimate, samples.count >= configuration.quickSyncSamples,
+            estimate.uncertaintyNs <= configuration.quickSyncUncertaintyNs
+        {
+            quickSynchronized = true
+        }
     }
 }

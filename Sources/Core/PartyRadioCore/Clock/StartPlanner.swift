@@ -11,10 +11,22 @@ public enum StartPlanner {
         return instant
     }
 
-    /// How far ahead to prepare: twice the last time the player took to get ready, plus a
-    /// margin, within 150 ms … 3 s.
-    public static func lead(lastReadyNs: Int64?) -> Int64 {
-        guard let ready = lastReadyNs else { return 300 * Nanos.perMillisecond }
+    /// How far ahead to prepare a load: twice the last time a load took to get ready, plus a
+    /// margin, within 150 ms … 3 s. The first load of a player has no such time: it is loaded
+    /// where the station is (lead 0) and, once it is open, seeked ahead by ``seekLead(lastReadyNs:)``,
+    /// so that the first audio waits for what opening the file and the output really took, not
+    /// for a guess that must cover the slowest machine.
+    public static func loadLead(lastReadyNs: Int64?) -> Int64 {
+        guard let ready = lastReadyNs else { return 0 }
         return min(3 * Nanos.perSecond, max(150 * Nanos.perMillisecond, 2 * ready + 50 * Nanos.perMillisecond))
+    }
+
+    /// How far ahead to prepare a paused seek of an open file (a resume, a correction, the first
+    /// start after its load): twice the last time a seek took to get ready, plus a margin, within
+    /// 50 ms … 3 s; 60 ms before any was measured (a seek in a paused file is ready within about
+    /// 10 ms, the runtime looks every 10 ms while a start is prepared).
+    public static func seekLead(lastReadyNs: Int64?) -> Int64 {
+        guard let ready = lastReadyNs else { return 60 * Nanos.perMillisecond }
+        return min(3 * Nanos.perSecond, max(50 * Nanos.perMillisecond, 2 * ready + 30 * Nanos.perMillisecond))
     }
 }

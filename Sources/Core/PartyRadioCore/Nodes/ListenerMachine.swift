@@ -53,6 +53,8 @@ public struct ListenerMachine: NodeMachine {
         public var lastHeartbeat: LocalTime
         public var lastProgress: LocalTime
         public var lastPing: LocalTime?
+        /// Time pings sent since tuning in (the clock filter paces the first ones quickly).
+        public var pings = 0
         public var silent = false
         public var beats = 0
     }
@@ -392,10 +394,10 @@ public struct ListenerMachine: NodeMachine {
     }
 
     /// When the next time ping is due: at once after tuning in, then at the interval the clock
-    /// filter asks for (quick while joining, slow once settled).
+    /// filter asks for (every 10 ms until synchronised, quick while joining, slow once settled).
     private func nextPing(_ tuned: Tuned) -> LocalTime {
         guard let last = tuned.lastPing else { return tuned.lastHeard }
-        return last + clock.suggestedPingIntervalNs(at: last)
+        return last + clock.suggestedPingIntervalNs(at: last, pingsSent: tuned.pings)
     }
 
     private func isAnswered(_ tuned: Tuned) -> Bool {
@@ -431,6 +433,7 @@ public struct ListenerMachine: NodeMachine {
         if now >= nextPing(tuned) {
             out.append(.send(.timePing(TimePing(clientSendNs: now.ns)), to: .peer(tuned.djAddress), station: station))
             tuned.lastPing = now
+            tuned.pings += 1
         }
         if !tuned.silent, now - tuned.lastProgress >= Self.progressIntervalNs {
             tuned.lastProgress = now

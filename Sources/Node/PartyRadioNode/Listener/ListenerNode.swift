@@ -38,8 +38,8 @@ public final class ListenerNode {
         if let seen = recent.fresh(for: query, now: settings.clock.now()) {
             inbox.push(.discovery(.resolved(name: seen.service, address: seen.address, port: seen.port, txt: seen.txt)))
         }
-        // Browsing first: mDNS finds and resolves the station (tens of milliseconds) while the
-        // player loads libmpv (about 80); what it finds waits in the inbox for the machine.
+        // mDNS finds and resolves the station (tens of milliseconds) while the player loads
+        // libmpv; what it finds waits in the inbox for the machine.
         let avahi: AvahiSession
         do {
             avahi = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { event in
@@ -47,26 +47,40 @@ public final class ListenerNode {
             }
             try avahi.browse(type: StationAdvert.serviceType)
         } catch { throw NodeError(.discovery, error.description, cause: error) }
-        var playback = playback
-        playback.mediaProof = settings.seal?.mediaProof
-        let player = try PlayerDriver(
-            role: "listener", options: playback, clock: settings.clock, inbox: inbox,
-            cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"))
         let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
-                playsAudio: player.playsAudio, knownKeys: known.keys, trustNewKey: trustNewKey,
+                playsAudio: !playback.noAudio, knownKeys: known.keys, trustNewKey: trustNewKey,
                 wantsUnicast: settings.domain != nil),
             verifier: settings.verifier)
-        runtime = try NodeRuntime(
-            machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            knownStations: known, avahi: avahi, inbox: inbox)
         let mpris = MPRISBridge.start(MPRISView(machine, at: settings.clock.now()), inbox: inbox)
         self.mpris = mpris
+        // The player last, on a thread of its own: libmpv loads (about 80 ms, several times that on
+        // a busy machine) while the node tunes in and synchronises its clock. glibc's dlopen holds
+        // the lock that every new thread takes for its TLS, so every thread the node needs before
+        // it plays (Avahi's, MPRIS's) is started above, before the load begins.
+        var playback = playback
+        playback.mediaProof = settings.seal?.mediaProof
+        let player: PlayerDriver
+        do {
+            player = try PlayerDriver(
+                role: "listener", options: playback, clock: settings.clock, inbox: inbox,
+                cacheDirectory: settings.stateDirectory.appendingPathComponent("media-cache"), inBackground: true)
+            runtime = try NodeRuntime(
+                machine: machine, settings: settings, interface: interface, transport: transport, player: player,
+                knownStations: known, avahi: avahi, inbox: inbox)
+        } catch {
+            mpris?.close()
+            throw error
+        }
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
-            for case .report(.tunedIn(let station)) in effects { recent.remember([station], at: now) }
+            for case .report(.tunedIn(let station)) in effects {
+                recent.remember([station], at: now)
+                // The track is fetched from the first snapshot on, while the clock is synchronised.
+                if let track = station.snapshot.nowPlaying { player.stationPlays(track) }
+            }
             // What plays next is fetched ahead while this track plays.
             for effect in effects {
                 if case .report(.state(let snapshot, _, _)) = effect, let track = snapshot.nowPlaying {

@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import PartyRadioCore
 import PartyRadioMedia
+import Synchronization
 
 /// Carries out the machine's player commands on libmpv and keeps the player on the station
 /// position between them (the `SyncController`'s corrections), and writes `--trace`.
@@ -8,11 +10,18 @@ import PartyRadioMedia
 /// Owned by the node's thread: the runtime calls it; mpv's event thread only pushes a failure
 /// into the node's inbox.
 final class PlayerDriver {
-    private let sync: SyncController?
+    /// The player, once made (never with `--no-audio`).
+    private var sync: SyncController?
+    /// The player being made on its own thread (a listener's), until ``takePlayer()`` has it.
+    private var maker: PlayerMaker?
+    /// Why the player could not be made in the background: the runtime stops the node with it.
+    private(set) var failure: NodeError?
     private let trace: TraceWriter?
     private let clock: NodeClock
     private let role: String
     private let inbox: Inbox<NodeInput>
+    /// Whether this node plays at all (false with `--no-audio`).
+    let playsAudio: Bool
     /// Where the station is, as the machine last said.
     private(set) var view: StationClockView?
     private var playing = false
@@ -21,13 +30,15 @@ final class PlayerDriver {
     private var lastTick = LocalTime(ns: 0)
     /// A listener's media cache (nil for the DJ, which plays its own files, and with `--no-audio`).
     private let cache: MediaCache?
-    /// A load waiting for its file to be in the cache.
+    /// A load waiting for its file to be in the cache, or for the player to be made.
     private var pending: (track: Track, paused: Bool, since: LocalTime)?
     /// The track last loaded, and what plays next (what the cache fetches ahead).
     private var current: Track?
     private var upNext: QueueList?
     /// The last track ``stationPlays(_:)`` was told of.
     private var announced: String?
+    /// The local instant a prepared start is armed for, until it has happened (for `-v`).
+    private var armedStart: Int64?
 
     /// How long a load waits for the cache before the player streams the URL itself. Long: the
     /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one
@@ -46,19 +57,30 @@ final class PlayerDriver {
         FileManager.default.fileExists(atPath: "/dev/snd") || ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil
     }
 
-    /// - Parameter cacheDirectory: where a listener keeps the tracks it fetches ahead (nil: the player
-    ///   streams every URL itself).
+    /// - Parameters:
+    ///   - cacheDirectory: where a listener keeps the tracks it fetches ahead (nil: the player
+    ///     streams every URL itself).
+    ///   - inBackground: make the player (load libmpv, about 80 ms) on a thread of its own while the
+    ///     node finds the station and its clock; loads wait for it. A failure then stops the node
+    ///     through ``failure``. Otherwise the player is made here and a failure is thrown.
     init(
-        role: String, options: PlaybackOptions, clock: NodeClock, inbox: Inbox<NodeInput>, cacheDirectory: URL? = nil
+        role: String, options: PlaybackOptions, clock: NodeClock, inbox: Inbox<NodeInput>, cacheDirectory: URL? = nil,
+        inBackground: Bool = false
     ) throws(NodeError) {
         self.role = role
         self.clock = clock
         self.inbox = inbox
+        playsAudio = !options.noAudio
         trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
         guard !options.noAudio else {
-            sync = nil
             cache = nil
             return
+        }
+        let recipe = PlayerMaker.Recipe(options: options, clock: clock, inbox: inbox)
+        if inBackground {
+            maker = PlayerMaker(recipe)
+        } else {
+            sync = try recipe.make()
         }
         // PARTYRADIO_MEDIA_CACHE=0 streams as before (for comparisons: scripts/bench-lossy.py).
         if let cacheDirectory, ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE"] != "0" {
@@ -69,38 +91,24 @@ final class PlayerDriver {
         } else {
             cache = nil
         }
-        let audio: Player.Options.AudioOutput =
-            options.audioDriver.map { $0 == "null" ? .none : .driver($0) } ?? (Self.hasSoundDevice ? .automatic : .none)
-        do throws(PlayerError) {
-            // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
-            // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
-            let player = try Player(
-                options: Player.Options(
-                    audio: audio, pitchCorrection: false,
-                    extraOptions: options.mediaProof.map {
-                        ["http-header-fields": "\(MediaServer.proofHeader): \($0)"]
-                    } ?? [:]),
-                clock: clock.nanoClock)
-            sync = SyncController(player: player, clock: clock.nanoClock)
-            let events = player.events
-            // mpv's events arrive on its event thread as a stream; this task only forwards failures.
-            Task.detached { [inbox] in
-                for await event in events {
-                    if case .endOfFile(.error(let message)) = event { inbox.push(.playerFailed(message)) }
-                }
-            }
-        } catch {
-            // Without libmpv another audio driver would not help: only the fix, and how to play nothing.
-            let message =
-                error.libraryMissing
-                ? "\(error), or use --no-audio."
-                : "The audio player could not start (\(error)); use --no-audio or --audio-driver null."
-            throw NodeError(.player, message, cause: error)
-        }
     }
 
-    /// Whether this node plays at all (false with `--no-audio`).
-    var playsAudio: Bool { sync != nil }
+    /// Takes the player from its maker once it is made (or its failure); true when there is one.
+    @discardableResult
+    private func takePlayer() -> Bool {
+        if sync != nil { return true }
+        guard let maker, let result = maker.result else { return false }
+        self.maker = nil
+        switch result {
+        case .success(let made):
+            sync = made
+            if volume != 100 { try? made.player.setVolume(volume) }
+            return true
+        case .failure(let error):
+            failure = error
+            return false
+        }
+    }
 
     func follow(_ view: StationClockView) { self.view = view }
 
@@ -110,7 +118,8 @@ final class PlayerDriver {
             try? sync?.player.setVolume(level)
             return
         }
-        guard let sync, let view else { return }
+        guard playsAudio, let view else { return }
+        takePlayer()
         Log.debug(.player, "\(command)")
         let position = stationPosition(view)
         do {
@@ -123,21 +132,19 @@ final class PlayerDriver {
                 if let cache, MediaCache.handles(track.source) {
                     cache.request(track.source, now: true)
                     prefetch()
-                    if case .ready(let path) = cache.status(of: track.source) {
-                        try load(track, from: path, paused: paused)
-                    } else {
-                        // Not here yet: the old track stops (it is no longer the station's), and
-                        // step() loads this one as soon as its file is complete.
-                        try sync.stop()
-                        playing = false
-                        pending = (track, paused, clock.now())
-                    }
+                }
+                if sync != nil, let source = readySource(of: track, waitingSince: clock.now()) {
+                    try load(track, from: source, paused: paused)
                 } else {
-                    try load(track, from: track.source, paused: paused)
+                    // The file or the player is not there yet: the old track stops (it is no longer
+                    // the station's), and step() loads this one as soon as both are.
+                    try sync?.stop()
+                    playing = false
+                    pending = (track, paused, clock.now())
                 }
             case .pause:
                 if pending != nil { pending?.paused = true }
-                try sync.pause()
+                try sync?.pause()
                 playing = false
             case .resume:
                 guard view.stationPosition(at: clock.now()) != nil else { return }
@@ -145,14 +152,14 @@ final class PlayerDriver {
                     pending?.paused = false
                     return
                 }
-                try sync.resume(stationPositionAt: position)
-                playing = true
+                try sync?.resume(stationPositionAt: position)
+                playing = sync != nil
             case .stop:
                 pending = nil
-                try sync.stop()
+                try sync?.stop()
                 playing = false
             case .volume(let level):
-                try sync.player.setVolume(level)
+                try sync?.player.setVolume(level)
             }
         } catch {
             if case .load = command { inbox.push(.playerFailed("\(error)")) }
@@ -198,23 +205,28 @@ final class PlayerDriver {
         }
     }
 
-    /// Loads a pending track once its file is in the cache, or streams its URL when the cache
-    /// failed or took too long.
-    private func loadPendingIfReady() {
-        guard let (track, paused, since) = pending, let cache, let view,
-            view.stationPosition(at: clock.now()) != nil
-        else { return }
-        let source: String
+    /// What to load for `track`: its file once the cache has it, its URL when the cache failed or
+    /// has taken ``cacheWaitNs`` since `since`, or when there is no cache; nil while it fetches.
+    private func readySource(of track: Track, waitingSince since: LocalTime) -> String? {
+        guard let cache, MediaCache.handles(track.source) else { return track.source }
         switch cache.status(of: track.source) {
-        case .ready(let path): source = path
+        case .ready(let path): return path
         case .failed(let reason):
             Log.debug(.player, "cache failed (\(reason)): streaming \(track.source)")
-            source = track.source
+            return track.source
         case .fetching, .absent:
-            guard clock.now() - since >= Self.cacheWaitNs else { return }
+            guard clock.now() - since >= Self.cacheWaitNs else { return nil }
             Log.debug(.player, "cache too slow: streaming \(track.source)")
-            source = track.source
+            return track.source
         }
+    }
+
+    /// Loads a pending track once the player is made and the track's file is in the cache (or
+    /// its URL is to be streamed).
+    private func loadPendingIfReady() {
+        guard let (track, paused, since) = pending, takePlayer(), let view,
+            view.stationPosition(at: clock.now()) != nil, let source = readySource(of: track, waitingSince: since)
+        else { return }
         pending = nil
         do { try load(track, from: source, paused: paused) } catch {
             inbox.push(.playerFailed("\(error)"))
@@ -234,6 +246,7 @@ final class PlayerDriver {
 
     /// Corrects the player and writes the trace when they are due.
     func step() {
+        if maker != nil { takePlayer() }
         if pending != nil { loadPendingIfReady() }
         let now = clock.now()
         // No corrections against a guessed clock: while the estimate is lost (the DJ's clock
@@ -244,6 +257,7 @@ final class PlayerDriver {
             lastTick = now
             sync.tick(stationPositionAt: stationPosition(view))
         }
+        if Log.isEnabled, let sync { noteStart(sync, now: now) }
         guard let trace, trace.isDue(now.ns) else { return }
         let real = NodeClock.realTimeNs()
         let local = clock.localTime(atRealTime: real)
@@ -255,7 +269,24 @@ final class PlayerDriver {
             driftPPM: role == "dj" ? 0 : estimate?.driftPPM)
     }
 
-    func shutdown() { sync?.shutdown() }
+    /// Shuts the player down, waiting for it first if it is still being made.
+    func shutdown() {
+        if let maker, case .success(let made) = maker.waitForResult() { made.shutdown() }
+        maker = nil
+        sync?.shutdown()
+    }
+
+    /// Logs the instant a prepared start let the player go (`-v`; the first-audio benchmark reads it).
+    private func noteStart(_ sync: SyncController, now: LocalTime) {
+        if let armed = sync.pendingStartNs {
+            armedStart = armed
+        } else if let armed = armedStart, !sync.isPreparing {
+            armedStart = nil
+            guard now.ns >= armed, !sync.player.isPaused else { return }
+            let trueNs = NodeClock.realTimeNs() - (now.ns - armed)
+            Log.debug(.player, "playing from local \(armed) (true \(trueNs))")
+        }
+    }
 
     /// Where the player is at local instant `local`, if it is playing.
     private func playerPosition(at local: LocalTime) -> Int64? {
@@ -268,5 +299,77 @@ final class PlayerDriver {
     /// answers the anchor's own position rather than guess.
     private func stationPosition(_ view: StationClockView) -> (Int64) -> Int64 {
         { local in view.stationPosition(at: LocalTime(ns: local)) ?? view.anchor.positionNs }
+    }
+}
+
+/// Makes a node's player on a thread of its own: libmpv is loaded with `dlopen` (about 80 ms on a
+/// quiet machine, several times that on a busy one) while the node finds its station.
+final class PlayerMaker: Sendable {
+    /// What the player is made of; ``make()`` runs on the maker's thread or the caller's.
+    struct Recipe: Sendable {
+        var options: PlaybackOptions
+        var clock: NodeClock
+        var inbox: Inbox<NodeInput>
+
+        func make() throws(NodeError) -> SyncController {
+            let audio: Player.Options.AudioOutput =
+                options.audioDriver.map { $0 == "null" ? .none : .driver($0) }
+                ?? (PlayerDriver.hasSoundDevice ? .automatic : .none)
+            let started = clock.now()
+            do throws(PlayerError) {
+                // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
+                // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
+                let player = try Player(
+                    options: Player.Options(
+                        audio: audio, pitchCorrection: false,
+                        extraOptions: options.mediaProof.map {
+                            ["http-header-fields": "\(MediaServer.proofHeader): \($0)"]
+                        } ?? [:]),
+                    clock: clock.nanoClock)
+                let sync = SyncController(player: player, clock: clock.nanoClock)
+                Log.debug(
+                    .player, "player made in \((clock.now() - started) / Nanos.perMillisecond) ms (libmpv loaded)")
+                let events = player.events
+                // mpv's events arrive on its event thread as a stream; this task only forwards failures.
+                Task.detached { [inbox] in
+                    for await event in events {
+                        if case .endOfFile(.error(let message)) = event { inbox.push(.playerFailed(message)) }
+                    }
+                }
+                return sync
+            } catch {
+                // Without libmpv another audio driver would not help: only the fix, and how to play nothing.
+                let message =
+                    error.libraryMissing
+                    ? "\(error), or use --no-audio."
+                    : "The audio player could not start (\(error)); use --no-audio or --audio-driver null."
+                throw NodeError(.player, message, cause: error)
+            }
+        }
+    }
+
+    private let made = Mutex<Result<SyncController, NodeError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ recipe: Recipe) {
+        let thread = Thread { [self] in
+            let result = Result { () throws(NodeError) in try recipe.make() }
+            made.withLock { $0 = result }
+            done.signal()
+            // Wakes the node, which takes the player on its next turn.
+            recipe.inbox.push(.timer)
+        }
+        thread.name = "partyradio.player-maker"
+        thread.start()
+    }
+
+    /// The player or why it could not be made; nil while it is being made.
+    var result: Result<SyncController, NodeError>? { made.withLock { $0 } }
+
+    /// Waits until the player is made (or failed).
+    func waitForResult() -> Result<SyncController, NodeError> {
+        done.wait()
+        done.signal()
+        return made.withLock { $0 }!
     }
 }

@@ -118,6 +118,8 @@ final class NodeRuntime<Machine: NodeMachine> {
         }
         if let wake = machine.nextWakeup, clock.now() >= wake { deliver(.timer) }
         player?.step()
+        // A player made in the background that could not be made (no libmpv) stops the node.
+        if fatal == nil, let failure = player?.failure { fatal = failure }
     }
 
     /// Withdraws from DNS-SD and stops the player; idempotent.

@@ -88,6 +88,9 @@ public final class AvahiSession: @unchecked Sendable {
     private let families: [SocketAddress.Family]
     /// What browsing saw of each service name, per protocol (under Avahi's lock).
     private var sightings: [String: [AvahiProtocol: Sighting]] = [:]
+    /// Names resolved at once by ``resolve(name:type:)`` that the browser has not reported (yet):
+    /// a failure there is silent, since the name may be a prefix, an ID, or no station at all.
+    private var resolvedDirectly: Set<String> = []
     let handler: @Sendable (AvahiEvent) -> Void
     private let closed = Mutex(false)
 
@@ -278,6 +281,7 @@ public final class AvahiSession: @unchecked Sendable {
             handler(.daemonLost)
             waitingForDaemon = true
             sightings = [:]
+            resolvedDirectly = []
             browser = nil  // freed with the client
             group = nil
             avahi_client_free(client)
@@ -316,6 +320,27 @@ public final class AvahiSession: @unchecked Sendable {
         }
     }
 
+    /// Resolves the instance `name` of `type` at once, beside the browser. A guest that names its
+    /// station need not wait for browsing: a fresh browser's first query waits a moment, and
+    /// answers to it (shared PTR records) come after a random 20–120 ms (RFC 6762 §6), while a
+    /// service's SRV and TXT records are unique ones, answered at once (or from Avahi's cache).
+    /// What it finds is reported as the browser's would be; when no such instance answers, nothing
+    /// is reported and browsing carries on. Best effort: a client not connected yet resolves nothing.
+    public func resolve(name: String, type: String) {
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        guard let client, !name.isEmpty, sightings[name] == nil else { return }
+        for family in families {
+            let protocolNumber = Self.avahiProtocol(family)
+            let resolver = avahi_service_resolver_new(
+                client, interfaceIndex, protocolNumber, name, type, "local", protocolNumber, AvahiLookupFlags(0),
+                avahiResolverCallback, Unmanaged.passUnretained(self).toOpaque())
+            guard resolver != nil else { continue }
+            sightings[name, default: [:]][protocolNumber] = .resolving
+            resolvedDirectly.insert(name)
+        }
+    }
+
     /// The protocol to publish and browse over: the one family's, or both (`AVAHI_PROTO_UNSPEC`).
     private var serviceProtocol: AvahiProtocol {
         families.count > 1 ? AvahiProtocol(AVAHI_PROTO_UNSPEC) : Self.avahiProtocol(families[0])
@@ -331,6 +356,9 @@ public final class AvahiSession: @unchecked Sendable {
         interface: AvahiIfIndex, protocol: AvahiProtocol, name: String, type: String, domain: String
     ) {
         guard families.contains(where: { Self.avahiProtocol($0) == `protocol` }) else { return }
+        if resolvedDirectly.remove(name) != nil, case .resolved = sightings[name]?[`protocol`] {
+            return  // resolved directly already; a NEW after a REMOVE finds no sighting and resolves again
+        }
         if sightings[name] == nil { handler(.discovered(name: name)) }
         sightings[name, default: [:]][`protocol`] = .resolving
         let resolver = avahi_service_resolver_new(
@@ -355,6 +383,15 @@ public final class AvahiSession: @unchecked Sendable {
     /// A resolver answered: reported when it is the best protocol that resolved `name`.
     fileprivate func resolved(protocol: AvahiProtocol, name: String, sighting: Sighting) {
         guard sightings[name]?[`protocol`] != nil else { return }  // lost meanwhile
+        if sighting == .unresolved, resolvedDirectly.contains(name) {
+            // Asked for at once and not there (or not by that exact name): forget it quietly.
+            sightings[name]?[`protocol`] = nil
+            if sightings[name]?.isEmpty == true {
+                sightings[name] = nil
+                resolvedDirectly.remove(name)
+            }
+            return
+        }
         sightings[name]?[`protocol`] = sighting
         switch sighting {
         case .resolved:

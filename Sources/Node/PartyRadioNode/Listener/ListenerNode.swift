@@ -46,6 +46,8 @@ public final class ListenerNode {
                 inbox.push(.discovery(DiscoveryEvent(event)))
             }
             try avahi.browse(type: StationAdvert.serviceType)
+            // A station asked for by its name is resolved at once, beside the browse.
+            if let query { avahi.resolve(name: query, type: StationAdvert.serviceType) }
         } catch { throw NodeError(.discovery, error.description, cause: error) }
         let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(

@@ -5,7 +5,7 @@ build:
 	swift build
 
 release:
-	swift build -c release --product partyradio
+	swift build -c release --static-swift-stdlib --product partyradio
 
 # The Debian package, .build/deb/partyradio_<version>_<arch>.deb (see the README's Install).
 deb:

@@ -31,9 +31,9 @@ PARTYRADIO_BIN picks the binary (default .build/release/partyradio).
 import bisect, json, os, re, statistics, subprocess, sys, tempfile, time
 from datetime import datetime, timezone
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BIN, TESTBED, percentile, read_trace, require_root, spawn, testbed_down, testbed_up, wait_event
+
 RUNS = max(1, int(os.environ.get("RUNS", "10")))
 MODES = os.environ.get("MODES", "fresh warm").split()
 HOLD = 4.5  # seconds of trace kept after first audio
@@ -49,24 +49,6 @@ PHASES = [
     ("clock", r"\[clock\] synchronised"),
     ("audio", r"\[player\] playing from"),
 ]
-
-
-def sh(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def read_trace(path):
-    lines = []
-    try:
-        with open(path) as handle:
-            for line in handle:
-                try:
-                    lines.append(json.loads(line))
-                except ValueError:
-                    pass
-    except FileNotFoundError:
-        pass
-    return lines
 
 
 def log_time_ns(line):
@@ -140,34 +122,24 @@ def truth(dj):
     return at
 
 
-def percentile(values, share):
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
-
-
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--on-host":
         return on_host()
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-first-audio-")
     os.chmod(work, 0o755)
-    lan = sh(TESTBED, "up", "2").splitlines()[-1]
+    lan = testbed_up(2)
     try:
-        sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", NAME, "--no-audio", "--json-events",
-           "--trace", f"{work}/dj.jsonl", "--clock-offset-ms", DJ_CLOCK[0], "--clock-drift-ppm", DJ_CLOCK[1],
-           "--state-dir", f"{work}/dj")
-        deadline = time.time() + 20
-        while time.time() < deadline and "station_published" not in open(f"{work}/dj.log").read():
-            time.sleep(0.05)
+        spawn(lan, 1, f"{work}/dj.log", BIN, "dj", "--name", NAME, "--no-audio", "--json-events",
+              "--trace", f"{work}/dj.jsonl", "--clock-offset-ms", DJ_CLOCK[0], "--clock-drift-ppm", DJ_CLOCK[1],
+              "--state-dir", f"{work}/dj")
+        wait_event(f"{work}/dj.log", lambda e: e.get("event") == "station_published", timeout=20, poll=0.05)
         time.sleep(1.5)  # past mDNS's announcements
         for mode in MODES:
             subprocess.run([TESTBED, "run", lan, "2", sys.executable, os.path.abspath(__file__), "--on-host", work,
                             mode], check=True, env=dict(os.environ, PARTYRADIO_BIN=BIN, RUNS=str(RUNS)))
     finally:
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
     station = truth(read_trace(f"{work}/dj.jsonl"))
     print(f"partyradio first-audio benchmark: `listen NAME` on host 2, DJ on host 1, {RUNS} runs a mode, "

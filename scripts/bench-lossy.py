@@ -15,53 +15,21 @@ DURATION seconds (default 35: at least one track boundary), once with the media 
 
 LOSSES (default "0 10 25"), MODES (default "cache stream"), RUNS (default 1), DURATION.
 """
-import bisect, json, os, subprocess, sys, tempfile, time
+import os, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (BIN, TESTBED, percentile, read_trace, require_root, sh, spawn, station_truth, stop,
+                      testbed_down, testbed_up)
+
 LOSSES = [float(x) for x in os.environ.get("LOSSES", "0 10 25").split()]
 MODES = os.environ.get("MODES", "cache stream").split()
 RUNS = int(os.environ.get("RUNS", "1"))
 DURATION = float(os.environ.get("DURATION", "35"))
 
 
-def sh(*args, env=None):
-    return subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout.strip()
-
-
-def read_trace(path):
-    lines = []
-    try:
-        with open(path) as handle:
-            for line in handle:
-                try:
-                    lines.append(json.loads(line))
-                except ValueError:
-                    pass
-    except FileNotFoundError:
-        pass
-    return lines
-
-
-def percentile(values, share):
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
-
-
 def measure(dj, trace, spawned_ns):
-    dj = [line for line in dj if line["dj_time_ns"] is not None]
-    dj_true = [line["true_time_ns"] for line in dj]
-
-    def true_station_ms(true_ns, track):
-        i = min(max(0, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
-        near = dj[i] if dj[i]["track_id"] == track else (dj[i - 1] if i > 0 else None)
-        if not near or near["track_id"] != track or near["station_position_ms"] is None or near["paused"]:
-            return None
-        return near["station_position_ms"] + (true_ns - near["true_time_ns"]) / 1e6
-
+    # The DJ's clock is true here: the time since its trace line is taken on the true clock.
+    _, true_station_ms = station_truth(dj, follow_dj_clock=False)
     playing = [line for line in trace if line["player_position_ms"] is not None]
     if not playing:
         return None
@@ -100,29 +68,28 @@ def run(lan, work, loss, mode, index):
     env = dict(os.environ)
     env["PARTYRADIO_MEDIA_CACHE"] = "0" if mode == "stream" else "1"
     sh(TESTBED, "loss", lan, "2", "0")
-    dj_pid = sh(TESTBED, "spawn", lan, "1", f"{work}/dj-{tag}.log", BIN, "dj", "--name", "Lossy bench",
-                "--json-events", "--audio-driver", "null", "--trace", f"{work}/dj-{tag}.jsonl",
-                "--state-dir", f"{work}/dj-{tag}")
+    dj_pid = spawn(lan, 1, f"{work}/dj-{tag}.log", BIN, "dj", "--name", "Lossy bench",
+                   "--json-events", "--audio-driver", "null", "--trace", f"{work}/dj-{tag}.jsonl",
+                   "--state-dir", f"{work}/dj-{tag}")
     time.sleep(2.5)
     if loss > 0:
         sh(TESTBED, "loss", lan, "2", f"{loss:g}", "--both")
     spawned = time.time_ns()
-    listener_pid = sh(TESTBED, "spawn", lan, "2", f"{work}/l-{tag}.log", BIN, "listen", "Lossy bench",
-                      "--json-events", "--audio-driver", "null", "--trace", f"{work}/l-{tag}.jsonl",
-                      "--state-dir", f"{work}/l-{tag}", "--timeout", "30", env=env)
+    listener_pid = spawn(lan, 2, f"{work}/l-{tag}.log", BIN, "listen", "Lossy bench",
+                         "--json-events", "--audio-driver", "null", "--trace", f"{work}/l-{tag}.jsonl",
+                         "--state-dir", f"{work}/l-{tag}", "--timeout", "30", env=env)
     time.sleep(DURATION)
     for pid in (listener_pid, dj_pid):
-        subprocess.run(["kill", "-TERM", pid.splitlines()[-1]], capture_output=True)
+        stop(pid, timeout=0)
     time.sleep(1)
     sh(TESTBED, "loss", lan, "2", "0")
     return measure(read_trace(f"{work}/dj-{tag}.jsonl"), read_trace(f"{work}/l-{tag}.jsonl"), spawned)
 
 
 def main():
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-lossy-")
-    lan = sh(TESTBED, "up", "2").splitlines()[-1]
+    lan = testbed_up(2)
     results = []
     try:
         for loss in LOSSES:
@@ -130,7 +97,7 @@ def main():
                 for index in range(RUNS):
                     results.append((loss, mode, run(lan, work, loss, mode, index)))
     finally:
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
     print(f"partyradio lossy-link benchmark: DJ + 1 listener, loss both ways on the listener's host, "
           f"{DURATION:.0f} s per run, demo library (~1 MB WAVs), mpv ao=null, {os.path.basename(BIN)} "
           f"from {os.path.dirname(BIN)}")

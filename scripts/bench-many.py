@@ -16,48 +16,18 @@ measures it), p50/p99, and how many were counted.
 """
 import bisect, json, os, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (BIN, TESTBED, cpu_seconds, read_trace as events, require_root, sh, spawn, testbed_down,
+                      testbed_up, upper_percentile as percentile, usage)
+
 LISTENERS = int(os.environ.get("LISTENERS", "200"))
 HOSTS = max(1, int(os.environ.get("HOSTS", "10")))
 PLAYING = int(os.environ.get("PLAYING", "3"))
 MEASURE = float(os.environ.get("MEASURE", "30"))
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, capture_output=True, text=True).stdout.strip()
-
-
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
-
-
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def rss_mib(pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def events(path):
-    out = []
-    try:
-        for line in open(path):
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                pass
-    except FileNotFoundError:
-        pass
-    return out
+    return usage(pid)[0]["VmRSS"]
 
 
 def dj_pid(lan):
@@ -79,13 +49,12 @@ def dj_pid(lan):
 
 
 def main():
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-many-")
-    lan = sh(TESTBED, "up", str(HOSTS + 1), "--tag", "bench").splitlines()[-1]
+    lan = testbed_up(HOSTS + 1, "--tag", "bench")
     try:
-        sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", "Many", "--no-audio", "--json-events",
-           "--voters-per-address", "1000", "--trace", f"{work}/dj.jsonl", "--state-dir", f"{work}/dj")
+        spawn(lan, 1, f"{work}/dj.log", BIN, "dj", "--name", "Many", "--no-audio", "--json-events",
+              "--voters-per-address", "1000", "--trace", f"{work}/dj.jsonl", "--state-dir", f"{work}/dj")
         deadline = time.time() + 20
         while time.time() < deadline and not any(e.get("event") == "station_published" for e in events(f"{work}/dj.log")):
             time.sleep(0.2)
@@ -100,8 +69,8 @@ def main():
         for n in range(LISTENERS):
             host = 2 + n % HOSTS
             extra = (["--audio-driver", "null", "--trace", f"{work}/l{n}.jsonl"] if n < PLAYING else ["--no-audio"])
-            sh(TESTBED, "spawn", lan, str(host), f"{work}/l{n}.log", BIN, "listen", "Many", "--json-events",
-               "--as", f"guest{n}", *extra, "--state-dir", f"{work}/l{n}")
+            spawn(lan, host, f"{work}/l{n}.log", BIN, "listen", "Many", "--json-events",
+                  "--as", f"guest{n}", *extra, "--state-dir", f"{work}/l{n}")
         spawned = time.time() - started
         joined_at = None
         deadline = time.time() + 120
@@ -150,7 +119,7 @@ def main():
             time.sleep(0.5)
         vote_wall = time.time() - vote_start
     finally:
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
     # Sync of the playing listeners against the DJ's trace (the DJ's clock is the machine's here).
     dj = [e for e in events(f"{work}/dj.jsonl") if e.get("dj_time_ns") is not None]

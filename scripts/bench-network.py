@@ -7,83 +7,32 @@ Prints, over RUNS runs (at least 5):
     be sure there is only one station, and `listen NAME`, which does not)
   - vote sent -> acknowledged (the DJ's ack, measured by the voter) and the whole `vote` command
 """
-import json, os, statistics, subprocess, sys, tempfile, time
+import json, os, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (BIN, TESTBED, line_count, now_ns, report, require_root, sh, spawn, stop, testbed_down,
+                      testbed_up, wait_event)
+
 RUNS = max(5, int(os.environ.get("RUNS", "10")))
 VOTES = max(5, int(os.environ.get("VOTES", "40")))
 # The LAN's families (`testbed.sh up --ip`): v4 (default), v6 (no IPv4 at all) or dual.
 IP = os.environ.get("IP", "v4")
 
 
-def sh(*args, **kw):
-    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout.strip()
-
-
-def now_ns():
-    return time.clock_gettime_ns(time.CLOCK_REALTIME)
-
-
-def spawn(lan, host, log, *args):
-    return int(sh(TESTBED, "spawn", lan, str(host), log, BIN, *args))
-
-
-def wait_event(log, predicate, timeout=15.0, start=0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        with open(log) as handle:
-            lines = handle.read().splitlines()[start:]
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if predicate(event):
-                return event
-        time.sleep(0.005)
-    raise RuntimeError(f"timed out waiting in {log}")
-
-
-def line_count(log):
-    with open(log) as handle:
-        return len(handle.read().splitlines())
-
-
-def stop(pid, sig="TERM"):
-    subprocess.run(["kill", f"-{sig}", str(pid)], capture_output=True)
-    for _ in range(300):
-        if not os.path.exists(f"/proc/{pid}"):
-            return
-        time.sleep(0.01)
-
-
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
-
-
-def report(name, values_ms):
-    print(f"{name:44s} n={len(values_ms):3d}  p50 {percentile(values_ms, .5):8.1f} ms  "
-          f"p99 {percentile(values_ms, .99):8.1f} ms  max {max(values_ms):8.1f} ms")
-
-
 def main():
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-bench-")
-    lan = sh(TESTBED, "up", "3", "--ip", IP).splitlines()[-1]
+    lan = testbed_up(3, "--ip", IP)
     try:
         watch_log = f"{work}/watch.log"
-        spawn(lan, 2, watch_log, "stations", "--watch", "--json", "--state-dir", f"{work}/watch")
+        spawn(lan, 2, watch_log, BIN, "stations", "--watch", "--json", "--state-dir", f"{work}/watch")
         time.sleep(1.5)
         visible, first_now_playing, first_by_name, acks, votes = [], [], [], [], []
         for run in range(RUNS):
             mark = line_count(watch_log)
             dj_log = f"{work}/dj{run}.log"
             started = now_ns()
-            dj = spawn(lan, 1, dj_log, "dj", "--name", f"Bench {run}", "--no-audio", "--json-events",
+            dj = spawn(lan, 1, dj_log, BIN, "dj", "--name", f"Bench {run}", "--no-audio", "--json-events",
                        "--state-dir", f"{work}/dj")
             seen = wait_event(watch_log, lambda e: e.get("event") == "appeared", start=mark)
             visible.append((seen["time_ns"] - started) / 1e6)
@@ -92,7 +41,7 @@ def main():
                 listen_log = f"{work}/listen{run}-{by_name}.log"
                 started = now_ns()
                 station = [f"Bench {run}"] if by_name else []
-                listener = spawn(lan, 3, listen_log, "listen", *station, "--no-audio", "--json-events",
+                listener = spawn(lan, 3, listen_log, BIN, "listen", *station, "--no-audio", "--json-events",
                                  "--state-dir", f"{work}/l")
                 state = wait_event(listen_log, lambda e: e.get("event") == "state")
                 results.append((state["time_ns"] - started) / 1e6)
@@ -101,7 +50,7 @@ def main():
             stop(dj)
             wait_event(watch_log, lambda e: e.get("event") == "vanished", start=mark)
 
-        dj = spawn(lan, 1, f"{work}/dj-votes.log", "dj", "--name", "Bench votes", "--no-audio", "--json-events",
+        dj = spawn(lan, 1, f"{work}/dj-votes.log", BIN, "dj", "--name", "Bench votes", "--no-audio", "--json-events",
                    "--state-dir", f"{work}/dj")
         wait_event(f"{work}/dj-votes.log", lambda e: e.get("event") == "station_published")
         for index in range(VOTES):
@@ -120,7 +69,7 @@ def main():
         report("vote sent -> acknowledged", acks)
         report("whole `vote` command (incl. discovery)", votes)
     finally:
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
 
 if __name__ == "__main__":

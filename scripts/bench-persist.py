@@ -9,16 +9,14 @@
            database, every chat line a guest saw acknowledged is in the saved chat, and each
            voter's last acknowledged vote is in the saved vote book if it is still on that track.
 """
-import base64, json, os, random, subprocess, sys, tempfile, threading, time
+import json, os, random, subprocess, sys, tempfile, threading, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (BIN, TESTBED, line_count, now_ns, report, require_root, spawn, stop, testbed_down, testbed_up,
+                      wait_event)
+
 RESTARTS = max(3, int(os.environ.get("RESTARTS", "10")))
 CRASHES = max(1, int(os.environ.get("CRASHES", "200")))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from importlib import import_module
-net = import_module("bench-network")
 
 
 def sqlite(path, sql):
@@ -27,9 +25,9 @@ def sqlite(path, sql):
 
 
 def start_dj(lan, work, log):
-    pid = net.spawn(lan, 1, log, "dj", "--name", "Persist", "--no-audio", "--json-events",
-                    "--state-dir", f"{work}/dj")
-    net.wait_event(log, lambda e: e.get("event") == "station_published", timeout=20)
+    pid = spawn(lan, 1, log, BIN, "dj", "--name", "Persist", "--no-audio", "--json-events",
+                "--state-dir", f"{work}/dj")
+    wait_event(log, lambda e: e.get("event") == "station_published", timeout=20)
     return pid
 
 
@@ -38,28 +36,28 @@ def restart_bench(lan, work):
     dj_log = f"{work}/dj-restart.log"
     dj = start_dj(lan, work, dj_log)
     logs = [f"{work}/listen{host}.log" for host in (2, 3)]
-    listeners = [net.spawn(lan, host, log, "listen", "Persist", "--no-audio", "--json-events", "--state-dir",
-                           f"{work}/l{host}") for host, log in zip((2, 3), logs)]
+    listeners = [spawn(lan, host, log, BIN, "listen", "Persist", "--no-audio", "--json-events", "--state-dir",
+                       f"{work}/l{host}") for host, log in zip((2, 3), logs)]
     for log in logs:
-        net.wait_event(log, lambda e: e.get("event") == "state")
+        wait_event(log, lambda e: e.get("event") == "state")
     for run in range(RESTARTS):
         time.sleep(random.uniform(1.0, 2.0))
-        marks = [net.line_count(log) for log in logs]
-        killed = net.now_ns()
-        net.stop(dj, "KILL")
+        marks = [line_count(log) for log in logs]
+        killed = now_ns()
+        stop(dj, "KILL")
         for log, mark in zip(logs, marks):
-            net.wait_event(log, lambda e: e.get("event") == "station_silent", start=mark)
-        started = net.now_ns()
+            wait_event(log, lambda e: e.get("event") == "station_silent", start=mark)
+        started = now_ns()
         dj = start_dj(lan, work, dj_log)
-        times = [net.wait_event(log, lambda e: e.get("event") == "station_back", start=mark, timeout=20)["time_ns"]
+        times = [wait_event(log, lambda e: e.get("event") == "station_back", start=mark, timeout=20)["time_ns"]
                  for log, mark in zip(logs, marks)]
         back.append((max(times) - started) / 1e6)
         outage.append((max(times) - killed) / 1e6)
-    net.stop(dj)
+    stop(dj)
     for pid in listeners:
-        net.stop(pid, "INT")
-    net.report("DJ restarted -> every listener hears it again", back)
-    net.report("  kill -9 -> the same (restart included)", outage)
+        stop(pid, "INT")
+    report("DJ restarted -> every listener hears it again", back)
+    report("  kill -9 -> the same (restart included)", outage)
 
 
 class Guest(threading.Thread):
@@ -113,7 +111,7 @@ def crash_bench(lan, work):
             guest.acks.clear()
             guest.running.set()
         time.sleep(random.uniform(0.0, 2.0))
-        net.stop(dj, "KILL")
+        stop(dj, "KILL")
         killed_at = time.monotonic()
         for guest in guests:
             guest.running.clear()
@@ -160,11 +158,10 @@ def crash_bench(lan, work):
 
 
 def main():
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     parts = sys.argv[1:] or ["restart", "crash"]
     work = tempfile.mkdtemp(prefix="partyradio-bench-persist-")
-    lan = net.sh(TESTBED, "up", "3").splitlines()[-1]
+    lan = testbed_up(3)
     try:
         print(f"partyradio persistence benchmark: 3 namespace hosts, binary {BIN}")
         if "restart" in parts:
@@ -172,7 +169,7 @@ def main():
         if "crash" in parts:
             crash_bench(lan, work)
     finally:
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
 
 if __name__ == "__main__":

@@ -11,55 +11,18 @@ Prints:
 """
 import json, os, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (BIN, TESTBED, line_count, now_ns, require_root, sh, spawn, testbed_down, testbed_up,
+                      wait_event)
+import benchlib
+
 RUNS = max(5, int(os.environ.get("RUNS", "30")))
 STATION = "Bench requests"
 TITLES = ["minor stroll", "octave bounce", "pentatonic drift", "blue hour", "last call"]
 
 
-def sh(*args, **kw):
-    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout.strip()
-
-
-def now_ns():
-    return time.clock_gettime_ns(time.CLOCK_REALTIME)
-
-
-def events(log, start=0):
-    with open(log) as handle:
-        lines = handle.read().splitlines()[start:]
-    for line in lines:
-        try:
-            yield json.loads(line)
-        except ValueError:
-            continue
-
-
-def wait_event(log, predicate, timeout=15.0, start=0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for event in events(log, start):
-            if predicate(event):
-                return event
-        time.sleep(0.005)
-    raise RuntimeError(f"timed out waiting in {log}")
-
-
-def line_count(log):
-    with open(log) as handle:
-        return len(handle.read().splitlines())
-
-
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
-
-
 def report(name, values_ms):
-    print(f"{name:52s} n={len(values_ms):3d}  p50 {percentile(values_ms, .5):8.1f} ms  "
-          f"p99 {percentile(values_ms, .99):8.1f} ms  max {max(values_ms):8.1f} ms")
+    benchlib.report(name, values_ms, width=52)
 
 
 def listed(event, request_id):
@@ -68,10 +31,9 @@ def listed(event, request_id):
 
 
 def main():
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-bench-requests-")
-    lan = sh(TESTBED, "up", "4").splitlines()[-1]
+    lan = testbed_up(4)
     dj = None
     try:
         dj_log = f"{work}/dj.log"
@@ -84,8 +46,8 @@ def main():
         listener_logs = []
         for host in (2, 3, 4):
             log = f"{work}/listener{host}.log"
-            sh(TESTBED, "spawn", lan, str(host), log, BIN, "listen", STATION, "--as", f"L{host}", "--no-audio",
-               "--json-events", "--state-dir", f"{work}/l{host}")
+            spawn(lan, host, log, BIN, "listen", STATION, "--as", f"L{host}", "--no-audio",
+                  "--json-events", "--state-dir", f"{work}/l{host}")
             wait_event(log, lambda e: e.get("event") == "tuned_in")
             listener_logs.append(log)
 
@@ -137,7 +99,7 @@ def main():
                 dj.wait(timeout=5)
             except Exception:
                 dj.kill()
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
 
 if __name__ == "__main__":

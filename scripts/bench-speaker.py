@@ -36,11 +36,11 @@ RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime
 each second's skew, KEEP=1 keeps
 the recordings.
 """
-import os, shutil, signal, subprocess, sys, tempfile, time, wave
+import contextlib, os, shutil, signal, subprocess, sys, tempfile, time, wave
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BIN, TESTBED, percentile, require_root, sample_usage, sh, spawn, testbed_down, testbed_up
+
 LISTENERS = min(5, max(2, int(os.environ.get("LISTENERS", "3"))))
 WARMUP = float(os.environ.get("WARMUP", "10"))
 MEASURE = float(os.environ.get("MEASURE", "60"))
@@ -57,10 +57,6 @@ LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, 
 if os.environ.get("CLOCKS") == "true":  # every clock right: the systems' own floor
     SERVER_CLOCK, LISTENER_CLOCKS = (0, 0), [(0, 0)] * 5
 PACKAGES = ["pulseaudio", "pulseaudio-utils", "snapserver", "snapclient", "libfaketime", "python3-numpy"]
-
-
-def sh(*args, env=None):
-    return subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
 def ensure_packages():
@@ -259,11 +255,6 @@ def wrapped(difference):
     return (difference + SIGNAL_SECONDS / 2) % SIGNAL_SECONDS - SIGNAL_SECONDS / 2
 
 
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
-
-
 def summary(values):
     values = [abs(v) for v in values]
     if not values:
@@ -324,11 +315,11 @@ def start_sound_servers(lan, work, hosts):
     for host in hosts:
         home = f"{work}/pa{host}"
         os.makedirs(home, exist_ok=True)
-        sh(TESTBED, "spawn", lan, str(host), f"{work}/pa{host}.log", "/usr/bin/env", f"HOME={home}",
-           f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
-           "--use-pid-file=no", "--disallow-exit", "--log-target=stderr",
-           "-L", f"module-null-sink sink_name=party rate={RATE} channels=2",
-           "-L", f"module-native-protocol-unix socket={home}/native auth-anonymous=1")
+        spawn(lan, host, f"{work}/pa{host}.log", "/usr/bin/env", f"HOME={home}",
+              f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
+              "--use-pid-file=no", "--disallow-exit", "--log-target=stderr",
+              "-L", f"module-null-sink sink_name=party rate={RATE} channels=2",
+              "-L", f"module-native-protocol-unix socket={home}/native auth-anonymous=1")
     deadline = time.time() + 15
     for host in hosts:
         while not os.path.exists(f"{work}/pa{host}/native"):
@@ -341,14 +332,14 @@ def start_recorders(lan, work, hosts):
     pids = []
     for host in hosts:
         for suffix in ("", "b") if host == 2 else ("",):
-            pids.append(sh(TESTBED, "spawn", lan, str(host), f"{work}/rec{host}{suffix}.log", "/usr/bin/python3",
-                           os.path.abspath(__file__), "--record", f"unix:{work}/pa{host}/native",
-                           f"{work}/h{host}{suffix}"))
+            pids.append(spawn(lan, host, f"{work}/rec{host}{suffix}.log", "/usr/bin/python3",
+                              os.path.abspath(__file__), "--record", f"unix:{work}/pa{host}/native",
+                              f"{work}/h{host}{suffix}"))
     time.sleep(1)
     return pids
 
 
-def stop(pids):
+def stop_all(pids):
     for pid in pids:
         try:
             os.kill(int(pid), signal.SIGTERM)
@@ -360,8 +351,7 @@ def stop(pids):
 def watch_resolved(lan, work, service_type):
     """avahi-browse on the last host, kept running; returns its log path."""
     log = f"{work}/browse.log"
-    pid = sh(TESTBED, "spawn", lan, str(LISTENERS + 1), log, "/usr/bin/python3", os.path.abspath(__file__),
-             "--browse", service_type)
+    pid = spawn(lan, LISTENERS + 1, log, "/usr/bin/python3", os.path.abspath(__file__), "--browse", service_type)
     return log, pid
 
 
@@ -391,31 +381,15 @@ def resolved_at(log, timeout=20):
     return None
 
 
-def usage(pid):
-    """VmRSS, RssAnon, RssFile (MB) and CPU time (s) of a process, or None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as handle:
-            fields = dict(line.split(":", 1) for line in handle if ":" in line)
-        with open(f"/proc/{pid}/stat") as handle:
-            stat = handle.read().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    mb = {key: int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
-    return mb, (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def play_and_sample(roles):
     """Waits out the warm-up and the measurement; samples the processes in `roles` ({label: pid})
     5 s after the listeners were started and 60 s later. Returns report lines."""
     started = time.time()
-    time.sleep(5)
-    first = {label: usage(pid) for label, pid in roles.items()}
-    time.sleep(max(0, started + 65 - time.time()))
-    second = {label: usage(pid) for label, pid in roles.items()}
+    samples = sample_usage(roles, first=5, window=60)
     time.sleep(max(0, started + WARMUP + MEASURE + 2 - time.time()))
     lines = []
     for label in roles:
-        a, b = first[label], second[label]
+        a, b = samples[label]
         if a is None or b is None:
             lines.append(f"  {label:24s} exited before the end")
             continue
@@ -425,21 +399,41 @@ def play_and_sample(roles):
     return lines
 
 
-def run_partyradio(work, base, reference):
-    lan = sh(TESTBED, "up", str(LISTENERS + 1), "--tag", "bench-speaker").splitlines()[-1]
-    pids, starts = [], {}
+@contextlib.contextmanager
+def speaker_lan(hosts):
+    """A testbed of HOSTS hosts; yields (lan, pids): at the end every PID put in `pids` is stopped
+    and the testbed taken down."""
+    lan = testbed_up(hosts, "--tag", "bench-speaker")
+    pids = []
     try:
-        hosts = list(range(2, LISTENERS + 2))
+        yield lan, pids
+    finally:
+        stop_all(pids)
+        testbed_down(lan)
+
+
+@contextlib.contextmanager
+def listening_lan(work):
+    """speaker_lan with 1 + LISTENERS hosts, a sound server and the recorders on every listener
+    host: yields (lan, hosts, pids)."""
+    hosts = list(range(2, LISTENERS + 2))
+    with speaker_lan(LISTENERS + 1) as (lan, pids):
         start_sound_servers(lan, work, hosts)
         pids += start_recorders(lan, work, hosts)
+        yield lan, hosts, pids
+
+
+def run_partyradio(work, base, reference):
+    starts = {}
+    with listening_lan(work) as (lan, hosts, pids):
         browse_log, browse_pid = watch_resolved(lan, work, "_partyradio._udp")
         pids.append(browse_pid)
         dj_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         roles = {}
-        pids.append(sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", "Speaker bench",
-                       "--library", f"{base}/library", "--no-audio", "--json-events", "--fresh",
-                       "--clock-offset-ms", str(SERVER_CLOCK[0]), "--clock-drift-ppm", str(SERVER_CLOCK[1]),
-                       "--state-dir", f"{work}/dj"))
+        pids.append(spawn(lan, 1, f"{work}/dj.log", BIN, "dj", "--name", "Speaker bench",
+                          "--library", f"{base}/library", "--no-audio", "--json-events", "--fresh",
+                          "--clock-offset-ms", str(SERVER_CLOCK[0]), "--clock-drift-ppm", str(SERVER_CLOCK[1]),
+                          "--state-dir", f"{work}/dj"))
         roles["dj --no-audio"] = pids[-1]
         resolved = resolved_at(browse_log)
         time.sleep(max(0, 2 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - dj_started) / 1e9))
@@ -447,15 +441,12 @@ def run_partyradio(work, base, reference):
             offset, drift = LISTENER_CLOCKS[index]
             env = dict(os.environ, PULSE_SERVER=f"unix:{work}/pa{host}/native")
             starts[f"h{host}"] = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-            pids.append(sh(TESTBED, "spawn", lan, str(host), f"{work}/listen{host}.log", BIN, "listen",
-                           "Speaker bench", "--audio-driver", "pulse", "--json-events", "--clock-offset-ms",
-                           str(offset), "--clock-drift-ppm", str(drift), "--state-dir", f"{work}/l{host}", env=env))
+            pids.append(spawn(lan, host, f"{work}/listen{host}.log", BIN, "listen",
+                              "Speaker bench", "--audio-driver", "pulse", "--json-events", "--clock-offset-ms",
+                              str(offset), "--clock-drift-ppm", str(drift), "--state-dir", f"{work}/l{host}", env=env))
             roles[f"listen (host {host})"] = pids[-1]
         measure_from = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + WARMUP * 1e9
         resources = play_and_sample(roles)
-    finally:
-        stop(pids)
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
     recorders = [f"h{h}" for h in hosts] + ["h2b"]
     print(f"\npartyradio ({os.path.basename(BIN)} {sh(BIN, '--version')}): DJ --no-audio on host 1, "
           f"{LISTENERS} x `listen --audio-driver pulse`; clocks: DJ {SERVER_CLOCK[0]:+d} ms {SERVER_CLOCK[1]:+d} ppm, "
@@ -475,12 +466,8 @@ def faketime(offset_ms, drift_ppm):
 
 
 def run_snapcast(work, base, reference):
-    lan = sh(TESTBED, "up", str(LISTENERS + 1), "--tag", "bench-speaker").splitlines()[-1]
-    pids, starts = [], {}
-    try:
-        hosts = list(range(2, LISTENERS + 2))
-        start_sound_servers(lan, work, hosts)
-        pids += start_recorders(lan, work, hosts)
+    starts = {}
+    with listening_lan(work) as (lan, hosts, pids):
         fifo = f"{work}/snapfifo"
         with open(f"{work}/snapserver.conf", "w") as handle:
             handle.write(f"[server]\ndatadir = {work}/snapserver\n[http]\nenabled = false\n[tcp]\nenabled = false\n"
@@ -491,29 +478,26 @@ def run_snapcast(work, base, reference):
         pids.append(browse_pid)
         env = dict(os.environ, **faketime(*SERVER_CLOCK))
         server_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        pids.append(sh(TESTBED, "spawn", lan, "1", f"{work}/snapserver.log", "/usr/bin/snapserver", "-c",
-                       f"{work}/snapserver.conf", env=env))
+        pids.append(spawn(lan, 1, f"{work}/snapserver.log", "/usr/bin/snapserver", "-c",
+                          f"{work}/snapserver.conf", env=env))
         roles = {"snapserver": pids[-1]}
         resolved = resolved_at(browse_log)
         while not os.path.exists(fifo):
             time.sleep(0.05)
         # The signal in a loop, as fast as snapserver reads it (it paces the pipe on its own clock).
-        pids.append(sh(TESTBED, "spawn", lan, "1", f"{work}/feeder.log", "/bin/sh", "-c",
-                       f"while :; do cat {base}/test-signal.raw; done > {fifo}"))
+        pids.append(spawn(lan, 1, f"{work}/feeder.log", "/bin/sh", "-c",
+                          f"while :; do cat {base}/test-signal.raw; done > {fifo}"))
         time.sleep(max(0, 2 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - server_started) / 1e9))
         server = sh(TESTBED, "ip", lan, "1")
         for index, host in enumerate(hosts):
             env = dict(os.environ, PULSE_SERVER=f"unix:{work}/pa{host}/native", **faketime(*LISTENER_CLOCKS[index]))
             starts[f"h{host}"] = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-            pids.append(sh(TESTBED, "spawn", lan, str(host), f"{work}/snapclient{host}.log", "/usr/bin/snapclient",
-                           "-h", server, "--player", "pulse", "--hostID", f"bench{host}", "--logsink", "stderr",
-                           env=env))
+            pids.append(spawn(lan, host, f"{work}/snapclient{host}.log", "/usr/bin/snapclient",
+                              "-h", server, "--player", "pulse", "--hostID", f"bench{host}", "--logsink", "stderr",
+                              env=env))
             roles[f"snapclient (host {host})"] = pids[-1]
         measure_from = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + WARMUP * 1e9
         resources = play_and_sample(roles)
-    finally:
-        stop(pids)
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
     recorders = [f"h{h}" for h in hosts] + ["h2b"]
     version = sh("/usr/bin/snapserver", "--version").splitlines()[0]
     print(f"\nSnapcast ({version}): snapserver (pipe source, flac, 1000 ms buffer) on host 1, {LISTENERS} x "
@@ -538,22 +522,20 @@ def run_startup(work, base, reference):
         for system in ("partyradio", "snapcast"):
             folder = f"{work}/{system}{round_}"
             os.makedirs(folder)
-            lan = sh(TESTBED, "up", "2", "--tag", "bench-speaker").splitlines()[-1]
-            pids = []
-            try:
+            with speaker_lan(2) as (lan, pids):
                 start_sound_servers(lan, folder, [2])
-                pids.append(sh(TESTBED, "spawn", lan, "2", f"{folder}/rec.log", "/usr/bin/python3",
-                               os.path.abspath(__file__), "--record", f"unix:{folder}/pa2/native", f"{folder}/h2"))
+                pids.append(spawn(lan, 2, f"{folder}/rec.log", "/usr/bin/python3",
+                                  os.path.abspath(__file__), "--record", f"unix:{folder}/pa2/native", f"{folder}/h2"))
                 browse_log = f"{folder}/browse.log"
-                pids.append(sh(TESTBED, "spawn", lan, "2", browse_log, "/usr/bin/python3", os.path.abspath(__file__),
-                               "--browse", "_partyradio._udp" if system == "partyradio" else "_snapcast._tcp"))
+                pids.append(spawn(lan, 2, browse_log, "/usr/bin/python3", os.path.abspath(__file__),
+                                  "--browse", "_partyradio._udp" if system == "partyradio" else "_snapcast._tcp"))
                 time.sleep(1)
                 env = dict(os.environ, PULSE_SERVER=f"unix:{folder}/pa2/native")
                 if system == "partyradio":
                     server_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-                    pids.append(sh(TESTBED, "spawn", lan, "1", f"{folder}/dj.log", BIN, "dj", "--name",
-                                   "Speaker bench", "--library", f"{base}/library", "--no-audio", "--json-events",
-                                   "--state-dir", f"{folder}/dj"))
+                    pids.append(spawn(lan, 1, f"{folder}/dj.log", BIN, "dj", "--name",
+                                      "Speaker bench", "--library", f"{base}/library", "--no-audio", "--json-events",
+                                      "--state-dir", f"{folder}/dj"))
                 else:
                     fifo = f"{folder}/snapfifo"
                     with open(snapserver_conf, "w") as handle:
@@ -561,23 +543,23 @@ def run_startup(work, base, reference):
                                      f"enabled = false\n[stream]\nsource = pipe://{fifo}?name=test&sampleformat="
                                      f"{RATE}:16:2\n")
                     server_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-                    pids.append(sh(TESTBED, "spawn", lan, "1", f"{folder}/snapserver.log", "/usr/bin/snapserver",
-                                   "-c", snapserver_conf))
+                    pids.append(spawn(lan, 1, f"{folder}/snapserver.log", "/usr/bin/snapserver",
+                                      "-c", snapserver_conf))
                     while not os.path.exists(fifo):
                         time.sleep(0.01)
-                    pids.append(sh(TESTBED, "spawn", lan, "1", f"{folder}/feeder.log", "/bin/sh", "-c",
-                                   f"while :; do cat {base}/test-signal.raw; done > {fifo}"))
+                    pids.append(spawn(lan, 1, f"{folder}/feeder.log", "/bin/sh", "-c",
+                                      f"while :; do cat {base}/test-signal.raw; done > {fifo}"))
                 resolved = resolved_at(browse_log)
                 time.sleep(max(0, 3 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - server_started) / 1e9))
                 listen_started = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
                 if system == "partyradio":
-                    pids.append(sh(TESTBED, "spawn", lan, "2", f"{folder}/listen.log", BIN, "listen",
-                                   "Speaker bench", "--audio-driver", "pulse", "--json-events", "--state-dir",
-                                   f"{folder}/l2", env=env))
+                    pids.append(spawn(lan, 2, f"{folder}/listen.log", BIN, "listen",
+                                      "Speaker bench", "--audio-driver", "pulse", "--json-events", "--state-dir",
+                                      f"{folder}/l2", env=env))
                 else:
-                    pids.append(sh(TESTBED, "spawn", lan, "2", f"{folder}/snapclient.log", "/usr/bin/snapclient",
-                                   "-h", sh(TESTBED, "ip", lan, "1"), "--player", "pulse", "--logsink", "stderr",
-                                   env=env))
+                    pids.append(spawn(lan, 2, f"{folder}/snapclient.log", "/usr/bin/snapclient",
+                                      "-h", sh(TESTBED, "ip", lan, "1"), "--player", "pulse", "--logsink", "stderr",
+                                      env=env))
                 deadline = time.time() + 20
                 while time.time() < deadline:
                     audio = np.fromfile(f"{folder}/h2.raw", dtype="<i2")
@@ -585,9 +567,6 @@ def run_startup(work, base, reference):
                         break
                     time.sleep(0.1)
                 time.sleep(1)
-            finally:
-                stop(pids)
-                subprocess.run([TESTBED, "down", lan], capture_output=True)
             first = Recording(f"{folder}/h2", reference).first_audio_ns()
             entry = figures.setdefault(system, {"resolved": [], "first audio": []})
             if resolved:
@@ -611,8 +590,7 @@ def main():
         return record(sys.argv[2], sys.argv[3])
     if len(sys.argv) > 1 and sys.argv[1] == "--browse":
         return browse(sys.argv[2])
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     ensure_packages()
     try:
         import numpy  # noqa: F401

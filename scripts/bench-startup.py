@@ -10,11 +10,11 @@ then the wall time of whole commands, RUNS runs each (default 20), each a fresh 
     and the DJ's start until it reports its station published.
 PARTYRADIO_BIN picks the binary (default .build/release/partyradio).
 """
-import json, os, statistics, subprocess, sys, tempfile, time
+import os, statistics, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BIN, TESTBED, now_ns, spawn, stop, testbed_down, testbed_up, wait_event
+
 RUNS = max(5, int(os.environ.get("RUNS", "20")))
 
 
@@ -54,21 +54,6 @@ def on_host():
     report("stations (host 2)", timed([BIN, "stations", "--state-dir", state]))
 
 
-def wait_event(log, name, timeout=20.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        with open(log) as handle:
-            for line in handle:
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue
-                if event.get("event") == name:
-                    return event
-        time.sleep(0.002)
-    raise RuntimeError(f"timed out waiting for {name} in {log}")
-
-
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--on-host":
         return on_host()
@@ -80,31 +65,28 @@ def main():
     if os.geteuid() != 0:
         print("not root: the testbed part (vote, stations, dj) is skipped")
         return
-    lan = subprocess.run([TESTBED, "up", "2"], check=True, capture_output=True, text=True).stdout.split()[-1]
+    lan = testbed_up(2)
     try:
         published = []
         for run in range(10):
             log = f"{state}/dj{run}.log"
-            started = time.clock_gettime_ns(time.CLOCK_REALTIME)
+            started = now_ns()
             # A new name each run, a second apart: mDNS holds back a name announced or withdrawn
             # less than a second ago (RFC 6762 §6.2), which would time the pause, not the start.
             time.sleep(1.0)
             name = f"Startup {run}"
-            pid = int(subprocess.run([TESTBED, "spawn", lan, "1", log, BIN, "dj", "--name", name, "--no-audio",
-                                      "--json-events", "--state-dir", f"{state}/dj"],
-                                     check=True, capture_output=True, text=True).stdout.strip())
-            event = wait_event(log, "station_published")
+            pid = spawn(lan, 1, log, BIN, "dj", "--name", name, "--no-audio", "--json-events",
+                        "--state-dir", f"{state}/dj")
+            event = wait_event(log, lambda e: e.get("event") == "station_published", timeout=20, poll=0.002)
             published.append((event["time_ns"] - started) / 1e6)
             if run < 9:
-                subprocess.run(["kill", str(pid)])
-                while os.path.exists(f"/proc/{pid}"):
-                    time.sleep(0.01)
+                stop(pid, timeout=float("inf"))
         report("dj --no-audio: start -> station_published", published)
         subprocess.run([TESTBED, "run", lan, "2", sys.executable, os.path.abspath(__file__), "--on-host", name,
                         f"{state}/guest"], check=True, env=dict(os.environ, PARTYRADIO_BIN=BIN, RUNS=str(RUNS)))
         subprocess.run(["kill", str(pid)])
     finally:
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
 
 if __name__ == "__main__":

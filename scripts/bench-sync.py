@@ -12,11 +12,11 @@ every namespace shares:
   converge time  = from a listener's first trace line to the moment after which its logical
                    error stays within 1 ms and its player error within 20 ms
 """
-import bisect, json, os, subprocess, sys, tempfile, time
+import os, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BIN, percentile, read_trace, require_root, spawn, station_truth, testbed_down, testbed_up
+
 LISTENERS = max(4, int(os.environ.get("LISTENERS", "4")))
 # The LAN's families (`testbed.sh up --ip`): v4 (default), v6 (no IPv4 at all) or dual.
 IP = os.environ.get("IP", "v4")
@@ -27,70 +27,33 @@ DJ_CLOCK = (350, 80)
 LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, -150), (-300, 180)]
 
 
-def sh(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def read_trace(path):
-    lines = []
-    with open(path) as handle:
-        for line in handle:
-            try:
-                lines.append(json.loads(line))
-            except ValueError:
-                pass
-    return lines
-
-
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
-
-
 def summary(values):
     values = [abs(v) for v in values]
     return f"p50 {percentile(values, .5):8.3f} ms  p99 {percentile(values, .99):8.3f} ms  max {max(values):8.3f} ms"
 
 
 def main():
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-sync-")
-    lan = sh(TESTBED, "up", str(LISTENERS + 1), "--ip", IP).splitlines()[-1]
+    lan = testbed_up(LISTENERS + 1, "--ip", IP)
     try:
         common = ["--json-events", "--audio-driver", "null"]
-        sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", "Sync bench", *common,
-           "--trace", f"{work}/dj.jsonl", "--clock-offset-ms", str(DJ_CLOCK[0]), "--clock-drift-ppm",
-           str(DJ_CLOCK[1]), "--state-dir", f"{work}/dj")
+        spawn(lan, 1, f"{work}/dj.log", BIN, "dj", "--name", "Sync bench", *common,
+              "--trace", f"{work}/dj.jsonl", "--clock-offset-ms", str(DJ_CLOCK[0]), "--clock-drift-ppm",
+              str(DJ_CLOCK[1]), "--state-dir", f"{work}/dj")
         time.sleep(2)
         for index in range(LISTENERS):
             offset, drift = LISTENER_CLOCKS[index % len(LISTENER_CLOCKS)]
-            sh(TESTBED, "spawn", lan, str(index + 2), f"{work}/l{index}.log", BIN, "listen", "Sync bench", *common,
-               "--trace", f"{work}/l{index}.jsonl", "--clock-offset-ms", str(offset), "--clock-drift-ppm", str(drift),
-               "--state-dir", f"{work}/l{index}")
+            spawn(lan, index + 2, f"{work}/l{index}.log", BIN, "listen", "Sync bench", *common,
+                  "--trace", f"{work}/l{index}.jsonl", "--clock-offset-ms", str(offset),
+                  "--clock-drift-ppm", str(drift), "--state-dir", f"{work}/l{index}")
         time.sleep(WARMUP + MEASURE + 1)
     finally:
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
-    dj = [line for line in read_trace(f"{work}/dj.jsonl") if line["dj_time_ns"] is not None]
-    dj_true = [line["true_time_ns"] for line in dj]
-    start = dj_true[0]
-
-    def true_dj_time(true_ns):
-        # The DJ clock is local = true + offset + drift * (true - origin): linear, so interpolate.
-        i = min(max(1, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
-        a, b = dj[i - 1], dj[i]
-        slope = (b["dj_time_ns"] - a["dj_time_ns"]) / (b["true_time_ns"] - a["true_time_ns"])
-        return a["dj_time_ns"] + slope * (true_ns - a["true_time_ns"])
-
-    def true_station_ms(true_ns, track):
-        i = min(max(0, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
-        near = dj[i] if i < len(dj) and dj[i]["track_id"] == track else (dj[i - 1] if i > 0 else None)
-        if not near or near["track_id"] != track or near["station_position_ms"] is None or near["paused"]:
-            return None
-        # The station moves at rate 1 on the DJ clock; account for the DJ clock's drift.
-        elapsed_dj_ms = (true_dj_time(true_ns) - near["dj_time_ns"]) / 1e6
-        return near["station_position_ms"] + elapsed_dj_ms
+    dj_trace = read_trace(f"{work}/dj.jsonl")
+    start = next(line["true_time_ns"] for line in dj_trace if line["dj_time_ns"] is not None)
+    true_dj_time, true_station_ms = station_truth(dj_trace)
 
     logical, player, converge, track_changes = [], [], [], 0
     for index in range(LISTENERS):

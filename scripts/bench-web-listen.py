@@ -15,24 +15,16 @@ instant, from the DJ's trace:
 Samples within SETTLE seconds (default 2) of a track start are reported apart ("after a start"):
 the first half second of a track is where the page schedules its start and corrects it.
 """
-import bisect, json, os, subprocess, sys, tempfile, time
+import json, os, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (BIN, ROOT, TESTBED, read_trace, require_root, spawn, station_truth, testbed_down, testbed_up,
+                      upper_percentile as percentile, wait_event)
+
 BROWSER = os.path.join(ROOT, "Tests", "Fixtures", "web", "browser.py")
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
 MEASURE = max(10.0, float(os.environ.get("MEASURE", "60")))
 SETTLE = float(os.environ.get("SETTLE", "2"))
 DJ_CLOCK = (350, 80)
-
-
-def sh(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
 def summary(values):
@@ -43,28 +35,16 @@ def summary(values):
             f"max {max(magnitudes):.2f} ms  (mean signed {sum(values) / len(values):+.2f} ms, n={len(values)})")
 
 
-def wait_for(path, needle, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if os.path.exists(path):
-            for line in open(path):
-                if needle in line:
-                    return json.loads(line)
-        time.sleep(0.1)
-    sys.exit(f"bench: no '{needle}' in {path} within {timeout} s")
-
-
 def main():
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-weblisten-")
-    lan = sh(TESTBED, "up", "2", "--tag", "bench").splitlines()[-1]
+    lan = testbed_up(2, "--tag", "bench")
     browser = None
     try:
-        sh(TESTBED, "spawn", lan, "1", f"{work}/dj.log", BIN, "dj", "--name", "Listen bench", "--json-events",
-           "--audio-driver", "null", "--trace", f"{work}/dj.jsonl", "--clock-offset-ms", str(DJ_CLOCK[0]),
-           "--clock-drift-ppm", str(DJ_CLOCK[1]), "--state-dir", f"{work}/dj")
-        url = wait_for(f"{work}/dj.log", '"web_page"', 20)["url"]
+        spawn(lan, 1, f"{work}/dj.log", BIN, "dj", "--name", "Listen bench", "--json-events",
+              "--audio-driver", "null", "--trace", f"{work}/dj.jsonl", "--clock-offset-ms", str(DJ_CLOCK[0]),
+              "--clock-drift-ppm", str(DJ_CLOCK[1]), "--state-dir", f"{work}/dj")
+        url = wait_event(f"{work}/dj.log", lambda e: e.get("event") == "web_page", timeout=20, poll=0.1)["url"]
         browser = subprocess.Popen(
             [TESTBED, "run", lan, "2", "/usr/bin/python3", BROWSER, "--url", url, "--width", "1280"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
@@ -91,30 +71,9 @@ def main():
                 browser.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 browser.kill()
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
-    dj = []
-    for line in open(f"{work}/dj.jsonl"):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if entry.get("dj_time_ns") is not None:
-            dj.append(entry)
-    dj_true = [line["true_time_ns"] for line in dj]
-
-    def true_dj_time(true_ns):
-        i = min(max(1, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
-        a, b = dj[i - 1], dj[i]
-        slope = (b["dj_time_ns"] - a["dj_time_ns"]) / (b["true_time_ns"] - a["true_time_ns"])
-        return a["dj_time_ns"] + slope * (true_ns - a["true_time_ns"])
-
-    def true_station_ms(true_ns, track):
-        i = min(max(0, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
-        near = dj[i] if dj[i]["track_id"] == track else (dj[i - 1] if i > 0 else None)
-        if not near or near["track_id"] != track or near["station_position_ms"] is None or near["paused"]:
-            return None
-        return near["station_position_ms"] + (true_dj_time(true_ns) - near["dj_time_ns"]) / 1e6
+    _, true_station_ms = station_truth(read_trace(f"{work}/dj.jsonl"))
 
     steady, starting = [], []
     for sample in listen.get("samples") or []:

@@ -20,22 +20,19 @@ Prints:
 """
 import json, os, selectors, socket, struct, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import (BIN, TESTBED, cpu_seconds, now_ns, proc_status, require_root, sh, spawn, testbed_down,
+                      testbed_up, wait_event)
+import benchlib
+
 SELF = os.path.abspath(__file__)
-BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
 LOADS = max(5, int(os.environ.get("LOADS", "50")))
 VOTES = max(5, int(os.environ.get("VOTES", "200")))
 STREAMS = max(1, int(os.environ.get("STREAMS", "100")))
 CHANGES = max(5, int(os.environ.get("CHANGES", "50")))
 STATION = "Bench web"
-TICKS = os.sysconf("SC_CLK_TCK")
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # also SCM_TIMESTAMPNS (Linux)
 EXTRA_HOSTS = range(100, 115)  # 15 extra addresses on host 2 for the streams: at most 7 each
-
-
-def now_ns():
-    return time.clock_gettime_ns(time.CLOCK_REALTIME)  # one clock for every namespace on the machine
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,49 +228,20 @@ def agent(args):
 # ---------------------------------------------------------------------------------------------
 # The driver (the root namespace: starts hosts and processes, reads /proc, prints figures).
 
-def sh(*args, **kw):
-    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout.strip()
-
-
 def on(lan, host, *args):
     return sh(TESTBED, "run", lan, str(host), sys.executable, SELF, "agent", *args)
 
 
-def wait_event(log, predicate, timeout=20.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        with open(log) as handle:
-            for line in handle.read().splitlines():
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(event, dict) and predicate(event):
-                    return event
-        time.sleep(0.01)
-    raise RuntimeError(f"timed out waiting in {log}")
-
-
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+def wait_for(log, predicate):
+    return wait_event(log, predicate, timeout=20.0, poll=0.01)
 
 
 def report(name, values_ms, extra=""):
-    print(f"  {name:58s} n={len(values_ms):5d}  p50 {percentile(values_ms, .5):7.2f} ms  "
-          f"p99 {percentile(values_ms, .99):7.2f} ms  max {max(values_ms):7.2f} ms{extra}")
-
-
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    benchlib.report("  " + name, values_ms, width=60, count=5, size=7, digits=2, extra=extra)
 
 
 def status(pid):
-    values = {}
-    for line in open(f"/proc/{pid}/status"):
-        name, _, value = line.partition(":")
-        values[name] = value.strip()
+    values = proc_status(pid)
     return int(values["VmRSS"].split()[0]) / 1024, int(values["Threads"])
 
 
@@ -296,17 +264,16 @@ def delivered(states, up, down, after_ns, user=False):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "agent":
         return agent(sys.argv[2:])
-    if os.geteuid() != 0:
-        sys.exit("bench: needs root to build the namespace testbed")
+    require_root()
     work = tempfile.mkdtemp(prefix="partyradio-bench-web-")
-    lan = sh(TESTBED, "up", "3", "--tag", "bench").splitlines()[-1]
+    lan = testbed_up(3, "--tag", "bench")
     dj = None
     try:
         dj_log = f"{work}/dj.log"
-        dj = int(sh(TESTBED, "spawn", lan, "1", dj_log, BIN, "dj", "--name", STATION, "--no-audio", "--json-events",
-                    "--voters-per-address", "1000", "--state-dir", f"{work}/dj"))
-        page = wait_event(dj_log, lambda e: e.get("event") == "web_page")
-        wait_event(dj_log, lambda e: e.get("event") == "station_published")
+        dj = spawn(lan, 1, dj_log, BIN, "dj", "--name", STATION, "--no-audio", "--json-events",
+                   "--voters-per-address", "1000", "--state-dir", f"{work}/dj")
+        page = wait_for(dj_log, lambda e: e.get("event") == "web_page")
+        wait_for(dj_log, lambda e: e.get("event") == "station_published")
         url, token = page["url"], page["dj_url"].split("#dj=")[1]
         host, port = url.split("//")[1].rstrip("/").split(":")
         subnet = sh(TESTBED, "ip", lan, "2").rsplit(".", 1)[0]
@@ -330,9 +297,9 @@ def main():
         # 2. Votes -> the answer, and -> the state event on a stream on host 3.
         done2 = f"{work}/stop-2"
         watcher_log = f"{work}/watch.log"
-        watcher = int(sh(TESTBED, "spawn", lan, "3", watcher_log, sys.executable, SELF, "agent", "streams", host, port,
-                         "1", sh(TESTBED, "ip", lan, "3"), f"{work}/watch.json", done2))
-        wait_event(watcher_log, lambda e: "ready" in e)
+        watcher = spawn(lan, 3, watcher_log, sys.executable, SELF, "agent", "streams", host, port,
+                        "1", sh(TESTBED, "ip", lan, "3"), f"{work}/watch.json", done2)
+        wait_for(watcher_log, lambda e: "ready" in e)
         cast = votes(on(lan, 2, "vote", host, port, str(VOTES), track, "0", "0.02"))
         time.sleep(0.5)
         open(done2, "w").close()
@@ -371,9 +338,9 @@ def main():
         for source in sources:
             sh(TESTBED, "run", lan, "2", "ip", "addr", "add", f"{source}/24", "dev", "eth0")
         done3, streams_log = f"{work}/stop-3", f"{work}/streams.log"
-        streamer = int(sh(TESTBED, "spawn", lan, "2", streams_log, sys.executable, SELF, "agent", "streams", host, port,
-                          str(STREAMS), ",".join(sources), f"{work}/streams.json", done3))
-        ready = wait_event(streams_log, lambda e: "ready" in e)
+        streamer = spawn(lan, 2, streams_log, sys.executable, SELF, "agent", "streams", host, port,
+                         str(STREAMS), ",".join(sources), f"{work}/streams.json", done3)
+        ready = wait_for(streams_log, lambda e: "ready" in e)
         open_ms = (ready["ready"] - ready["began"]) / 1e6
         time.sleep(1)
         rss_open, threads_open = status(dj)
@@ -437,7 +404,7 @@ def main():
         if dj is not None:
             subprocess.run(["kill", "-INT", str(dj)], capture_output=True)
             time.sleep(0.5)
-        subprocess.run([TESTBED, "down", lan], capture_output=True)
+        testbed_down(lan)
 
 
 if __name__ == "__main__":

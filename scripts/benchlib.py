@@ -1,0 +1,175 @@
+"""What the benchmark scripts (scripts/bench-*.py) share: the testbed and the binary, reading
+`--json-events` logs and `--trace` files, percentiles, and a process's CPU and memory from /proc.
+
+A script finds this module beside itself, whatever the working directory:
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from benchlib import BIN, TESTBED, sh, ...
+
+Rule one holds here too: nothing in this module multicasts; every node runs on a testbed host
+(`testbed.sh spawn` / `run`), never in the root network namespace.
+"""
+import bisect, json, os, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
+BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def sh(*args, check=True, **kw):
+    """Runs a command, returns its standard output stripped (raises on failure unless check=False)."""
+    return subprocess.run(args, check=check, capture_output=True, text=True, **kw).stdout.strip()
+
+
+def now_ns():
+    """CLOCK_REALTIME in ns: the one clock every namespace on the machine shares."""
+    return time.clock_gettime_ns(time.CLOCK_REALTIME)
+
+
+def require_root():
+    if os.geteuid() != 0:
+        sys.exit("bench: needs root to build the namespace testbed")
+
+
+def testbed_up(hosts, *options):
+    """`testbed.sh up HOSTS OPTIONS...`; returns the testbed's name."""
+    return sh(TESTBED, "up", str(hosts), *options).splitlines()[-1]
+
+
+def testbed_down(lan):
+    subprocess.run([TESTBED, "down", lan], capture_output=True)
+
+
+def spawn(lan, host, log, *command, **kw):
+    """Starts COMMAND on a testbed host in the background, its output appended to LOG; returns its PID."""
+    return int(sh(TESTBED, "spawn", lan, str(host), log, *command, **kw).splitlines()[-1])
+
+
+def read_trace(path, start=0):
+    """Every JSON line of a `--trace` file or a `--json-events` log, from line `start` on; other
+    lines are skipped, and a file not there yet reads as empty."""
+    try:
+        with open(path) as handle:
+            lines = handle.read().splitlines()[start:]
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+def line_count(log):
+    """Lines in LOG so far: a `start` for read_trace and wait_event that skips them."""
+    with open(log) as handle:
+        return len(handle.read().splitlines())
+
+
+def wait_event(log, predicate, timeout=15.0, start=0, poll=0.005):
+    """The first event of LOG (from line `start` on) that `predicate` accepts, waiting for it."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for event in read_trace(log, start):
+            if isinstance(event, dict) and predicate(event):
+                return event
+        time.sleep(poll)
+    raise RuntimeError(f"timed out waiting in {log}")
+
+
+def stop(pid, sig="TERM", timeout=3.0):
+    """Sends SIG to PID and waits up to `timeout` s for it to be gone."""
+    subprocess.run(["kill", f"-{sig}", str(pid)], capture_output=True)
+    deadline = time.monotonic() + timeout
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def percentile(values, share):
+    """The value at rank round(share * (n - 1)) of the sorted values (nan when there are none)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def upper_percentile(values, share):
+    """The value at rank floor(share * n) of the sorted values (nan when there are none): the
+    definition bench-many.py and bench-web-listen.py have always printed (p50 of an even count is
+    the upper of the two middle values)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def report(name, values, width=44, count=3, size=8, digits=1, extra=""):
+    """One line: NAME, n, p50, p99 and max of VALUES (ms)."""
+    if not values:
+        print(f"{name:{width}s} no samples")
+        return
+    print(f"{name:{width}s} n={len(values):{count}d}  p50 {percentile(values, .5):{size}.{digits}f} ms  "
+          f"p99 {percentile(values, .99):{size}.{digits}f} ms  max {max(values):{size}.{digits}f} ms{extra}")
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of PID so far, in seconds (/proc/PID/stat utime + stime)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def proc_status(pid):
+    """/proc/PID/status as {field: value text}."""
+    with open(f"/proc/{pid}/status") as handle:
+        return {name: value.strip() for name, _, value in (line.partition(":") for line in handle)}
+
+
+def usage(pid):
+    """VmRSS, RssAnon, RssFile (MB) and CPU time (s) of a process, or None once it is gone."""
+    try:
+        fields = proc_status(pid)
+        cpu = cpu_seconds(pid)
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return {key: int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}, cpu
+
+
+def sample_usage(roles, first=5.0, window=60.0):
+    """usage() of each process in `roles` ({label: pid}) `first` s from now and `window` s after
+    that: {label: (first sample, second sample)}, a sample None when the process was gone."""
+    started = time.time()
+    time.sleep(first)
+    before = {label: usage(pid) for label, pid in roles.items()}
+    time.sleep(max(0, started + first + window - time.time()))
+    return {label: (before[label], usage(pid)) for label, pid in roles.items()}
+
+
+def station_truth(dj_trace, follow_dj_clock=True):
+    """From the DJ's trace, where the station truly was: returns (true_dj_time, true_station_ms).
+
+    true_dj_time(true_ns): the DJ clock's reading at a true instant (the DJ clock is local = true +
+    offset + drift * (true - origin): linear, so interpolated between trace lines).
+    true_station_ms(true_ns, track): the station position of `track` then, from the nearest trace
+    line (or the one before it when the nearest is already another track); None when that line is
+    another track, has no position or is paused. The station moves at rate 1 on the DJ clock; with
+    `follow_dj_clock` False the time since that line is taken on the true clock instead."""
+    dj = [line for line in dj_trace if line["dj_time_ns"] is not None]
+    dj_true = [line["true_time_ns"] for line in dj]
+
+    def true_dj_time(true_ns):
+        i = min(max(1, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
+        a, b = dj[i - 1], dj[i]
+        slope = (b["dj_time_ns"] - a["dj_time_ns"]) / (b["true_time_ns"] - a["true_time_ns"])
+        return a["dj_time_ns"] + slope * (true_ns - a["true_time_ns"])
+
+    def true_station_ms(true_ns, track):
+        i = min(max(0, bisect.bisect_left(dj_true, true_ns)), len(dj) - 1)
+        near = dj[i] if dj[i]["track_id"] == track else (dj[i - 1] if i > 0 else None)
+        if not near or near["track_id"] != track or near["station_position_ms"] is None or near["paused"]:
+            return None
+        if follow_dj_clock:
+            return near["station_position_ms"] + (true_dj_time(true_ns) - near["dj_time_ns"]) / 1e6
+        return near["station_position_ms"] + (true_ns - near["true_time_ns"]) / 1e6
+
+    return true_dj_time, true_station_ms

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Memory benchmark on the namespace testbed (needs root; issue 11, item 8).
+
+A DJ `--no-audio` on host 1 (its generated demo library), a listener playing through mpv's null
+output (`listen NAME --audio-driver null`) on host 2 and a `listen NAME --no-audio` on host 3.
+Each process is sampled 5 s after the listeners were started and again at DURATION s (default
+65): /proc/PID/status (VmRSS, RssAnon, RssFile) and /proc/PID/stat (utime + stime). Prints a row
+a process: VmRSS at 5 s and at the end, its anonymous and file-backed resident memory at the end,
+and its CPU (% of one core) between the two samples; then, for each process, the TOP (default 8)
+mapped files with the most resident memory at the end (/proc/PID/smaps, a file's mappings added
+up), and what all its file mappings come to. A file mapping's Rss in smaps includes its private
+copied pages (relocated data), which /proc/PID/status counts as RssAnon, not RssFile: so the files'
+sum is a little more than RssFile.
+
+The playing listener runs with `-v`, so that its log shows it really played ("playing from").
+PARTYRADIO_BIN picks the binary (default .build/release/partyradio); DURATION (at least 10)
+shortens the run.
+"""
+import os, re, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BIN, read_trace, require_root, sample_usage, spawn, stop, testbed_down, testbed_up, wait_event
+
+DURATION = max(10.0, float(os.environ.get("DURATION", "65")))
+FIRST = 5.0
+TOP = max(1, int(os.environ.get("TOP", "8")))
+STATION = "Memory bench"
+MAPPING = re.compile(r"^[0-9a-f]+-[0-9a-f]+ ")
+
+
+def mapped_files(pid):
+    """{path: resident MB} over every file mapping of PID (/proc/PID/smaps), its mappings added up."""
+    sizes, path = {}, None
+    with open(f"/proc/{pid}/smaps") as handle:
+        for line in handle:
+            if MAPPING.match(line):
+                fields = line.split(maxsplit=5)
+                path = fields[5].strip() if len(fields) > 5 and fields[5].startswith("/") else None
+            elif path and line.startswith("Rss:"):
+                sizes[path] = sizes.get(path, 0) + int(line.split()[1]) / 1024
+    return sizes
+
+
+def main():
+    require_root()
+    work = tempfile.mkdtemp(prefix="partyradio-memory-")
+    lan = testbed_up(3, "--tag", "bench")
+    roles, logs = {}, {}
+    try:
+        logs["dj --no-audio"] = f"{work}/dj.log"
+        dj_started = time.time()
+        roles["dj --no-audio"] = spawn(lan, 1, logs["dj --no-audio"], BIN, "dj", "--name", STATION, "--no-audio",
+                                       "--json-events", "--state-dir", f"{work}/dj")
+        wait_event(logs["dj --no-audio"], lambda e: e.get("event") == "station_published", timeout=20)
+        published = time.time() - dj_started
+        for host, label, options in ((2, "listen (ao=null)", ["--audio-driver", "null", "-v"]),
+                                     (3, "listen --no-audio", ["--no-audio"])):
+            logs[label] = f"{work}/listen{host}.log"
+            roles[label] = spawn(lan, host, logs[label], BIN, "listen", STATION, *options, "--json-events",
+                                 "--state-dir", f"{work}/l{host}")
+        samples = sample_usage(roles, first=FIRST, window=DURATION - FIRST)
+        files = {label: mapped_files(pid) for label, pid in roles.items() if samples[label][1] is not None}
+    finally:
+        for pid in roles.values():
+            stop(pid, "INT")
+        testbed_down(lan)
+
+    tuned = {label: any(e.get("event") == "tuned_in" for e in read_trace(log) if isinstance(e, dict))
+             for label, log in logs.items()}
+    with open(logs["listen (ao=null)"]) as handle:
+        played = "[player] playing from" in handle.read()
+    print(f"partyradio memory benchmark: 3 namespace hosts, DJ --no-audio (demo library, published "
+          f"{published:.1f} s after its start), a listener playing through mpv's null output "
+          f"({'played' if played else 'NEVER PLAYED'}), a listener --no-audio"
+          f"{'' if all(tuned[l] for l in logs if l.startswith('listen')) else ' (a listener NEVER TUNED IN)'}; "
+          f"sampled {FIRST:.0f} s after the listeners' start and at {DURATION:.0f} s; binary {BIN}")
+    end = f"at {DURATION:.0f} s"
+    print(f"{'process':20s} {'VmRSS at 5 s':>13s} {end:>10s} {'anonymous':>10s} {'files':>10s} {'CPU':>16s}")
+    for label, (a, b) in samples.items():
+        if a is None or b is None:
+            print(f"{label:20s} exited before the end (see {logs[label]})")
+            continue
+        cpu = 100 * (b[1] - a[1]) / (DURATION - FIRST)
+        print(f"{label:20s} {a[0]['VmRSS']:10.1f} MB {b[0]['VmRSS']:7.1f} MB {b[0]['RssAnon']:7.1f} MB "
+              f"{b[0]['RssFile']:7.1f} MB {cpu:6.2f} % of a core")
+    for label, sizes in files.items():
+        print(f"\n{label}: the {TOP} mapped files with the most resident memory ({len(sizes)} files mapped, "
+              f"{sum(sizes.values()):.1f} MB resident in their mappings, private copies included)")
+        for path, mb in sorted(sizes.items(), key=lambda item: -item[1])[:TOP]:
+            print(f"  {mb:6.1f} MB  {path}")
+    print(f"\nlogs kept in {work}")
+
+
+if __name__ == "__main__":
+    main()

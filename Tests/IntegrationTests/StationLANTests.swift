@@ -551,8 +551,15 @@ struct StationLANTests {
         try FileManager.default.removeItem(atPath: lan.stateDir("guest") + "/recent_stations")
         // Without it, the name is resolved through mDNS at once (SRV and TXT by the instance name),
         // not after browsing has found the service: no "found service" comes before it.
-        let cold = order(try tuneIn())
+        let coldLines = try tuneIn()
+        let cold = order(coldLines)
         #expect(cold.resolved < .max && cold.resolved < cold.found, "not resolved by its name at once: \(cold)")
+        // The one-shot mDNS question (docs/PROTOCOL.md) was answered by the DJ's avahi-daemon.
+        #expect(coldLines.contains { $0.contains("one-shot mDNS answer for 'Quick'") }, "\(coldLines)")
+        // `vote --station NAME` asks the same way.
+        let vote = try lan.partyradio(host: 2, ["vote", "up", "--station", "Quick", "-v"], role: "voter")
+        #expect(vote.exit == 0, "\(vote.stderr)")
+        #expect(vote.stderr.contains("one-shot mDNS answer for 'Quick'"), "\(vote.stderr)")
     }
 
     @Test("No station: listen and vote time out with exit code 3")

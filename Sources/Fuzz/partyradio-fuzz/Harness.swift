@@ -126,6 +126,7 @@ enum Harness: String, CaseIterable {
     }
 
     static func dns(_ bytes: [UInt8]) {
+        mdnsReply(bytes)
         if let labels = DNSName.labels(wire: bytes) {
             guard labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }), labels.reduce(0, { $0 + $1.count + 1 }) <= 255
             else { fatalError("a wire name out of bounds was accepted") }
@@ -152,6 +153,20 @@ enum Harness: String, CaseIterable {
                 fatalError("a key file without a usable key was accepted")
             }
         }
+    }
+
+    /// A one-shot mDNS reply (what any host on the link may send a guest that names its station):
+    /// read for the instance and its target, every field in bounds.
+    static func mdnsReply(_ bytes: [UInt8]) {
+        guard bytes.count >= 2 else { return }
+        let id = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        let name = [Array("Mem".utf8), Array("_partyradio".utf8), Array("_udp".utf8), Array("local".utf8)]
+        guard let records = MDNSOneShot.parse(bytes, id: id, name: name) else { return }
+        guard records.ipv4.allSatisfy({ $0.count == 4 }), records.ipv6.allSatisfy({ $0.count == 16 }),
+            (records.txt ?? []).allSatisfy({ $0.utf8.count <= 255 * 3 }),
+            (records.target ?? []).allSatisfy({ !$0.isEmpty && $0.count <= 63 })
+        else { fatalError("a one-shot mDNS reply was read out of bounds") }
+        if let target = records.target { _ = MDNSOneShot.addresses(bytes, id: id, target: target) }
     }
 
     static func catalog(_ bytes: [UInt8]) {

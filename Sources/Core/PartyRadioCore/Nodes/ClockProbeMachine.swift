@@ -74,7 +74,7 @@ public struct ClockProbeMachine: NodeMachine {
         switch input {
         case .start:
             lookDeadline = now + configuration.lookNs
-            out.append(.browse)
+            out.append(.browse(resolving: nil))
         case .discovery(.failed(let message)):
             outcome = .failed(message)
             return out

@@ -139,7 +139,7 @@ public struct ListenerMachine: NodeMachine {
             finder = StationFinder(
                 query: configuration.query, deadline: now + configuration.timeoutNs,
                 interfaceName: configuration.interfaceName)
-            out.append(.browse)
+            out.append(.browse(resolving: nil))
         case .discovery(.failed(let message)):
             exitError = NodeError(.discovery, message)
             stop(now: now, into: &out)

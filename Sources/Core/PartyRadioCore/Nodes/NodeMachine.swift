@@ -118,8 +118,9 @@ public enum Effect: Sendable {
     case sealFor(StationID)
     /// Announce the station through DNS-SD.
     case publish(name: String, port: UInt16, txt: [String])
-    /// Start browsing for stations.
-    case browse
+    /// Start browsing for stations; `resolving`: a station named by the guest, asked for at once
+    /// besides (a one-shot mDNS query and Avahi's resolver), so it need not wait for the browse.
+    case browse(resolving: String?)
     /// Join a station's multicast group (a listener, once tuned in).
     case joinGroup(MulticastGroup)
     /// Drive the player.

@@ -30,7 +30,7 @@ public struct ObserverMachine: NodeMachine {
         switch input {
         case .start:
             started = true
-            out.append(.browse)
+            out.append(.browse(resolving: nil))
         case .discovery(.failed(let message)):
             exitError = NodeError(.discovery, message)
             isFinished = true

@@ -52,7 +52,7 @@ public struct StationRequest: Sendable {
         case .start:
             deadline = now + timeoutNs
             finder = StationFinder(query: query, deadline: deadline, interfaceName: interfaceName)
-            out.append(.browse)
+            out.append(.browse(resolving: query))
         case .discovery(.failed(let message)):
             return .finished(NodeError(.discovery, message))
         case .discovery(let event):

@@ -46,8 +46,9 @@ public final class ListenerNode {
                 inbox.push(.discovery(DiscoveryEvent(event)))
             }
             try avahi.browse(type: StationAdvert.serviceType)
-            // A station asked for by its name is resolved at once, beside the browse.
-            if let query { avahi.resolve(name: query, type: StationAdvert.serviceType) }
+            // A station asked for by its name is resolved at once, beside the browse (before the
+            // player's libmpv load below begins: a thread started during it would wait for it).
+            if let query { avahi.resolveStation(named: query, interface: interface, inbox: inbox) }
         } catch { throw NodeError(.discovery, error.description, cause: error) }
         let known = KnownStations(directory: settings.stateDirectory)
         let machine = ListenerMachine(

@@ -183,10 +183,11 @@ final class NodeRuntime<Machine: NodeMachine> {
             do { try avahi.publish(name: name, type: StationAdvert.serviceType, port: port, txt: txt) } catch {
                 inbox.push(.discovery(.failed(error.description)))
             }
-        case .browse:
+        case .browse(let name):
             do { try avahi.browse(type: StationAdvert.serviceType) } catch {
                 inbox.push(.discovery(.failed(error.description)))
             }
+            if let name { avahi.resolveStation(named: name, interface: interface, inbox: inbox) }
             if let domain, domainBrowser == nil {
                 do { domainBrowser = try DomainBrowser(settings: domain, inbox: inbox, reporter: reporter) } catch {
                     inbox.push(.discovery(.failed(error.description)))
@@ -315,6 +316,21 @@ extension DiscoveryEvent {
         case .failed(let message): self = .failed(message)
         case .daemonLost: self = .daemonLost
         case .daemonBack: self = .daemonBack
+        }
+    }
+}
+
+extension AvahiSession {
+    /// A station the guest named, asked for at once besides the browse: Avahi's resolver (an
+    /// answer from its cache, else about 100 ms before avahi-daemon sends the query) and a one-shot
+    /// mDNS query of the node's own (a few milliseconds, ``OneShotResolver``). What they find waits
+    /// in the inbox as the browser's finds do; a name that is a prefix or an ID finds nothing here.
+    func resolveStation(named name: String, interface: NetworkInterface, inbox: Inbox<NodeInput>) {
+        resolve(name: name, type: StationAdvert.serviceType)
+        OneShotResolver.start(instance: name, type: StationAdvert.serviceType, interface: interface) {
+            address, port, txt in
+            Log.debug(.discovery, "one-shot mDNS answer for '\(name)': \(address) port \(port)")
+            inbox.push(.discovery(.resolved(name: name, address: address, port: port, txt: txt)))
         }
     }
 }

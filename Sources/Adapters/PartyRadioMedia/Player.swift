@@ -377,7 +377,9 @@ public enum MpvLibrary {
     /// arena, which keeps it when freed: a playing node grew by ~10.5 MB per track (seen: four
     /// arenas of 10.4 MB after four tracks, `/proc/PID/smaps`). A fixed threshold turns the
     /// dynamic one off (mallopt(3)), and the growth with it.
-    private static func keepLargeBlocksOutOfTheHeap() {
+    /// The process's entry sets it first thing too: the DJ's demo library (a few WAV files of
+    /// about 7 MB, made and written at start) left 5 MB in the heap the same way.
+    public static func keepLargeBlocksOutOfTheHeap() {
         _ = prmpv_set_mmap_threshold(256 * 1024)
     }
 }

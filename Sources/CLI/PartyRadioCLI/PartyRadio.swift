@@ -1,4 +1,5 @@
 import PartyRadioCore
+import PartyRadioMedia
 
 /// The `partyradio` program: parses the command line and runs the command.
 public enum PartyRadio {
@@ -8,7 +9,8 @@ public enum PartyRadio {
     /// Runs `arguments` (without the program name) against this process's stdout and stderr.
     /// - Returns: the exit code (see ``ExitCode``).
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
-        main(arguments: arguments, context: CommandContext(environment: environment))
+        MpvLibrary.keepLargeBlocksOutOfTheHeap()
+        return main(arguments: arguments, context: CommandContext(environment: environment))
     }
 
     /// Runs `arguments` with `context`'s environment, console and clock (tests collect the output).

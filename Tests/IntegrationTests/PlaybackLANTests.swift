@@ -146,6 +146,39 @@ struct PlaybackLANTests {
         #expect(listener.wait(timeout: .seconds(5)) == 0)
     }
 
+    @Test("Without libmpv a listener says so in one sentence with the fix, from the player's thread, and exits")
+    func missingLibmpvIsReportedFromTheBackgroundLoad() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Unplugged")
+        defer { withExtendedLifetime(dj) {} }
+        // libmpv is loaded on the player's own thread while the node tunes in (docs/MEDIA.md). Here
+        // it is an empty file, in a mount namespace of this command's own (private propagation:
+        // the machine's file is untouched), as on a machine where the library is broken or gone.
+        let library = URL(fileURLWithPath: "/usr/lib/x86_64-linux-gnu/libmpv.so.2").resolvingSymlinksInPath().path
+        try #require(FileManager.default.fileExists(atPath: library), "libmpv2 is installed")
+        let listen = try lan.run(
+            host: 2,
+            [
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                "mount --bind /dev/null \(library) && exec \(Testbed.partyradioBinary) listen Unplugged "
+                    + "--audio-driver null --state-dir \(lan.stateDir("listener"))",
+            ], timeout: .seconds(30))
+        #expect(listen.exit == 1, "\(listen.stderr)")
+        // Whether it tuned in first depends on the race with the (here instant) failed load; the
+        // failure ends it either way, with the sentence from the player's thread.
+        let errors = listen.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errors.count == 1, "\(listen.stderr)")
+        #expect(errors.first?.hasPrefix("Error: libmpv is not installed: sudo apt install libmpv2 (") == true)
+        #expect(errors.first?.hasSuffix("or use --no-audio.") == true)
+        // The library on the machine itself is as it was.
+        let attributes = try FileManager.default.attributesOfItem(atPath: library)
+        #expect((attributes[.size] as? Int ?? 0) > 1_000_000)
+    }
+
     @Test("A listener joining 8 s into a track starts right there")
     func joinMidTrack() throws {
         let lan = try Testbed(hosts: 2)

@@ -34,7 +34,8 @@ let package = Package(
         // MARK: C shims
         systemLibrary("CAvahi", pkgConfig: nil, apt: "libavahi-client-dev"),
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        // Headers only: libcurl is loaded with dlopen at the first transfer (CCurlShim).
+        systemLibrary("CCurl", pkgConfig: nil, apt: "libcurl4-openssl-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),

@@ -63,6 +63,7 @@ public final class MediaCache: Sendable {
         where name.hasSuffix(".part") {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
+        _ = Self.globalInit  // libcurl is loaded here, not by the first download (CCurlShim)
         let thread = Thread { [weak self, starts] in
             while let url = starts.next() {
                 guard let self else { return }
@@ -167,7 +168,7 @@ public final class MediaCache: Sendable {
     /// The whole download: `workers` threads, each taking transfers from the plan; the file is
     /// renamed into place once every byte is there. Nil when it was stopped for the station's track.
     private func download(_ url: String) -> Status? {
-        guard Self.globalInit == CURLE_OK else { return .failed("libcurl failed to initialise") }
+        guard Self.globalInit == CURLE_OK else { return .failed(String(cString: prcurl_load_error())) }
         let path = finalPath(for: url)
         let partial = path + ".part"
         let descriptor = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
@@ -272,8 +273,8 @@ final class RangeJob: Sendable {
     /// One worker: takes transfers until the plan is complete or failed; one easy handle, so its
     /// connection is kept alive from one range to the next.
     func work() {
-        guard let easy = curl_easy_init() else { return }
-        defer { curl_easy_cleanup(easy) }
+        guard let easy = prcurl_easy_init() else { return }
+        defer { prcurl_easy_cleanup(easy) }
         var pause = false
         while true {
             enum Step {
@@ -299,10 +300,10 @@ final class RangeJob: Sendable {
     private func transfer(_ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer) -> Bool {
         let context = RangeTransfer(job: self, request: request)
         var headers: UnsafeMutablePointer<curl_slist>?
-        headers = curl_slist_append(headers, "Range: \(request.rangeHeader)")
-        for (name, value) in self.headers { headers = curl_slist_append(headers, "\(name): \(value)") }
-        defer { curl_slist_free_all(headers) }
-        curl_easy_reset(easy)
+        headers = prcurl_slist_append(headers, "Range: \(request.rangeHeader)")
+        for (name, value) in self.headers { headers = prcurl_slist_append(headers, "\(name): \(value)") }
+        defer { prcurl_slist_free_all(headers) }
+        prcurl_easy_reset(easy)
         let code: CURLcode = withExtendedLifetime(context) {
             let opaque = Unmanaged.passUnretained(context).toOpaque()
             var setup = CURLE_OK
@@ -317,7 +318,7 @@ final class RangeJob: Sendable {
             set(prcurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, 2))
             set(prcurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, 60_000))
             guard setup == CURLE_OK else { return setup }
-            return curl_easy_perform(easy)
+            return prcurl_easy_perform(easy)
         }
         var connects = 0
         _ = prcurl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)

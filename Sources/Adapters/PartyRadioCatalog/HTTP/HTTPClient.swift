@@ -73,7 +73,7 @@ public final class HTTPClient: Sendable {
 
     deinit {
         idleHandles.withLock { handles in
-            for handle in handles { curl_easy_cleanup(handle.raw) }
+            for handle in handles { prcurl_easy_cleanup(handle.raw) }
             handles.removeAll()
         }
     }
@@ -101,7 +101,7 @@ public final class HTTPClient: Sendable {
             return .failure(CatalogError(.cancelled, "The request was cancelled before it started."))
         }
         guard Self.globalInit == CURLE_OK else {
-            return .failure(CatalogError(.other, "libcurl failed to initialise; reinstall libcurl4."))
+            return .failure(CatalogError(.other, String(cString: prcurl_load_error())))
         }
         guard let handle = checkOut() else {
             return .failure(CatalogError(.other, "libcurl could not create a transfer handle (out of memory?)."))
@@ -109,13 +109,13 @@ public final class HTTPClient: Sendable {
         var reusable = true
         defer { checkIn(handle, reusable: reusable) }
         let easy = handle.raw
-        curl_easy_reset(easy)  // forgets options, keeps the connection cache
+        prcurl_easy_reset(easy)  // forgets options, keeps the connection cache
 
         var headerList: UnsafeMutablePointer<curl_slist>?
         for (name, value) in [("Accept", "application/json")] + request.headers {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+            headerList = prcurl_slist_append(headerList, "\(name): \(value)")
         }
-        defer { curl_slist_free_all(headerList) }
+        defer { prcurl_slist_free_all(headerList) }
 
         let transfer = Transfer(limit: maximumBodyBytes, cancellation: cancellation)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
@@ -135,7 +135,7 @@ public final class HTTPClient: Sendable {
                 set(prcurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
                 set(prcurl_setopt_string(easy, CURLOPT_NOPROXY, Self.noProxy))
                 guard setup == CURLE_OK else { return setup }
-                let result = curl_easy_perform(easy)
+                let result = prcurl_easy_perform(easy)
                 _ = prcurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, nil)
                 return result
             }
@@ -169,7 +169,7 @@ public final class HTTPClient: Sendable {
 
     private func checkOut() -> CurlHandle? {
         if let handle = idleHandles.withLock({ $0.popLast() }) { return handle }
-        return curl_easy_init().map(CurlHandle.init)
+        return prcurl_easy_init().map(CurlHandle.init)
     }
 
     private func checkIn(_ handle: CurlHandle, reusable: Bool) {
@@ -180,7 +180,7 @@ public final class HTTPClient: Sendable {
                 handles.append(handle)
                 return true
             }
-        if !keep { curl_easy_cleanup(handle.raw) }
+        if !keep { prcurl_easy_cleanup(handle.raw) }
     }
 }
 

@@ -46,6 +46,21 @@ CURLcode prcurl_getinfo_double(CURL *handle, CURLINFO info, double *value);
 size_t prcurl_error_buffer_size(void);
 
 /// CURL_GLOBAL_DEFAULT is a macro expression Swift does not import; initialises libcurl once per process.
+/// libcurl's soname (Debian 12: libcurl4); it is loaded with dlopen, not linked.
+#define PRCURL_SONAME "libcurl.so.4"
+
+/// Loads libcurl (once per process) and runs curl_global_init: CURLE_OK, or CURLE_FAILED_INIT
+/// with the reason in prcurl_load_error(). Thread-safe; every other function needs it to succeed.
 CURLcode prcurl_global_init(void);
+
+/// Why libcurl is not usable, one sentence with the fix ("" when it is).
+const char *prcurl_load_error(void);
+
+CURL *prcurl_easy_init(void);
+void prcurl_easy_cleanup(CURL *handle);
+CURLcode prcurl_easy_perform(CURL *handle);
+void prcurl_easy_reset(CURL *handle);
+struct curl_slist *prcurl_slist_append(struct curl_slist *list, const char *string);
+void prcurl_slist_free_all(struct curl_slist *list);
 
 #endif

@@ -76,12 +76,8 @@ final class PlayerDriver {
             cache = nil
             return
         }
-        let recipe = PlayerMaker.Recipe(options: options, clock: clock, inbox: inbox)
-        if inBackground {
-            maker = PlayerMaker(recipe)
-        } else {
-            sync = try recipe.make()
-        }
+        // The media cache first: its thread, and libcurl's load (about 5 ms), come before libmpv's
+        // load begins, which would hold both up (see the note on PlayerMaker).
         // PARTYRADIO_MEDIA_CACHE=0 streams as before (for comparisons: scripts/bench-lossy.py).
         if let cacheDirectory, ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE"] != "0" {
             // A private station's media needs proof of its code, the cache's fetches as mpv's.
@@ -90,6 +86,12 @@ final class PlayerDriver {
             if cache == nil { Log.debug(.player, "no media cache in \(cacheDirectory.path): streaming") }
         } else {
             cache = nil
+        }
+        let recipe = PlayerMaker.Recipe(options: options, clock: clock, inbox: inbox)
+        if inBackground {
+            maker = PlayerMaker(recipe)
+        } else {
+            sync = try recipe.make()
         }
     }
 

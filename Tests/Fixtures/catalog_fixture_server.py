@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fixture server shaped like Apple's catalog endpoints, for partyradio's catalog tests.
 
-Binds 127.0.0.1 only (never any other address), on the port given (0: any free one), prints
+Binds 127.0.0.1 only (another address only with --previews, below), on the port given (0: any free one), prints
 "PORT <n>" on stdout, and exits when its stdin closes, so it never outlives the test process.
 
 Routes (as Apple serves them):
@@ -17,14 +17,25 @@ Routes (as Apple serves them):
 With --local-artwork, artwork URLs in every answer point at this server's /image/thumb/ instead
 of is1-ssl.mzstatic.com, so a test without the internet can fetch them.
 
+With --previews ADDR (only ever a test namespace's own LAN address, for listeners on other hosts
+of the testbed), the server binds ADDR instead of 127.0.0.1, preview URLs in every answer point
+at it (http://ADDR:PORT/itunes-assets/… instead of https://audio-ssl.itunes.apple.com/…), and it
+serves each preview as Apple's CDN does: GET and HEAD, Accept-Ranges, single byte ranges (206 +
+Content-Range, 416 past the end). The audio is a 30-second tone per path (WAV, 22.05 kHz mono,
+about 1.3 MB; Apple's are AAC in M4A, which the player probes the same way).
+  /_previews                every preview path asked for, with how many requests and the first's
+                            time (CLOCK_REALTIME ns), as JSON
+
 Special search terms: empty, big (200 results), unicode, echo… (title = raw query),
 useragent, gzip, redirect, forbidden (403), ratelimited (429, Retry-After 120),
 flaky429-N (429 with Retry-After 0 for the first N requests), servererror (500 HTML),
 html (200 HTML page), slow (answers after 3 s), veryslow (10 s), stall (120 s), truncated (Content-Length longer than the
 body), cutoff (body cut mid-JSON, connection closed), malformed, notfound (404).
 """
+import array
 import gzip
 import json
+import math
 import os
 import sys
 import threading
@@ -103,6 +114,29 @@ TINY_JPEG = bytes.fromhex(
     "c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffda0008010100003f00fbd3"
     "ffd9")
 LOCAL_ARTWORK = "--local-artwork" in sys.argv
+PREVIEWS = sys.argv[sys.argv.index("--previews") + 1] if "--previews" in sys.argv else None
+PREVIEW_HITS = {}
+PREVIEW_AUDIO = {}
+
+
+def preview_audio(path):
+    """A 30 s WAV tone for a preview path (its pitch from the path), made once."""
+    with LOCK:
+        if path in PREVIEW_AUDIO:
+            return PREVIEW_AUDIO[path]
+    rate, seconds = 22050, 30
+    pitch = 220 + sum(path.encode()) % 440
+    samples = array.array("h", (int(8000 * math.sin(2 * math.pi * pitch * n / rate)) for n in range(rate * seconds)))
+    if sys.byteorder != "little":
+        samples.byteswap()
+    data = samples.tobytes()
+    header = b"RIFF" + (36 + len(data)).to_bytes(4, "little") + b"WAVEfmt " + (16).to_bytes(4, "little") + \
+        (1).to_bytes(2, "little") + (1).to_bytes(2, "little") + rate.to_bytes(4, "little") + \
+        (rate * 2).to_bytes(4, "little") + (2).to_bytes(2, "little") + (16).to_bytes(2, "little") + \
+        b"data" + len(data).to_bytes(4, "little")
+    with LOCK:
+        PREVIEW_AUDIO[path] = header + data
+        return PREVIEW_AUDIO[path]
 
 HTML_ERROR = (b"<!DOCTYPE html><html><head><title>Service Unavailable - Zero size object</title></head>"
               b"<body><h1>Service Unavailable</h1><p>The server is temporarily unable to service your request."
@@ -128,6 +162,9 @@ class Handler(BaseHTTPRequestHandler):
         if LOCAL_ARTWORK and isinstance(body, bytes):
             own = ("http://127.0.0.1:%d/" % self.server.server_address[1]).encode()
             body = body.replace(b"https://is1-ssl.mzstatic.com/", own)
+        if PREVIEWS and isinstance(body, bytes):
+            own = ("http://%s:%d/" % (PREVIEWS, self.server.server_address[1])).encode()
+            body = body.replace(b"https://audio-ssl.itunes.apple.com/", own)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         for name, value in (headers or {}).items():
@@ -147,6 +184,11 @@ class Handler(BaseHTTPRequestHandler):
                 return self.lookup(query)
             if path.startswith("/image/thumb/"):
                 return self.send(200, TINY_JPEG, "image/jpeg")
+            if PREVIEWS and path.startswith("/itunes-assets/"):
+                return self.preview(path)
+            if path == "/_previews":
+                with LOCK:
+                    return self.send(200, PREVIEW_HITS)
             if path == "/_count":
                 term = query.get("term", [""])[0]
                 with LOCK:
@@ -160,6 +202,49 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(404, HTML_ERROR.replace(b"Service Unavailable", b"Not Found"), "text/html")
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def do_HEAD(self):
+        path = urllib.parse.urlsplit(self.path).path
+        if PREVIEWS and path.startswith("/itunes-assets/"):
+            return self.preview(path, head=True)
+        self.send_response(405)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def preview(self, path, head=False):
+        """A preview as a CDN serves it: the whole file, or one byte range."""
+        audio = preview_audio(path)
+        size = len(audio)
+        with LOCK:
+            hit = PREVIEW_HITS.setdefault(path, {"requests": 0, "first_ns": time.time_ns()})
+            hit["requests"] += 1
+        start, end, status = 0, size - 1, 200
+        wanted = self.headers.get("Range", "")
+        if wanted.startswith("bytes=") and "," not in wanted:
+            first, _, last = wanted[6:].strip().partition("-")
+            try:
+                if first:
+                    start, end = int(first), min(int(last), size - 1) if last else size - 1
+                else:
+                    start, end = max(0, size - int(last)), size - 1
+                status = 206
+            except ValueError:
+                start, end, status = 0, size - 1, 200
+            if status == 206 and (start >= size or start > end):
+                self.send_response(416)
+                self.send_header("Content-Range", "bytes */%d" % size)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+        self.send_response(status)
+        self.send_header("Content-Type", "audio/wav")
+        self.send_header("Accept-Ranges", "bytes")
+        if status == 206:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+        self.send_header("Content-Length", str(end - start + 1))
+        self.end_headers()
+        if not head:
+            self.wfile.write(audio[start:end + 1])
 
     def search(self, parsed, query):
         term = query.get("term", [""])[0]
@@ -299,7 +384,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     port = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 0
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server = ThreadingHTTPServer((PREVIEWS or "127.0.0.1", port), Handler)
     server.daemon_threads = True
     print("PORT %d" % server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -1,4 +1,5 @@
 import Foundation
+import PartyRadioCore
 import Testing
 
 /// A listener on a host that drops a quarter of its packets both ways (issue 11, item 2): the
@@ -69,5 +70,91 @@ struct LossyLinkLANTests {
         let p90 = errors[errors.count * 9 / 10]
         print("25 % loss: player error p50 \(errors[errors.count / 2]) ms, p90 \(p90) ms, max \(errors.last!) ms")
         #expect(p90 <= 20, "player error p90 \(p90) ms: \(playing.playerErrors(every: 20))")
+    }
+}
+
+/// Catalog tracks fetched ahead (issue 11, item 2): the DJ names where the next tracks come from
+/// (docs/PROTOCOL.md, "Next sources"), so a listener's media cache fetches the next catalog
+/// preview before the boundary, across a lossy link, and plays it from the cache. Apple's API and
+/// its preview CDN are the fixture server, on the DJ's host, reached over the testbed's LAN.
+@Suite(
+    "Catalog tracks fetched ahead", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct CatalogPrefetchLANTests {
+    @Test(
+        "25 % loss on the listener's host: the next catalog preview is in its cache before it starts, and plays from there"
+    )
+    func nextCatalogTrackIsCachedBeforeItStarts() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let address = try lan.ip(host: 1)
+        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/catalog_fixture_server.py").path
+        let fixture = try lan.spawn(host: 1, ["python3", script, "0", "--previews", address], stdin: true)
+        defer { withExtendedLifetime(fixture) {} }
+        let port = try fixture.waitForLine(containing: "PORT ", timeout: .seconds(10)).split(separator: " ").last ?? ""
+        let origin = "http://\(address):\(port)"
+        // Three 30-second previews: One More Time, Get Lucky, CUFF IT.
+        let dj = try lan.startDJ(
+            host: 1, name: "Previews", extra: ["--add", "697195462,617154366,1440935467"],
+            env: ["PARTYRADIO_ITUNES_URL": origin])
+        defer { withExtendedLifetime(dj) {} }
+        try lan.loss(host: 2, percent: 25, direction: .both)
+        let listener = try lan.startListener(
+            host: 2, role: "listener", station: "Previews", extra: ["--timeout", "20", "-v"])
+        defer { withExtendedLifetime(listener) {} }
+        let tuned = try listener.waitForEvent(timeout: .seconds(25), "tuned in") { $0.name == "tuned_in" }
+        let playing = (tuned["station"] as? [String: Any])?["now_playing"] as? [String: Any]
+        try #require(playing?["track_id"] as? String == "697195462", "\(String(describing: playing))")
+
+        // The next preview's file, as the cache names it, appears before the track changes.
+        let next = "\(origin)/itunes-assets/AudioPreview125/getlucky.m4a"
+        let cached = lan.stateDir("listener") + "/media-cache/" + MediaCachePlan.fileName(for: next)
+        var cachedAt: Int64?
+        let deadline = realTimeNs() + 40 * LossyLinkLANTests.second
+        while realTimeNs() < deadline {
+            if cachedAt == nil, FileManager.default.fileExists(atPath: cached) { cachedAt = realTimeNs() }
+            if listener.events.contains(where: { $0.string("change") == "track" && $0.int("queue_index") == 1 }) {
+                break
+            }
+            usleep(50_000)
+        }
+        let change = try #require(
+            listener.events.first { $0.string("change") == "track" && $0.int("queue_index") == 1 },
+            "the station never moved to the second track")
+        #expect(change.string("track_id") == "617154366")
+        let path = "/itunes-assets/AudioPreview125/getlucky.m4a"
+        let hits = try previewHits(lan, origin: origin)[path]
+        let logged = try? listener.waitForLine(containing: "playing 617154366", timeout: .seconds(20), stream: .stderr)
+        sleep(untilTrue: realTimeNs() + 3 * LossyLinkLANTests.second)
+        try lan.loss(host: 2, percent: 0)
+        let samples = lan.measureListener("listener")
+        let played = samples.filter { $0.line.trackID == "617154366" && $0.line.playerPositionMs != nil }
+        let fetches = listener.text(.stderr).split(separator: "\n").filter {
+            $0.contains("cache") || $0.contains("playing ")
+        }
+        print("listener's media cache:\n" + fetches.joined(separator: "\n"))
+        print(
+            "next catalog track: cached "
+                + (cachedAt.map { "\(Double(change.timeNs - $0) / 1e9) s before" } ?? "not before")
+                + " the listener heard of the change; it played "
+                + (played.first.map { "\(Double($0.trueTimeNs - change.timeNs) / 1e9) s after it" } ?? "never"))
+
+        // In the cache before the boundary, and played from there: nothing fetches the URL again.
+        let fetchedAhead = try #require(cachedAt, "Get Lucky was not in the cache before it started")
+        #expect(fetchedAhead < change.timeNs)
+        #expect((hits ?? 0) > 0)
+        #expect(logged?.contains("from the cache") == true, "\(logged ?? "never loaded")")
+        #expect(try previewHits(lan, origin: origin)[path] == hits, "the preview was fetched again after it started")
+        #expect(played.count >= 10, "the listener did not play Get Lucky: \(samples.summary)")
+    }
+
+    /// Requests the fixture served per preview path (it counts each).
+    func previewHits(_ lan: Testbed, origin: String) throws -> [String: Int] {
+        let answer = try lan.run(host: 1, ["curl", "-s", "\(origin)/_previews"])
+        let object = try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: [String: Any]]
+        return (object ?? [:]).mapValues { ($0["requests"] as? NSNumber)?.intValue ?? 0 }
     }
 }

@@ -120,4 +120,42 @@ struct RangeFetchPlanTests {
         otherShape.source = "http://10.0.0.1:8000/files/0011aabb"
         #expect(MediaCachePlan.source(ofLocalTrack: "local:ffee", after: otherShape) == nil)
     }
+
+    @Test("What a listener fetches ahead: the next two that play, catalog tracks by the DJ's next sources")
+    func prefetchPlan() {
+        func track(_ id: String, _ source: String) -> Track {
+            Track(id: id, title: "t", artist: "a", album: "", durationMs: 1000, source: source)
+        }
+        func entry(_ id: String, awaiting: Bool = false) -> QueueList.Entry {
+            QueueList.Entry(
+                queueID: 0, trackID: id, title: "", artist: "", requester: "", tally: Tally(),
+                awaitingApproval: awaiting)
+        }
+        let local = track("local:aa", "http://10.0.0.1:8000/media/aa")
+        let catalog = track("111", "https://audio-ssl.itunes.apple.com/p111.m4a")
+        let list = QueueList(
+            mode: .approve, total: 2,
+            entries: [entry("999", awaiting: true), entry("222"), entry("local:bb"), entry("local:cc")])
+        let sources = NextSources(entries: [
+            .init(trackID: "222", source: "https://audio-ssl.itunes.apple.com/p222.m4a"),
+            .init(trackID: "local:bb", source: "http://10.0.0.1:8000/media/bb"),
+        ])
+        // Without the DJ's sources a catalog track has no URL: only library tracks after a library track.
+        #expect(
+            MediaCachePlan.prefetch(current: local, upNext: list, sources: nil)
+                == ["http://10.0.0.1:8000/media/bb", "http://10.0.0.1:8000/media/cc"])
+        #expect(MediaCachePlan.prefetch(current: catalog, upNext: list, sources: nil).isEmpty)
+        // With them: the catalog track first, as it plays first; a request awaiting approval never.
+        #expect(
+            MediaCachePlan.prefetch(current: catalog, upNext: list, sources: sources)
+                == ["https://audio-ssl.itunes.apple.com/p222.m4a", "http://10.0.0.1:8000/media/bb"])
+        #expect(
+            MediaCachePlan.prefetch(current: local, upNext: list, sources: sources)
+                == ["https://audio-ssl.itunes.apple.com/p222.m4a", "http://10.0.0.1:8000/media/bb"])
+        // Before the queue list came, the sources' own order; the playing track is never fetched ahead.
+        #expect(
+            MediaCachePlan.prefetch(current: track("222", "x"), upNext: nil, sources: sources)
+                == ["http://10.0.0.1:8000/media/bb"])
+        #expect(MediaCachePlan.prefetch(current: nil, upNext: nil, sources: nil).isEmpty)
+    }
 }

@@ -73,6 +73,12 @@ enum Samples {
                         artist: "Artist \($0)", requester: "Gäst \($0) 🎸", tally: Tally(up: 3, down: 1),
                         awaitingApproval: $0 % 2 == 0)
                 })),
+        .nextSources(
+            NextSources(entries: [
+                .init(
+                    trackID: "1440857781", source: "https://audio-ssl.itunes.apple.com/itunes-assets/p.m4a?a=1&b=%20"),
+                .init(trackID: "local:abc", source: "http://[fe80::1%25eth0]:8080/media/abc"),
+            ])),
     ]
 }
 

@@ -95,6 +95,9 @@ final class SimNode {
     /// The player as the node commanded it: what is loaded, and whether it plays.
     var playerTrack: String?
     var playerPaused = true
+    /// Every load (true time, track ID, source) and every list of sources to fetch ahead.
+    var loads: [(time: Int64, trackID: String, source: String)] = []
+    var prefetches: [(time: Int64, urls: [String])] = []
     var synchronizedAt: Int64?
     var finishedAt: Int64?
     var crashedAt: Int64?
@@ -302,6 +305,9 @@ final class SimLAN {
             case .load(let track, let paused):
                 node.playerTrack = track.id
                 node.playerPaused = paused
+                node.loads.append((now, track.id, track.source))
+            case .prefetch(let urls):
+                node.prefetches.append((now, urls))
             case .pause: node.playerPaused = true
             case .resume: node.playerPaused = false
             case .volume:

@@ -67,6 +67,35 @@ import Testing
         #expect(dj.handle(.command("drop"), at: at(ms: 240)).warnings.first?.contains("or 'next'") == true)
     }
 
+    /// Where the next tracks are fetched from follows the play order: an approved request before
+    /// the DJ's next track, one awaiting approval not at all; it goes out beside the queue list.
+    @Test func nextSourcesFollowThePlayOrder() {
+        var dj = started(mode: .approve)
+        var bob = Peer("10.0.0.8", key: 8)
+        let t1 = NextSources.Entry(trackID: "t1", source: "http://10.0.0.1/1")
+        let t2 = NextSources.Entry(trackID: "t2", source: "http://10.0.0.1/2")
+        #expect(dj.nextSources?.entries == [t1, t2])
+        #expect(request(&dj, from: &bob, "third", requestID: 1, name: "Bob")?.status == .awaitingApproval)
+        #expect(dj.nextSources?.entries == [t1, t2], "a request awaiting approval does not play")
+        let out = dj.handle(.command("approve next"), at: at(ms: 200))
+        #expect(dj.nextSources?.entries == [t2, t1])
+        let sent = out.sent.map(\.message.tag)
+        let list = sent.firstIndex(of: "queueList")
+        #expect(list.map { sent[$0 + 1] } == "nextSources", "\(sent)")
+        #expect(out.sent.contains { $0.message == .nextSources(NextSources(entries: [t2, t1])) })
+        // A station of library tracks only: listeners derive those URLs, nothing is sent.
+        let library = Fixture.tracks.enumerated().map { index, track in
+            Track(
+                id: "local:tok\(index)", title: track.title, artist: track.artist, album: "", durationMs: 10_000,
+                source: "http://10.0.0.1:8080/media/tok\(index)")
+        }
+        var own = DJMachine(
+            configuration: Fixture.djConfiguration(queue: library), verifier: ChecksumVerifier(), now: t0)
+        let started = own.handle(.start, at: t0)
+        #expect(own.nextSources == nil)
+        #expect(!started.sent.contains { $0.message.tag == "nextSources" })
+    }
+
     @Test func aVoteOnARequestThatPlayedSaysSo() {
         var dj = started()
         var bob = Peer("10.0.0.8", key: 8)

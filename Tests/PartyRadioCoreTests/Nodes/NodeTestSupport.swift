@@ -176,6 +176,7 @@ extension Message {
         case .requestVote: "requestVote"
         case .requestVoteAck: "requestVoteAck"
         case .queueList: "queueList"
+        case .nextSources: "nextSources"
         }
     }
 }

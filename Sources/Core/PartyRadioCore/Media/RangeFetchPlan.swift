@@ -176,6 +176,9 @@ public struct RangeFetchPlan: Sendable {
 
 /// The listener's media cache, the pure parts: file names and which files go.
 public enum MediaCachePlan {
+    /// The ID prefix of the DJ's library tracks (`LocalLibrary`).
+    public static let localPrefix = "local:"
+
     /// The cache file's name for a URL (the same on every run).
     public static func fileName(for url: String) -> String {
         Hex.encode(FNV1a64.hash(Array(url.utf8))) + ".media"
@@ -192,11 +195,33 @@ public enum MediaCachePlan {
         return victims
     }
 
+    /// How many of the tracks that play next a listener fetches ahead.
+    public static let prefetchCount = NextSources.Limit.maxEntries
+
+    /// What a listener fetches ahead, in order: the sources of the first ``prefetchCount`` tracks
+    /// that play next (`upNext`'s entries not awaiting approval, or, before the queue list came,
+    /// the next sources' own order), the playing track left out. A catalog track's source is the
+    /// one the DJ sent in `sources`; a library track's is derived from the playing track's URL
+    /// (``source(ofLocalTrack:after:)``) when the DJ sent none. A track with neither is skipped.
+    public static func prefetch(current: Track?, upNext: QueueList?, sources: NextSources?) -> [String] {
+        let ids: [String] =
+            upNext.map { list in list.entries.filter { !$0.awaitingApproval }.map(\.trackID) }
+            ?? sources?.entries.map(\.trackID) ?? []
+        var urls: [String] = []
+        for id in ids where id != current?.id {
+            guard urls.count < prefetchCount else { break }
+            let url = sources?.source(of: id) ?? current.flatMap { source(ofLocalTrack: id, after: $0) }
+            guard let url, url != current?.source, !urls.contains(url) else { continue }
+            urls.append(url)
+        }
+        return urls
+    }
+
     /// Where the DJ serves the local track `nextTrackID`, from the URL it serves `current` at: a
     /// DJ's library track is at `…/media/<token>`, the token being its ID's hash (`local:<token>`;
     /// see `LocalLibrary`). Nil for catalog tracks or a URL of another shape.
     public static func source(ofLocalTrack nextTrackID: String, after current: Track) -> String? {
-        let prefix = "local:"
+        let prefix = localPrefix
         guard current.id.hasPrefix(prefix), nextTrackID.hasPrefix(prefix) else { return nil }
         let currentToken = current.id.dropFirst(prefix.count)
         let nextToken = nextTrackID.dropFirst(prefix.count)

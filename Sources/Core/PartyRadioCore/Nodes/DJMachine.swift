@@ -401,7 +401,7 @@ public struct DJMachine: NodeMachine {
                             serverSendNs: now.ns)),
                     to: inbound.from))
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
-            .requestVoteAck, .queueList:
+            .requestVoteAck, .queueList, .nextSources:
             break  // DJ kinds never pass the listener policy
         }
     }
@@ -506,11 +506,24 @@ public struct DJMachine: NodeMachine {
     /// What plays next, as the wire carries it.
     public var upNext: QueueList { requests.list(upcoming: engine.upcoming(limit: Self.upcomingShown)) }
 
-    /// What plays next to the group (and to the user, when it changed).
+    /// What plays next to the group (and to the user, when it changed), and where the next tracks
+    /// are fetched from when a listener cannot work it out itself (a catalog track among them).
     private func sendUpNext(report: Bool, into out: inout [Effect]) {
         let list = upNext
         toGroup(.queueList(list), into: &out)
+        if let sources = nextSources { toGroup(.nextSources(sources), into: &out) }
         if report { out.append(.report(.upNext(list))) }
+    }
+
+    /// The sources of the tracks that play next (approved requests first, then the DJ's queue, as
+    /// ``upNext`` orders them), for listeners to fetch ahead; nil when there is none a listener
+    /// could not derive (the DJ's library tracks: `MediaCachePlan.source(ofLocalTrack:after:)`).
+    public var nextSources: NextSources? {
+        let tracks =
+            requests.ordered.filter(\.approved).map(\.track)
+            + engine.upcoming(limit: NextSources.Limit.maxEntries)
+        let sources = NextSources(tracks: tracks)
+        return sources.entries.contains { !$0.trackID.hasPrefix(MediaCachePlan.localPrefix) } ? sources : nil
     }
 
     /// The DJ's `approve ID` and `drop ID`; `approve next` takes the first request waiting for

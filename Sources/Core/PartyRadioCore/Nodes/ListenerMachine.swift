@@ -71,6 +71,10 @@ public struct ListenerMachine: NodeMachine {
     private var lastSkip: (notice: TrackSkipped, at: LocalTime)?
     /// What plays next, as the DJ last said.
     public private(set) var upNext: QueueList?
+    /// Where the tracks that play next are fetched from, as the DJ last said (catalog tracks).
+    public private(set) var nextSources: NextSources?
+    /// What the player was last told to fetch ahead.
+    public private(set) var prefetching: [String] = []
     /// The local output is muted (the desktop's pause): the station plays on, unheard here.
     public private(set) var isMuted = false
     /// The local volume, 0–100 (kept while muted).
@@ -354,6 +358,11 @@ public struct ListenerMachine: NodeMachine {
             guard list != upNext else { return }
             upNext = list
             out.append(.report(.upNext(list)))
+            planPrefetch(into: &out)
+        case .nextSources(let sources):
+            guard sources != nextSources else { return }
+            nextSources = sources
+            planPrefetch(into: &out)
         case .trackSkipped(let notice):
             // The DJ sends each notice twice; say it once (the same track may be skipped again later).
             if let last = lastSkip, last.notice.trackID == notice.trackID, last.notice.reason == notice.reason,
@@ -391,6 +400,16 @@ public struct ListenerMachine: NodeMachine {
     private mutating func follow(_ snapshot: StateSnapshot, now: LocalTime, into out: inout [Effect]) {
         if let view { out.append(.follow(view)) }
         out += planner.follow(snapshot, clockKnown: clock.isSynchronized, now: now).map(Effect.player)
+        planPrefetch(into: &out)
+    }
+
+    /// Tells the player what to fetch ahead when that changed (docs/MEDIA.md, "Fetching ahead").
+    private mutating func planPrefetch(into out: inout [Effect]) {
+        guard planner.isEnabled, let tuned else { return }
+        let urls = MediaCachePlan.prefetch(current: tuned.snapshot.nowPlaying, upNext: upNext, sources: nextSources)
+        guard urls != prefetching else { return }
+        prefetching = urls
+        if !urls.isEmpty { out.append(.player(.prefetch(urls))) }
     }
 
     /// When the next time ping is due: at once after tuning in, then at the interval the clock

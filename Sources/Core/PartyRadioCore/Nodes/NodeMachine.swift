@@ -154,6 +154,8 @@ public enum PlayerCommand: Hashable, Sendable {
     case stop
     /// The local volume, 0–100.
     case volume(Int)
+    /// Fetch these sources ahead, in this order (they play next): a listener's media cache.
+    case prefetch([String])
 }
 
 /// A catalog question from the DJ's controls.

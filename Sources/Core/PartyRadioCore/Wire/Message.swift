@@ -20,6 +20,7 @@ public enum Message: Equatable, Sendable {
     case requestVote(RequestVote)
     case requestVoteAck(RequestVoteAck)
     case queueList(QueueList)
+    case nextSources(NextSources)
 
     public var body: any WireMessage {
         switch self {
@@ -43,6 +44,7 @@ public enum Message: Equatable, Sendable {
         case .requestVote(let m): m
         case .requestVoteAck(let m): m
         case .queueList(let m): m
+        case .nextSources(let m): m
         }
     }
 
@@ -70,6 +72,7 @@ public enum Message: Equatable, Sendable {
         case .requestVote: .requestVote(try RequestVote(from: &reader))
         case .requestVoteAck: .requestVoteAck(try RequestVoteAck(from: &reader))
         case .queueList: .queueList(try QueueList(from: &reader))
+        case .nextSources: .nextSources(try NextSources(from: &reader))
         }
     }
 }

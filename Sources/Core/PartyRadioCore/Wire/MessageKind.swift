@@ -20,12 +20,13 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case requestVote = 18
     case requestVoteAck = 19
     case queueList = 20
+    case nextSources = 21
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
-            .requestVoteAck, .queueList:
+            .requestVoteAck, .queueList, .nextSources:
             true
         case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote: false
         }

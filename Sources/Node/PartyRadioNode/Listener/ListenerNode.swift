@@ -84,12 +84,11 @@ public final class ListenerNode {
                 // The track is fetched from the first snapshot on, while the clock is synchronised.
                 if let track = station.snapshot.nowPlaying { player.stationPlays(track) }
             }
-            // What plays next is fetched ahead while this track plays.
+            // The station's track is fetched as soon as it changes (what plays next is the
+            // machine's `.prefetch`).
             for effect in effects {
                 if case .report(.state(let snapshot, _, _)) = effect, let track = snapshot.nowPlaying {
                     player.stationPlays(track)
-                } else if case .report(.upNext(let list)) = effect {
-                    player.upNextChanged(list)
                 }
             }
         }

@@ -32,9 +32,9 @@ final class PlayerDriver {
     private let cache: MediaCache?
     /// A load waiting for its file to be in the cache, or for the player to be made.
     private var pending: (track: Track, paused: Bool, since: LocalTime)?
-    /// The track last loaded, and what plays next (what the cache fetches ahead).
-    private var current: Track?
-    private var upNext: QueueList?
+    /// What the machine last asked to fetch ahead (asked again after each load: the station's
+    /// own track goes first, and a prefetch it stopped is queued again).
+    private var prefetching: [String] = []
     /// The last track ``stationPlays(_:)`` was told of.
     private var announced: String?
     /// The local instant a prepared start is armed for, until it has happened (for `-v`).
@@ -44,9 +44,6 @@ final class PlayerDriver {
     /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one
     /// stream (competing with it) would only starve.
     static let cacheWaitNs = Nanos.seconds(12)
-    /// How many of the tracks that play next are fetched ahead.
-    static let prefetchCount = 2
-
     static let tickIntervalNs = Nanos.ms(100)
     /// While a start is being prepared, so the player is unpaused as soon as it is ready.
     static let fastTickIntervalNs = Nanos.ms(10)
@@ -120,6 +117,11 @@ final class PlayerDriver {
             try? sync?.player.setVolume(level)
             return
         }
+        if case .prefetch(let urls) = command {  // needs no player: only the cache
+            prefetching = urls
+            prefetch()
+            return
+        }
         guard playsAudio, let view else { return }
         takePlayer()
         Log.debug(.player, "\(command)")
@@ -129,7 +131,6 @@ final class PlayerDriver {
             case .load(let track, let paused):
                 // Loads and resumes come only once the DJ clock is known (the planner sees to it).
                 guard view.stationPosition(at: clock.now()) != nil else { return }
-                current = track
                 pending = nil
                 if let cache, MediaCache.handles(track.source) {
                     cache.request(track.source, now: true)
@@ -162,6 +163,8 @@ final class PlayerDriver {
                 playing = false
             case .volume(let level):
                 try sync?.player.setVolume(level)
+            case .prefetch:
+                break  // done above
             }
         } catch {
             if case .load = command { inbox.push(.playerFailed("\(error)")) }
@@ -172,6 +175,9 @@ final class PlayerDriver {
     /// Loads `track` from `source` (its URL or the cache's file) at the station position.
     private func load(_ track: Track, from source: String, paused: Bool) throws(PlayerError) {
         guard let sync, let view else { return }
+        if cache != nil {
+            Log.debug(.player, "playing \(track.id) \(source == track.source ? "from its URL" : "from the cache")")
+        }
         if paused {
             try sync.loadPaused(source, startNs: stationPosition(view)(clock.now().ns))
         } else {
@@ -188,23 +194,11 @@ final class PlayerDriver {
         cache.request(track.source, now: true)
     }
 
-    /// What plays next changed (a listener's `.upNext` report): fetch it ahead.
-    func upNextChanged(_ list: QueueList) {
-        upNext = list
-        prefetch()
-    }
-
-    /// Asks the cache for the next tracks of the DJ's library (a catalog track's URL is not
-    /// known before it plays).
+    /// Asks the cache for what plays next, after whatever the station's track needs (the machine
+    /// plans it: `MediaCachePlan.prefetch`, with the catalog tracks' sources the DJ sends).
     private func prefetch() {
-        guard let cache, let current, let upNext else { return }
-        let next = upNext.entries.filter { !$0.awaitingApproval && $0.trackID != current.id }
-            .prefix(Self.prefetchCount)
-        for entry in next {
-            if let url = MediaCachePlan.source(ofLocalTrack: entry.trackID, after: current) {
-                cache.request(url, now: false)
-            }
-        }
+        guard let cache else { return }
+        for url in prefetching where MediaCache.handles(url) { cache.request(url, now: false) }
     }
 
     /// What to load for `track`: its file once the cache has it, its URL when the cache failed or

@@ -144,6 +144,7 @@ public final class DJNode {
             }
             try avahi.publish(
                 name: configuration.name.value, type: StationAdvert.serviceType, port: port, txt: txt)
+            Log.debug(.discovery, "handed the station to Avahi to announce")
         } catch { throw NodeError(.discovery, error.description, cause: error) }
         // In a unicast DNS-SD domain too: a refused update stops the DJ here, with the server's answer.
         publisher = try settings.domain.map { domain throws(NodeError) in

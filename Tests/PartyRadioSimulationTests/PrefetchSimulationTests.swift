@@ -28,15 +28,9 @@ import Testing
         let key = PublicKey(bytes: [UInt8](repeating: 7, count: 32))!
         let id = StationID(rawValue: 0x1234_5678_9ABC_DEF0)
         let advert = StationAdvert(stationID: id, group: id.multicastGroup, publicKey: key)
-        let dj = lan.add(
-            name: "dj",
-            machine: .dj(
-                DJMachine(
-                    configuration: .init(
-                        name: "Prefetch", advert: advert, queue: queue, port: 40_000, interfaceName: "sim0",
-                        address: "10.9.0.1", playsAudio: true, crowdSkipPercent: 0),
-                    verifier: verifier, now: LocalTime(ns: start))),
-            key: key, offsetNs: 0, driftPPM: 0)
+        let dj = lan.addDJ(
+            name: "Prefetch", advert: advert, queue: queue, crowdSkipPercent: 0, verifier: verifier, key: key,
+            startNs: start)
         lan.schedule(at: start, .input(dj.index, .start))
         let listener = lan.add(
             name: "listener",

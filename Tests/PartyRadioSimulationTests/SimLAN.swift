@@ -172,6 +172,24 @@ final class SimLAN {
     }
 
     @discardableResult
+    /// A DJ at 10.9.0.1:40000 on `sim0` playing `queue` (its clock `offsetNs` and `driftPPM` off),
+    /// started at `startNs` of true time.
+    func addDJ(
+        name: String, advert: StationAdvert, queue: [Track], crowdSkipPercent: Int, verifier: any DatagramVerifier,
+        key: PublicKey, startNs: Int64, offsetNs: Int64 = 0, driftPPM: Double = 0
+    ) -> SimNode {
+        let dj = add(
+            name: "dj",
+            machine: .dj(
+                DJMachine(
+                    configuration: .init(
+                        name: name, advert: advert, queue: queue, port: 40_000, interfaceName: "sim0",
+                        address: "10.9.0.1", playsAudio: true, crowdSkipPercent: crowdSkipPercent),
+                    verifier: verifier, now: LocalTime(ns: startNs + offsetNs))),
+            key: key, offsetNs: offsetNs, driftPPM: driftPPM)
+        return dj
+    }
+
     func add(name: String, machine: SimMachine, key: PublicKey, offsetNs: Int64, driftPPM: Double) -> SimNode {
         let node = SimNode(
             index: nodes.count, name: name, machine: machine, key: key, offsetNs: offsetNs, driftPPM: driftPPM)

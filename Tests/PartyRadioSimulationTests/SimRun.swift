@@ -74,15 +74,9 @@ struct SimRun {
         let djOffset = Int64(random.double(-3e9...3e9))
         let djDrift = random.double(-200...200)
         let advert = StationAdvert(stationID: stationID, group: stationID.multicastGroup, publicKey: djKey)
-        let dj = lan.add(
-            name: "dj",
-            machine: .dj(
-                DJMachine(
-                    configuration: .init(
-                        name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
-                        address: "10.9.0.1", playsAudio: true, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)]),
-                    verifier: verifier, now: LocalTime(ns: Self.start + djOffset))),
-            key: djKey, offsetNs: djOffset, driftPPM: djDrift)
+        let dj = lan.addDJ(
+            name: "Sim \(seed)", advert: advert, queue: tracks, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)],
+            verifier: verifier, key: djKey, startNs: Self.start, offsetNs: djOffset, driftPPM: djDrift)
         if isPrivate { dj.sealedStations.insert(stationID) }
         lan.schedule(at: Self.start, .input(dj.index, .start))
 

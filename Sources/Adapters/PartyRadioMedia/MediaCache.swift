@@ -359,18 +359,15 @@ private func rangeWriteHeader(
 ) -> Int {
     guard let data, let context else { return 0 }
     let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-    if line.hasPrefix("HTTP/") {
-        let fields = line.split(separator: " ")
-        transfer.status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-    } else if line.lowercased().hasPrefix("content-range:"), transfer.status == 206 || transfer.status == 416,
-        let slash = line.lastIndex(of: "/"),
-        let total = Int64(line[line.index(after: slash)...].trimmingWhitespace())
-    {
-        transfer.job.plan.withLock { $0.learned(totalBytes: total) }
+    switch HTTPHeaderLine(data: data, size: size, count: count) {
+    case .status(let code): transfer.status = code
+    case .field("content-range", let value) where transfer.status == 206 || transfer.status == 416:
+        if let slash = value.lastIndex(of: "/"), let total = Int64(value[value.index(after: slash)...]) {
+            transfer.job.plan.withLock { $0.learned(totalBytes: total) }
+        }
+    default: break
     }
-    return length
+    return size * count
 }
 
 private func rangeWriteBody(

@@ -77,6 +77,10 @@ enum Harness: String, CaseIterable {
     }
 
     static func range(_ bytes: [UInt8]) {
+        // A response's head line as the HTTP clients read it (status or field).
+        if case .field(let name, _) = HTTPHeaderLine(String(decoding: bytes, as: UTF8.self)), name.contains(":") {
+            fatalError("a header field's name ran past its colon")
+        }
         guard bytes.count >= 8 else { return }
         let size = Int64(bitPattern: bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) & Int64.max >> 16
         let header = String(decoding: bytes.dropFirst(8), as: UTF8.self)

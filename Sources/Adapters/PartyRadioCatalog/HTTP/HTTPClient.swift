@@ -243,14 +243,10 @@ private func curlWriteHeader(
 ) -> Int {
     guard let data, let context else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-    if line.hasPrefix("HTTP/") {
-        transfer.headers.removeAll()
-    } else if let colon = line.firstIndex(of: ":") {
-        let name = line[..<colon].lowercased()
-        let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
-        transfer.headers[name] = value
+    switch HTTPHeaderLine(data: data, size: size, count: count) {
+    case .status: transfer.headers.removeAll()  // a redirect's or 100 Continue's fields are not the answer's
+    case .field(let name, let value): transfer.headers[name] = value
+    case .other: break
     }
-    return length
+    return size * count
 }

@@ -1,3 +1,4 @@
+import Glibc
 import PartyRadioCatalog
 import PartyRadioCore
 import PartyRadioSecurity
@@ -146,6 +147,36 @@ enum Harness: String, CaseIterable {
             guard DNSName.quoteTXT(string).utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
                 fatalError("a quoted TXT string is not printable ASCII")
             }
+        }
+        // The same bytes as A and AAAA data: only 4 and 16 bytes give an address, and what an AAAA
+        // record gives is one the C library reads back to the same 16 bytes, and no link-local one.
+        if let text = DNSName.ipv4(wire: bytes) {
+            var address = in_addr()
+            guard bytes.count == 4, inet_pton(AF_INET, text, &address) == 1,
+                withUnsafeBytes(of: &address, { Array($0) }) == bytes
+            else { fatalError("A data \(bytes) read as \(text)") }
+        }
+        if let text = DNSName.ipv6(wire: bytes) {
+            var address = in6_addr()
+            guard bytes.count == 16, inet_pton(AF_INET6, text, &address) == 1,
+                withUnsafeBytes(of: &address, { Array($0) }) == bytes, !text.hasPrefix("fe8"), !text.contains("%")
+            else { fatalError("AAAA data \(bytes) read as \(text)") }
+        }
+        // The input split at NUL bytes as a TXT record from the domain: the lease comes off, every
+        // other string stays the advert's, in order; a lease that is not one decimal number is
+        // never taken for one.
+        let strings = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        let (advert, stamp) = DNSLease.split(strings)
+        let leases = strings.filter { $0 == DNSLease.key || $0.hasPrefix(DNSLease.key + "=") }
+        guard advert == strings.filter({ !leases.contains($0) }) else {
+            fatalError("the lease split took advert strings")
+        }
+        if case .until(let expiry) = stamp {
+            guard leases.count == 1, let number = Int64(leases[0].dropFirst(DNSLease.key.count + 1)), number == expiry,
+                expiry >= 0
+            else { fatalError("\(leases) taken for a lease until \(expiry)") }
         }
         if let key = try? TSIGKey(keyFile: String(decoding: bytes, as: UTF8.self)) {
             guard TSIGKey.algorithms.contains(key.algorithm), !key.secret.isEmpty, !key.name.isEmpty else {

@@ -188,7 +188,10 @@ final class NodeRuntime<Machine: NodeMachine> {
                 inbox.push(.discovery(.failed(error.description)))
             }
             if let domain, domainBrowser == nil {
-                do { domainBrowser = try DomainBrowser(settings: domain, inbox: inbox, reporter: reporter) } catch {
+                do {
+                    domainBrowser = try DomainBrowser(
+                        settings: domain, families: interface.families, inbox: inbox, reporter: reporter)
+                } catch {
                     inbox.push(.discovery(.failed(error.description)))
                 }
             }

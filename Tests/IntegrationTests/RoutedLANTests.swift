@@ -230,6 +230,14 @@ struct RoutedLANTests {
         again.kill(signal: SIGKILL)
         _ = again.wait(timeout: .seconds(5))
         let lastLease = try #require(try leaseValue())
+        // A guest asking for it by name while the lease runs hears that it is announced but silent.
+        func listen() throws -> String {
+            try lan.partyradio(
+                host: 2, ["listen", "Lapsing", "--no-audio", "--timeout", "2"] + dns, role: "late"
+            ).stderr
+        }
+        let silent = try listen()
+        #expect(silent.contains("'Lapsing' is announced") && silent.contains("does not answer"), "\(silent)")
 
         // Another DJ of that name (another key) leaves it alone while the lease runs...
         let other = try lan.startDJ(host: 1, name: "Lapsing", role: "other", extra: publish, env: lease)
@@ -252,6 +260,8 @@ struct RoutedLANTests {
         #expect(lapsed, "left out by guests once the lease passed (killed at \(killedAt), lease until \(lastLease))")
         #expect(unixNow() > lastLease + DNSLease.graceSeconds - 1, "not before the lease and its grace passed")
         #expect(try dig("PTR", "_partyradio._udp.\(Self.domain)").contains("Lapsing._"), "the records are still there")
+        let gone = try listen()
+        #expect(gone.contains("No station matches 'Lapsing'"), "past the lease: \(gone)")
 
         // A DJ with another key now takes the name itself, and the dead DJ's address goes.
         let heir = try lan.startDJ(host: 1, name: "Lapsing", role: "heir", extra: publish, env: lease)

@@ -54,7 +54,8 @@ public struct DNSLease: Sendable, Equatable {
         var advert: [String] = []
         var stamp = Stamp.none
         for string in txt {
-            guard string.utf8.starts(with: (key + "=").utf8) || string == key else {
+            // Bytes, not characters: a combining mark after "=" must not hide the key.
+            guard string.utf8.starts(with: (key + "=").utf8) || string.utf8.elementsEqual(key.utf8) else {
                 advert.append(string)
                 continue
             }

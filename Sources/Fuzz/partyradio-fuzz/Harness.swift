@@ -168,14 +168,20 @@ enum Harness: String, CaseIterable {
         let strings = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
             String(decoding: $0, as: UTF8.self)
         }
+        // By bytes, as DNS data is (String comparison would fold canonically equivalent text, and
+        // a combining mark after "lease=" would hide the prefix from `hasPrefix`).
         let (advert, stamp) = DNSLease.split(strings)
-        let leases = strings.filter { $0 == DNSLease.key || $0.hasPrefix(DNSLease.key + "=") }
-        guard advert == strings.filter({ !leases.contains($0) }) else {
-            fatalError("the lease split took advert strings")
+        func isLease(_ string: String) -> Bool {
+            Array(string.utf8) == Array(DNSLease.key.utf8) || string.utf8.starts(with: (DNSLease.key + "=").utf8)
         }
+        guard advert.map({ Array($0.utf8) }) == strings.filter({ !isLease($0) }).map({ Array($0.utf8) }) else {
+            fatalError("the lease split took advert strings or left a lease in")
+        }
+        let leases = strings.filter(isLease)
         if case .until(let expiry) = stamp {
-            guard leases.count == 1, let number = Int64(leases[0].dropFirst(DNSLease.key.count + 1)), number == expiry,
-                expiry >= 0
+            let digits = leases.first.map { Array($0.utf8.dropFirst(DNSLease.key.utf8.count + 1)) } ?? []
+            guard leases.count == 1, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                Int64(String(decoding: digits, as: UTF8.self)) == expiry, expiry >= 0
             else { fatalError("\(leases) taken for a lease until \(expiry)") }
         }
         if let key = try? TSIGKey(keyFile: String(decoding: bytes, as: UTF8.self)) {

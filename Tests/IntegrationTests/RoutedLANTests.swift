@@ -167,7 +167,7 @@ struct RoutedLANTests {
     }
 
     @Test(
-        "A killed DJ's records lapse with their lease: guests drop it, its own restart and then another DJ take the name"
+        "A killed DJ's records lapse with their lease: guests drop it, another DJ takes the name, a DJ back too late moves"
     )
     func aKilledDJLapses() throws {
         let lan = try Testbed(hosts: 2, subnets: 2)
@@ -227,8 +227,8 @@ struct RoutedLANTests {
         let published = try again.waitForLine(containing: "Published in the DNS domain", stream: .stdout)
         #expect(!published.contains("#2"), "\(published)")
         #expect(try leaseValue().map { $0 >= stale } == true)
-        again.kill(signal: SIGKILL)
-        _ = again.wait(timeout: .seconds(5))
+        // Now frozen (SIGSTOP: a DJ whose network went down): it neither answers nor renews.
+        again.kill(signal: SIGSTOP)
         let lastLease = try #require(try leaseValue())
         // A guest asking for it by name while the lease runs hears that it is announced but silent.
         func listen() throws -> String {
@@ -263,15 +263,29 @@ struct RoutedLANTests {
         let gone = try listen()
         #expect(gone.contains("No station matches 'Lapsing'"), "past the lease: \(gone)")
 
-        // A DJ with another key now takes the name itself, and the dead DJ's address goes.
-        let heir = try lan.startDJ(host: 1, name: "Lapsing", role: "heir", extra: publish, env: lease)
+        // A DJ with another key now takes the name itself, and the dead DJ's address goes. (On the
+        // other subnet: on host 1 the frozen DJ's mDNS name would make Avahi rename it.)
+        let heir = try lan.startDJ(host: 2, name: "Lapsing", role: "heir", extra: publish, env: lease)
         let took = try heir.waitForLine(containing: "Took over 'Lapsing'", stream: .stdout)
         #expect(took.contains(host), "\(took)")
         #expect(try dig("A", host).isEmpty, "the dead DJ's A record is deleted")
         #expect(try dig("SRV", instance).hasSuffix(host) == false)
         #expect(try browse().names == ["Lapsing"])
-        heir.send("quit")
-        #expect(heir.wait(timeout: .seconds(10)) == 0)
+
+        // The frozen DJ comes back (its network returns): at its next renewal it finds the name
+        // held by a live DJ and moves to 'Lapsing #2', rather than overwrite the heir's records.
+        let heirs = try dig("SRV", instance)
+        again.kill(signal: SIGCONT)
+        try again.waitForLine(containing: "published as 'Lapsing #2' there now", timeout: .seconds(10), stream: .stdout)
+        #expect(try dig("SRV", instance) == heirs, "the heir keeps its name")
+        #expect(try dig("SRV", "Lapsing\\032#2._partyradio._udp.\(Self.domain)").hasSuffix(host))
+        #expect(try dig("A", host) == (try lan.ip(host: 1)), "its address is back")
+        // Both listed (the station name stays 'Lapsing': only the instance in the zone changed).
+        #expect(try browse().names == ["Lapsing", "Lapsing"])
+        for dj in [again, heir] {
+            dj.send("quit")
+            #expect(dj.wait(timeout: .seconds(10)) == 0)
+        }
         #expect(try dig("PTR", "_partyradio._udp.\(Self.domain)").isEmpty)
     }
 

@@ -68,4 +68,27 @@ import Testing
         #expect(DomainSettings.lease(environment: ["PARTYRADIO_DNS_LEASE": "2"]).seconds == DNSLease.minimumSeconds)
         #expect(DomainSettings.lease(environment: ["PARTYRADIO_DNS_LEASE": "soon"]) == DNSLease())
     }
+
+    @Test func aDJTakesTheFirstNameNoLiveDJHolds() throws {
+        let now: Int64 = 1_764_560_000
+        let me = "dj-me.party.example."
+        func claim(_ zone: [String: DNSHolder]) throws -> DomainPublisher.Claim? {
+            try DomainPublisher.claim(DNSName.instanceCandidates("Roof"), host: me, now: now) { zone[$0] }
+        }
+        let live = DNSHolder(host: "dj-other.party.example.", lease: .until(now + 30))
+        let dead = DNSHolder(host: "dj-dead.party.example.", lease: .until(now - 60))
+        let old = DNSHolder(host: "dj-old.party.example.", lease: .none)
+        #expect(try claim([:]) == .init(instance: "Roof"))
+        // Its own records from an earlier run, whatever their lease.
+        #expect(try claim(["Roof": DNSHolder(host: me, lease: .until(now - 600))]) == .init(instance: "Roof"))
+        #expect(try claim(["Roof": live]) == .init(instance: "Roof #2"))
+        #expect(try claim(["Roof": dead]) == .init(instance: "Roof", took: "dj-dead.party.example."))
+        // A DJ from before leases keeps its name until its records are deleted.
+        #expect(try claim(["Roof": old, "Roof #2": live]) == .init(instance: "Roof #3"))
+        #expect(
+            try claim(["Roof": live, "Roof #2": dead]) == .init(instance: "Roof #2", took: "dj-dead.party.example."))
+        var full: [String: DNSHolder] = [:]
+        for name in DNSName.instanceCandidates("Roof") { full[name] = live }
+        #expect(try claim(full) == nil)
+    }
 }

@@ -46,6 +46,11 @@ public struct DNSService: Hashable, Sendable {
 public struct DNSHolder: Hashable, Sendable {
     public var host: String
     public var lease: DNSLease.Stamp
+
+    public init(host: String, lease: DNSLease.Stamp) {
+        self.host = host
+        self.lease = lease
+    }
 }
 
 /// A DNS failure with what the user can do about it.

@@ -54,6 +54,8 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
     private var service: DNSService
     private let lease: DNSLease
     private let interfaceName: String
+    /// The station name as given (`--name`): the instance names are tried from it.
+    private let name: String
     private let reporter: any NodeReporter
     private let queue = DispatchQueue(label: "partyradio.dns.publish")
     private var timer: DispatchSourceTimer?
@@ -70,44 +72,65 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
         let (ipv4, ipv6) = Self.addresses(interface)
         service = DNSService(instance: name, host: host, ipv4: ipv4, ipv6: ipv6, port: port, txt: txt)
         interfaceName = interface.name
+        self.name = name
         self.reporter = reporter
         warnIfNoAddress()
-        var took: (name: String, host: String)?
+        let claim: Claim
         do throws(DNSSDError) {
-            // A name another DJ holds in the zone is left to it, unless its lease has passed (a DJ
-            // that was killed): the first free one of `Name`, `Name #2`, … is taken. This DJ's own
-            // records from an earlier run are replaced.
-            let now = Self.unixNow()
-            var free: String?
-            for candidate in DNSName.instanceCandidates(name) where free == nil {
-                guard let holder = try dns.holder(of: candidate), holder.host != host else {
-                    free = candidate
-                    continue
-                }
-                if DNSLease.hasPassed(holder.lease, now: now) {
-                    free = candidate
-                    took = (candidate, holder.host)
-                }
-            }
-            guard let free else {
-                throw DNSSDError("'\(name)' and \(name) #2 to #9 are all taken in \(dns.domain) by other DJs.")
-            }
-            service.instance = free
-            try dns.publish(service, lease: lease, now: now, replacing: took?.host)
+            claim = try claimName()
         } catch { throw NodeError(.discovery, error.description) }
         published = true
         let renamed = service.instance == name ? "" : " as '\(service.instance)' ('\(name)' is another DJ's there)"
         reporter.report(.notice("Published in the DNS domain \(dns.domain)\(renamed) (unicast DNS-SD)."))
-        if let took {
-            reporter.report(
-                .notice("Took over '\(took.name)' in \(dns.domain) from \(took.host), whose lease had passed."))
-        }
+        report(claim)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let period = DispatchTimeInterval.seconds(lease.refreshSeconds)
         timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [weak self] in self?.refresh() }
         timer.resume()
         self.timer = timer
+    }
+
+    /// The instance name a DJ publishes under, and the dead DJ it takes it from, if any.
+    struct Claim: Equatable {
+        var instance: String
+        /// The host of a DJ whose lease on `instance` had passed.
+        var took: String?
+    }
+
+    /// A name another DJ holds in the zone is left to it, unless its lease has passed (a DJ that
+    /// was killed): the first free one of `candidates` is taken. This DJ's own (`host`) records
+    /// are replaced. Nil when all are held. `holder` looks an instance name up in the zone.
+    static func claim(
+        _ candidates: [String], host: String, now: Int64, holder: (String) throws(DNSSDError) -> DNSHolder?
+    ) throws(DNSSDError) -> Claim? {
+        for candidate in candidates {
+            guard let held = try holder(candidate), held.host != host else { return Claim(instance: candidate) }
+            if DNSLease.hasPassed(held.lease, now: now) { return Claim(instance: candidate, took: held.host) }
+        }
+        return nil
+    }
+
+    /// Finds a free instance name and publishes the station under it.
+    private func claimName() throws(DNSSDError) -> Claim {
+        let now = Self.unixNow()
+        let dns = self.dns
+        guard
+            let claim = try Self.claim(
+                DNSName.instanceCandidates(name), host: service.host, now: now,
+                holder: { (name) throws(DNSSDError) in try dns.holder(of: name) })
+        else {
+            throw DNSSDError("'\(name)' and \(name) #2 to #9 are all taken in \(dns.domain) by other DJs.")
+        }
+        service.instance = claim.instance
+        try dns.publish(service, lease: lease, now: now, replacing: claim.took)
+        return claim
+    }
+
+    private func report(_ claim: Claim) {
+        guard let took = claim.took else { return }
+        reporter.report(
+            .notice("Took over '\(claim.instance)' in \(dns.domain) from \(took), whose lease had passed."))
     }
 
     /// What the DJ publishes of its interface's addresses: its IPv4 address, and its IPv6 ones that
@@ -142,7 +165,28 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
             (service.ipv4, service.ipv6) = Self.addresses(interface)
             warnIfNoAddress()
         }
-        do throws(DNSSDError) { try dns.publish(service, lease: lease, now: Self.unixNow()) } catch {
+        do throws(DNSSDError) {
+            let now = Self.unixNow()
+            // Another DJ may have taken the name while this one could not renew it (its network
+            // was down, or it was stopped, for longer than the lease): leave it to that DJ rather
+            // than overwrite its records every renewal, and move to the next free name.
+            if let holder = try dns.holder(of: service.instance), holder.host != service.host,
+                !DNSLease.hasPassed(holder.lease, now: now)
+            {
+                let lost = service.instance
+                // Not ours to withdraw any more, until another name is.
+                published = false
+                let claim = try claimName()
+                published = true
+                reporter.report(
+                    .notice(
+                        "Another DJ took '\(lost)' in \(dns.domain) while this one could not renew its lease; "
+                            + "published as '\(claim.instance)' there now."))
+                report(claim)
+                return
+            }
+            try dns.publish(service, lease: lease, now: now)
+        } catch {
             reporter.report(.warning("Could not refresh the station in \(dns.domain): \(error.description)"))
         }
     }

@@ -27,7 +27,8 @@ COMMANDS:
                                 --ip: IPv4 only (default), IPv6 only (ULA fd99:X::N/64 and
                                 link-local, no IPv4 address at all), or both.
                                 --subnets 2: hosts 1..ceil(N/2) on one subnet, the rest on another,
-                                joined by a router (host N+1) that forwards unicast only (IPv4).
+                                joined by a router (host N+1) that forwards unicast only (in
+                                the LAN's families; v6 subnets fd99:X::/64 and fd99:Y::/64).
   run NAME HOST CMD...          Run CMD on HOST in the foreground; its exit code is ours.
   spawn NAME HOST LOGFILE CMD...
                                 Run CMD on HOST in the background (output to LOGFILE); print its PID.
@@ -351,7 +352,6 @@ cmd_up() {
     [[ $n =~ ^[0-9]+$ ]] && ((n >= 1 && n <= MAX_HOSTS)) || die "up needs a host count 1..$MAX_HOSTS. See 'scripts/testbed.sh --help'."
     [[ $subnets == 1 || ($subnets == 2 && $n -ge 2 && $n -lt MAX_HOSTS) ]] ||
         die "--subnets takes 1 or 2 (2 needs 2..$((MAX_HOSTS - 1)) hosts)."
-    [[ $subnets == 1 || $family == v4 ]] || die "--subnets 2 is IPv4 only."
     [[ -n $name ]] || name="pr$$h"
     [[ $tag =~ ^[a-z0-9-]{0,32}$ ]] || die "bad tag '$tag': use up to 32 of [a-z0-9-]."
     validate_name "$name"
@@ -432,16 +432,30 @@ cmd_up() {
         if ((subnets == 2 && i == hosts)); then
             # The router: eth0 on subnet a, eth1 on subnet b, unicast forwarding on. No multicast
             # routing daemon runs, so the kernel forwards no multicast: each side's mDNS stays there.
-            ip -n "$h" addr add "10.99.$x.254/24" dev eth0
             ip -n "$br" link add "w$i" type veth peer name eth1 netns "$h"
             ip -n "$br" link set "w$i" master br1 up
-            ip -n "$h" addr add "10.99.$y.254/24" dev eth1
+            if [[ $family != v6 ]]; then
+                ip -n "$h" addr add "10.99.$x.254/24" dev eth0
+                ip -n "$h" addr add "10.99.$y.254/24" dev eth1
+                ip netns exec "$h" sysctl -qw net.ipv4.ip_forward=1
+                state_set "$name" "HOST${i}_IP" "10.99.$x.254"
+                state_set "$name" "HOST${i}_IP2" "10.99.$y.254"
+            fi
+            if [[ $family != v4 ]]; then
+                # IPv6 unicast forwarding (which also makes the kernel ignore router advertisements);
+                # no DAD, as on the hosts. Multicast is not forwarded: no MLD proxy, no PIM.
+                ip netns exec "$h" sysctl -qw net.ipv6.conf.all.forwarding=1 \
+                    net.ipv6.conf.eth0.disable_ipv6=0 net.ipv6.conf.eth0.accept_dad=0 \
+                    net.ipv6.conf.eth0.dad_transmits=0 net.ipv6.conf.eth1.disable_ipv6=0 \
+                    net.ipv6.conf.eth1.accept_dad=0 net.ipv6.conf.eth1.dad_transmits=0
+                ip -n "$h" addr add "fd99:$x::254/64" dev eth0 nodad
+                ip -n "$h" addr add "fd99:$y::254/64" dev eth1 nodad
+                state_set "$name" "HOST${i}_IP6" "fd99:$x::254"
+                state_set "$name" "HOST${i}_IP62" "fd99:$y::254"
+            fi
             ip -n "$h" link set eth0 up
             ip -n "$h" link set eth1 up
-            ip netns exec "$h" sysctl -qw net.ipv4.ip_forward=1
-            ip -n "$h" route add 224.0.0.0/4 dev eth0
-            state_set "$name" "HOST${i}_IP" "10.99.$x.254"
-            state_set "$name" "HOST${i}_IP2" "10.99.$y.254"
+            [[ $family == v6 ]] || ip -n "$h" route add 224.0.0.0/4 dev eth0
             state_set "$name" "HOST${i}_SIDE" router
         else
             if [[ $family != v6 ]]; then
@@ -452,15 +466,16 @@ cmd_up() {
                 ip netns exec "$h" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=0 net.ipv6.conf.eth0.accept_dad=0 \
                     net.ipv6.conf.eth0.dad_transmits=0 \
                     net.ipv6.conf.eth0.accept_ra=0
-                ip -n "$h" addr add "fd99:$x::$i/64" dev eth0 nodad
-                state_set "$name" "HOST${i}_IP6" "fd99:$x::$i"
+                ip -n "$h" addr add "fd99:$net::$i/64" dev eth0 nodad
+                state_set "$name" "HOST${i}_IP6" "fd99:$net::$i"
             fi
             ip -n "$h" link set eth0 up
             # Hosts have no default route on one LAN; multicast needs one to leave through eth0
             # (IPv6 has a link-local ff00::/8 route per interface by itself).
             [[ $family == v6 ]] || ip -n "$h" route add 224.0.0.0/4 dev eth0
             if ((subnets == 2)); then
-                ip -n "$h" route add default via "10.99.$net.254" dev eth0
+                [[ $family == v6 ]] || ip -n "$h" route add default via "10.99.$net.254" dev eth0
+                [[ $family == v4 ]] || ip -n "$h" -6 route add default via "fd99:$net::254" dev eth0
                 state_set "$name" "HOST${i}_SIDE" "$side"
             fi
         fi
@@ -494,7 +509,13 @@ cmd_up() {
     trap - EXIT
     local where="on 10.99.$x.0/24"
     [[ $family == v4 ]] || where="on 10.99.$x.0/24 / fd99:$x::/64"
-    if ((subnets == 2)); then where="on 10.99.$x.0/24 and 10.99.$y.0/24, router host $hosts"; fi
+    if ((subnets == 2)); then
+        case $family in
+            v4) where="on 10.99.$x.0/24 and 10.99.$y.0/24, router host $hosts" ;;
+            v6) where="on fd99:$x::/64 and fd99:$y::/64, router host $hosts" ;;
+            dual) where="on 10.99.$x.0/24 / fd99:$x::/64 and 10.99.$y.0/24 / fd99:$y::/64, router host $hosts" ;;
+        esac
+    fi
     log "up $name: $n hosts ($family) $where in $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}')s"
     echo "$name"
 }

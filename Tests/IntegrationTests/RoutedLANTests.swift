@@ -1,4 +1,5 @@
 import Foundation
+import PartyRadioCore
 import Testing
 
 /// Beyond one link: a DJ on one subnet, a listener and a voter on another, a router between them
@@ -105,6 +106,189 @@ struct RoutedLANTests {
         #expect((parseJSON(gone.stdout) as? [[String: Any]])?.isEmpty == true, "after quit: \(gone.stdout)")
     }
 
+    @Test(
+        "Over IPv6 across a router: AAAA records (and A too on dual stack), found, heard and voted through the domain",
+        arguments: [Testbed.IPFamily.v6, .dual])
+    func overIPv6(family: Testbed.IPFamily) throws {
+        let lan = try Testbed(hosts: 2, ip: family, subnets: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let router = 3
+        let server = try lan.ipv6(host: router)  // the router's address on the DJ's subnet
+        let bind = try Self.startBIND(lan, host: router)
+        defer { bind.kill() }
+        let dns = ["--domain", Self.domain, "--dns-server", "[\(server)]:53"]
+        let dj = try lan.startDJ(
+            host: 1, name: "Sixes", playing: true,
+            extra: dns + ["--dns-key", bind.keyFile, "--trace", lan.tracePath("dj")])
+        try dj.waitForLine(containing: "Published in the DNS domain party.example.", stream: .stdout)
+
+        // The DJ's host has an AAAA record with its unique local address (never its link-local
+        // one), and an A record only where it has IPv4.
+        let srv = try lan.run(
+            host: 2, ["dig", "+short", "@\(server)", "SRV", "Sixes._partyradio._udp.\(Self.domain)"])
+        let target = try #require(
+            srv.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(target.hasPrefix("dj-") && target.hasSuffix(".party.example."), "SRV: \(srv.stdout)")
+        let aaaa = try lan.run(host: 2, ["dig", "+short", "@\(server)", "AAAA", target])
+        #expect(aaaa.stdout.split(separator: "\n") == [Substring(try lan.ipv6(host: 1))], "AAAA: \(aaaa.stdout)")
+        let a = try lan.run(host: 2, ["dig", "+short", "@\(server)", "A", target])
+        let expectedA = family == .dual ? [try lan.ip(host: 1)] : []
+        #expect(a.stdout.split(separator: "\n").map(String.init) == expectedA, "A: \(a.stdout)")
+
+        // Listed on the other subnet through the domain (mDNS does not cross the router).
+        let listing = try lan.partyradio(host: 2, ["stations", "--json"] + dns, role: "observer")
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]], "\(listing)")
+        #expect(stations.map { $0["name"] as? String } == ["Sixes"], "\(listing.stdout)")
+
+        // A listener there tunes in and plays in sync, a voter's vote counts.
+        let listener = try lan.startListener(host: 2, role: "listener", station: "Sixes", extra: dns)
+        let joined = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }.timeNs
+        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
+        sleep(untilTrue: joined + 4 * Self.second)
+        let settled = lan.measureListener("listener").within(joined + 3 * Self.second...joined + 4 * Self.second)
+        #expect(settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync across the router: \(settled.summary)")
+        let vote = try lan.partyradio(host: 2, ["vote", "up", "--json"] + dns, role: "voter")
+        #expect(vote.exit == 0, "vote: \(vote.stderr)")
+        try dj.waitForEvent("vote counted") { $0.name == "vote_counted" }
+
+        // Off air: both kinds of address record go with the rest.
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(10)) == 0)
+        try listener.waitForEvent(timeout: .seconds(5), "station gone") { $0.name == "station_gone" }
+        for type in ["AAAA", "A", "SRV"] {
+            let left = try lan.run(
+                host: 2,
+                ["dig", "+short", "@\(server)", type, type == "SRV" ? "Sixes._partyradio._udp.\(Self.domain)" : target])
+            #expect(left.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(type) after quit: \(left)")
+        }
+    }
+
+    @Test(
+        "A killed DJ's records lapse with their lease: guests drop it, another DJ takes the name, a DJ back too late moves"
+    )
+    func aKilledDJLapses() throws {
+        let lan = try Testbed(hosts: 2, subnets: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let router = 3
+        let server = try lan.ip(host: router)
+        let bind = try Self.startBIND(lan, host: router)
+        defer { bind.kill() }
+        let dns = ["--domain", Self.domain, "--dns-server", server]
+        let publish = dns + ["--dns-key", bind.keyFile]
+        // A 12 s lease (renewed every 3 s, TTL 3 s) instead of 60 s, so that the test takes seconds.
+        let lease = ["PARTYRADIO_DNS_LEASE": "12"]
+        let instance = "Lapsing._partyradio._udp.\(Self.domain)"
+        func dig(_ type: String, _ name: String) throws -> String {
+            try lan.run(host: 2, ["dig", "+short", "@\(server)", type, name]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func leaseValue() throws -> Int64? {
+            let txt = try dig("TXT", instance)
+            guard let range = txt.range(of: "\"lease=") else { return nil }
+            return Int64(txt[range.upperBound...].prefix { $0.isNumber })
+        }
+        func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+        /// `stations -v` on the other subnet: what it lists, and whether it left the station out
+        /// for its lease.
+        func browse() throws -> (names: [String], leftOut: Bool) {
+            let run = try lan.partyradio(host: 2, ["stations", "--json", "-v"] + dns, role: "observer")
+            let names = (parseJSON(run.stdout) as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            return (names, run.stderr.contains("leaving out 'Lapsing'"))
+        }
+
+        let dj = try lan.startDJ(host: 1, name: "Lapsing", extra: publish, env: lease)
+        try dj.waitForLine(containing: "Published in the DNS domain party.example.", stream: .stdout)
+        let host = try dig("SRV", instance).split(separator: " ").last.map(String.init) ?? ""
+        #expect(host.hasPrefix("dj-"), "SRV target: \(host)")
+        let txt = try dig("TXT", instance)
+        let first = try #require(try leaseValue(), "TXT: \(txt)")
+        #expect(abs(first - (unixNow() + 12)) <= 3, "a 12 s lease from now: \(first), now \(unixNow())")
+        #expect(try browse().names == ["Lapsing"])
+        // Renewed while the DJ lives.
+        let renewed = Date().addingTimeInterval(8)
+        while Date() < renewed, try leaseValue() == first { usleep(250_000) }
+        #expect(try leaseValue().map { $0 > first } == true, "renewed within 8 s")
+
+        // SIGKILL: nothing deletes the records.
+        dj.kill(signal: SIGKILL)
+        _ = dj.wait(timeout: .seconds(5))
+        let killedAt = unixNow()
+        let stale = try #require(try leaseValue(), "the records stay after SIGKILL")
+        #expect(try dig("A", host) == (try lan.ip(host: 1)))
+        // The same DJ started again (its key, its state) replaces its own records at once, under
+        // its own name.
+        let again = try lan.startDJ(host: 1, name: "Lapsing", extra: publish, env: lease)
+        let published = try again.waitForLine(containing: "Published in the DNS domain", stream: .stdout)
+        #expect(!published.contains("#2"), "\(published)")
+        #expect(try leaseValue().map { $0 >= stale } == true)
+        // Now frozen (SIGSTOP: a DJ whose network went down): it neither answers nor renews.
+        again.kill(signal: SIGSTOP)
+        let lastLease = try #require(try leaseValue())
+        // A guest asking for it by name while the lease runs hears that it is announced but silent.
+        func listen() throws -> String {
+            try lan.partyradio(
+                host: 2, ["listen", "Lapsing", "--no-audio", "--timeout", "2"] + dns, role: "late"
+            ).stderr
+        }
+        let silent = try listen()
+        #expect(silent.contains("'Lapsing' is announced") && silent.contains("does not answer"), "\(silent)")
+
+        // Another DJ of that name (another key) leaves it alone while the lease runs...
+        let other = try lan.startDJ(host: 1, name: "Lapsing", role: "other", extra: publish, env: lease)
+        try other.waitForLine(containing: "as 'Lapsing #2'", stream: .stdout)
+        other.send("quit")
+        #expect(other.wait(timeout: .seconds(10)) == 0)
+        // ... and so do guests, who also do not list it (the DJ does not answer their queries).
+        if unixNow() < lastLease {
+            let early = try browse()
+            #expect(early.names.isEmpty && !early.leftOut, "within the lease: \(early)")
+        }
+
+        // Past the lease (and the 5 s grace for clocks), guests leave the station out.
+        let deadline = Date().addingTimeInterval(Double(lastLease + DNSLease.graceSeconds - unixNow()) + 6)
+        var lapsed = false
+        while !lapsed && Date() < deadline {
+            lapsed = try browse().leftOut
+            if !lapsed { usleep(500_000) }
+        }
+        #expect(lapsed, "left out by guests once the lease passed (killed at \(killedAt), lease until \(lastLease))")
+        #expect(unixNow() > lastLease + DNSLease.graceSeconds - 1, "not before the lease and its grace passed")
+        #expect(try dig("PTR", "_partyradio._udp.\(Self.domain)").contains("Lapsing._"), "the records are still there")
+        let gone = try listen()
+        #expect(gone.contains("No station matches 'Lapsing'"), "past the lease: \(gone)")
+
+        // A DJ with another key now takes the name itself, and the dead DJ's address goes. (On the
+        // other subnet: on host 1 the frozen DJ's mDNS name would make Avahi rename it.)
+        let heir = try lan.startDJ(host: 2, name: "Lapsing", role: "heir", extra: publish, env: lease)
+        let took = try heir.waitForLine(containing: "Took over 'Lapsing'", stream: .stdout)
+        #expect(took.contains(host), "\(took)")
+        #expect(try dig("A", host).isEmpty, "the dead DJ's A record is deleted")
+        #expect(try dig("SRV", instance).hasSuffix(host) == false)
+        #expect(try browse().names == ["Lapsing"])
+
+        // The frozen DJ comes back (its network returns): at its next renewal it finds the name
+        // held by a live DJ and moves to 'Lapsing #2', rather than overwrite the heir's records.
+        let heirs = try dig("SRV", instance)
+        again.kill(signal: SIGCONT)
+        try again.waitForLine(containing: "published as 'Lapsing #2' there now", timeout: .seconds(10), stream: .stdout)
+        #expect(try dig("SRV", instance) == heirs, "the heir keeps its name")
+        #expect(try dig("SRV", "Lapsing\\032#2._partyradio._udp.\(Self.domain)").hasSuffix(host))
+        #expect(try dig("A", host) == (try lan.ip(host: 1)), "its address is back")
+        // Both listed (the station name stays 'Lapsing': only the instance in the zone changed).
+        #expect(try browse().names == ["Lapsing", "Lapsing"])
+        for dj in [again, heir] {
+            dj.send("quit")
+            #expect(dj.wait(timeout: .seconds(10)) == 0)
+        }
+        #expect(try dig("PTR", "_partyradio._udp.\(Self.domain)").isEmpty)
+    }
+
     @Test("A DJ whose key the server does not take stops with the server's answer")
     func wrongKeyRefused() throws {
         let lan = try Testbed(hosts: 2)
@@ -145,12 +329,13 @@ struct RoutedLANTests {
         let keygen = try lan.run(host: host, ["tsig-keygen", "-a", "hmac-sha256", "partyradio"])
         #expect(keygen.exit == 0, "tsig-keygen: \(keygen.stderr)")
         let keyFile = "\(dir)/partyradio.key"
+        let address = try lan.ip(host: host)
         try keygen.stdout.write(toFile: keyFile, atomically: true, encoding: .utf8)
         let zone = """
             $TTL 60
             @ IN SOA ns.\(domain). admin.\(domain). ( 1 60 60 600 60 )
             @ IN NS ns.\(domain).
-            ns IN A \(try lan.ip(host: host))
+            ns IN \(address.contains(":") ? "AAAA" : "A") \(address)
 
             """
         try zone.write(toFile: "\(dir)/\(domain).zone", atomically: true, encoding: .utf8)
@@ -159,7 +344,7 @@ struct RoutedLANTests {
             options {
                 directory "\(dir)";
                 listen-on { any; };
-                listen-on-v6 { none; };
+                listen-on-v6 { \(lan.family == .v4 ? "none" : "any"); };
                 recursion no;
                 dnssec-validation no;
                 pid-file "\(dir)/named.pid";

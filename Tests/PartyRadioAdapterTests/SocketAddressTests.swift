@@ -112,3 +112,34 @@ import Testing
         #expect(dual.description == "eth0 (10.99.0.1, fd99:10::1)")
     }
 }
+
+/// `--dns-server` in either family, and the address a browser picks from a station's records.
+@Suite struct UnicastDNSSDAddressTests {
+    @Test func dnsServersOfBothFamilies() {
+        #expect(UnicastDNSSD.parse(server: "10.99.1.254").map { $0 == ("10.99.1.254", 53) } == true)
+        #expect(UnicastDNSSD.parse(server: "10.99.1.254:5353").map { $0 == ("10.99.1.254", 5353) } == true)
+        #expect(UnicastDNSSD.parse(server: "fd99:1::254").map { $0 == ("fd99:1::254", 53) } == true)
+        #expect(UnicastDNSSD.parse(server: "[fd99:1::254]").map { $0 == ("fd99:1::254", 53) } == true)
+        #expect(UnicastDNSSD.parse(server: "[fd99:1::254]:5353").map { $0 == ("fd99:1::254", 5353) } == true)
+        for bad in [
+            "", "10.99.1", "10.99.1.254:", "10.99.1.254:0", "10.99.1.254:70000", "[10.99.1.254]:53", "[fd99::1",
+            "[fd99::1]x", "[fd99::1]:", "fe80::1%eth0", "[fe80::1%eth0]:53", "ns.party.example", "fd99::1:53:x",
+        ] {
+            #expect(UnicastDNSSD.parse(server: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func aBrowserTakesAnAddressOfItsOwnFamilies() {
+        let both = DNSService(
+            instance: "Roof", host: "dj-1.party.example.", ipv4: ["10.99.1.1"], ipv6: ["fd99:1::1"], port: 4000,
+            txt: [])
+        #expect(both.address(for: [.ipv4, .ipv6]) == "10.99.1.1")
+        #expect(both.address(for: [.ipv6]) == "fd99:1::1")
+        #expect(both.address(for: [.ipv4]) == "10.99.1.1")
+        var v6only = both
+        v6only.ipv4 = []
+        #expect(v6only.address(for: [.ipv4, .ipv6]) == "fd99:1::1")
+        #expect(v6only.address(for: [.ipv4]) == nil)
+        #expect(v6only.address(for: []) == nil)
+    }
+}

@@ -1,3 +1,4 @@
+import Glibc
 import PartyRadioCatalog
 import PartyRadioCore
 import PartyRadioSecurity
@@ -151,6 +152,42 @@ enum Harness: String, CaseIterable {
             guard DNSName.quoteTXT(string).utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
                 fatalError("a quoted TXT string is not printable ASCII")
             }
+        }
+        // The same bytes as A and AAAA data: only 4 and 16 bytes give an address, and what an AAAA
+        // record gives is one the C library reads back to the same 16 bytes, and no link-local one.
+        if let text = DNSName.ipv4(wire: bytes) {
+            var address = in_addr()
+            guard bytes.count == 4, inet_pton(AF_INET, text, &address) == 1,
+                withUnsafeBytes(of: &address, { Array($0) }) == bytes
+            else { fatalError("A data \(bytes) read as \(text)") }
+        }
+        if let text = DNSName.ipv6(wire: bytes) {
+            var address = in6_addr()
+            guard bytes.count == 16, inet_pton(AF_INET6, text, &address) == 1,
+                withUnsafeBytes(of: &address, { Array($0) }) == bytes, !text.hasPrefix("fe8"), !text.contains("%")
+            else { fatalError("AAAA data \(bytes) read as \(text)") }
+        }
+        // The input split at NUL bytes as a TXT record from the domain: the lease comes off, every
+        // other string stays the advert's, in order; a lease that is not one decimal number is
+        // never taken for one.
+        let strings = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        // By bytes, as DNS data is (String comparison would fold canonically equivalent text, and
+        // a combining mark after "lease=" would hide the prefix from `hasPrefix`).
+        let (advert, stamp) = DNSLease.split(strings)
+        func isLease(_ string: String) -> Bool {
+            Array(string.utf8) == Array(DNSLease.key.utf8) || string.utf8.starts(with: (DNSLease.key + "=").utf8)
+        }
+        guard advert.map({ Array($0.utf8) }) == strings.filter({ !isLease($0) }).map({ Array($0.utf8) }) else {
+            fatalError("the lease split took advert strings or left a lease in")
+        }
+        let leases = strings.filter(isLease)
+        if case .until(let expiry) = stamp {
+            let digits = leases.first.map { Array($0.utf8.dropFirst(DNSLease.key.utf8.count + 1)) } ?? []
+            guard leases.count == 1, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                Int64(String(decoding: digits, as: UTF8.self)) == expiry, expiry >= 0
+            else { fatalError("\(leases) taken for a lease until \(expiry)") }
         }
         if let key = try? TSIGKey(keyFile: String(decoding: bytes, as: UTF8.self)) {
             guard TSIGKey.algorithms.contains(key.algorithm), !key.secret.isEmpty, !key.name.isEmpty else {

@@ -52,4 +52,35 @@ import Testing
         let missing = outcome("Cellar", sweepDone: true, now: at(ms: 1_000))
         #expect(missing.hasPrefix("not_found: No station matches 'Cellar' (on the air: Basement, Rooftop)"))
     }
+
+    @Test func aStationAnnouncedButSilentIsSaidToBeSo() {
+        // Resolved (DNS-SD still announces it: a DJ killed without withdrawing it), never heard.
+        var watch = StationWatch()
+        var out: [Effect] = []
+        guard case .discovery(let event) = Fixture.resolved() else {
+            Issue.record("the fixture is a resolution")
+            return
+        }
+        _ = watch.handle(event, into: &out)
+        _ = watch.handle(.allForNow, into: &out)
+        let finder = StationFinder(query: "rooftop", deadline: at(ms: 1_000), interfaceName: "eth0")
+        guard case .waiting = finder.check(watch, now: at(ms: 999)) else {
+            Issue.record("it waits until the deadline, in case the DJ answers late")
+            return
+        }
+        guard case .failed(let error) = finder.check(watch, now: at(ms: 1_000)) else {
+            Issue.record("not found")
+            return
+        }
+        #expect(error.code == .notFound)
+        #expect(error.description.hasPrefix("'Rooftop' is announced (at "), "\(error.description)")
+        #expect(error.description.contains("does not answer"))
+        // Another name is still simply not there.
+        let other = StationFinder(query: "Cellar", deadline: at(ms: 1_000), interfaceName: "eth0")
+        guard case .failed(let missing) = other.check(watch, now: at(ms: 1_000)) else {
+            Issue.record("not found")
+            return
+        }
+        #expect(missing.description.hasPrefix("No station matches 'Cellar' (none is on the air)"))
+    }
 }

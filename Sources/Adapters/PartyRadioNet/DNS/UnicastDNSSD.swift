@@ -3,22 +3,53 @@ import Glibc
 import PartyRadioCore
 
 /// One station as a unicast DNS-SD domain holds it (RFC 6763): a PTR from the service type to the
-/// instance, SRV and TXT on the instance, an A record for the DJ's host.
+/// instance, SRV and TXT on the instance, A and AAAA records for the DJ's host.
 public struct DNSService: Hashable, Sendable {
     /// The instance label (the station name, as text).
     public var instance: String
-    /// The SRV target, absolute (`dj-<id>.DOMAIN.`), and its IPv4 address.
+    /// The SRV target, absolute (`dj-<id>.DOMAIN.`), and its addresses: IPv4 (A records) and IPv6
+    /// (AAAA records: global or unique local, never link-local).
     public var host: String
-    public var address: String
+    public var ipv4: [String]
+    public var ipv6: [String]
     public var port: UInt16
+    /// The advert's TXT strings (the mDNS ones), without the lease.
     public var txt: [String]
+    /// The lease the TXT record carried (browsing); publishing stamps a fresh one.
+    public var lease: DNSLease.Stamp
 
-    public init(instance: String, host: String, address: String, port: UInt16, txt: [String]) {
+    public init(
+        instance: String, host: String, ipv4: [String], ipv6: [String], port: UInt16, txt: [String],
+        lease: DNSLease.Stamp = .none
+    ) {
         self.instance = instance
         self.host = host
-        self.address = address
+        self.ipv4 = ipv4
+        self.ipv6 = ipv6
         self.port = port
         self.txt = txt
+        self.lease = lease
+    }
+
+    /// The address to reach it at for a node that speaks `families`: IPv4 first (as Avahi's
+    /// resolver prefers it on a dual-stack link), else IPv6; nil if it has none of those.
+    public func address(for families: [SocketAddress.Family]) -> String? {
+        for family in families {
+            if family == .ipv4, let first = ipv4.first { return first }
+            if family == .ipv6, let first = ipv6.first { return first }
+        }
+        return nil
+    }
+}
+
+/// Who holds an instance name in the zone: the host its SRV record points at, and its lease.
+public struct DNSHolder: Hashable, Sendable {
+    public var host: String
+    public var lease: DNSLease.Stamp
+
+    public init(host: String, lease: DNSLease.Stamp) {
+        self.host = host
+        self.lease = lease
     }
 }
 
@@ -34,8 +65,6 @@ public struct DNSSDError: Error, CustomStringConvertible, Sendable {
 public final class UnicastDNSSD {
     public static let timeoutSeconds = 2
     public static let tries: UInt8 = 2
-    /// TTL of what the DJ publishes: caches forget a station that went away within a minute.
-    public static let ttl: UInt32 = 60
 
     public let domain: String
     private let server: (host: String, port: UInt16)?
@@ -55,7 +84,9 @@ public final class UnicastDNSSD {
         self.key = key
         if let server {
             guard let parsed = Self.parse(server: server) else {
-                throw DNSSDError("Bad --dns-server '\(server)': give an IPv4 address, optionally with :PORT.")
+                throw DNSSDError(
+                    "Bad --dns-server '\(server)': give an IPv4 address (ADDR or ADDR:PORT) or an IPv6 one (ADDR or [ADDR]:PORT)."
+                )
             }
             self.server = parsed
         } else {
@@ -65,43 +96,71 @@ public final class UnicastDNSSD {
 
     deinit { if let resolver { ldns_resolver_deep_free(resolver) } }
 
-    /// `ADDR` or `ADDR:PORT` (IPv4).
+    /// `ADDR`, `ADDR:PORT` (IPv4), `IPV6` or `[IPV6]:PORT`. An IPv6 address with a zone
+    /// (`fe80::1%eth0`) is refused: ldns takes none.
     static func parse(server: String) -> (host: String, port: UInt16)? {
-        let parts = server.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let host = parts.first.map(String.init), SocketAddress(host, port: 0) != nil else {
-            return nil
+        var host = server
+        var port: Substring?
+        if server.hasPrefix("[") {
+            guard let close = server.firstIndex(of: "]") else { return nil }
+            host = String(server[server.index(after: server.startIndex)..<close])
+            let rest = server[server.index(after: close)...]
+            guard rest.isEmpty || rest.hasPrefix(":") else { return nil }
+            if !rest.isEmpty { port = rest.dropFirst() }
+            guard host.contains(":") else { return nil }
+        } else if server.filter({ $0 == ":" }).count == 1 {
+            let parts = server.split(separator: ":", omittingEmptySubsequences: false)
+            host = String(parts[0])
+            port = parts[1]
         }
-        guard parts.count == 2 else { return (host, 53) }
-        guard let port = UInt16(parts[1]), port > 0 else { return nil }
-        return (host, port)
+        guard !host.contains("%"), SocketAddress(host, port: 0) != nil else { return nil }
+        guard let port else { return (host, 53) }
+        guard let number = UInt16(port), number > 0 else { return nil }
+        return (host, number)
     }
 
     // MARK: Publishing
 
-    /// Adds or replaces the station's records (its SRV, TXT and A records are replaced whole, so a
-    /// new address or port wins).
-    public func publish(_ service: DNSService) throws(DNSSDError) {
+    /// Adds or replaces the station's records (its SRV, TXT, A and AAAA records are replaced whole,
+    /// so a new address or port wins), with the TXT record stamped with `lease` from `now` (Unix
+    /// seconds) and the lease's TTL. `replacing`: another DJ's host whose lease has passed; its
+    /// address records go in the same update.
+    public func publish(
+        _ service: DNSService, lease: DNSLease, now: Int64, replacing stale: String? = nil
+    ) throws(DNSSDError) {
+        let ttl = lease.ttl
         let instance = DNSName.instanceName(service.instance, domain: domain)
-        let ptr = "\(DNSName.serviceName(domain: domain)) \(Self.ttl) IN PTR \(instance)"
-        let srv = "\(instance) \(Self.ttl) IN SRV 0 0 \(service.port) \(service.host)"
-        let txt = "\(instance) \(Self.ttl) IN TXT " + service.txt.map(DNSName.quoteTXT).joined(separator: " ")
-        let a = "\(service.host) \(Self.ttl) IN A \(service.address)"
-        try update([
+        let ptr = "\(DNSName.serviceName(domain: domain)) \(ttl) IN PTR \(instance)"
+        let srv = "\(instance) \(ttl) IN SRV 0 0 \(service.port) \(service.host)"
+        let strings = service.txt + [lease.stamp(now: now)]
+        let txt = "\(instance) \(ttl) IN TXT " + strings.map(DNSName.quoteTXT).joined(separator: " ")
+        var changes: [Change] = [
             .deleteSet(instance, LDNS_RR_TYPE_SRV), .deleteSet(instance, LDNS_RR_TYPE_TXT),
-            .deleteSet(service.host, LDNS_RR_TYPE_A), .add(ptr), .add(srv), .add(txt), .add(a),
-        ])
+            .deleteSet(service.host, LDNS_RR_TYPE_A), .deleteSet(service.host, LDNS_RR_TYPE_AAAA),
+        ]
+        if let stale, stale != service.host {
+            changes += [.deleteSet(stale, LDNS_RR_TYPE_A), .deleteSet(stale, LDNS_RR_TYPE_AAAA)]
+        }
+        changes += [.add(ptr), .add(srv), .add(txt)]
+        changes += service.ipv4.map { .add("\(service.host) \(ttl) IN A \($0)") }
+        changes += service.ipv6.map { .add("\(service.host) \(ttl) IN AAAA \($0)") }
+        try update(changes)
     }
 
-    /// The host an instance's SRV record points at, if the zone has one (another DJ's station of the
-    /// same name, or this DJ's from an earlier run).
-    public func owner(of instance: String) throws(DNSSDError) -> String? {
+    /// Who holds an instance name in the zone, if anyone: the host its SRV record points at
+    /// (another DJ's station of the same name, or this DJ's from an earlier run) and the lease on
+    /// its TXT record.
+    public func holder(of instance: String) throws(DNSSDError) -> DNSHolder? {
         let resolver = try queryResolver()
-        let srvs = try query(resolver, DNSName.instanceName(instance, domain: domain), LDNS_RR_TYPE_SRV)
+        let name = DNSName.instanceName(instance, domain: domain)
+        let srvs = try query(resolver, name, LDNS_RR_TYPE_SRV)
         defer { ldns_rr_list_deep_free(srvs) }
-        guard let srv = ldns_rr_list_rr(srvs, 0), ldns_rr_rd_count(srv) == 4, let target = ldns_rr_rdf(srv, 3) else {
+        guard let srv = ldns_rr_list_rr(srvs, 0), ldns_rr_rd_count(srv) == 4, let target = ldns_rr_rdf(srv, 3),
+            let host = DNSName.text(wire: Self.bytes(target))
+        else {
             return nil
         }
-        return DNSName.text(wire: Self.bytes(target))
+        return DNSHolder(host: host, lease: DNSLease.split(try txtStrings(resolver, name)).stamp)
     }
 
     /// Deletes the station's records (its PTR only, other stations' stay).
@@ -110,7 +169,7 @@ public final class UnicastDNSSD {
         try update([
             .delete("\(DNSName.serviceName(domain: domain)) 0 IN PTR \(instance)"),
             .deleteSet(instance, LDNS_RR_TYPE_SRV), .deleteSet(instance, LDNS_RR_TYPE_TXT),
-            .deleteSet(service.host, LDNS_RR_TYPE_A),
+            .deleteSet(service.host, LDNS_RR_TYPE_A), .deleteSet(service.host, LDNS_RR_TYPE_AAAA),
         ])
     }
 
@@ -183,8 +242,9 @@ public final class UnicastDNSSD {
 
     // MARK: Browsing
 
-    /// The stations in the domain now: PTR, then SRV, TXT and A for each instance. An instance
-    /// with no SRV or no address is left out (it is being published or withdrawn).
+    /// The stations in the domain now: PTR, then SRV, TXT, A and AAAA for each instance. An
+    /// instance with no SRV or no address is left out (it is being published or withdrawn); whether
+    /// its lease has passed is the caller's to judge (``DNSService/lease``).
     public func browse(limit: Int = 64) throws(DNSSDError) -> [DNSService] {
         let resolver = try queryResolver()
         let ptrs = try query(resolver, DNSName.serviceName(domain: domain), LDNS_RR_TYPE_PTR)
@@ -210,6 +270,16 @@ public final class UnicastDNSSD {
         let portBytes = Self.bytes(portField)
         guard portBytes.count == 2, let host = DNSName.text(wire: Self.bytes(targetField)) else { return nil }
         let port = UInt16(portBytes[0]) << 8 | UInt16(portBytes[1])
+        let (txt, lease) = DNSLease.split(try txtStrings(resolver, name))
+        let ipv4 = try addresses(resolver, host, LDNS_RR_TYPE_A, DNSName.ipv4(wire:))
+        let ipv6 = try addresses(resolver, host, LDNS_RR_TYPE_AAAA, DNSName.ipv6(wire:))
+        guard !ipv4.isEmpty || !ipv6.isEmpty else { return nil }
+        return DNSService(
+            instance: instance, host: host, ipv4: ipv4, ipv6: ipv6, port: port, txt: txt, lease: lease)
+    }
+
+    /// The strings of the first TXT record at `name` (at most 32; malformed ones left out).
+    private func txtStrings(_ resolver: Resolver, _ name: String) throws(DNSSDError) -> [String] {
         let txts = try query(resolver, name, LDNS_RR_TYPE_TXT)
         defer { ldns_rr_list_deep_free(txts) }
         var txt: [String] = []
@@ -220,14 +290,24 @@ public final class UnicastDNSSD {
                 }
             }
         }
-        let addresses = try query(resolver, host, LDNS_RR_TYPE_A)
-        defer { ldns_rr_list_deep_free(addresses) }
-        guard let a = ldns_rr_list_rr(addresses, 0), let field = ldns_rr_rdf(a, 0) else { return nil }
-        let octets = Self.bytes(field)
-        guard octets.count == 4 else { return nil }
-        return DNSService(
-            instance: instance, host: host, address: octets.map(String.init).joined(separator: "."), port: port,
-            txt: txt)
+        return txt
+    }
+
+    /// The addresses of `type` (A or AAAA) at `host` that `parse` takes, at most 8.
+    private func addresses(
+        _ resolver: Resolver, _ host: String, _ type: ldns_rr_type, _ parse: ([UInt8]) -> String?
+    ) throws(DNSSDError) -> [String] {
+        let records = try query(resolver, host, type)
+        defer { ldns_rr_list_deep_free(records) }
+        var found: [String] = []
+        for i in 0..<min(ldns_rr_list_rr_count(records), 8) {
+            if let record = ldns_rr_list_rr(records, i), let field = ldns_rr_rdf(record, 0),
+                let address = parse(Self.bytes(field))
+            {
+                found.append(address)
+            }
+        }
+        return found
     }
 
     /// The answer section's records of `type` at `name` (an empty list when there are none).
@@ -247,7 +327,10 @@ public final class UnicastDNSSD {
 
     // MARK: Resolvers
 
-    private var serverText: String { server.map { "\($0.host):\($0.port)" } ?? "(from /etc/resolv.conf)" }
+    private var serverText: String {
+        guard let server else { return "(from /etc/resolv.conf)" }
+        return server.host.contains(":") ? "[\(server.host)]:\(server.port)" : "\(server.host):\(server.port)"
+    }
 
     private func queryResolver() throws(DNSSDError) -> Resolver {
         if let resolver { return resolver }
@@ -271,14 +354,12 @@ public final class UnicastDNSSD {
             }
             defer { ldns_rdf_deep_free(mname) }
             let mnameText = DNSName.text(wire: Self.bytes(mname)) ?? "?"
-            let addresses = try query(resolver, mnameText, LDNS_RR_TYPE_A)
-            defer { ldns_rr_list_deep_free(addresses) }
-            guard let a = ldns_rr_list_rr(addresses, 0), let field = ldns_rr_rdf(a, 0), Self.bytes(field).count == 4
-            else {
+            let ipv4 = try addresses(resolver, mnameText, LDNS_RR_TYPE_A, DNSName.ipv4(wire:))
+            let ipv6 = ipv4.isEmpty ? try addresses(resolver, mnameText, LDNS_RR_TYPE_AAAA, DNSName.ipv6(wire:)) : []
+            guard let primary = ipv4.first ?? ipv6.first else {
                 throw DNSSDError(
-                    "The primary server of \(domain), \(mnameText), has no IPv4 address; pass --dns-server.")
+                    "The primary server of \(domain), \(mnameText), has no address; pass --dns-server.")
             }
-            let primary = Self.bytes(field).map(String.init).joined(separator: ".")
             let updater = try Self.makeResolver(server: (primary, 53))
             ldns_resolver_deep_free(resolver)
             self.resolver = updater
@@ -300,7 +381,8 @@ public final class UnicastDNSSD {
         var made: Resolver?
         if let server {
             made = ldns_resolver_new()
-            guard let made, let address = ldns_rdf_new_frm_str(LDNS_RDF_TYPE_A, server.host) else {
+            let type = server.host.contains(":") ? LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A
+            guard let made, let address = ldns_rdf_new_frm_str(type, server.host) else {
                 throw DNSSDError("Cannot make a DNS resolver for \(server.host).")
             }
             defer { ldns_rdf_deep_free(address) }

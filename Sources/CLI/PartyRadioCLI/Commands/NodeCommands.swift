@@ -15,7 +15,9 @@ enum NodeCommands {
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
             reporter: reporter, faults: NodeSettings.faults(environment: context.environment), code: network.code,
             domain: network.domain.map {
-                DomainSettings(domain: $0, server: network.dnsServer, keyFile: network.dnsKey)
+                DomainSettings(
+                    domain: $0, server: network.dnsServer, keyFile: network.dnsKey,
+                    lease: DomainSettings.lease(environment: context.environment))
             })
     }
 

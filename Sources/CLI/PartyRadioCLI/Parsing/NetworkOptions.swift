@@ -8,7 +8,7 @@ public struct NetworkOptions: Equatable, Sendable {
     public var code: JoinCode?
     /// `--domain NAME`: also publish or look for stations in this unicast DNS-SD domain.
     public var domain: String?
-    /// `--dns-server ADDR[:PORT]`: the DNS server for `--domain`.
+    /// `--dns-server ADDR[:PORT]` (IPv6: `ADDR` or `[ADDR]:PORT`): the DNS server for `--domain`.
     public var dnsServer: String?
     /// `--dns-key FILE` (the DJ): the TSIG key file that signs the DJ's updates.
     public var dnsKey: String?
@@ -28,7 +28,10 @@ public struct NetworkOptions: Equatable, Sendable {
     static let help: [(String, String)] = [
         ("--interface <name>", "Network interface to use (default: the default route's)."),
         ("--domain <name>", "Also use this unicast DNS-SD domain (stations beyond a router; see README, Networks)."),
-        ("--dns-server <addr[:port]>", "The DNS server for --domain (default: the system's resolvers)."),
+        (
+            "--dns-server <addr[:port]>",
+            "The DNS server for --domain, IPv4 or IPv6 ([addr]:port) (default: the system's resolvers)."
+        ),
     ]
 
     /// The DJ's extra option: the key that signs its DNS updates.

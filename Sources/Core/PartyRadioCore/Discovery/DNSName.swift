@@ -115,4 +115,46 @@ public enum DNSName {
         guard let length = bytes.first.map(Int.init), bytes.count == length + 1 else { return nil }
         return String(decoding: bytes[1...], as: UTF8.self)
     }
+
+    /// An A record's data (4 bytes) as dotted text; nil if it is not 4 bytes long.
+    public static func ipv4(wire bytes: [UInt8]) -> String? {
+        guard bytes.count == 4 else { return nil }
+        return bytes.map(String.init).joined(separator: ".")
+    }
+
+    /// An AAAA record's data (16 bytes) as text (RFC 5952: lower case, the longest run of two or
+    /// more zero groups, the first of equals, as `::`); nil if it is not 16 bytes long, or if the
+    /// address is no use beyond one link or as a unicast destination (link-local `fe80::/10`,
+    /// multicast, unspecified, loopback, IPv4-mapped), since an AAAA record carries no zone.
+    public static func ipv6(wire bytes: [UInt8]) -> String? {
+        guard bytes.count == 16 else { return nil }
+        let groups = (0..<8).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
+        let linkLocal = groups[0] & 0xFFC0 == 0xFE80
+        let multicast = bytes[0] == 0xFF
+        let unspecifiedOrLoopback = groups[0..<7].allSatisfy { $0 == 0 } && groups[7] <= 1
+        let mapped = groups[0..<5].allSatisfy { $0 == 0 } && groups[5] == 0xFFFF
+        guard !linkLocal, !multicast, !unspecifiedOrLoopback, !mapped else { return nil }
+        return ipv6Text(groups)
+    }
+
+    /// Eight 16-bit groups as RFC 5952 text.
+    static func ipv6Text(_ groups: [UInt16]) -> String {
+        var best = (start: -1, length: 0)
+        var i = 0
+        while i < groups.count {
+            guard groups[i] == 0 else {
+                i += 1
+                continue
+            }
+            var j = i
+            while j < groups.count && groups[j] == 0 { j += 1 }
+            if j - i > best.length && j - i >= 2 { best = (i, j - i) }
+            i = j
+        }
+        let hex = groups.map { String($0, radix: 16) }
+        guard best.start >= 0 else { return hex.joined(separator: ":") }
+        let head = hex[..<best.start].joined(separator: ":")
+        let tail = hex[(best.start + best.length)...].joined(separator: ":")
+        return head + "::" + tail
+    }
 }

@@ -30,6 +30,23 @@ public struct StationFinder: Sendable {
         return privateStation(name, lock)
     }
 
+    /// The error for a query that names (whole, case ignored) a station that DNS-SD announces but
+    /// that never answered: its DJ stopped without withdrawing it (killed, crashed, or its host
+    /// lost power), or a firewall is in the way. Nil when no such station is announced.
+    static func announcedButSilent(_ query: String, in watch: StationWatch) -> NodeError? {
+        let wanted = query.lowercased()
+        guard
+            let entry = watch.directory.entries.values.filter({
+                !$0.isListed && $0.serviceName.lowercased() == wanted
+            }).min(by: { $0.advert.stationID.hex < $1.advert.stationID.hex })
+        else { return nil }
+        let shown = GuestName.cleaned(entry.serviceName)
+        return .notFound(
+            "'\(shown)' is announced (at \(entry.address), port \(entry.port)) but its DJ does not answer: it may "
+                + "have stopped without withdrawing it (killed or crashed; in a --domain zone such records lapse "
+                + "within a minute), or a firewall drops its UDP port.")
+    }
+
     /// One sentence that says what to do: give the code, or check it.
     static func privateStation(_ name: String, _ lock: StationWatch.Lock) -> NodeError {
         let shown = GuestName.cleaned(name)
@@ -79,6 +96,7 @@ public struct StationFinder: Sendable {
         guard now >= deadline else { return .waiting }
         let visible = summaries.map(\.name)
         if let query {
+            if let silent = Self.announcedButSilent(query, in: watch) { return .failed(silent) }
             let list = visible.isEmpty ? "none is on the air" : "on the air: \(visible.joined(separator: ", "))"
             return .failed(
                 .notFound("No station matches '\(query)' (\(list)); check the name with 'partyradio stations'."))

@@ -189,7 +189,10 @@ final class NodeRuntime<Machine: NodeMachine> {
             }
             if let name { avahi.resolveStation(named: name, interface: interface, inbox: inbox) }
             if let domain, domainBrowser == nil {
-                do { domainBrowser = try DomainBrowser(settings: domain, inbox: inbox, reporter: reporter) } catch {
+                do {
+                    domainBrowser = try DomainBrowser(
+                        settings: domain, families: interface.families, inbox: inbox, reporter: reporter)
+                } catch {
                     inbox.push(.discovery(.failed(error.description)))
                 }
             }

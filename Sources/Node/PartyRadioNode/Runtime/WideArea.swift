@@ -11,11 +11,20 @@ public struct DomainSettings: Sendable, Equatable {
     public var server: String?
     /// The TSIG key file (the DJ's updates).
     public var keyFile: String?
+    /// The lease on the DJ's records (how long they count after a DJ was killed).
+    public var lease: DNSLease
 
-    public init(domain: String, server: String? = nil, keyFile: String? = nil) {
+    public init(domain: String, server: String? = nil, keyFile: String? = nil, lease: DNSLease = DNSLease()) {
         self.domain = domain
         self.server = server
         self.keyFile = keyFile
+        self.lease = lease
+    }
+
+    /// The lease from `PARTYRADIO_DNS_LEASE` (seconds, at least ``DNSLease/minimumSeconds``; the
+    /// tests shorten it so that a killed DJ's station drops out within seconds), else the default.
+    public static func lease(environment: [String: String]) -> DNSLease {
+        environment["PARTYRADIO_DNS_LEASE"].flatMap(Int.init).map { DNSLease(seconds: $0) } ?? DNSLease()
     }
 
     /// The ldns client for these settings, with the key file read and checked.
@@ -37,55 +46,147 @@ public struct DomainSettings: Sendable, Equatable {
 }
 
 /// Keeps the DJ's station published in a unicast DNS-SD domain: the first update before the DJ
-/// goes on air (a refused update stops it with the server's answer), a refresh every
-/// ``refreshSeconds`` (with the interface's address then, so a new address is published), and the
-/// records deleted at ``stop()``. The ldns client is used on `queue` only.
+/// goes on air (a refused update stops it with the server's answer), a renewal every
+/// ``DNSLease/refreshSeconds`` (with the interface's addresses then, so a new address is published,
+/// and a new lease), and the records deleted at ``stop()``. The ldns client is used on `queue` only.
 final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are touched on `queue` only
-    static let refreshSeconds = 30
-
     private let dns: UnicastDNSSD
     private var service: DNSService
+    private let lease: DNSLease
     private let interfaceName: String
+    /// The station name as given (`--name`): the instance names are tried from it.
+    private let name: String
     private let reporter: any NodeReporter
     private let queue = DispatchQueue(label: "partyradio.dns.publish")
     private var timer: DispatchSourceTimer?
     private var published = false
+    private var warnedNoAddress = false
 
     init(
         settings: DomainSettings, name: String, station: StationID, interface: NetworkInterface, port: UInt16,
         txt: [String], reporter: any NodeReporter
     ) throws(NodeError) {
         dns = try settings.client()
+        lease = settings.lease
         let host = DNSName.hostName(station: station, domain: settings.domain)
-        service = DNSService(instance: name, host: host, address: interface.address.host, port: port, txt: txt)
+        let (ipv4, ipv6) = Self.addresses(interface)
+        service = DNSService(instance: name, host: host, ipv4: ipv4, ipv6: ipv6, port: port, txt: txt)
         interfaceName = interface.name
+        self.name = name
         self.reporter = reporter
+        warnIfNoAddress()
+        let claim: Claim
         do throws(DNSSDError) {
-            // A name another DJ holds in the zone is left to it: the first free one of
-            // `Name`, `Name #2`, … is taken (this DJ's own records from an earlier run are replaced).
-            var free: String?
-            for candidate in DNSName.instanceCandidates(name) where free == nil {
-                if try dns.owner(of: candidate).map({ $0 == host }) ?? true { free = candidate }
-            }
-            guard let free else {
-                throw DNSSDError("'\(name)' and \(name) #2 to #9 are all taken in \(dns.domain) by other DJs.")
-            }
-            service.instance = free
-            try dns.publish(service)
+            claim = try claimName()
         } catch { throw NodeError(.discovery, error.description) }
         published = true
         let renamed = service.instance == name ? "" : " as '\(service.instance)' ('\(name)' is another DJ's there)"
         reporter.report(.notice("Published in the DNS domain \(dns.domain)\(renamed) (unicast DNS-SD)."))
+        report(claim)
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .seconds(Self.refreshSeconds), repeating: .seconds(Self.refreshSeconds))
+        let period = DispatchTimeInterval.seconds(lease.refreshSeconds)
+        timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [weak self] in self?.refresh() }
         timer.resume()
         self.timer = timer
     }
 
+    /// The instance name a DJ publishes under, and the dead DJ it takes it from, if any.
+    struct Claim: Equatable {
+        var instance: String
+        /// The host of a DJ whose lease on `instance` had passed.
+        var took: String?
+    }
+
+    /// A name another DJ holds in the zone is left to it, unless its lease has passed (a DJ that
+    /// was killed): the first free one of `candidates` is taken. This DJ's own (`host`) records
+    /// are replaced. Nil when all are held. `holder` looks an instance name up in the zone.
+    static func claim(
+        _ candidates: [String], host: String, now: Int64, holder: (String) throws(DNSSDError) -> DNSHolder?
+    ) throws(DNSSDError) -> Claim? {
+        for candidate in candidates {
+            guard let held = try holder(candidate), held.host != host else { return Claim(instance: candidate) }
+            if DNSLease.hasPassed(held.lease, now: now) { return Claim(instance: candidate, took: held.host) }
+        }
+        return nil
+    }
+
+    /// Finds a free instance name and publishes the station under it.
+    private func claimName() throws(DNSSDError) -> Claim {
+        let now = Self.unixNow()
+        let dns = self.dns
+        guard
+            let claim = try Self.claim(
+                DNSName.instanceCandidates(name), host: service.host, now: now,
+                holder: { (name) throws(DNSSDError) in try dns.holder(of: name) })
+        else {
+            throw DNSSDError("'\(name)' and \(name) #2 to #9 are all taken in \(dns.domain) by other DJs.")
+        }
+        service.instance = claim.instance
+        try dns.publish(service, lease: lease, now: now, replacing: claim.took)
+        return claim
+    }
+
+    private func report(_ claim: Claim) {
+        guard let took = claim.took else { return }
+        reporter.report(
+            .notice("Took over '\(claim.instance)' in \(dns.domain) from \(took), whose lease had passed."))
+    }
+
+    /// What the DJ publishes of its interface's addresses: its IPv4 address, and its IPv6 ones that
+    /// reach beyond the link (global or unique local; a link-local one needs a zone, which a DNS
+    /// record cannot carry).
+    static func addresses(_ interface: NetworkInterface) -> (ipv4: [String], ipv6: [String]) {
+        let ipv4 =
+            interface.hasIPv4 ? [SocketAddress(addressNetworkOrder: interface.addressNetworkOrder, port: 0).host] : []
+        let ipv6 = interface.ipv6Addresses.filter { !$0.isLinkLocal }.map(\.host)
+        var unique: [String] = []
+        for address in ipv6 where !unique.contains(address) { unique.append(address) }
+        return (ipv4, Array(unique.prefix(8)))
+    }
+
+    static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    private func warnIfNoAddress() {
+        guard service.ipv4.isEmpty && service.ipv6.isEmpty else {
+            warnedNoAddress = false
+            return
+        }
+        guard !warnedNoAddress else { return }
+        warnedNoAddress = true
+        reporter.report(
+            .warning(
+                "The interface has no IPv4 address and no IPv6 address beyond link-local: guests beyond this link "
+                    + "cannot reach the station through \(dns.domain)."))
+    }
+
     private func refresh() {
-        if let interface = try? NetworkInterface.choose(interfaceName) { service.address = interface.address.host }
-        do throws(DNSSDError) { try dns.publish(service) } catch {
+        if let interface = try? NetworkInterface.choose(interfaceName) {
+            (service.ipv4, service.ipv6) = Self.addresses(interface)
+            warnIfNoAddress()
+        }
+        do throws(DNSSDError) {
+            let now = Self.unixNow()
+            // Another DJ may have taken the name while this one could not renew it (its network
+            // was down, or it was stopped, for longer than the lease): leave it to that DJ rather
+            // than overwrite its records every renewal, and move to the next free name.
+            if let holder = try dns.holder(of: service.instance), holder.host != service.host,
+                !DNSLease.hasPassed(holder.lease, now: now)
+            {
+                let lost = service.instance
+                // Not ours to withdraw any more, until another name is.
+                published = false
+                let claim = try claimName()
+                published = true
+                reporter.report(
+                    .notice(
+                        "Another DJ took '\(lost)' in \(dns.domain) while this one could not renew its lease; "
+                            + "published as '\(claim.instance)' there now."))
+                report(claim)
+                return
+            }
+            try dns.publish(service, lease: lease, now: now)
+        } catch {
             reporter.report(.warning("Could not refresh the station in \(dns.domain): \(error.description)"))
         }
     }
@@ -105,22 +206,37 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
 
 /// Browses a unicast DNS-SD domain every ``intervalSeconds`` and hands what it finds to a node as
 /// the DNS-SD events Avahi gives (`discovered`, `resolved`, `removed`), so the machines merge both:
-/// a station is one station by its ID, however it was found. The first sweep runs before the
-/// node starts, so a listing waits for what the domain holds. The ldns client is used on `queue`
-/// only.
+/// a station is one station by its ID, however it was found. A station whose lease has passed (its
+/// DJ was killed) counts as gone, and one with no address in a family this node speaks is left
+/// out. The first sweep runs before the node starts, so a listing waits for what the domain holds.
+/// The ldns client is used on `queue` only.
 final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touched on `queue` only
     static let intervalSeconds = 1
 
     private let dns: UnicastDNSSD
+    private let families: [SocketAddress.Family]
     private let inbox: Inbox<NodeInput>
     private let reporter: any NodeReporter
     private let queue = DispatchQueue(label: "partyradio.dns.browse")
     private var timer: DispatchSourceTimer?
-    private var known: [String: DNSService] = [:]
+    private var known: [String: Sighting] = [:]
     private var failing = false
+    /// Instances left out for a lease that passed or was malformed, or no usable address (`-v`).
+    private var dropped: Set<String> = []
 
-    init(settings: DomainSettings, inbox: Inbox<NodeInput>, reporter: any NodeReporter) throws(NodeError) {
+    /// What the node was told of one instance.
+    struct Sighting: Equatable {
+        var address: String
+        var port: UInt16
+        var txt: [String]
+    }
+
+    init(
+        settings: DomainSettings, families: [SocketAddress.Family], inbox: Inbox<NodeInput>,
+        reporter: any NodeReporter
+    ) throws(NodeError) {
         dns = try settings.client()
+        self.families = families
         self.inbox = inbox
         self.reporter = reporter
         queue.sync { sweep() }
@@ -135,6 +251,24 @@ final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touch
 
     func stop() { timer?.cancel() }
 
+    /// What a node speaking `families` makes of a browse at `now` (Unix seconds): each live
+    /// station's address, port and advert, by instance name; and the names left out (a lease
+    /// passed or malformed, or no address in those families).
+    static func sightings(_ found: [DNSService], families: [SocketAddress.Family], now: Int64) -> (
+        live: [String: Sighting], dropped: Set<String>
+    ) {
+        var live: [String: Sighting] = [:]
+        var dropped: Set<String> = []
+        for service in found {
+            guard !DNSLease.hasPassed(service.lease, now: now), let address = service.address(for: families) else {
+                dropped.insert(service.instance)
+                continue
+            }
+            live[service.instance] = Sighting(address: address, port: service.port, txt: service.txt)
+        }
+        return (live, dropped.subtracting(live.keys))
+    }
+
     private func sweep() {
         let found: [DNSService]
         do throws(DNSSDError) { found = try dns.browse() } catch {
@@ -143,23 +277,18 @@ final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touch
             return
         }
         failing = false
-        var now: [String: DNSService] = [:]
-        for service in found { now[service.instance] = service }
-        for (name, service) in now.sorted(by: { $0.key < $1.key }) where known[name] != service {
+        let (now, left) = Self.sightings(found, families: families, now: DomainPublisher.unixNow())
+        for name in left.subtracting(dropped).sorted() {
+            Log.debug(.discovery, "\(dns.domain): leaving out '\(name)' (its lease has passed, or no usable address)")
+        }
+        dropped = left
+        for (name, sighting) in now.sorted(by: { $0.key < $1.key }) where known[name] != sighting {
             if known[name] == nil { inbox.push(.discovery(.discovered(name: name))) }
             inbox.push(
                 .discovery(
-                    .resolved(name: name, address: service.address, port: service.port, txt: service.txt)))
+                    .resolved(name: name, address: sighting.address, port: sighting.port, txt: sighting.txt)))
         }
         for name in known.keys.sorted() where now[name] == nil { inbox.push(.discovery(.removed(name: name))) }
         known = now
-    }
-}
-
-extension NodeSettings {
-    /// A browser of `--domain`, if one was given (the guests' commands).
-    func domainBrowser(inbox: Inbox<NodeInput>) throws(NodeError) -> DomainBrowser? {
-        guard let domain else { return nil }
-        return try DomainBrowser(settings: domain, inbox: inbox, reporter: reporter)
     }
 }

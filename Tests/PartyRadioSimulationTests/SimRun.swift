@@ -14,6 +14,8 @@ struct SimRun {
         var voters = 0
         var votesAcknowledged = 0
         var datagrams = 0
+        /// Datagrams the DJ took in batches of more than one (``NodeMachine/handle(batch:)``).
+        var batched = 0
         var inputs = 0
         var convergenceSamples = 0
         /// Checks of listeners beyond the router (they held the DJ's current anchor).
@@ -262,6 +264,7 @@ struct SimRun {
         lan.hooks = [:]
 
         stats.datagrams = lan.delivered
+        stats.batched = lan.batched
         stats.inputs = lan.handled
         stats.votesAcknowledged = checker.acknowledged
         stats.convergenceSamples = checker.convergenceSamples

@@ -75,6 +75,7 @@ let votes = guests.enumerated().map {
     defer { try? FileManager.default.removeItem(at: folder) }
     let store = saving ? try! DJStore(directory: folder) : nil
     var saves = 0
+    var saveCPU = 0.0
     let start = Date()
     let startCPU = cpuSeconds()
     // Batches as the runtime makes them (NodeRuntime.deliver(batch:)): the datagrams of one
@@ -88,7 +89,9 @@ let votes = guests.enumerated().map {
         }
         let effects = batchSize == nil ? inputs.flatMap { dj.handle($0.0, at: $0.1) } : dj.handle(batch: inputs)
         if saving, case .save(let station) = effects.first {
+            let before = cpuSeconds()
             try! store!.saveStation(station, at: clock)
+            saveCPU += cpuSeconds() - before
             saves += 1
         }
     }
@@ -97,7 +100,9 @@ let votes = guests.enumerated().map {
     let tally = dj.engine.votes.tally
     print(
         "  \(name): votes \(rate(votes.count, cpu: cpu, wall: seconds)); tally \(tally.up) up "
-            + "\(tally.down) down; \(saves) saves; dropped \(dj.filter.drops.total)")
+            + "\(tally.down) down; \(saves) saves"
+            + (saves > 0 ? " (\(Int(saveCPU / cpu * 100)) % of the CPU time)" : "")
+            + "; dropped \(dj.filter.drops.total)")
 }
 
 // The ceiling under the ceiling: libsodium's Ed25519 verification alone, on the same datagrams.

@@ -8,7 +8,9 @@
 //   2. one save (SQLite, dj.sqlite in a temporary folder) after every vote: how the runtime
 //      worked before it batched;
 //   3. batches of up to 64 datagrams, each with one save: how the runtime works
-//      (NodeRuntime.deliver(batch:), DJMachine.handle(batch:)).
+//      (NodeRuntime.deliver(batch:), DJMachine.handle(batch:));
+//   4. the same, and every datagram the DJ sends encoded and signed (the acknowledgements, the
+//      snapshots: what the runtime's transport does, short of the socket).
 // Prints votes per second for each, on one thread: per second of this thread's CPU time (what one
 // core does, whatever else the machine runs) and, in brackets, of the wall clock.
 import Foundation
@@ -60,8 +62,8 @@ let votes = guests.enumerated().map {
 }
 
 /// The votes through a DJ machine: one input at a time (`batchSize` nil) or in batches, each
-/// followed by its save when `saving`.
-@MainActor func run(_ name: String, batchSize: Int?, saving: Bool) {
+/// followed by its save when `saving`, and with what it sends encoded and signed when `sending`.
+@MainActor func run(_ name: String, batchSize: Int?, saving: Bool, sending: Bool = false) {
     var clock = LocalTime(ns: 1_800_000_000_000_000_000)
     var dj = DJMachine(configuration: configuration, verifier: Verifier(), now: clock)
     _ = dj.handle(.start, at: clock)
@@ -76,6 +78,9 @@ let votes = guests.enumerated().map {
     let store = saving ? try! DJStore(directory: folder) : nil
     var saves = 0
     var saveCPU = 0.0
+    var sent = 0
+    var sendCPU = 0.0
+    var sendSequence: UInt64 = 1
     let start = Date()
     let startCPU = cpuSeconds()
     // Batches as the runtime makes them (NodeRuntime.deliver(batch:)): the datagrams of one
@@ -94,6 +99,15 @@ let votes = guests.enumerated().map {
             saveCPU += cpuSeconds() - before
             saves += 1
         }
+        guard sending else { continue }
+        // What the runtime's transport does with each send, short of the socket: encode and sign.
+        let before = cpuSeconds()
+        for case .send(let message, _, let id) in effects {
+            sendSequence += 1
+            sent +=
+                try! Datagram.encode(message, stationID: id, sequence: sendSequence, signer: station).count > 0 ? 1 : 0
+        }
+        sendCPU += cpuSeconds() - before
     }
     let cpu = cpuSeconds() - startCPU
     let seconds = Date().timeIntervalSince(start)
@@ -102,6 +116,7 @@ let votes = guests.enumerated().map {
         "  \(name): votes \(rate(votes.count, cpu: cpu, wall: seconds)); tally \(tally.up) up "
             + "\(tally.down) down; \(saves) saves"
             + (saves > 0 ? " (\(Int(saveCPU / cpu * 100)) % of the CPU time)" : "")
+            + (sending ? "; \(sent) datagrams signed (\(Int(sendCPU / cpu * 100)) % of the CPU time)" : "")
             + "; dropped \(dj.filter.drops.total)")
 }
 
@@ -128,4 +143,7 @@ if only == nil || only == "machine" {
 if only == nil || only == "each" { run("with a save after every vote", batchSize: 1, saving: true) }
 if only == nil || only == "batch" {
     run("with a save per batch of \(batch) (the runtime)", batchSize: batch, saving: true)
+}
+if only == nil || only == "send" {
+    run("the runtime, and its datagrams signed", batchSize: batch, saving: true, sending: true)
 }

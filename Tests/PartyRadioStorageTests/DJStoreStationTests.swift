@@ -214,6 +214,19 @@ import Testing
         #expect(loaded == fourth && loaded.votes.voterRows == fourth.votes.voterRows)
     }
 
+    /// A voter's addresses are written as a JSON array by hand: whatever a string holds, it reads
+    /// back as it was.
+    @Test func addressesAreJSONWhateverTheyHold() throws {
+        let cases: [[String]] = [
+            [], ["10.0.0.1"], ["fe80::1%eth0", "10.0.0.2"], ["a\"b\\c", "line\nbreak\ttab\r", "\u{1}\u{1F}", "ü ✓ 🎶"],
+        ]
+        for strings in cases {
+            let text = DJStore.jsonArray(strings)
+            #expect(try JSONDecoder().decode([String].self, from: Data(text.utf8)) == strings, "\(text)")
+        }
+        #expect(DJStore.jsonArray(["10.0.0.1", "fd00::2"]) == #"["10.0.0.1","fd00::2"]"#)
+    }
+
     @Test func clearingForgetsTheStationAndKeepsTheStats() throws {
         let store = try DJStore(directory: directory)
         let night = try store.beginSession(station: "Rooftop", at: DJTime(ns: 1))

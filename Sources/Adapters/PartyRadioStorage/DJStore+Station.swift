@@ -222,7 +222,7 @@ extension DJStore {
                 "INSERT OR REPLACE INTO station_voters (voter, choice, addresses, sequence) VALUES (?, ?, ?, ?)",
                 [
                     .text(key.base64url), row.choice.map { .text($0.name) } ?? .null,
-                    .text(try json(row.addresses, encoder)),
+                    .text(Self.jsonArray(row.addresses)),
                     row.sequence.map { .integer(Int64(bitPattern: $0)) } ?? .null,
                 ])
         }
@@ -230,6 +230,31 @@ extension DJStore {
             try connection.query("DELETE FROM station_voters WHERE voter = ?", [.text(key.base64url)])
         }
         return WrittenVoters(trackID: book.trackID, rows: rows)
+    }
+
+    /// `strings` as a JSON array, as JSONEncoder writes it (what loading decodes) but without its
+    /// machinery: a saved voter's addresses, up to 64 rows a save.
+    static func jsonArray(_ strings: [String]) -> String {
+        var out = "["
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out += "," }
+            out += "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            out += "\""
+        }
+        return out + "]"
     }
 
     private func writeBook(_ name: String, _ json: String) throws(SQLiteError) {

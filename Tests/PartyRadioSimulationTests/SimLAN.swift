@@ -97,6 +97,8 @@ final class SimNode {
     var offLink = false
     /// Stations whose datagrams this node seals (a private DJ's own; those whose advert opened).
     var sealedStations: Set<StationID> = []
+    /// Stations whose advert says they take votes with a session MAC: this node's MAC signer for each.
+    var sessions: [StationID: ChecksumSessionSigner] = [:]
     var browsing = false
     var timerGeneration = 0
     var reports: [(time: Int64, event: NodeEvent)] = []
@@ -303,10 +305,14 @@ final class SimLAN {
         switch effect {
         case .send(let message, let destination, let station):
             node.sequence += 1
-            guard
-                var bytes = try? Datagram.encode(
-                    message, stationID: station, sequence: node.sequence, signer: node.signer)
-            else { return }
+            let encoded =
+                if let session = node.sessions[station] {
+                    try? Datagram.encode(
+                        message, stationID: station, sequence: node.sequence, session: session, fallback: node.signer)
+                } else {
+                    try? Datagram.encode(message, stationID: station, sequence: node.sequence, signer: node.signer)
+                }
+            guard var bytes = encoded else { return }
             if let seal, node.sealedStations.contains(station) {
                 bytes = seal.seal(datagram: bytes)
             } else if seal != nil {
@@ -332,6 +338,8 @@ final class SimLAN {
             schedule(at: now + 150_000_000, .input(node.index, .discovery(.allForNow)))
         case .sealFor(let station):
             node.sealedStations.insert(station)
+        case .sessionFor(let station, let key):
+            node.sessions[station] = ChecksumSessionSigner(publicKey: node.signer.publicKey, stationKey: key)
         case .joinGroup(let group):
             node.groups.insert(group)
         case .player(let command):

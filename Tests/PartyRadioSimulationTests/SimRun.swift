@@ -13,6 +13,8 @@ struct SimRun {
         var listeners = 0
         var voters = 0
         var votesAcknowledged = 0
+        /// Vote datagrams the DJ got with a session MAC rather than a signature.
+        var sessionVotes = 0
         var datagrams = 0
         /// Datagrams the DJ took in batches of more than one (``NodeMachine/handle(batch:)``).
         var batched = 0
@@ -63,6 +65,7 @@ struct SimRun {
         lan.seal = isPrivate ? ChecksumSeal(secret: seed) : nil
         let verifier = ChecksumVerifier(seal: lan.seal)
         var log = Log(seed: seed, faults: faults)
+        var sessionVotes = 0
 
         // The DJ.
         let djKey = PublicKey(bytes: random.bytes(32))!
@@ -75,7 +78,12 @@ struct SimRun {
         }
         let djOffset = Int64(random.double(-3e9...3e9))
         let djDrift = random.double(-200...200)
-        let advert = StationAdvert(stationID: stationID, group: stationID.multicastGroup, publicKey: djKey)
+        // Every other seed's DJ takes votes with a session MAC (`mac=1`), the guests' machines then
+        // send theirs so; decided from the seed, not the generator.
+        let takesSessionVotes = seed % 2 == 0
+        let advert = StationAdvert(
+            stationID: stationID, group: stationID.multicastGroup, publicKey: djKey,
+            takesSessionVotes: takesSessionVotes)
         let dj = lan.add(
             name: "dj",
             machine: .dj(
@@ -83,7 +91,8 @@ struct SimRun {
                     configuration: .init(
                         name: "Sim \(seed)", advert: advert, queue: tracks, port: 40_000, interfaceName: "sim0",
                         address: "10.9.0.1", playsAudio: true, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)]),
-                    verifier: verifier, now: LocalTime(ns: Self.start + djOffset))),
+                    verifier: ChecksumVerifier(seal: lan.seal, sessionOwner: takesSessionVotes ? djKey : nil),
+                    now: LocalTime(ns: Self.start + djOffset))),
             key: djKey, offsetNs: djOffset, driftPPM: djDrift)
         if isPrivate { dj.sealedStations.insert(stationID) }
         lan.schedule(at: Self.start, .input(dj.index, .start))
@@ -210,6 +219,7 @@ struct SimRun {
             guard node === dj, let inner, let datagram = try? Datagram.decode(inner),
                 case .vote(let vote) = datagram.message
             else { return }
+            if datagram.header.authentication == .session { sessionVotes += 1 }
             checker.voteDelivered(vote, from: datagram.header.sender)
         }
         lan.observer = { node, _, effects in
@@ -258,6 +268,9 @@ struct SimRun {
         if case .dj(let machine) = dj.machine {
             let refused = ["sealed", "bad_seal", "unsealed"].compactMap { machine.filter.drops.counts[$0] }.reduce(0, +)
             if refused > 0 { log.fail("the DJ refused \(refused) of its guests' sealed datagrams", at: lan.now) }
+            if let badMACs = machine.filter.drops.counts["bad_mac"] {
+                log.fail("the DJ refused \(badMACs) of its guests' session MACs", at: lan.now)
+            }
         }
         lan.observer = nil  // the closures hold the LAN: let it go
         lan.datagramObserver = nil
@@ -265,6 +278,7 @@ struct SimRun {
 
         stats.datagrams = lan.delivered
         stats.batched = lan.batched
+        stats.sessionVotes = sessionVotes
         stats.inputs = lan.handled
         stats.votesAcknowledged = checker.acknowledged
         stats.convergenceSamples = checker.convergenceSamples

@@ -10,7 +10,9 @@
 //   3. batches of up to 64 datagrams, each with one save: how the runtime works
 //      (NodeRuntime.deliver(batch:), DJMachine.handle(batch:));
 //   4. the same, and every datagram the DJ sends encoded and signed (the acknowledgements, the
-//      snapshots: what the runtime's transport does, short of the socket).
+//      snapshots: what the runtime's transport does, short of the socket);
+//   5. 3 and 4 again with the votes authenticated by the session MAC instead of a signature (what
+//      a guest sends a DJ that advertises `mac=1`; its key made when the guest was first heard).
 // Prints votes per second for each, on one thread: per second of this thread's CPU time (what one
 // core does, whatever else the machine runs) and, in brackets, of the wall clock.
 import Foundation
@@ -19,8 +21,12 @@ import PartyRadioSecurity
 import PartyRadioStorage
 
 struct Verifier: DatagramVerifier {
+    /// The DJ's key, for session MACs (nil: it takes none).
+    let sessions: Identity?
     func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
     func stationID(for key: PublicKey) -> StationID? { Sodium.stationID(for: key) }
+    func sessionKey(with peer: PublicKey) -> SessionKey? { sessions?.sessionKey(with: peer) }
+    func verify(_ datagram: Datagram, sessionKey key: SessionKey) -> Bool { Sodium.verify(datagram, sessionKey: key) }
 }
 
 /// This thread's CPU time in seconds: the machine this runs on is often busy with builds, and the
@@ -60,12 +66,20 @@ let heartbeats = guests.map { datagram(.heartbeat(Heartbeat()), from: $0) }
 let votes = guests.enumerated().map {
     datagram(.vote(Vote(trackID: track.id, choice: $0.offset % 3 == 0 ? .down : .up)), from: $0.element)
 }
+/// The same votes with a session MAC in place of the signature.
+let macVotes = guests.enumerated().map { index, guest in
+    sequence += 1_000
+    return try! Datagram.encode(
+        .vote(Vote(trackID: track.id, choice: index % 3 == 0 ? .down : .up)), stationID: station.stationID,
+        sequence: sequence, session: guest.sessionSigner(for: station.publicKey)!, fallback: guest)
+}
 
 /// The votes through a DJ machine: one input at a time (`batchSize` nil) or in batches, each
 /// followed by its save when `saving`, and with what it sends encoded and signed when `sending`.
-@MainActor func run(_ name: String, batchSize: Int?, saving: Bool, sending: Bool = false) {
+@MainActor func run(_ name: String, batchSize: Int?, saving: Bool, sending: Bool = false, macs: Bool = false) {
+    let votes = macs ? macVotes : votes
     var clock = LocalTime(ns: 1_800_000_000_000_000_000)
-    var dj = DJMachine(configuration: configuration, verifier: Verifier(), now: clock)
+    var dj = DJMachine(configuration: configuration, verifier: Verifier(sessions: macs ? station : nil), now: clock)
     _ = dj.handle(.start, at: clock)
     // The room: every guest heard once, slowly enough for the gate (not timed).
     for (index, bytes) in heartbeats.enumerated() {
@@ -146,4 +160,11 @@ if only == nil || only == "batch" {
 }
 if only == nil || only == "send" {
     run("the runtime, and its datagrams signed", batchSize: batch, saving: true, sending: true)
+}
+if only == nil || only == "mac" {
+    run("session MACs: machine only, batches of \(batch)", batchSize: batch, saving: false, macs: true)
+    run("session MACs: the runtime", batchSize: batch, saving: true, macs: true)
+    run(
+        "session MACs: the runtime, and its datagrams signed", batchSize: batch, saving: true, sending: true, macs: true
+    )
 }

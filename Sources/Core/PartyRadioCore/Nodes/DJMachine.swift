@@ -357,6 +357,7 @@ public struct DJMachine: NodeMachine {
             }
             if inbound.webTicket == nil { out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from)) }
             if isNew {
+                if inbound.webTicket == nil { filter.prepareSession(for: sender) }
                 listenerJoined(name, now: now, into: &out)
             } else if known != name {
                 broadcast(now: now, change: .listeners, into: &out)  // renamed
@@ -366,6 +367,7 @@ public struct DJMachine: NodeMachine {
                 unicastListeners.heard(sender, at: inbound.from, wantsUnicast: beat.wantsUnicast, now: now)
             }
             if engine.heartbeat(from: sender, now: dj) {
+                if inbound.webTicket == nil { filter.prepareSession(for: sender) }
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
         case .leave:

@@ -136,6 +136,9 @@ public enum Effect: Sendable {
     /// Seal every datagram sent to this station from now on: a private station whose TXT record
     /// opened under this node's code.
     case sealFor(StationID)
+    /// Votes to this station may go with the session MAC made from this node's key and
+    /// `stationKey` rather than a signature: its advert says it takes them (`mac=1`).
+    case sessionFor(StationID, stationKey: PublicKey)
     /// Announce the station through DNS-SD.
     case publish(name: String, port: UInt16, txt: [String])
     /// Start browsing for stations.

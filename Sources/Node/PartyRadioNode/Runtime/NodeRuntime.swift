@@ -171,6 +171,8 @@ final class NodeRuntime<Machine: NodeMachine> {
             transport.send(message, to: addresses, station: station)
         case .sealFor(let station):
             transport.sealFor(station)
+        case .sessionFor(let station, let key):
+            transport.sessionFor(station, stationKey: key)
         case .publish(let name, let port, let txt):
             do { try avahi.publish(name: name, type: StationAdvert.serviceType, port: port, txt: txt) } catch {
                 inbox.push(.discovery(.failed(error.description)))

@@ -232,30 +232,9 @@ extension DJStore {
         return WrittenVoters(trackID: book.trackID, rows: rows)
     }
 
-    /// `strings` as a JSON array, as JSONEncoder writes it (what loading decodes) but without its
-    /// machinery: a saved voter's addresses, up to 64 rows a save.
-    static func jsonArray(_ strings: [String]) -> String {
-        var out = "["
-        for (index, string) in strings.enumerated() {
-            if index > 0 { out += "," }
-            out += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            out += "\""
-        }
-        return out + "]"
-    }
+    /// `strings` as a JSON array (what loading decodes) without JSONEncoder's machinery: a saved
+    /// voter's addresses, up to 64 rows a save.
+    static func jsonArray(_ strings: [String]) -> String { JSON.array(strings.map(JSON.string)).rendered }
 
     private func writeBook(_ name: String, _ json: String) throws(SQLiteError) {
         try connection.query(

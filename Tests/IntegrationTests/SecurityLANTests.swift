@@ -281,6 +281,44 @@ struct SecurityLANTests {
         #expect(shared.events.filter { $0.name == "vote_counted" }.last?.int("up") == 3)
     }
 
+    @Test("Votes to a DJ that advertises mac=1 go with a session MAC, count once, and none is refused")
+    func votesGoWithASessionMAC() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Quick")
+        let first = try lan.partyradio(host: 2, ["vote", "up", "--json", "-v"], role: "guest")
+        #expect(first.exit == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("go with a session MAC"), "\(first.stderr)")
+        #expect((parseJSON(first.stdout) as? [String: Any])?["up"] as? Int == 1)
+        // Again with the same key (new datagrams, new MACs): still one vote; then it changes.
+        #expect(
+            (parseJSON(try lan.partyradio(host: 2, ["vote", "up", "--json"], role: "guest").stdout)
+                as? [String: Any])?["up"] as? Int == 1)
+        let changed = try lan.partyradio(host: 2, ["vote", "down", "--json"], role: "guest")
+        #expect((parseJSON(changed.stdout) as? [String: Any])?["down"] as? Int == 1)
+        // A listener's key (its session key made as it joined), voting from a third host.
+        let listener = try lan.spawn(
+            host: 3,
+            [
+                Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                lan.stateDir("listener"),
+            ])
+        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" }
+        let listenerVote = try lan.partyradio(host: 3, ["vote", "up", "--json", "-v"], role: "listener")
+        #expect(listenerVote.stderr.contains("go with a session MAC"), "\(listenerVote.stderr)")
+        #expect((parseJSON(listenerVote.stdout) as? [String: Any])?["up"] as? Int == 1)
+        listener.kill(signal: SIGINT)
+        _ = listener.wait(timeout: .seconds(5))
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+        let stopped = try #require(dj.events.last { $0.name == "station_stopped" })
+        let dropped = stopped["dropped"] as? [String: Any] ?? [:]
+        #expect(dropped["bad_mac"] == nil && dropped["bad_signature"] == nil, "\(dropped)")
+    }
+
     @Test("500 idle connections from one guest do not stop a listener's media fetch")
     func idleConnectionsDoNotStarveMedia() throws {
         let lan = try Testbed(hosts: 3)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import PartyRadioCore
@@ -28,6 +29,81 @@ import Testing
         #expect(book.tally == Tally())
         var empty = VoteBook()
         #expect(ok(empty.apply(voter: alice, trackID: "t1", choice: .up) == .noTrack))
+    }
+
+    /// The book as it was before it kept a row per voter (choices, keys by address, sequences):
+    /// the rows must behave the same, vote for vote.
+    struct Reference {
+        var votes: [PublicKey: VoteChoice] = [:]
+        var voters: [String: Set<PublicKey>] = [:]
+        var sequences: [PublicKey: UInt64] = [:]
+
+        mutating func apply(
+            _ voter: PublicKey, _ choice: VoteChoice, _ address: String, _ limit: Int, _ sequence: UInt64?
+        ) -> VoteAck.Status {
+            if let sequence {
+                if let last = sequences[voter], sequence <= last { return .counted }
+                sequences[voter] = sequence
+            }
+            if choice == .clear {
+                votes[voter] = nil
+                for host in voters.keys { voters[host]?.remove(voter) }
+                voters = voters.filter { !$0.value.isEmpty }
+                return .counted
+            }
+            var here = voters[address] ?? []
+            if votes[voter] == nil && !here.contains(voter) && here.count >= limit { return .addressLimit }
+            here.insert(voter)
+            voters[address] = here
+            votes[voter] = choice
+            return .counted
+        }
+
+        var rows: [PublicKey: VoteBook.Voter] {
+            var rows: [PublicKey: VoteBook.Voter] = [:]
+            let empty = VoteBook.Voter(choice: nil, addresses: [], sequence: nil)
+            for (key, choice) in votes { rows[key, default: empty].choice = choice }
+            for (address, keys) in voters {
+                for key in keys { rows[key, default: empty].addresses.append(address) }
+            }
+            for (key, sequence) in sequences { rows[key, default: empty].sequence = sequence }
+            for key in rows.keys { rows[key]?.addresses.sort() }
+            return rows
+        }
+    }
+
+    @Test(arguments: 0..<20) func theRowsBehaveAsTheBookDidVoteForVote(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let keys = (0..<12).map { PublicKey(bytes: [UInt8](repeating: UInt8($0 + 1), count: 32))! }
+        let addresses = ["10.0.0.1", "10.0.0.2", "10.0.0.3", "fd00::1"]
+        let limit = Int(random.next() % 3) + 1
+        var book = VoteBook(trackID: "t")
+        var reference = Reference()
+        for step in 0..<400 {
+            let key = keys[Int(random.next() % 12)]
+            let choice = [VoteChoice.up, .down, .clear][Int(random.next() % 3)]
+            let address = addresses[Int(random.next() % 4)]
+            let sequence: UInt64? = random.next() % 5 == 0 ? nil : random.next() % 300
+            let status = book.apply(
+                voter: key, trackID: "t", choice: choice, from: address, votersPerAddress: limit, sequence: sequence)
+            #expect(status == reference.apply(key, choice, address, limit, sequence), "step \(step)")
+            #expect(book.voterRows == reference.rows, "step \(step)")
+        }
+        let choices = reference.votes.values
+        #expect(
+            book.tally == Tally(up: UInt32(choices.count { $0 == .up }), down: UInt32(choices.count { $0 == .down })))
+        // Made again from its rows, and through its JSON (an older file's "votes" book): the same book.
+        let rebuilt = VoteBook(trackID: "t", voterRows: book.voterRows)
+        #expect(rebuilt == book && rebuilt.tally == book.tally)
+        let decoded = try JSONDecoder().decode(VoteBook.self, from: JSONEncoder().encode(book))
+        #expect(decoded == book && decoded.tally == book.tally)
+        var continued = (book, decoded)
+        for key in keys {
+            let a = continued.0.apply(voter: key, trackID: "t", choice: .up, from: "10.0.0.9", votersPerAddress: 1)
+            let b = continued.1.apply(voter: key, trackID: "t", choice: .up, from: "10.0.0.9", votersPerAddress: 1)
+            #expect(a == b)
+        }
+        #expect(continued.0 == continued.1)
     }
 }
 

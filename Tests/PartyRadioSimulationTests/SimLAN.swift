@@ -26,6 +26,15 @@ enum SimMachine {
     case requestVoter(RequestVoterMachine)
 
     mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
+        handle(batch: [(input, now)])
+    }
+
+    mutating func handle(batch inputs: [(NodeInput, LocalTime)]) -> [Effect] {
+        guard inputs.count == 1, let (input, now) = inputs.first else {
+            guard case .dj(var m) = self else { preconditionFailure("only the DJ takes batches here") }
+            defer { self = .dj(m) }
+            return m.handle(batch: inputs)
+        }
         switch self {
         case .dj(var m):
             defer { self = .dj(m) }
@@ -88,6 +97,8 @@ final class SimNode {
     var offLink = false
     /// Stations whose datagrams this node seals (a private DJ's own; those whose advert opened).
     var sealedStations: Set<StationID> = []
+    /// Stations whose advert says they take votes with a session MAC: this node's MAC signer for each.
+    var sessions: [StationID: ChecksumSessionSigner] = [:]
     var browsing = false
     var timerGeneration = 0
     var reports: [(time: Int64, event: NodeEvent)] = []
@@ -101,6 +112,7 @@ final class SimNode {
     var synchronizedAt: Int64?
     var finishedAt: Int64?
     var crashedAt: Int64?
+    var isDJ: Bool { if case .dj = machine { true } else { false } }
 
     init(index: Int, name: String, machine: SimMachine, key: PublicKey, offsetNs: Int64, driftPPM: Double) {
         self.index = index
@@ -165,6 +177,7 @@ final class SimLAN {
     private(set) var stall: String?
     private(set) var delivered = 0
     private(set) var handled = 0
+    private(set) var batched = 0
 
     init(seed: UInt64, faults: SimFaults) {
         random = SimRandom(seed: seed)
@@ -248,6 +261,8 @@ final class SimLAN {
             }
             now = next.time
             switch next.action {
+            case .input(let index, .datagram(let bytes, let from)) where nodes[index].isDJ:
+                deliver(batch: [(.datagram(bytes, from: from), now)] + moreDatagrams(to: index), to: nodes[index])
             case .input(let index, let input): deliver(input, to: nodes[index])
             case .timer(let index, let generation):
                 if nodes[index].timerGeneration == generation { deliver(.timer, to: nodes[index]) }
@@ -260,18 +275,42 @@ final class SimLAN {
         now = end
     }
 
+    /// As the runtime takes the datagrams of one wake-up together (``NodeMachine/handle(batch:)``):
+    /// the datagrams to the DJ next in line, within a millisecond of the first (`now`), up to 64.
+    /// Taken off the queue here; `now` moves to the last of them.
+    private func moreDatagrams(to index: Int) -> [(NodeInput, Int64)] {
+        var more: [(NodeInput, Int64)] = []
+        let first = now
+        while more.count < 63, let next = queue.first, next.time <= first + 1_000_000,
+            case .input(index, .datagram(let bytes, let from)) = next.action
+        {
+            _ = pop()
+            now = next.time
+            more.append((.datagram(bytes, from: from), next.time))
+        }
+        return more
+    }
+
     private func deliver(_ input: NodeInput, to node: SimNode) {
-        guard node.alive, !node.machine.isFinished else { return }
-        if case .datagram(let bytes, let from) = input {
-            delivered += 1
-            datagramObserver?(node, bytes, from)
+        deliver(batch: [(input, now)], to: node)
+    }
+
+    /// Inputs at true instants (the last is `now`), handed to the node's machine together.
+    private func deliver(batch inputs: [(NodeInput, Int64)], to node: SimNode) {
+        guard node.alive, !node.machine.isFinished, let input = inputs.last?.0 else { return }
+        if inputs.count > 1 { batched += inputs.count }
+        for (input, _) in inputs {
+            if case .datagram(let bytes, let from) = input {
+                delivered += 1
+                datagramObserver?(node, bytes, from)
+            }
+            handled += 1
+            if case .start = input {
+                // As the real transport does: sequence numbers start at the clock in microseconds.
+                node.sequence = UInt64(max(1, node.local(now).ns / 1000))
+            }
         }
-        handled += 1
-        if case .start = input {
-            // As the real transport does: sequence numbers start at the clock in microseconds.
-            node.sequence = UInt64(max(1, node.local(now).ns / 1000))
-        }
-        let effects = node.machine.handle(input, at: node.local(now))
+        let effects = node.machine.handle(batch: inputs.map { ($0.0, node.local($0.1)) })
         for effect in effects { execute(effect, from: node) }
         observer?(node, input, effects)
         if node.machine.isFinished {
@@ -287,10 +326,14 @@ final class SimLAN {
         switch effect {
         case .send(let message, let destination, let station):
             node.sequence += 1
-            guard
-                var bytes = try? Datagram.encode(
-                    message, stationID: station, sequence: node.sequence, signer: node.signer)
-            else { return }
+            let encoded =
+                if let session = node.sessions[station] {
+                    try? Datagram.encode(
+                        message, stationID: station, sequence: node.sequence, session: session, fallback: node.signer)
+                } else {
+                    try? Datagram.encode(message, stationID: station, sequence: node.sequence, signer: node.signer)
+                }
+            guard var bytes = encoded else { return }
             if let seal, node.sealedStations.contains(station) {
                 bytes = seal.seal(datagram: bytes)
             } else if seal != nil {
@@ -316,6 +359,8 @@ final class SimLAN {
             schedule(at: now + 150_000_000, .input(node.index, .discovery(.allForNow)))
         case .sealFor(let station):
             node.sealedStations.insert(station)
+        case .sessionFor(let station, let key):
+            node.sessions[station] = ChecksumSessionSigner(publicKey: node.signer.publicKey, stationKey: key)
         case .joinGroup(let group):
             node.groups.insert(group)
         case .player(let command):

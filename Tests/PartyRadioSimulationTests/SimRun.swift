@@ -13,7 +13,11 @@ struct SimRun {
         var listeners = 0
         var voters = 0
         var votesAcknowledged = 0
+        /// Vote datagrams the DJ got with a session MAC rather than a signature.
+        var sessionVotes = 0
         var datagrams = 0
+        /// Datagrams the DJ took in batches of more than one (``NodeMachine/handle(batch:)``).
+        var batched = 0
         var inputs = 0
         var convergenceSamples = 0
         /// Checks of listeners beyond the router (they held the DJ's current anchor).
@@ -61,6 +65,7 @@ struct SimRun {
         lan.seal = isPrivate ? ChecksumSeal(secret: seed) : nil
         let verifier = ChecksumVerifier(seal: lan.seal)
         var log = Log(seed: seed, faults: faults)
+        var sessionVotes = 0
 
         // The DJ.
         let djKey = PublicKey(bytes: random.bytes(32))!
@@ -73,10 +78,16 @@ struct SimRun {
         }
         let djOffset = Int64(random.double(-3e9...3e9))
         let djDrift = random.double(-200...200)
-        let advert = StationAdvert(stationID: stationID, group: stationID.multicastGroup, publicKey: djKey)
+        // Every other seed's DJ takes votes with a session MAC (`mac=1`), the guests' machines then
+        // send theirs so; decided from the seed, not the generator.
+        let takesSessionVotes = seed % 2 == 0
+        let advert = StationAdvert(
+            stationID: stationID, group: stationID.multicastGroup, publicKey: djKey,
+            takesSessionVotes: takesSessionVotes)
         let dj = lan.addDJ(
             name: "Sim \(seed)", advert: advert, queue: tracks, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)],
-            verifier: verifier, key: djKey, startNs: Self.start, offsetNs: djOffset, driftPPM: djDrift)
+            verifier: ChecksumVerifier(seal: lan.seal, sessionOwner: takesSessionVotes ? djKey : nil), key: djKey,
+            startNs: Self.start, offsetNs: djOffset, driftPPM: djDrift)
         if isPrivate { dj.sealedStations.insert(stationID) }
         lan.schedule(at: Self.start, .input(dj.index, .start))
 
@@ -202,6 +213,7 @@ struct SimRun {
             guard node === dj, let inner, let datagram = try? Datagram.decode(inner),
                 case .vote(let vote) = datagram.message
             else { return }
+            if datagram.header.authentication == .session { sessionVotes += 1 }
             checker.voteDelivered(vote, from: datagram.header.sender)
         }
         lan.observer = { node, _, effects in
@@ -250,12 +262,17 @@ struct SimRun {
         if case .dj(let machine) = dj.machine {
             let refused = ["sealed", "bad_seal", "unsealed"].compactMap { machine.filter.drops.counts[$0] }.reduce(0, +)
             if refused > 0 { log.fail("the DJ refused \(refused) of its guests' sealed datagrams", at: lan.now) }
+            if let badMACs = machine.filter.drops.counts["bad_mac"] {
+                log.fail("the DJ refused \(badMACs) of its guests' session MACs", at: lan.now)
+            }
         }
         lan.observer = nil  // the closures hold the LAN: let it go
         lan.datagramObserver = nil
         lan.hooks = [:]
 
         stats.datagrams = lan.delivered
+        stats.batched = lan.batched
+        stats.sessionVotes = sessionVotes
         stats.inputs = lan.handled
         stats.votesAcknowledged = checker.acknowledged
         stats.convergenceSamples = checker.convergenceSamples

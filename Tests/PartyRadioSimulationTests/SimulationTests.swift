@@ -26,7 +26,9 @@ import Testing
             totals.listeners += run.stats.listeners
             totals.voters += run.stats.voters
             totals.votesAcknowledged += run.stats.votesAcknowledged
+            totals.sessionVotes += run.stats.sessionVotes
             totals.datagrams += run.stats.datagrams
+            totals.batched += run.stats.batched
             totals.convergenceSamples += run.stats.convergenceSamples
             totals.offLinkChecks += run.stats.offLinkChecks
             totals.offLinkStale += run.stats.offLinkStale
@@ -38,7 +40,8 @@ import Testing
         }
         print(
             "simulation: \(Self.seeds.count) seeds\(loss.map { " at \(Int($0 * 100)) % loss" } ?? ""), \(totals.listeners) listeners, \(totals.voters) voters "
-                + "(\(totals.votesAcknowledged) acknowledged), \(totals.datagrams) datagrams, "
+                + "(\(totals.votesAcknowledged) acknowledged; \(totals.sessionVotes) vote datagrams with a session MAC), \(totals.datagrams) datagrams "
+                + "(\(totals.batched) to the DJ in batches), "
                 + "\(totals.convergenceSamples) position checks (\(totals.offLinkChecks) beyond a router, \(totals.offLinkStale) of them a second late), worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
                 + "\(totals.crowdSkips) crowd skips, \(totals.chats) chat lines acknowledged, "
                 + "\(totals.requests) requests queued, \(totals.requestVotes) votes on requests counted")

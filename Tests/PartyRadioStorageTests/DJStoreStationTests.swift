@@ -169,6 +169,64 @@ import Testing
         #expect(try DJStore(directory: directory).loadStation()?.station == second)
     }
 
+    /// The store remembers the voters' rows it wrote, to write only the changed ones next: a save
+    /// that rolled back (here after its votes were written, at the chat) must not count as
+    /// written, or the voters it changed would never reach the file.
+    @Test func aFailedSaveOfVotesLeavesWhatTheNextSaveWritesWhole() throws {
+        let store = try DJStore(directory: directory)
+        var first = Self.station()
+        for seed in 10..<20 {
+            _ = first.votes.apply(
+                voter: Self.key(UInt8(seed)), trackID: "b", choice: .up, from: "10.0.0.\(seed)", sequence: 1)
+        }
+        try store.saveStation(first, at: LocalTime(ns: 1))
+        let side = try SQLiteConnection(path: path)
+        func failingAtTheChat(_ station: SavedStation, at ns: Int64) throws {
+            try side.query(
+                """
+                CREATE TRIGGER fail BEFORE INSERT ON station_books WHEN NEW.name = 'chat'
+                BEGIN SELECT RAISE(ABORT, 'injected'); END
+                """)
+            #expect(throws: DJStoreError.self) { try store.saveStation(station, at: LocalTime(ns: ns)) }
+            try side.query("DROP TRIGGER fail")
+        }
+        var second = first
+        _ = second.votes.apply(voter: Self.key(11), trackID: "b", choice: .down, from: "10.0.0.11", sequence: 2)
+        _ = second.votes.apply(voter: Self.key(12), trackID: "b", choice: .clear, from: "10.0.0.12", sequence: 2)
+        _ = second.votes.apply(voter: Self.key(30), trackID: "b", choice: .up, from: "10.0.0.30", sequence: 1)
+        _ = second.chat.submit(ChatSend(messageID: 3, name: "Ann", text: "more"), from: Self.key(1), now: DJTime(ns: 7))
+        try failingAtTheChat(second, at: 2)
+        #expect(try DJStore(directory: directory).loadStation()?.station == first)
+        // The same station again: every voter the failed save changed is written now.
+        try store.saveStation(second, at: LocalTime(ns: 3))
+        #expect(try DJStore(directory: directory).loadStation()?.station == second)
+        // A failed save on a new track, then more votes on the old one: the file holds the old
+        // track's voters, each as it is now.
+        var third = second
+        third.votes.reset(trackID: "c")
+        _ = third.votes.apply(voter: Self.key(1), trackID: "c", choice: .down, from: "10.0.0.1", sequence: 3)
+        _ = third.chat.submit(ChatSend(messageID: 4, name: "Ann", text: "new"), from: Self.key(1), now: DJTime(ns: 8))
+        try failingAtTheChat(third, at: 4)
+        var fourth = second
+        _ = fourth.votes.apply(voter: Self.key(13), trackID: "b", choice: .down, from: "10.0.0.13", sequence: 2)
+        try store.saveStation(fourth, at: LocalTime(ns: 5))
+        let loaded = try #require(try DJStore(directory: directory).loadStation()?.station)
+        #expect(loaded == fourth && loaded.votes.voterRows == fourth.votes.voterRows)
+    }
+
+    /// A voter's addresses are written as a JSON array by hand: whatever a string holds, it reads
+    /// back as it was.
+    @Test func addressesAreJSONWhateverTheyHold() throws {
+        let cases: [[String]] = [
+            [], ["10.0.0.1"], ["fe80::1%eth0", "10.0.0.2"], ["a\"b\\c", "line\nbreak\ttab\r", "\u{1}\u{1F}", "ü ✓ 🎶"],
+        ]
+        for strings in cases {
+            let text = DJStore.jsonArray(strings)
+            #expect(try JSONDecoder().decode([String].self, from: Data(text.utf8)) == strings, "\(text)")
+        }
+        #expect(DJStore.jsonArray(["10.0.0.1", "fd00::2"]) == #"["10.0.0.1","fd00::2"]"#)
+    }
+
     @Test func clearingForgetsTheStationAndKeepsTheStats() throws {
         let store = try DJStore(directory: directory)
         let night = try store.beginSession(station: "Rooftop", at: DJTime(ns: 1))

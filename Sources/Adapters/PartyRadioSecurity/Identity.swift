@@ -46,6 +46,48 @@ public struct Identity: Signer {
 
     /// The station ID this key stands for: the first 8 bytes of its BLAKE2b hash.
     public var stationID: StationID { Sodium.stationID(for: publicKey) }
+
+    /// The key this identity shares with `peer` for session MACs (docs/PROTOCOL.md, "Session
+    /// MAC"): both Ed25519 keys taken to X25519 (libsodium's conversions), their X25519 result,
+    /// hashed with both public keys in byte order under a label of its own. The guest and the DJ
+    /// each make the same key from their own secret and the other's public key; no one else can.
+    /// Nil when `peer` is not a usable key (not a point, or one of small order).
+    public func sessionKey(with peer: PublicKey) -> SessionKey? {
+        var mine = [UInt8](repeating: 0, count: Int(crypto_scalarmult_curve25519_BYTES))
+        var theirs = [UInt8](repeating: 0, count: Int(crypto_scalarmult_curve25519_BYTES))
+        var shared = [UInt8](repeating: 0, count: Int(crypto_scalarmult_curve25519_BYTES))
+        defer {
+            sodium_memzero(&mine, mine.count)
+            sodium_memzero(&shared, shared.count)
+        }
+        guard crypto_sign_ed25519_sk_to_curve25519(&mine, secretKey) == 0,
+            crypto_sign_ed25519_pk_to_curve25519(&theirs, peer.bytes) == 0,
+            crypto_scalarmult_curve25519(&shared, mine, theirs) == 0
+        else { return nil }
+        let (first, second) =
+            publicKey.bytes.lexicographicallyPrecedes(peer.bytes)
+            ? (publicKey.bytes, peer.bytes) : (peer.bytes, publicKey.bytes)
+        let label = Array("partyradio session v1".utf8)
+        var key = [UInt8](repeating: 0, count: SessionKey.byteCount)
+        var input = shared + first + second
+        crypto_generichash(&key, key.count, input, UInt64(input.count), label, label.count)
+        sodium_memzero(&input, input.count)
+        return SessionKey(bytes: key)
+    }
+
+    /// What ends this guest's votes to the station whose key is `stationKey` (nil: not a usable
+    /// key; sign then).
+    public func sessionSigner(for stationKey: PublicKey) -> SodiumSessionSigner? {
+        sessionKey(with: stationKey).map { SodiumSessionSigner(publicKey: publicKey, key: $0) }
+    }
+}
+
+/// Ends a guest's datagrams with the session MAC: BLAKE2b-256 keyed with the session key.
+public struct SodiumSessionSigner: SessionSigner {
+    public let publicKey: PublicKey
+    let key: SessionKey
+
+    public func mac(_ bytes: [UInt8]) -> [UInt8] { Sodium.sessionMAC(bytes, key: key) }
 }
 
 /// libsodium entry points that need no key of ours.
@@ -66,6 +108,22 @@ public enum Sodium {
     /// Checks a decoded datagram's signature against its sender key.
     public static func verify(_ datagram: Datagram) -> Bool {
         verify(signature: datagram.signature, of: datagram.signedBytes, by: datagram.header.sender)
+    }
+
+    /// BLAKE2b-256 of `bytes` keyed with a session key: the session MAC.
+    public static func sessionMAC(_ bytes: [UInt8], key: SessionKey) -> [UInt8] {
+        ensureInitialised()
+        var mac = [UInt8](repeating: 0, count: Datagram.sessionMACSize)
+        crypto_generichash(&mac, mac.count, bytes, UInt64(bytes.count), key.bytes, key.bytes.count)
+        return mac
+    }
+
+    /// Checks a decoded datagram's session MAC under `key`, in constant time.
+    public static func verify(_ datagram: Datagram, sessionKey key: SessionKey) -> Bool {
+        guard datagram.header.authentication == .session, datagram.signature.count == Datagram.sessionMACSize
+        else { return false }
+        let expected = sessionMAC(datagram.signedBytes, key: key)
+        return sodium_memcmp(expected, datagram.signature, expected.count) == 0
     }
 
     public static func stationID(for key: PublicKey) -> StationID {

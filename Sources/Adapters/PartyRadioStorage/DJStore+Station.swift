@@ -73,6 +73,7 @@ extension DJStore {
     public func saveStation(_ station: SavedStation, at now: LocalTime) throws(DJStoreError) {
         let before = written
         let encoder = JSONEncoder()
+        var voters = writtenVoters
         do throws(SQLiteError) {
             let interlude: SQLiteConnection.Value =
                 if let playing = station.interlude { .text(try json(playing, encoder)) } else { .null }
@@ -89,8 +90,8 @@ extension DJStore {
                         interlude, .integer(now.ns),
                     ])
                 if before?.queue != station.queue { try writeQueue(station.queue, before: before?.queue) }
-                if before?.votes != station.votes || !votesInRows {
-                    try writeVotes(station.votes, before: votesInRows ? before?.votes : nil, encoder)
+                if before?.votes != station.votes || voters == nil {
+                    voters = try writeVotes(station.votes, over: voters, encoder)
                 }
                 if before?.requests != station.requests { try writeBook("requests", json(station.requests, encoder)) }
                 if before?.chat != station.chat { try writeBook("chat", json(station.chat, encoder)) }
@@ -99,7 +100,7 @@ extension DJStore {
             throw DJStoreError.from(error, "write to", path: path)
         }
         written = station
-        votesInRows = true
+        writtenVoters = voters
     }
 
     /// The DJ went off air on purpose: the next start resumes where it stopped rather than
@@ -122,7 +123,7 @@ extension DJStore {
             throw DJStoreError.from(error, "write to", path: path)
         }
         written = nil
-        votesInRows = false
+        writtenVoters = nil
     }
 
     /// The ports the DJ listened on (`udp`, `media`), to take again after a restart if free.
@@ -182,10 +183,9 @@ extension DJStore {
         -> VoteBook
     {
         if let book {
-            votesInRows = false
+            writtenVoters = nil
             return try decode(book, "votes") ?? VoteBook()
         }
-        votesInRows = true
         let trackID: VoteTrack? = try decode(track, "votes_track")
         var voters: [PublicKey: VoteBook.Voter] = [:]
         for row in rows {
@@ -196,18 +196,22 @@ extension DJStore {
             voters[key] = VoteBook.Voter(
                 choice: choice, addresses: addresses, sequence: row[3].integer.map { UInt64(bitPattern: $0) })
         }
+        writtenVoters = WrittenVoters(trackID: trackID?.trackID, rows: voters)
         return VoteBook(trackID: trackID?.trackID, voterRows: voters)
     }
 
     /// The track the saved votes are on (JSON, so that no track is told from an empty ID).
     private struct VoteTrack: Codable { var trackID: String? }
 
-    /// Writes the votes: every voter when the track changed (or `before` is unknown), else only
-    /// the voters that changed since `before`.
-    private func writeVotes(_ book: VoteBook, before: VoteBook?, _ encoder: JSONEncoder) throws(SQLiteError) {
+    /// Writes the votes: every voter when the track changed (or what the file holds is unknown),
+    /// else only the voters that changed since `written`; returns the rows the file then holds
+    /// (the caller keeps them once the transaction commits).
+    private func writeVotes(
+        _ book: VoteBook, over written: WrittenVoters?, _ encoder: JSONEncoder
+    ) throws(SQLiteError) -> WrittenVoters {
         let rows = book.voterRows
-        var old = before?.voterRows ?? [:]
-        if before == nil || before?.trackID != book.trackID {
+        var old = written?.rows ?? [:]
+        if written == nil || written?.trackID != book.trackID {
             try connection.query("DELETE FROM station_voters")
             try connection.query("DELETE FROM station_books WHERE name = 'votes'")
             try writeBook("votes_track", json(VoteTrack(trackID: book.trackID), encoder))
@@ -218,14 +222,19 @@ extension DJStore {
                 "INSERT OR REPLACE INTO station_voters (voter, choice, addresses, sequence) VALUES (?, ?, ?, ?)",
                 [
                     .text(key.base64url), row.choice.map { .text($0.name) } ?? .null,
-                    .text(try json(row.addresses, encoder)),
+                    .text(Self.jsonArray(row.addresses)),
                     row.sequence.map { .integer(Int64(bitPattern: $0)) } ?? .null,
                 ])
         }
         for key in old.keys where rows[key] == nil {
             try connection.query("DELETE FROM station_voters WHERE voter = ?", [.text(key.base64url)])
         }
+        return WrittenVoters(trackID: book.trackID, rows: rows)
     }
+
+    /// `strings` as a JSON array (what loading decodes) without JSONEncoder's machinery: a saved
+    /// voter's addresses, up to 64 rows a save.
+    static func jsonArray(_ strings: [String]) -> String { JSON.array(strings.map(JSON.string)).rendered }
 
     private func writeBook(_ name: String, _ json: String) throws(SQLiteError) {
         try connection.query(

@@ -67,9 +67,16 @@ public final class DJStore {
     let connection: SQLiteConnection
     /// The station as the file holds it, so a save writes only the sections that changed.
     var written: SavedStation?
-    /// The file's votes are in `station_voters` (rather than an older file's "votes" book), so a
-    /// save may write only the voters that changed since `written`.
-    var votesInRows = false
+    /// The voters' rows as `station_voters` holds them (and the track they are on), so a save
+    /// writes only the voters that changed since; nil when the file's votes are not in rows (an
+    /// older file's "votes" book, nothing saved yet), so the next save writes every voter. Set
+    /// only once a save's transaction has committed (or from what a load read).
+    var writtenVoters: WrittenVoters?
+
+    struct WrittenVoters {
+        var trackID: String?
+        var rows: [PublicKey: VoteBook.Voter]
+    }
 
     /// The database's file in `directory`.
     public static func path(in directory: URL) -> String {

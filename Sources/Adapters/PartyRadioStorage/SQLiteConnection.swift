@@ -26,6 +26,9 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
 /// its `Mutex` (the DJ store is used by one thread).
 package final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
+    /// Prepared statements by their SQL, kept for the next call (a DJ's save runs the same few
+    /// statements dozens of times; preparing one costs more than running it).
+    private var statements: [String: OpaquePointer] = [:]
 
     package init(path: String) throws(SQLiteError) {
         var opened: OpaquePointer?
@@ -40,7 +43,10 @@ package final class SQLiteConnection: @unchecked Sendable {
         sqlite3_busy_timeout(handle, 3000)  // the DJ and a CLI command may share the cache
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     /// A value to bind or read back.
     package enum Value: Equatable {
@@ -53,10 +59,12 @@ package final class SQLiteConnection: @unchecked Sendable {
     /// Runs `sql` with `bindings`, returning every row.
     @discardableResult
     package func query(_ sql: String, _ bindings: [Value] = []) throws(SQLiteError) -> [[Value]] {
-        var statement: OpaquePointer?
-        var code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else { throw lastError(code) }
-        defer { sqlite3_finalize(statement) }
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        var code = SQLITE_OK
         for (offset, value) in bindings.enumerated() {
             let index = Int32(offset + 1)
             switch value {
@@ -91,6 +99,19 @@ package final class SQLiteConnection: @unchecked Sendable {
             }
             rows.append(row)
         }
+    }
+
+    /// The statement for `sql`, prepared once.
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw lastError(code)
+        }
+        statements[sql] = statement
+        return statement
     }
 
     /// Runs `body` in one transaction: all of it or none.

@@ -28,6 +28,10 @@ enum Harness: String, CaseIterable {
     /// a DNS server answered) and as a BIND key file (`--dns-key`). What parses stays in bounds, and
     /// what is escaped for ldns is printable ASCII.
     case dns
+    /// Votes with a session MAC (real keys, libsodium): the input as a datagram through a DJ's
+    /// filter that takes MACs, and as a mask flipping bits of a guest's genuine MAC vote. Only the
+    /// untouched vote passes; nothing else does, whatever it claims.
+    case session
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -38,6 +42,7 @@ enum Harness: String, CaseIterable {
         case .form: Self.form(bytes)
         case .sealed: Self.sealed(bytes)
         case .dns: Self.dns(bytes)
+        case .session: Self.session(bytes)
         }
     }
 
@@ -46,14 +51,25 @@ enum Harness: String, CaseIterable {
         func sign(_ bytes: [UInt8]) -> [UInt8] { [UInt8](repeating: 0, count: Datagram.signatureSize) }
     }
 
+    struct SessionSigner: PartyRadioCore.SessionSigner {
+        let publicKey = Signer().publicKey
+        func mac(_ bytes: [UInt8]) -> [UInt8] { [UInt8](repeating: 0, count: Datagram.sessionMACSize) }
+    }
+
     static func datagram(_ bytes: [UInt8]) {
         guard let datagram = try? Datagram.decode(bytes) else { return }
         let header = datagram.header
-        guard
-            let again = try? Datagram.encode(
+        let again =
+            header.authentication == .session
+            ? try? Datagram.encode(
+                datagram.message, stationID: header.stationID, sequence: header.sequence, session: SessionSigner(),
+                fallback: Signer())
+            : try? Datagram.encode(
                 datagram.message, stationID: header.stationID, sequence: header.sequence, signer: Signer())
-        else { fatalError("a decoded \(header.kind) does not encode again") }
-        guard let decoded = try? Datagram.decode(again), decoded.message == datagram.message else {
+        guard let again else { fatalError("a decoded \(header.kind) does not encode again") }
+        guard let decoded = try? Datagram.decode(again), decoded.message == datagram.message,
+            decoded.header.authentication == header.authentication
+        else {
             fatalError("a decoded \(header.kind) does not survive encoding and decoding")
         }
         guard again.count <= Datagram.maxSize else { fatalError("a decoded \(header.kind) encodes too large") }
@@ -128,6 +144,39 @@ enum Harness: String, CaseIterable {
             fatalError("the private DJ's filter let a tampered datagram in")
         }
         _ = filter.accept(bytes, from: from, at: LocalTime(ns: 0), policy: .listenersOf(station.stationID))
+    }
+
+    /// A DJ that takes MACs, and a guest's genuine MAC vote to it.
+    struct SessionVerifier: DatagramVerifier {
+        func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
+        func sessionKey(with peer: PublicKey) -> SessionKey? { Harness.station.sessionKey(with: peer) }
+        func verify(_ datagram: Datagram, sessionKey key: SessionKey) -> Bool {
+            Sodium.verify(datagram, sessionKey: key)
+        }
+    }
+    static let genuineMACVote = try! Datagram.encode(
+        .vote(Vote(trackID: "t", choice: .up)), stationID: station.stationID, sequence: 1,
+        session: guest.sessionSigner(for: station.publicKey)!, fallback: guest)
+
+    static func session(_ bytes: [UInt8]) {
+        let from = PeerAddress(host: "10.0.0.2", port: 4000)
+        let policy = SenderPolicy.listenersOf(station.stationID)
+        // The input as it is: nothing passes but the genuine vote itself (the fuzzer may learn its
+        // bytes from the comparison below); random bytes make no signature or MAC that checks out.
+        var filter = DatagramFilter(verifier: SessionVerifier())
+        if let inbound = filter.accept(bytes, from: from, at: LocalTime(ns: 0), policy: policy),
+            bytes != genuineMACVote
+        {
+            fatalError("fuzzed bytes passed as a \(inbound.datagram.header.kind) from \(inbound.sender)")
+        }
+        // The input as bit flips over the genuine MAC vote: only no flip at all passes.
+        var tampered = genuineMACVote
+        for (index, mask) in bytes.prefix(tampered.count).enumerated() { tampered[index] ^= mask }
+        var fresh = DatagramFilter(verifier: SessionVerifier())
+        let accepted = fresh.accept(tampered, from: from, at: LocalTime(ns: 0), policy: policy)
+        if (accepted != nil) != (tampered == genuineMACVote) {
+            fatalError("a tampered MAC vote passed the DJ's filter")
+        }
     }
 
     static func dns(_ bytes: [UInt8]) {

@@ -101,6 +101,38 @@ import Testing
         #expect(dj.engine.votes.tally == Tally(up: 1, down: 0))
     }
 
+    /// The datagrams of one wake-up are one batch: every vote is acknowledged, the group gets one
+    /// snapshot with the tally after all of them, and one save comes before everything.
+    @Test func aBatchOfVotesIsAckedVoteByVoteAndToldInOneSnapshot() {
+        var dj = started()
+        var voters = (0..<40).map { Peer("10.0.1.\($0)", key: UInt8(100 + $0)) }
+        var batch: [(NodeInput, LocalTime)] = []
+        for index in voters.indices {
+            let choice: VoteChoice = index % 4 == 0 ? .down : .up
+            batch.append((voters[index].send(.vote(Vote(trackID: "t0", choice: choice)), station: id), at(ms: 100)))
+        }
+        // A replay inside the batch is dropped; a retry of a vote is acknowledged again.
+        batch.append((batch[3].0, at(ms: 101)))
+        batch.append((voters[5].send(.vote(Vote(trackID: "t0", choice: .up)), station: id), at(ms: 102)))
+        let out = dj.handle(batch: batch)
+        for (index, voter) in voters.enumerated() {
+            #expect(acks(out, to: voter).count == (index == 5 ? 2 : 1))
+            #expect(acks(out, to: voter).allSatisfy { $0.status == .counted })
+        }
+        #expect(out.reportTags.filter { $0 == "voteCounted" }.count == 40)
+        #expect(out.snapshots(to: group).map(\.tally) == [Tally(up: 30, down: 10)])
+        #expect(dj.engine.votes.tally == Tally(up: 30, down: 10))
+        #expect(dj.filter.drops.counts == ["replayed": 1])
+        let saves = out.indices.filter { if case .save = out[$0] { true } else { false } }
+        #expect(saves == [0])
+        if case .save(let station) = out.first { #expect(station.votes.tally == Tally(up: 30, down: 10)) }
+        // The same votes one input at a time: a snapshot each, as before batches.
+        var single = started()
+        var snapshots = 0
+        for (input, instant) in batch { snapshots += single.handle(input, at: instant).snapshots(to: group).count }
+        #expect(snapshots == 40 && single.engine.votes.tally == dj.engine.votes.tally)
+    }
+
     @Test func voteForAStaleTrackIsAckedAsSuchAndNotCounted() {
         var dj = started()
         var voter = Peer("10.0.0.8", key: 8)

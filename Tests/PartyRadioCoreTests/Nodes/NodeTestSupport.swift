@@ -24,6 +24,11 @@ struct Peer {
         signer = ChecksumSigner(publicKey: testKey(seed))
     }
 
+    init(address: PeerAddress, publicKey: PublicKey) {
+        self.address = address
+        signer = ChecksumSigner(publicKey: publicKey)
+    }
+
     var publicKey: PublicKey { signer.publicKey }
 
     /// The signed bytes of `message` for `station`, with this peer's next sequence number.

@@ -2,7 +2,8 @@
 ///
 /// Keys (docs/PROTOCOL.md, "Discovery"): `v` protocol version, `id` station ID (16 hex),
 /// `grp` multicast group `239.255.A.B:PORT`, `pk` station public key (base64url),
-/// `web` web page port (0: none yet), `priv` private flag (0/1).
+/// `web` web page port (0: none yet), `priv` private flag (0/1), `mac` the DJ takes votes with a
+/// session MAC (1; absent: signed votes only).
 public struct StationAdvert: Hashable, Sendable {
     public static let serviceType = "_partyradio._udp"
 
@@ -12,10 +13,13 @@ public struct StationAdvert: Hashable, Sendable {
     public var publicKey: PublicKey
     public var webPort: UInt16
     public var isPrivate: Bool
+    /// The DJ takes guests' votes authenticated by a session MAC instead of a signature
+    /// (docs/PROTOCOL.md, "Session MAC"); guests sign them otherwise.
+    public var takesSessionVotes: Bool
 
     public init(
         version: UInt8 = MessageHeader.currentVersion, stationID: StationID, group: MulticastGroup,
-        publicKey: PublicKey, webPort: UInt16 = 0, isPrivate: Bool = false
+        publicKey: PublicKey, webPort: UInt16 = 0, isPrivate: Bool = false, takesSessionVotes: Bool = false
     ) {
         self.version = version
         self.stationID = stationID
@@ -23,6 +27,7 @@ public struct StationAdvert: Hashable, Sendable {
         self.publicKey = publicKey
         self.webPort = webPort
         self.isPrivate = isPrivate
+        self.takesSessionVotes = takesSessionVotes
     }
 
     /// The TXT strings, in a stable order (about 110 bytes in all).
@@ -30,7 +35,7 @@ public struct StationAdvert: Hashable, Sendable {
         [
             "v=\(version)", "id=\(stationID.hex)", "grp=\(group)", "pk=\(publicKey.base64url)",
             "web=\(webPort)", "priv=\(isPrivate ? 1 : 0)",
-        ]
+        ] + (takesSessionVotes ? ["mac=1"] : [])
     }
 
     /// The TXT strings of a private station: only that it is one, and the usual strings sealed
@@ -84,5 +89,6 @@ public struct StationAdvert: Hashable, Sendable {
         publicKey = key
         webPort = fields["web"].flatMap { UInt16($0) } ?? 0
         isPrivate = fields["priv"] == "1"
+        takesSessionVotes = fields["mac"] == "1"
     }
 }

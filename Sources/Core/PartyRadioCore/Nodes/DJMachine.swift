@@ -96,6 +96,9 @@ public struct DJMachine: NodeMachine {
     private var started = false
     /// Something that must survive a crash changed since the last ``Effect/save(_:)``.
     private var unsaved = false
+    /// A vote changed the tally since the last snapshot: the group hears it at the end of the
+    /// batch (any snapshot before then carries it too).
+    private var tallyUntold = false
     private var lastSaveAt = LocalTime(ns: .min / 2)
     /// The names muted guests went by, so that `unmute NAME` finds a guest whose requests were
     /// dropped (not saved: after a restart `unmute` takes the key fingerprint).
@@ -157,8 +160,35 @@ public struct DJMachine: NodeMachine {
     }
 
     public mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
-        guard !isFinished else { return [] }
+        handle(batch: [(input, now)])
+    }
+
+    /// The inputs of one wake-up in turn, then what they changed told once: a batch of votes
+    /// gets every acknowledgement but one snapshot of the tally (at the batch's last instant), and
+    /// one save before all of it.
+    public mutating func handle(batch inputs: [(NodeInput, LocalTime)]) -> [Effect] {
         var out: [Effect] = []
+        var last: LocalTime?
+        for (index, (input, now)) in inputs.enumerated() where !isFinished {
+            take(input, now: now, into: &out)
+            if index == inputs.count - 1 && tallyUntold { broadcast(now: now, change: .votes, into: &out) }
+            if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
+            last = now
+        }
+        // Going off air saves too: the next start resumes exactly where the station stopped.
+        guard let now = last else { return out }
+        let moving = engine.nowPlaying != nil && !engine.isPaused  // a paused position does not change
+        let due = unsaved || isFinished || (moving && now - lastSaveAt >= Self.saveIntervalNs)
+        if started && due {
+            // First: what the effects acknowledge is stored before they go out.
+            out.insert(.save(saved(at: now)), at: 0)
+            unsaved = false
+            lastSaveAt = now
+        }
+        return out
+    }
+
+    private mutating func take(_ input: NodeInput, now: LocalTime, into out: inout [Effect]) {
         switch input {
         case .start:
             started = true
@@ -200,17 +230,6 @@ public struct DJMachine: NodeMachine {
         case .web(let action):
             web(action, now: now, into: &out)
         }
-        if !isFinished { tick(now: now, into: &out) }  // nothing follows the goodbyes
-        // Going off air saves too: the next start resumes exactly where the station stopped.
-        let moving = engine.nowPlaying != nil && !engine.isPaused  // a paused position does not change
-        let due = unsaved || isFinished || (moving && now - lastSaveAt >= Self.saveIntervalNs)
-        if started && due {
-            // First: what the effects acknowledge is stored before they go out.
-            out.insert(.save(saved(at: now)), at: 0)
-            unsaved = false
-            lastSaveAt = now
-        }
-        return out
     }
 
     /// The station as it must survive a restart, at `now`.
@@ -338,6 +357,7 @@ public struct DJMachine: NodeMachine {
             }
             if inbound.webTicket == nil { out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from)) }
             if isNew {
+                if inbound.webTicket == nil { filter.prepareSession(for: sender) }
                 listenerJoined(name, now: now, into: &out)
             } else if known != name {
                 broadcast(now: now, change: .listeners, into: &out)  // renamed
@@ -347,6 +367,7 @@ public struct DJMachine: NodeMachine {
                 unicastListeners.heard(sender, at: inbound.from, wantsUnicast: beat.wantsUnicast, now: now)
             }
             if engine.heartbeat(from: sender, now: dj) {
+                if inbound.webTicket == nil { filter.prepareSession(for: sender) }
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
         case .leave:
@@ -373,7 +394,7 @@ public struct DJMachine: NodeMachine {
                     .report(
                         .voteCounted(
                             trackID: ack.trackID, choice: vote.choice, tally: ack.tally, voter: sender.fingerprint)))
-                broadcast(now: now, change: .votes, into: &out)
+                tallyUntold = true
             }
         case .requestSend(let send):
             unsaved = true
@@ -583,6 +604,7 @@ public struct DJMachine: NodeMachine {
         let snapshot = engine.snapshot(now: dj)
         toGroup(.stateSnapshot(snapshot), into: &out)
         lastSnapshotAt = now
+        tallyUntold = false
         if change != .progress {
             out.append(.follow(StationClockView(snapshot: snapshot, estimate: nil, isDJ: true)))
         }

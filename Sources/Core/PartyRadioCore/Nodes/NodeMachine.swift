@@ -11,10 +11,30 @@
 public protocol NodeMachine {
     /// Handles one input at local instant `now`; returns what to do, in order.
     mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect]
+    /// Handles inputs that arrived together (the datagrams of one wake-up), each at its instant,
+    /// and returns what to do for all of them: at most one ``Effect/save(_:)``, first (it holds
+    /// everything the batch changed, so nothing the batch acknowledges goes out unsaved). A
+    /// machine may coalesce more (the DJ sends one snapshot for a batch's votes); the default
+    /// handles each input in turn and keeps the last save.
+    mutating func handle(batch inputs: [(NodeInput, LocalTime)]) -> [Effect]
     /// When the machine next wants ``NodeInput/timer``; nil: only inputs wake it.
     var nextWakeup: LocalTime? { get }
     var isFinished: Bool { get }
     var exitError: NodeError? { get }
+}
+
+extension NodeMachine {
+    public mutating func handle(batch inputs: [(NodeInput, LocalTime)]) -> [Effect] {
+        var effects: [Effect] = []
+        var save: Effect?
+        for (input, now) in inputs where !isFinished {
+            for effect in handle(input, at: now) {
+                if case .save = effect { save = effect } else { effects.append(effect) }
+            }
+        }
+        if let save { effects.insert(save, at: 0) }
+        return effects
+    }
 }
 
 /// Where a datagram goes: a peer, or the station's multicast group.
@@ -116,6 +136,9 @@ public enum Effect: Sendable {
     /// Seal every datagram sent to this station from now on: a private station whose TXT record
     /// opened under this node's code.
     case sealFor(StationID)
+    /// Votes to this station may go with the session MAC made from this node's key and
+    /// `stationKey` rather than a signature: its advert says it takes them (`mac=1`).
+    case sessionFor(StationID, stationKey: PublicKey)
     /// Announce the station through DNS-SD.
     case publish(name: String, port: UInt16, txt: [String])
     /// Start browsing for stations; `resolving`: a station named by the guest, asked for at once

@@ -102,6 +102,7 @@ public struct StationWatch: Sendable {
                 advert.isPrivate = true
                 out.append(.sealFor(advert.stationID))
             }
+            if advert.takesSessionVotes { out.append(.sessionFor(advert.stationID, stationKey: advert.publicKey)) }
             directory.resolved(serviceName: name, advert: advert, address: address, port: port)
             lastQuery[advert.stationID] = nil  // query the (possibly new) address at once
             out.append(

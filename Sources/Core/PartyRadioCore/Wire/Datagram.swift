@@ -1,24 +1,33 @@
-/// A whole datagram: header, body and the Ed25519 signature over both.
+/// A whole datagram: header, body and the Ed25519 signature over both (or, for a guest's vote
+/// to a DJ that takes them, a session MAC: ``MessageHeader/Authentication``).
 ///
 /// The codec is pure: signing and verification are done by the caller through ``Signer``
 /// and the `signedBytes`/`signature` pair, so the core stays free of C and I/O.
 public struct Datagram: Equatable, Sendable {
     public static let maxSize = 1200
     public static let signatureSize = 64
+    public static let sessionMACSize = 32
 
     public var header: MessageHeader
     public var message: Message
     /// The bytes the signature covers (header and body).
     public var signedBytes: [UInt8]
+    /// The signature, or the session MAC (``MessageHeader/authentication`` says which).
     public var signature: [UInt8]
 
-    /// Decodes the structure of a datagram. The signature is *not* checked here.
+    /// The size of what ends a datagram authenticated as `authentication`.
+    public static func trailerSize(_ authentication: MessageHeader.Authentication) -> Int {
+        authentication == .session ? sessionMACSize : signatureSize
+    }
+
+    /// Decodes the structure of a datagram. The signature (or MAC) is *not* checked here.
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> Datagram {
         guard bytes.count <= maxSize else { throw .oversized(bytes.count) }
         var reader = ByteReader(bytes)
         let header = try MessageHeader(from: &reader)
-        guard bytes.count >= MessageHeader.size + signatureSize else { throw .truncated }
-        let bodyEnd = bytes.count - signatureSize
+        let trailer = trailerSize(header.authentication)
+        guard bytes.count >= MessageHeader.size + trailer else { throw .truncated }
+        let bodyEnd = bytes.count - trailer
         var bodyReader = ByteReader(Array(bytes[..<bodyEnd]), offset: MessageHeader.size)
         let message = try Message.decode(kind: header.kind, from: &bodyReader)
         guard bodyReader.remaining == 0 else { throw .trailingBytes(bodyReader.remaining) }
@@ -41,6 +50,47 @@ public struct Datagram: Equatable, Sendable {
         guard writer.bytes.count <= maxSize else { throw .oversized(writer.bytes.count) }
         return writer.bytes
     }
+
+    /// Encodes a message and ends it with its session MAC (a guest's vote to a DJ that takes
+    /// them); a kind that takes no MAC is signed by `fallback` instead.
+    public static func encode(
+        _ message: Message, stationID: StationID, sequence: UInt64, session: some SessionSigner,
+        fallback: some Signer
+    ) throws(WireError) -> [UInt8] {
+        guard message.kind.takesSessionMAC, session.publicKey == fallback.publicKey else {
+            return try encode(message, stationID: stationID, sequence: sequence, signer: fallback)
+        }
+        var writer = ByteWriter()
+        MessageHeader(
+            kind: message.kind, authentication: .session, stationID: stationID, sender: session.publicKey,
+            sequence: sequence
+        ).encode(into: &writer)
+        message.body.encode(into: &writer)
+        let mac = session.mac(writer.bytes)
+        writer.write(bytes: mac)
+        guard writer.bytes.count <= maxSize else { throw .oversized(writer.bytes.count) }
+        return writer.bytes
+    }
+}
+
+/// The key a guest and a station share (X25519 of the guest's key and the station's, hashed:
+/// docs/PROTOCOL.md, "Session MAC"), for the MACs that stand in for signatures on votes. Made by
+/// the security adapter; opaque to the core.
+public struct SessionKey: Sendable, Equatable {
+    public static let byteCount = 32
+    public let bytes: [UInt8]
+
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        self.bytes = bytes
+    }
+}
+
+/// Something holding a session key: ends datagrams from ``publicKey`` with their MAC.
+public protocol SessionSigner: Sendable {
+    var publicKey: PublicKey { get }
+    /// The 32-byte MAC of `bytes` under the session key.
+    func mac(_ bytes: [UInt8]) -> [UInt8]
 }
 
 /// Something holding a private key: signs datagrams as ``publicKey``.

@@ -31,6 +31,10 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
         case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote: false
         }
     }
+
+    /// Kinds that may come authenticated by a session MAC instead of a signature: a guest's vote,
+    /// the one message a guest sends in bursts (docs/PROTOCOL.md, "Session MAC").
+    public var takesSessionMAC: Bool { self == .vote }
 }
 
 /// A message body: encodes itself after the header and decodes from the bytes that follow it.

@@ -8,6 +8,9 @@ public enum WireError: Error, Equatable, Sendable {
     case malformed(String)
     case trailingBytes(Int)
     case badSignature
+    /// A session MAC that does not check out under the key the sender shares with this station
+    /// (or a MAC this node takes from no one).
+    case badMAC
     case wrongStation
     case replayed
     case unexpectedSender
@@ -32,6 +35,7 @@ public enum WireError: Error, Equatable, Sendable {
         case .unknownKind: "unknown_kind"
         case .malformed, .trailingBytes: "malformed"
         case .badSignature: "bad_signature"
+        case .badMAC: "bad_mac"
         case .wrongStation: "wrong_station"
         case .replayed: "replayed"
         case .unexpectedSender: "unexpected_sender"

@@ -132,7 +132,7 @@ public final class DJNode {
             })
         let advert = StationAdvert(
             stationID: identity.stationID, group: identity.stationID.multicastGroup, publicKey: identity.publicKey,
-            webPort: server.port, isPrivate: seal != nil)
+            webPort: server.port, isPrivate: seal != nil, takesSessionVotes: true)
         let txt = seal.map { advert.sealedTXTRecord($0) } ?? advert.txtRecord
         let port = sockets.port
         // Announced first: mDNS probing takes a good part of a second, so the library, the player
@@ -181,7 +181,7 @@ public final class DJNode {
                 crowdSkipPercent: configuration.crowdSkipPercent, requestMode: configuration.requestMode,
                 maxRequestsPerGuest: configuration.maxRequestsPerGuest,
                 votersPerAddress: configuration.votersPerAddress, saved: restored),
-            verifier: SodiumVerifier(seal: seal), now: now)
+            verifier: SodiumVerifier(seal: seal, sessions: identity), now: now)
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, player: player,
             catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)

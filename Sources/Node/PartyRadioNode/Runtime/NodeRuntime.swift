@@ -136,25 +136,17 @@ final class NodeRuntime<Machine: NodeMachine> {
     /// Datagrams handled together, with one save before their effects (see ``deliver(batch:)``).
     static var datagramBatch: Int { 64 }
 
-    /// Hands several inputs to the machine in turn and then carries out all their effects, with
-    /// their saves made one: the last (it holds everything the batch changed) goes first, so
-    /// nothing acknowledged is unsaved, and a burst of 64 votes costs one transaction, not 64.
-    /// Effects keep their order otherwise.
+    /// Hands several inputs to the machine as one batch (``NodeMachine/handle(batch:)``) and then
+    /// carries out all their effects: one save, first, so nothing acknowledged is unsaved and a
+    /// burst of 64 votes costs one transaction (and one snapshot), not 64.
     private func deliver(batch inputs: [(NodeInput, LocalTime)]) {
-        var effects: [Effect] = []
-        var save: Effect?
-        for (input, instant) in inputs where !machine.isFinished {
-            let now = max(instant, lastHandled)
-            lastHandled = now
-            for effect in machine.handle(input, at: now) {
-                if case .save = effect { save = effect } else { effects.append(effect) }
-            }
+        guard !machine.isFinished else { return }
+        let timed = inputs.map { input, instant in
+            lastHandled = max(instant, lastHandled)
+            return (input, lastHandled)
         }
-        if let save {
-            execute(save)
-            effects.insert(save, at: 0)
-        }
-        for effect in effects.dropFirst(save == nil ? 0 : 1) { execute(effect) }
+        let effects = machine.handle(batch: timed)
+        for effect in effects { execute(effect) }
         afterEffects?(machine, effects, lastHandled)
     }
 
@@ -179,6 +171,8 @@ final class NodeRuntime<Machine: NodeMachine> {
             transport.send(message, to: addresses, station: station)
         case .sealFor(let station):
             transport.sealFor(station)
+        case .sessionFor(let station, let key):
+            transport.sessionFor(station, stationKey: key)
         case .publish(let name, let port, let txt):
             do { try avahi.publish(name: name, type: StationAdvert.serviceType, port: port, txt: txt) } catch {
                 inbox.push(.discovery(.failed(error.description)))

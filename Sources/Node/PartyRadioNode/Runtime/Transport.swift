@@ -6,9 +6,18 @@ import PartyRadioSecurity
 public struct SodiumVerifier: DatagramVerifier {
     /// A private station's secret, when this node holds its code.
     public let seal: (any StationSeal)?
-    public init(seal: (any StationSeal)? = nil) { self.seal = seal }
+    /// The DJ's key, with which it makes the session keys of guests' MACs (nil: it takes none).
+    let sessions: Identity?
+    public init(seal: (any StationSeal)? = nil, sessions: Identity? = nil) {
+        self.seal = seal
+        self.sessions = sessions
+    }
     public func verify(_ datagram: Datagram) -> Bool { Sodium.verify(datagram) }
     public func stationID(for key: PublicKey) -> StationID? { Sodium.stationID(for: key) }
+    public func sessionKey(with peer: PublicKey) -> SessionKey? { sessions?.sessionKey(with: peer) }
+    public func verify(_ datagram: Datagram, sessionKey key: SessionKey) -> Bool {
+        Sodium.verify(datagram, sessionKey: key)
+    }
 }
 
 /// The wire edge of a node: encodes, signs and sends what its machine asks; drains its sockets.
@@ -26,6 +35,10 @@ final class Transport {
     /// The stations whose datagrams go out sealed: a private DJ's own, and those whose TXT record
     /// opened under the code (the machine says so with ``Effect/sealFor(_:)``).
     private(set) var sealedStations: Set<StationID> = []
+    /// The keys of stations that take votes with a session MAC (``Effect/sessionFor(_:stationKey:)``),
+    /// and the MAC signers made from them at the first vote.
+    private var sessionStations: [StationID: PublicKey] = [:]
+    private var sessionSigners: [StationID: SodiumSessionSigner] = [:]
 
     init(
         sockets: UnicastSockets, identity: Identity, clock: NodeClock, faults: FaultInjector?, seal: CodeSeal? = nil
@@ -68,9 +81,14 @@ final class Transport {
         default:
             break
         }
-        guard var bytes = try? Datagram.encode(message, stationID: station, sequence: sequence, signer: identity) else {
-            return
-        }
+        let encoded =
+            if message.kind.takesSessionMAC, let session = sessionSigner(for: station) {
+                try? Datagram.encode(
+                    message, stationID: station, sequence: sequence, session: session, fallback: identity)
+            } else {
+                try? Datagram.encode(message, stationID: station, sequence: sequence, signer: identity)
+            }
+        guard var bytes = encoded else { return }
         if let seal, sealedStations.contains(station) { bytes = seal.seal(datagram: bytes) }
         for address in addresses {
             if faults?.shouldDrop() == true { continue }
@@ -78,6 +96,23 @@ final class Transport {
                 Log.debug(.wire, "send to \(address) failed: \(error)")
             }
         }
+    }
+
+    /// Votes to `station` go with the session MAC from now on (made at the first).
+    func sessionFor(_ station: StationID, stationKey: PublicKey) {
+        guard sessionStations[station] != stationKey else { return }
+        sessionStations[station] = stationKey
+        sessionSigners[station] = nil
+    }
+
+    /// The MAC signer for votes to `station`, made once (one key exchange); nil when the station
+    /// takes no MACs, or its key is not usable for one (then the vote is signed).
+    private func sessionSigner(for station: StationID) -> SodiumSessionSigner? {
+        if let signer = sessionSigners[station] { return signer }
+        guard let key = sessionStations[station], let signer = identity.sessionSigner(for: key) else { return nil }
+        sessionSigners[station] = signer
+        Log.debug(.wire, "votes to station \(station.hex) go with a session MAC (its advert says mac=1)")
+        return signer
     }
 
     /// Seals what goes to `station` from now on (nothing without a code).

@@ -34,7 +34,9 @@ Usage: scripts/bench-speaker.py [partyradio] [snapcast] [startup]   (default: al
 Environment: PARTYRADIO_BIN, LISTENERS (2-5), WARMUP (s, default 10), MEASURE (s, default 60),
 RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), VERBOSE=1 prints
 each second's skew, KEEP=1 keeps
-the recordings.
+the recordings. TRACE=1 (partyradio): the DJ and the listeners also write `--trace` and `-v` logs, and
+each second of MEASURE is printed as every host's error at its speaker against where the station
+truly was (from the DJ's trace) beside the error the listener itself measured then.
 """
 import contextlib, os, shutil, signal, subprocess, sys, tempfile, time, wave
 
@@ -54,6 +56,7 @@ FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 # server gets a drift, to keep the comparison fair. The listeners drift, up to +-200 ppm.
 SERVER_CLOCK = (350, 0)
 LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, -150)]
+TRACE = os.environ.get("TRACE") == "1"
 if os.environ.get("CLOCKS") == "true":  # every clock right: the systems' own floor
     SERVER_CLOCK, LISTENER_CLOCKS = (0, 0), [(0, 0)] * 5
 PACKAGES = ["pulseaudio", "pulseaudio-utils", "snapserver", "snapclient", "libfaketime", "python3-numpy"]
@@ -433,7 +436,7 @@ def run_partyradio(work, base, reference):
         pids.append(spawn(lan, 1, f"{work}/dj.log", BIN, "dj", "--name", "Speaker bench",
                           "--library", f"{base}/library", "--no-audio", "--json-events", "--fresh",
                           "--clock-offset-ms", str(SERVER_CLOCK[0]), "--clock-drift-ppm", str(SERVER_CLOCK[1]),
-                          "--state-dir", f"{work}/dj"))
+                          "--state-dir", f"{work}/dj", *(["--trace", f"{work}/dj.jsonl"] if TRACE else [])))
         roles["dj --no-audio"] = pids[-1]
         resolved = resolved_at(browse_log)
         time.sleep(max(0, 2 - (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - dj_started) / 1e9))
@@ -443,7 +446,8 @@ def run_partyradio(work, base, reference):
             starts[f"h{host}"] = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
             pids.append(spawn(lan, host, f"{work}/listen{host}.log", BIN, "listen",
                               "Speaker bench", "--audio-driver", "pulse", "--json-events", "--clock-offset-ms",
-                              str(offset), "--clock-drift-ppm", str(drift), "--state-dir", f"{work}/l{host}", env=env))
+                              str(offset), "--clock-drift-ppm", str(drift), "--state-dir", f"{work}/l{host}",
+                              *(["--trace", f"{work}/h{host}.jsonl", "-v"] if TRACE else []), env=env))
             roles[f"listen (host {host})"] = pids[-1]
         measure_from = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + WARMUP * 1e9
         resources = play_and_sample(roles)
@@ -455,7 +459,47 @@ def run_partyradio(work, base, reference):
     if resolved:
         print(f"  DJ start -> _partyradio._udp resolved on host {LISTENERS + 1}: {(resolved - dj_started) / 1e6:.1f} ms")
     print("\n".join(resources))
-    return analyse("partyradio", work, recorders, reference, measure_from, starts)
+    result = analyse("partyradio", work, recorders, reference, measure_from, starts)
+    if TRACE:
+        compare_traces(work, [f"h{h}" for h in hosts], reference, measure_from)
+    return result
+
+
+def compare_traces(work, hosts, reference, measure_from_ns, step=0.25):
+    """TRACE=1: every `step` s of MEASURE, each host's error at its speaker (the signal position it
+    played minus where the station truly was, from the DJ's trace) beside the error its own trace
+    gave at the nearest line (player position - latency - station position, on its estimate of
+    the DJ clock), in ms; `*` marks a host whose trace has no player position then (a start
+    being prepared)."""
+    import bisect
+    from benchlib import read_trace, station_truth
+    # The recorders time on CLOCK_MONOTONIC, the traces on CLOCK_REALTIME: one offset between them.
+    real_minus_mono = time.clock_gettime_ns(time.CLOCK_REALTIME) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    _, true_station_ms = station_truth(read_trace(f"{work}/dj.jsonl"))
+    traces = {name: read_trace(f"{work}/{name}.jsonl") for name in hosts}
+    times = {name: [line["true_time_ns"] for line in trace] for name, trace in traces.items()}
+    recordings = {name: Recording(f"{work}/{name}", reference) for name in hosts}
+    print(f"  speaker error / listener's own error (ms) every {step} s; * = no player position in the trace")
+    print("    " + "  ".join(f"{name:>22s}" for name in hosts))
+    for i in range(int(MEASURE / step)):
+        mono = measure_from_ns + i * step * 1e9
+        real = mono + real_minus_mono
+        cells = []
+        for name in hosts:
+            trace, at = traces[name], times[name]
+            line = None
+            if at:
+                j = min(max(0, bisect.bisect_left(at, real)), len(at) - 1)
+                if j > 0 and abs(at[j - 1] - real) < abs(at[j] - real):
+                    j -= 1
+                line = trace[j]
+            played = recordings[name].position_at(mono, step=step)
+            station = true_station_ms(real, line["track_id"]) if line else None
+            speaker = "   -   " if played is None or station is None else f"{played * 1e3 - station:+7.3f}"
+            own = line.get("sync_error_ms") if line else None
+            mark = "*" if line and line.get("player_position_ms") is None else " "
+            cells.append(f"{speaker} / {'   -   ' if own is None else f'{own:+7.3f}'}{mark}")
+        print(f"    {i * step:6.2f} s  " + "  ".join(f"{c:>22s}" for c in cells))
 
 
 def faketime(offset_ms, drift_ppm):

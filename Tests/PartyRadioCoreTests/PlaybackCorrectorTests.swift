@@ -20,7 +20,9 @@ struct PlaybackCorrectorTests {
 
     @Test("small error nudges the speed, proportionally and clamped")
     func nudges() {
-        var corrector = PlaybackCorrector()
+        var configuration = PlaybackCorrector.Configuration()
+        configuration.confirmReadings = 1
+        var corrector = PlaybackCorrector(configuration: configuration)
         // 10 ms ahead: slow down by 10 ms / 0.5 s = 2 %.
         let ahead = corrector.update(stationPositionNs: 5_000 * ms, playerPositionNs: 5_010 * ms, now: 0)
         #expect(ahead.seekToNs == nil)
@@ -32,7 +34,9 @@ struct PlaybackCorrectorTests {
 
     @Test("hysteresis: tiny errors leave speed 1, nudging stops within the settled band")
     func hysteresis() {
-        var corrector = PlaybackCorrector()
+        var configuration = PlaybackCorrector.Configuration()
+        configuration.confirmReadings = 1
+        var corrector = PlaybackCorrector(configuration: configuration)
         let us: Int64 = 1_000
         #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 150 * us, now: 0).speed == 1)
         #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 2 * ms, now: 1).speed < 1)
@@ -40,6 +44,54 @@ struct PlaybackCorrectorTests {
         #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 100 * us, now: 2).speed < 1)
         // …and back to exactly 1 under 0.05 ms.
         #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 40 * us, now: 3).speed == 1)
+    }
+
+    @Test("at speed 1 a nudge waits for an error that holds, and starts from its median")
+    func confirmation() {
+        var corrector = PlaybackCorrector()
+        let us: Int64 = 1_000
+        let needed = corrector.configuration.confirmReadings
+        #expect(needed == 15)
+        var now: Int64 = 0
+        func reading(_ error: Int64) -> PlaybackCorrector.Decision {
+            now += 100 * ms
+            return corrector.update(stationPositionNs: 10_000 * ms, playerPositionNs: 10_000 * ms + error, now: now)
+        }
+        // 1.3 ms held: nothing for the first 14 readings, then 1.3 ms / 0.5 s slower.
+        for _ in 1..<needed { #expect(reading(1_300 * us).speed == 1) }
+        #expect(reading(1_300 * us).speed == 0.9974)
+        // While nudging, every reading counts (proportional), and under 0.05 ms it stops…
+        #expect(reading(600 * us).speed == 0.9988)
+        #expect(reading(40 * us).speed == 1)
+        // …and the next nudge needs a fresh run: 14 readings at -0.5 ms change nothing.
+        for _ in 1..<needed { #expect(reading(-500 * us).speed == 1) }
+        #expect(reading(-500 * us).speed == 1.001)
+    }
+
+    @Test("a reading off for less than half the window moves nothing; the median ignores it")
+    func phantom() {
+        var corrector = PlaybackCorrector()
+        let us: Int64 = 1_000
+        var now: Int64 = 0
+        // As seen through PulseAudio: settled at 0.05 ms, then audio-pts 1.1-1.7 ms ahead for
+        // 0.6 s, then back, over and over; the speaker never moved.
+        for cycle in 0..<20 {
+            for index in 0..<20 {
+                now += 100 * ms
+                let error = index < 6 ? (1_100 + Int64(cycle % 3) * 300) * us : 50 * us
+                let decision = corrector.update(
+                    stationPositionNs: now, playerPositionNs: now + error, outputLatencyNs: 0, now: now)
+                #expect(decision.speed == 1)
+                #expect(decision.errorNs == error)
+            }
+        }
+    }
+
+    @Test("median")
+    func median() {
+        #expect(PlaybackCorrector.median([5]) == 5)
+        #expect(PlaybackCorrector.median([9, 1, 5]) == 5)
+        #expect(PlaybackCorrector.median([4, 1, 9, 7]) == 4)
     }
 
     @Test("a resume lets the player settle without learning a seek lead from it")
@@ -82,6 +134,47 @@ struct PlaybackCorrectorTests {
         #expect(seeks <= 3)
         #expect(corrector.seekLeadNs > 30 * ms)
         #expect(quantile(errors, 1) <= corrector.configuration.nudgeStartNs + ms / 2)
+    }
+
+    /// The speaker error of a player whose true position follows the speed exactly but whose
+    /// reading is sometimes `phantomNs` ahead for `phantomTicks` ticks of 100 ms (every 10 s).
+    func speakerErrors(confirmReadings: Int, phantomNs: Int64, phantomTicks: Int) -> [Int64] {
+        var configuration = PlaybackCorrector.Configuration()
+        configuration.confirmReadings = confirmReadings
+        var corrector = PlaybackCorrector(configuration: configuration)
+        var player: Int64 = 0
+        var speed = 1.0
+        var errors: [Int64] = []
+        let step = 100 * ms
+        var now: Int64 = 0
+        for tick in 0..<600 {
+            player += Int64(Double(step) * speed)
+            now += step
+            let reading = player + (tick % 100 >= 50 && tick % 100 < 50 + phantomTicks ? phantomNs : 0)
+            speed = corrector.update(stationPositionNs: now, playerPositionNs: reading, now: now).speed
+            errors.append(player - now)
+        }
+        return errors
+    }
+
+    @Test("a phantom step in the reading leaves the speaker where it was (it moved 1.3 ms without the median)")
+    func phantomAtTheSpeaker() {
+        let us: Int64 = 1_000
+        let unfiltered = speakerErrors(confirmReadings: 1, phantomNs: 1_300 * us, phantomTicks: 6)
+        #expect(quantile(unfiltered.map { abs($0) }, 1) > 500 * us)
+        let filtered = speakerErrors(confirmReadings: 15, phantomNs: 1_300 * us, phantomTicks: 6)
+        #expect(quantile(filtered.map { abs($0) }, 1) == 0)
+        // A real step is still taken back, within a few seconds.
+        var corrector = PlaybackCorrector()
+        var player: Int64 = 1_300 * us
+        var speed = 1.0
+        var now: Int64 = 0
+        while now < 5_000 * ms {
+            player += Int64(Double(100 * ms) * speed)
+            now += 100 * ms
+            speed = corrector.update(stationPositionNs: now, playerPositionNs: player, now: now).speed
+        }
+        #expect(abs(player - now) < 100 * us)
     }
 }
 

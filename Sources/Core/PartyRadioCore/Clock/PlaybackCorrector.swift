@@ -6,6 +6,13 @@
 /// speakers are ahead. A nudge of speed `1 − error/τ` makes the error decay exponentially with time
 /// constant τ (`correctionTimeNs`). A seek takes time to take effect; the corrector waits for it to
 /// settle, then learns how far behind the player landed and seeks that much further next time.
+///
+/// A nudge starts only on an error that held for a while: the median of the last
+/// `confirmReadings` errors at speed 1 must be past `nudgeStartNs`. What the player reports is
+/// not what the speakers play: through PulseAudio, mpv's `audio-pts` steps by a millisecond or
+/// more for half a second at a time and drifts back over seconds (the sound server's latency
+/// estimate), while the speaker itself does not move (scripts/bench-speaker.py `TRACE=1`,
+/// docs/BENCHMARKS.md). Nudging on such a reading moves the speaker by the phantom error.
 public struct PlaybackCorrector: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// Errors beyond this are fixed by seeking.
@@ -27,6 +34,11 @@ public struct PlaybackCorrector: Sendable {
         public var seekSettleNs: Int64 = 150 * Nanos.perMillisecond
         /// The learnt seek lead stays within 0…this.
         public var maxSeekLeadNs: Int64 = 500 * Nanos.perMillisecond
+        /// At speed 1, a nudge starts only once this many errors have been measured since the last
+        /// seek, start or nudge and their median is past `nudgeStartNs` (1: on the first reading).
+        /// 15 readings at the player's 100 ms ticks: a reading off for less than 0.75 s in 1.5 s
+        /// moves nothing.
+        public var confirmReadings: Int = 15
 
         public init() {}
     }
@@ -48,6 +60,8 @@ public struct PlaybackCorrector: Sendable {
     public private(set) var seekLeadNs: Int64 = 0
     private var lastSeekAt: Int64?
     private var checkSeekLanding = false
+    /// The errors measured at speed 1 since the last seek, start or nudge, newest last.
+    private var recentErrors: [Int64] = []
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -58,6 +72,7 @@ public struct PlaybackCorrector: Sendable {
         speed = 1
         lastSeekAt = nil
         checkSeekLanding = false
+        recentErrors.removeAll(keepingCapacity: true)
     }
 
     /// Tells the corrector that the player was just started or seeked by someone else at `now`
@@ -68,6 +83,7 @@ public struct PlaybackCorrector: Sendable {
         speed = 1
         lastSeekAt = now
         checkSeekLanding = learnLanding
+        recentErrors.removeAll(keepingCapacity: true)
     }
 
     /// Decides what to do, given where the station is and where the player is at local instant `now`.
@@ -93,15 +109,37 @@ public struct PlaybackCorrector: Sendable {
             noteSeek(at: now)
             return Decision(seekToNs: target, speed: 1, errorNs: error)
         }
-        let nudging = speed != 1
-        if error.magnitude < UInt64(nudging ? configuration.settledNs : configuration.nudgeStartNs) {
-            speed = 1
-        } else {
-            let proposed = 1 - Double(error) / Double(configuration.correctionTimeNs)
-            let limit = configuration.maxSpeedDeviation
-            let clamped = min(1 + limit, max(1 - limit, proposed))
-            speed = (clamped * 10_000).rounded() / 10_000  // 0.01 % steps: no churn on noise
+        if speed != 1 {
+            if error.magnitude < UInt64(configuration.settledNs) {
+                speed = 1  // settled: the next nudge needs a fresh run of readings at speed 1
+            } else {
+                speed = nudgeSpeed(error)
+            }
+            return Decision(seekToNs: nil, speed: speed, errorNs: error)
+        }
+        recentErrors.append(error)
+        let needed = max(1, configuration.confirmReadings)
+        if recentErrors.count > needed { recentErrors.removeFirst(recentErrors.count - needed) }
+        guard recentErrors.count == needed else { return Decision(seekToNs: nil, speed: 1, errorNs: error) }
+        let held = Self.median(recentErrors)
+        if held.magnitude >= UInt64(configuration.nudgeStartNs) {
+            speed = nudgeSpeed(held)
+            recentErrors.removeAll(keepingCapacity: true)
         }
         return Decision(seekToNs: nil, speed: speed, errorNs: error)
+    }
+
+    /// The speed that takes `error` back with the time constant, clamped, in 0.01 % steps.
+    private func nudgeSpeed(_ error: Int64) -> Double {
+        let proposed = 1 - Double(error) / Double(configuration.correctionTimeNs)
+        let limit = configuration.maxSpeedDeviation
+        let clamped = min(1 + limit, max(1 - limit, proposed))
+        return (clamped * 10_000).rounded() / 10_000  // 0.01 % steps: no churn on noise
+    }
+
+    /// The middle of `values` (the lower middle for an even count).
+    static func median(_ values: [Int64]) -> Int64 {
+        let sorted = values.sorted()
+        return sorted[(sorted.count - 1) / 2]
     }
 }

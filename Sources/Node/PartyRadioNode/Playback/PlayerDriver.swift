@@ -307,6 +307,17 @@ final class PlayerMaker: Sendable {
         var clock: NodeClock
         var inbox: Inbox<NodeInput>
 
+        /// mpv options beyond the player's own. Through PulseAudio, mpv's position (audio-pts) comes from
+        /// the sound server's latency, which libpulse by default interpolates with a smoother fitted
+        /// over seconds: one late timing report on a busy machine steps it by a millisecond that
+        /// takes seconds to fade (scripts/bench-speaker.py `TRACE=1`). `pulse-latency-hacks` has mpv
+        /// work it out from each timing report itself.
+        static func mpvOptions(mediaProof: String?) -> [String: String] {
+            var options = ["pulse-latency-hacks": "yes"]
+            if let mediaProof { options["http-header-fields"] = "\(MediaServer.proofHeader): \(mediaProof)" }
+            return options
+        }
+
         func make() throws(NodeError) -> SyncController {
             let audio: Player.Options.AudioOutput =
                 options.audioDriver.map { $0 == "null" ? .none : .driver($0) }
@@ -318,9 +329,7 @@ final class PlayerMaker: Sendable {
                 let player = try Player(
                     options: Player.Options(
                         audio: audio, pitchCorrection: false,
-                        extraOptions: options.mediaProof.map {
-                            ["http-header-fields": "\(MediaServer.proofHeader): \($0)"]
-                        } ?? [:]),
+                        extraOptions: Self.mpvOptions(mediaProof: options.mediaProof)),
                     clock: clock.nanoClock)
                 let sync = SyncController(player: player, clock: clock.nanoClock)
                 Log.debug(

@@ -12,6 +12,28 @@
 //   App/       the `partyradio` executable
 import PackageDescription
 
+#if canImport(Glibc)
+    import Glibc
+
+    /// glibc 2.36 and later read packed relative relocations (DT_RELR); older ones would refuse the binary.
+    let libcReadsRELR: Bool = {
+        var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+        guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
+        let words = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let version = words.split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+        return version.count >= 2 && (version[0], version[1]) >= (2, 36)
+    }()
+
+    /// Swift's toolchains for Linux bring lld (`ld.lld`); without it the release binary is linked as
+    /// before, with gold.
+    let toolchainHasLLD = (Context.environment["PATH"] ?? "").split(separator: ":").contains {
+        access("\($0)/ld.lld", X_OK) == 0
+    }
+#else
+    let libcReadsRELR = false
+    let toolchainHasLLD = false
+#endif
+
 /// A system-library target. `pkgConfig` is nil where the library's pkg-config file only adds
 /// flags SwiftPM prohibits (`-D_REENTRANT`) and the headers sit in /usr/include anyway.
 func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
@@ -19,6 +41,24 @@ func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
         name: name, path: "Sources/CShims/\(name)", pkgConfig: pkgConfig,
         providers: [.apt([apt])])
 }
+
+/// How the release binary is linked (docs/BENCHMARKS.md, "Memory"): with lld, the functions the
+/// commands run placed first (`partyradio.order`, made by scripts/order-file.py), so that the pages
+/// the kernel maps around each one hold code that runs rather than code that never does; and, where
+/// glibc reads them, relative relocations packed (DT_RELR: 20 KB instead of 1.8 MB read at every start).
+let releaseLinking: [LinkerSetting] =
+    !toolchainHasLLD
+    ? []
+    : [
+        .unsafeFlags(
+            [
+                "-use-ld=lld",
+                "-Xlinker",
+                "--symbol-ordering-file=\(Context.packageDirectory)/Sources/App/partyradio/partyradio.order",
+                "-Xlinker", "--no-warn-symbol-ordering",
+            ] + (libcReadsRELR ? ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []),
+            .when(configuration: .release))
+    ]
 
 let package = Package(
     name: "partyradio",
@@ -91,7 +131,9 @@ let package = Package(
             name: "PartyRadioCLI",
             dependencies: ["PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog", "PartyRadioStorage"],
             path: "Sources/CLI/PartyRadioCLI"),
-        .executableTarget(name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio"),
+        .executableTarget(
+            name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio",
+            exclude: ["partyradio.order"], linkerSettings: releaseLinking),
 
         // MARK: Fuzzing (scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING; without
         // them it replays inputs through one harness)
@@ -142,3 +184,12 @@ let package = Package(
         .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
     ]
 )
+
+// Each function in a section of its own in release builds, so the linker can place the ones the
+// commands run together (see `releaseLinking`).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))
+        ]
+}

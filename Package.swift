@@ -78,13 +78,15 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: nil, apt: "libcurl4-openssl-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
-        systemLibrary("CTagLib", pkgConfig: "taglib_c", apt: "libtagc0-dev"),
+        // Headers only: TagLib is loaded with dlopen while the library is scanned (CTagLibShim).
+        systemLibrary("CTagLib", pkgConfig: nil, apt: "libtagc0-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         // Unicast DNS-SD (`--domain`): RFC 2136 updates with TSIG, and the queries that browse a zone.
         systemLibrary("CLDNS", pkgConfig: "ldns", apt: "libldns-dev"),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
+        .target(name: "CTagLibShim", dependencies: ["CTagLib"], path: "Sources/CShims/CTagLibShim"),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
         // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
@@ -106,7 +108,7 @@ let package = Package(
         .target(
             name: "PartyRadioMedia",
             dependencies: [
-                "PartyRadioCore", "CMpvLoader", "CMicroHTTPDShim", "CTagLib", "CQRencode", "CCurl", "CCurlShim",
+                "PartyRadioCore", "CMpvLoader", "CMicroHTTPDShim", "CTagLibShim", "CQRencode", "CCurl", "CCurlShim",
             ],
             path: "Sources/Adapters/PartyRadioMedia"),
         .target(
@@ -180,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "PartyRadioCatalogTests",
             dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"]),
-        .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore"]),
+        .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore", "CTagLibShim"]),
         .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
     ]
 )

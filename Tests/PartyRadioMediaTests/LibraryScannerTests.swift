@@ -1,3 +1,4 @@
+import CTagLibShim
 import Foundation
 import PartyRadioCore
 import Testing
@@ -6,6 +7,21 @@ import Testing
 
 @Suite("LibraryScanner and DemoLibrary")
 struct LibraryScannerTests {
+    @Test("TagLib is loaded for a scan and unloaded after it")
+    func tagLibUnloaded() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        _ = try DemoLibrary.generate(into: directory.file("demo"), durationScale: 0.05)
+        let before = prtag_users()
+        #expect(LibraryScanner().scan([directory.path]).tracks.count == 6)
+        #expect(prtag_users() == before)
+        // Another test's scan may hold it right now; when none does, it must be gone from memory.
+        if prtag_users() == 0 {
+            let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+            #expect(!maps.contains("libtag_c.so"))
+        }
+    }
+
     @Test("scans the generated demo library, reads tags back, skips broken files with warnings")
     func scan() throws {
         let directory = try TemporaryDirectory()

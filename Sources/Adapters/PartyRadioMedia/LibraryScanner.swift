@@ -1,4 +1,4 @@
-import CTagLib
+import CTagLibShim
 import Foundation
 import Glibc
 import PartyRadioCore
@@ -25,6 +25,9 @@ public struct LibraryScanner: Sendable {
     /// Scans `directories` recursively (hidden files and directories skipped) for mp3, ogg/opus,
     /// flac, m4a and wav files. A path that is a file is read directly.
     public func scan(_ directories: [String]) -> Result {
+        // TagLib stays loaded for the whole scan, and is unloaded after it (TagLibReader).
+        let loaded = prtag_acquire() == 0
+        defer { if loaded { prtag_release() } }
         var tracks: [LibraryTrack] = []
         var warnings: [Warning] = []
         var seen = Set<String>()
@@ -104,8 +107,8 @@ private final class WarningSink: Sendable {
     let warnings = Mutex<[LibraryScanner.Warning]>([])
 }
 
-/// TagLib's C API behind a throwing Swift call. Strings are freed one by one (string management
-/// off), so concurrent scans do not free each other's strings.
+/// TagLib's C API behind a throwing Swift call. TagLib is loaded with dlopen for the read (or the
+/// scan around it) and unloaded after it (CTagLibShim), so a DJ that is not scanning does not map it.
 enum TagLibReader {
     struct Tags {
         var title: String
@@ -119,34 +122,27 @@ enum TagLibReader {
     }
 
     static func read(path: String, kind: MediaKind) throws(Failure) -> Tags {
-        taglib_set_strings_unicode(1)
-        taglib_set_string_management_enabled(0)
-        guard let file = taglib_file_new(path) else {
-            throw Failure(reason: "TagLib cannot open it as \(kind.rawValue) (corrupt or not audio)")
+        guard prtag_acquire() == 0 else { throw Failure(reason: String(cString: prtag_load_error())) }
+        defer { prtag_release() }
+        let found = prtag_read(path)
+        // Taken (and freed) before anything is thrown.
+        let title = take(found.title)
+        let artist = take(found.artist)
+        let album = take(found.album)
+        switch found.status {
+        case 0: break
+        case 1: throw Failure(reason: "TagLib cannot open it as \(kind.rawValue) (corrupt or not audio)")
+        case 2: throw Failure(reason: "TagLib cannot read it as \(kind.rawValue) (corrupt or not audio)")
+        default: throw Failure(reason: "no audio stream found")
         }
-        defer { taglib_file_free(file) }
-        guard taglib_file_is_valid(file) != 0 else {
-            throw Failure(reason: "TagLib cannot read it as \(kind.rawValue) (corrupt or not audio)")
-        }
-        guard let properties = taglib_file_audioproperties(file) else {
-            throw Failure(reason: "no audio stream found")
-        }
-        let seconds = taglib_audioproperties_length(properties)
-        let sampleRate = taglib_audioproperties_samplerate(properties)
-        guard sampleRate > 0 || seconds > 0 else { throw Failure(reason: "no audio stream found") }
-        var tags = Tags(title: "", artist: "", album: "", durationMs: UInt32(max(0, seconds)) * 1000)
-        if let tag = taglib_file_tag(file) {
-            tags.title = take(taglib_tag_title(tag))
-            tags.artist = take(taglib_tag_artist(tag))
-            tags.album = take(taglib_tag_album(tag))
-        }
-        return tags
+        guard found.sample_rate > 0 || found.seconds > 0 else { throw Failure(reason: "no audio stream found") }
+        return Tags(title: title, artist: artist, album: album, durationMs: UInt32(max(0, found.seconds)) * 1000)
     }
 
     /// Copies and frees a TagLib string, trimming the whitespace some taggers leave.
     private static func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
         guard let pointer else { return "" }
-        defer { taglib_free(pointer) }
+        defer { prtag_free(pointer) }
         return String(cString: pointer).trimmingWhitespace()
     }
 }

@@ -1,2 +1,2 @@
-// Umbrella header for the CTagLib system-library target: pkg-config supplies the flags.
-#include <tag_c.h>
+// Headers only: TagLib's C API is loaded with dlopen while a library is scanned (CTagLibShim).
+#include <taglib/tag_c.h>

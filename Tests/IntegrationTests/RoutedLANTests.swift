@@ -48,12 +48,7 @@ struct RoutedLANTests {
 
         // A listener on the other subnet tunes in and plays in sync: the DJ sends it by unicast what
         // it multicasts on its own subnet.
-        let listener = try lan.startListener(host: 2, role: "listener", station: "Over There", extra: dns)
-        let joined = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }.timeNs
-        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
-        sleep(untilTrue: joined + 4 * Self.second)
-        let settled = lan.measureListener("listener").within(joined + 3 * Self.second...joined + 4 * Self.second)
-        #expect(settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync across the router: \(settled.summary)")
+        let listener = try routed.listenInSync(to: "Over There", dj: dj)
 
         // A skip reaches it by unicast.
         let mark = listener.events.count
@@ -116,12 +111,7 @@ struct RoutedLANTests {
         #expect(stations.map { $0["name"] as? String } == ["Sixes"], "\(listing.stdout)")
 
         // A listener there tunes in and plays in sync, a voter's vote counts.
-        let listener = try lan.startListener(host: 2, role: "listener", station: "Sixes", extra: dns)
-        let joined = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }.timeNs
-        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
-        sleep(untilTrue: joined + 4 * Self.second)
-        let settled = lan.measureListener("listener").within(joined + 3 * Self.second...joined + 4 * Self.second)
-        #expect(settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync across the router: \(settled.summary)")
+        let listener = try routed.listenInSync(to: "Sixes", dj: dj)
         let vote = try lan.partyradio(host: 2, ["vote", "up", "--json"] + dns, role: "voter")
         #expect(vote.exit == 0, "vote: \(vote.stderr)")
         try dj.waitForEvent("vote counted") { $0.name == "vote_counted" }
@@ -314,6 +304,20 @@ struct RoutedLANTests {
                 extra: dns + ["--dns-key", bind.keyFile] + extra, env: env)
             try dj.waitForLine(containing: "Published in the DNS domain \(RoutedLANTests.domain).", stream: .stdout)
             return dj
+        }
+
+        /// A listener on host 2 tuned in to `station` through the domain, joined at `dj`, and in
+        /// sync (within 20 ms) 3 to 4 s after it tuned in.
+        func listenInSync(to station: String, dj: TestbedProcess) throws -> TestbedProcess {
+            let second = RoutedLANTests.second
+            let listener = try lan.startListener(host: 2, role: "listener", station: station, extra: dns)
+            let joined = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }.timeNs
+            try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
+            sleep(untilTrue: joined + 4 * second)
+            let settled = lan.measureListener("listener").within(joined + 3 * second...joined + 4 * second)
+            #expect(
+                settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync across the router: \(settled.summary)")
+            return listener
         }
     }
 

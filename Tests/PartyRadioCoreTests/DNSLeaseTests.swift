@@ -114,4 +114,16 @@ import Testing
             #expect(text == written)
         }
     }
+
+    @Test func aLeaseIsJudgedAsTheBrowserLeavesItOut() {
+        let expiry: Int64 = 1_764_560_000
+        #expect(DomainDrop.judge(.none, now: .max) == nil)
+        #expect(DomainDrop.judge(.until(expiry), now: expiry + DNSLease.graceSeconds) == nil)
+        #expect(DomainDrop.judge(.until(expiry), now: expiry + DNSLease.graceSeconds + 1) == .leasePassed)
+        #expect(DomainDrop.judge(.malformed, now: 0) == .badLease)
+        // Every reason has a counter of its own, named as the datagrams' are.
+        let names = DomainDrop.allCases.map(\.counterName)
+        #expect(Set(names).count == names.count && names.allSatisfy { $0.hasPrefix("dns_") })
+        #expect(DomainDrop.allCases.filter { !$0.leavesOut } == [.badTXT, .badAddress])
+    }
 }

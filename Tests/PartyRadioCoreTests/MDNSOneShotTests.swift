@@ -71,10 +71,18 @@ import Testing
         #expect(MDNSOneShot.parse(error, id: 0x1234, name: name) == nil)
     }
 
+    /// The reply to the address question names no SRV: the addresses are the known target's.
     @Test func theTargetsAddressesFromAReplyOfTheirOwn() throws {
         let target = [Array("mem1".utf8), Array("local".utf8)]
-        let records = try #require(MDNSOneShot.addresses(Self.srvReply, id: 0x1234, target: target))
-        #expect(records.ipv4 == [[10, 99, 10, 1]])
+        let other = MDNSOneShot.serviceInstance("Mem2", type: "_partyradio._udp")!
+        let records = try #require(MDNSOneShot.parse(Self.srvReply, id: 0x1234, name: other, knownTarget: target))
+        #expect(records.port == nil && records.ipv4 == [[10, 99, 10, 1]])
+        // Without a target known, nothing is read for an SRV that is not the instance's.
+        #expect(try #require(MDNSOneShot.parse(Self.srvReply, id: 0x1234, name: other)).ipv4.isEmpty)
+        // The reply's own SRV target wins over the one known before.
+        let stale = [Array("old".utf8), Array("local".utf8)]
+        let own = try #require(MDNSOneShot.parse(Self.srvReply, id: 0x1234, name: name, knownTarget: stale))
+        #expect(own.target == target && own.ipv4 == [[10, 99, 10, 1]])
     }
 
     @Test func compressionLoopsAndForwardPointersAreRejected() {

@@ -28,10 +28,13 @@ import Testing
         #expect(DomainPublisher.addresses(interface([linkLocal])) == ([], []))
     }
 
-    func service(_ name: String, v4: [String] = ["10.99.1.1"], v6: [String] = [], lease: DNSLease.Stamp) -> DNSService {
+    func service(
+        _ name: String, v4: [String] = ["10.99.1.1"], v6: [String] = [], lease: DNSLease.Stamp,
+        flaws: Set<DomainDrop> = []
+    ) -> DNSService {
         DNSService(
             instance: name, host: "dj-\(name).party.example.", ipv4: v4, ipv6: v6, port: 4000, txt: ["v=1"],
-            lease: lease)
+            lease: lease, flaws: flaws)
     }
 
     @Test func aStationWhoseLeasePassedIsGone() {
@@ -43,9 +46,9 @@ import Testing
             service("Killed", lease: .until(now - DNSLease.graceSeconds - 1)),
             service("Garbled", lease: .malformed),
         ]
-        let (live, dropped) = DomainBrowser.sightings(found, families: [.ipv4], now: now)
+        let (live, refused) = DomainBrowser.sightings(DNSBrowse(services: found), families: [.ipv4], now: now)
         #expect(Set(live.keys) == ["Live", "Old DJ", "Just passed"])
-        #expect(dropped == ["Killed", "Garbled"])
+        #expect(refused == ["Killed": [.leasePassed], "Garbled": [.badLease]])
         #expect(live["Live"] == DomainBrowser.Sighting(address: "10.99.1.1", port: 4000, txt: ["v=1"]))
     }
 
@@ -54,12 +57,42 @@ import Testing
             service("Dual", v4: ["10.99.1.1"], v6: ["fd99:1::1"], lease: .none),
             service("Six", v4: [], v6: ["fd99:1::2"], lease: .none),
         ]
-        let dual = DomainBrowser.sightings(found, families: [.ipv4, .ipv6], now: 0).live
+        let dual = DomainBrowser.sightings(DNSBrowse(services: found), families: [.ipv4, .ipv6], now: 0).live
         #expect(dual["Dual"]?.address == "10.99.1.1" && dual["Six"]?.address == "fd99:1::2")
-        let sixOnly = DomainBrowser.sightings(found, families: [.ipv6], now: 0).live
+        let sixOnly = DomainBrowser.sightings(DNSBrowse(services: found), families: [.ipv6], now: 0).live
         #expect(sixOnly["Dual"]?.address == "fd99:1::1" && sixOnly["Six"]?.address == "fd99:1::2")
-        let (fourOnly, dropped) = DomainBrowser.sightings(found, families: [.ipv4], now: 0)
-        #expect(Set(fourOnly.keys) == ["Dual"] && dropped == ["Six"])
+        let (fourOnly, refused) = DomainBrowser.sightings(DNSBrowse(services: found), families: [.ipv4], now: 0)
+        #expect(Set(fourOnly.keys) == ["Dual"] && refused == ["Six": [.noUsableAddress]])
+    }
+
+    /// Malformed records are left out by reason: whole (the browse's own refusals, a lease that
+    /// cannot be read) or in part (a bad TXT string or address, the station used all the same).
+    @Test func whatIsLeftOutIsToldByReason() {
+        let found = DNSBrowse(
+            services: [
+                service("Odd", lease: .none, flaws: [.badTXT, .badAddress]),
+                service("Odd and old", lease: .until(0), flaws: [.badTXT]),
+            ],
+            refused: ["Broken": [.badSRV], "x.example.": [.badPTR]])
+        let (live, refused) = DomainBrowser.sightings(found, families: [.ipv4], now: 1_764_560_000)
+        #expect(Set(live.keys) == ["Odd"])
+        #expect(
+            refused == [
+                "Odd": [.badTXT, .badAddress], "Odd and old": [.badTXT, .leasePassed], "Broken": [.badSRV],
+                "x.example.": [.badPTR],
+            ])
+    }
+
+    /// A sweep a second tells the node of each reason once while it lasts, so that a stale record
+    /// is counted once, not once a second; again if it goes and comes back.
+    @Test func aRefusalIsToldOnceWhileItLasts() {
+        let first: [String: Set<DomainDrop>] = ["Killed": [.leasePassed], "Odd": [.badTXT]]
+        let told = DomainBrowser.newlyRefused(first, since: [:])
+        #expect(told.map(\.name) == ["Killed", "Odd"] && told.map(\.reason) == [.leasePassed, .badTXT])
+        #expect(DomainBrowser.newlyRefused(first, since: first).isEmpty)
+        let second: [String: Set<DomainDrop>] = ["Killed": [.leasePassed], "Odd": [.badTXT, .badAddress]]
+        #expect(DomainBrowser.newlyRefused(second, since: first).map(\.reason) == [.badAddress])
+        #expect(DomainBrowser.newlyRefused(first, since: ["Odd": [.badTXT]]).map(\.name) == ["Killed"])
     }
 
     @Test func theLeaseComesFromTheEnvironment() {

@@ -42,6 +42,23 @@ import Testing
             chat: chat)
     }
 
+    /// ``station()`` with voters `seeds` besides, each up on track b from `10.0.0.<seed>`.
+    static func station(voters seeds: Range<UInt8>) -> SavedStation {
+        var station = station()
+        for seed in seeds {
+            _ = station.votes.apply(voter: key(seed), trackID: "b", choice: .up, from: "10.0.0.\(seed)", sequence: 1)
+        }
+        return station
+    }
+
+    /// A store with `station` saved in it, and a second connection to its file, to change and
+    /// read it behind the store's back.
+    func storeWith(_ station: SavedStation) throws -> (store: DJStore, side: SQLiteConnection) {
+        let store = try DJStore(directory: directory)
+        try store.saveStation(station, at: LocalTime(ns: 1))
+        return (store, try SQLiteConnection(path: path))
+    }
+
     @Test func everySectionSurvivesAReopen() throws {
         let saved = Self.station()
         do {
@@ -60,11 +77,9 @@ import Testing
     }
 
     @Test func aSaveWritesOnlyTheSectionsThatChanged() throws {
-        let store = try DJStore(directory: directory)
         var saved = Self.station()
-        try store.saveStation(saved, at: LocalTime(ns: 1))
+        let (store, side) = try storeWith(saved)
         // Mark the stored rows behind the store's back: whatever is rewritten loses the mark.
-        let side = try SQLiteConnection(path: path)
         func mark() throws {
             try side.query("UPDATE station_queue SET album = 'marked'")
             try side.query("UPDATE station_books SET json = json || ' '")
@@ -95,14 +110,8 @@ import Testing
     /// The votes are a row per voter: a vote rewrites its voter's row alone, a new track all of
     /// them, and a cleared vote keeps its row (its sequence still stops replays).
     @Test func aVoteRewritesOnlyItsVotersRow() throws {
-        let store = try DJStore(directory: directory)
-        var saved = Self.station()
-        for seed in 10..<40 {
-            _ = saved.votes.apply(
-                voter: Self.key(UInt8(seed)), trackID: "b", choice: .up, from: "10.0.0.\(seed)", sequence: 1)
-        }
-        try store.saveStation(saved, at: LocalTime(ns: 1))
-        let side = try SQLiteConnection(path: path)
+        var saved = Self.station(voters: 10..<40)
+        let (store, side) = try storeWith(saved)
         func marked() throws -> Int {
             Int(
                 try side.query("SELECT count(*) FROM station_voters WHERE addresses LIKE '% '").first?.first?.integer
@@ -152,11 +161,9 @@ import Testing
     }
 
     @Test func aFailedSaveLeavesTheLastOneWhole() throws {
-        let store = try DJStore(directory: directory)
         let first = Self.station()
-        try store.saveStation(first, at: LocalTime(ns: 1))
+        let (store, side) = try storeWith(first)
         // Another process holds the write lock longer than the busy timeout allows.
-        let side = try SQLiteConnection(path: path)
         try side.query("BEGIN IMMEDIATE")
         var second = first
         second.queue.removeFirst()
@@ -173,14 +180,8 @@ import Testing
     /// that rolled back (here after its votes were written, at the chat) must not count as
     /// written, or the voters it changed would never reach the file.
     @Test func aFailedSaveOfVotesLeavesWhatTheNextSaveWritesWhole() throws {
-        let store = try DJStore(directory: directory)
-        var first = Self.station()
-        for seed in 10..<20 {
-            _ = first.votes.apply(
-                voter: Self.key(UInt8(seed)), trackID: "b", choice: .up, from: "10.0.0.\(seed)", sequence: 1)
-        }
-        try store.saveStation(first, at: LocalTime(ns: 1))
-        let side = try SQLiteConnection(path: path)
+        let first = Self.station(voters: 10..<20)
+        let (store, side) = try storeWith(first)
         func failingAtTheChat(_ station: SavedStation, at ns: Int64) throws {
             try side.query(
                 """

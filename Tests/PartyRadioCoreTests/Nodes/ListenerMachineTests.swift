@@ -346,6 +346,19 @@ import Testing
         #expect(machine.tuned?.djAddress == moved)
     }
 
+    /// What a listener dropped, datagrams and records of a DNS domain alike, is in its last report.
+    @Test func recordsOfADomainLeftOutAreInTheStoppedReport() {
+        var machine = listener()
+        var station = Fixture.djPeer
+        let (now, _) = synchronised(&machine, &station)
+        _ = machine.handle(.discovery(.refused(name: "Killed", reason: .leasePassed)), at: now + 1)
+        _ = machine.handle(.datagram([1, 2, 3], from: Fixture.djAddress), at: now + 2)
+        let out = machine.handle(.quit, at: now + 3)
+        let stopped = out.reports.compactMap { if case .listenerStopped(let dropped) = $0 { dropped } else { nil } }
+        #expect(stopped.map { $0.counts["dns_lease_passed"] } == [1])
+        #expect(stopped.map(\.total) == [2])
+    }
+
     @Test func quitSaysLeaveWhenTunedAndNothingOtherwise() {
         var machine = listener()
         var station = Fixture.djPeer

@@ -157,6 +157,42 @@ import Testing
         #expect(observer.watch.directory.entries.isEmpty)
     }
 
+    @Test func aBadTXTRecordIsCounted() {
+        var observer = started()
+        for ms: Int64 in [20, 30] {
+            _ = observer.handle(
+                .discovery(.resolved(name: "Broken", address: "10.0.0.9", port: 1, txt: ["v=1", "id=zz"])),
+                at: at(ms: ms))
+        }
+        #expect(observer.watch.drops.counts == ["bad_advert": 2])
+        #expect(observer.drops.counts == ["bad_advert": 2])
+    }
+
+    /// Records of a DNS domain left out (told once while they stay so, by the runtime's browser)
+    /// are counted by reason, beside the datagrams dropped, and logged; nothing is listed for them.
+    @Test func recordsOfADomainLeftOutAreCountedByReason() {
+        var observer = started()
+        var out: [Effect] = []
+        for (name, reason) in [
+            ("Killed", DomainDrop.leasePassed), ("Garbled", .badLease), ("Broken", .badSRV), ("Killed 2", .leasePassed),
+            ("Six", .noUsableAddress), ("Odd", .badTXT), ("Odd", .badAddress), ("x.", .badPTR),
+        ] {
+            out += observer.handle(.discovery(.refused(name: name, reason: reason)), at: at(ms: 20))
+        }
+        #expect(
+            observer.watch.drops.counts == [
+                "dns_lease_passed": 2, "dns_bad_lease": 1, "dns_bad_srv": 1, "dns_no_usable_address": 1,
+                "dns_bad_txt": 1, "dns_bad_address": 1, "dns_bad_ptr": 1,
+            ])
+        #expect(out.sent.isEmpty && out.reports.isEmpty && observer.watch.directory.entries.isEmpty)
+        let logged = out.compactMap { if case .log(.discovery, let text) = $0 { text } else { nil } }
+        #expect(logged.first == "DNS domain: leaving out 'Killed': a lease that has passed (dns_lease_passed)")
+        #expect(logged.contains { $0.hasPrefix("DNS domain: 'Odd' has a malformed TXT string") })
+        // A datagram dropped adds to the same counters.
+        _ = observer.handle(.datagram([1, 2, 3], from: Fixture.djAddress), at: at(ms: 30))
+        #expect(observer.drops.total == 9 && observer.filter.drops.total == 1)
+    }
+
     /// Derives IDs like the real one does (from the key alone): the fixture's key owns the fixture's ID.
     struct DerivingVerifier: DatagramVerifier {
         func verify(_ datagram: Datagram) -> Bool { ChecksumVerifier().verify(datagram) }

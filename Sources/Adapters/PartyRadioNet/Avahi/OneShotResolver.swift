@@ -77,10 +77,9 @@ public enum OneShotResolver {
             for (socket, _) in sockets {
                 while let datagram = try? socket.receive(capacity: 9000) {
                     guard datagram.length <= 9000 else { continue }
-                    if let reply = MDNSOneShot.parse(datagram.bytes, id: id, name: name) { records.merge(reply) }
-                    if let target = records.target,
-                        let reply = MDNSOneShot.addresses(datagram.bytes, id: id, target: target)
-                    {
+                    // One read: SRV, TXT and the target's addresses (the reply to the address
+                    // question carries only those, of the target an earlier reply named).
+                    if let reply = MDNSOneShot.parse(datagram.bytes, id: id, name: name, knownTarget: records.target) {
                         records.merge(reply)
                     }
                 }

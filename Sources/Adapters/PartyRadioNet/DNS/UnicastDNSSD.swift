@@ -17,10 +17,13 @@ public struct DNSService: Hashable, Sendable {
     public var txt: [String]
     /// The lease the TXT record carried (browsing); publishing stamps a fresh one.
     public var lease: DNSLease.Stamp
+    /// What browsing left out of its records and used the rest: a malformed TXT string
+    /// (``DomainDrop/badTXT``), an A or AAAA record that is no address (``DomainDrop/badAddress``).
+    public var flaws: Set<DomainDrop>
 
     public init(
         instance: String, host: String, ipv4: [String], ipv6: [String], port: UInt16, txt: [String],
-        lease: DNSLease.Stamp = .none
+        lease: DNSLease.Stamp = .none, flaws: Set<DomainDrop> = []
     ) {
         self.instance = instance
         self.host = host
@@ -29,6 +32,7 @@ public struct DNSService: Hashable, Sendable {
         self.port = port
         self.txt = txt
         self.lease = lease
+        self.flaws = flaws
     }
 
     /// The address to reach it at for a node that speaks `families`: IPv4 first (as Avahi's
@@ -39,6 +43,20 @@ public struct DNSService: Hashable, Sendable {
             if family == .ipv6, let first = ipv6.first { return first }
         }
         return nil
+    }
+}
+
+/// What one browse of a domain found: the stations, and the instances left out whole for a
+/// malformed record (a PTR whose target is no instance name, by its target's text; a bad SRV; no
+/// address record that reads), by instance name. Whether a station's lease has passed is the
+/// caller's to judge.
+public struct DNSBrowse: Hashable, Sendable {
+    public var services: [DNSService]
+    public var refused: [String: Set<DomainDrop>]
+
+    public init(services: [DNSService] = [], refused: [String: Set<DomainDrop>] = [:]) {
+        self.services = services
+        self.refused = refused
     }
 }
 
@@ -160,7 +178,7 @@ public final class UnicastDNSSD {
         else {
             return nil
         }
-        return DNSHolder(host: host, lease: DNSLease.split(try txtStrings(resolver, name)).stamp)
+        return DNSHolder(host: host, lease: DNSLease.split(try txtStrings(resolver, name).found).stamp)
     }
 
     /// Deletes the station's records (its PTR only, other stations' stay).
@@ -243,71 +261,107 @@ public final class UnicastDNSSD {
     // MARK: Browsing
 
     /// The stations in the domain now: PTR, then SRV, TXT, A and AAAA for each instance. An
-    /// instance with no SRV or no address is left out (it is being published or withdrawn); whether
-    /// its lease has passed is the caller's to judge (``DNSService/lease``).
-    public func browse(limit: Int = 64) throws(DNSSDError) -> [DNSService] {
+    /// instance with no SRV or no address record is left out uncounted (it is being published or
+    /// withdrawn); one whose records are malformed is left out and named in
+    /// ``DNSBrowse/refused``; whether its lease has passed is the caller's to judge
+    /// (``DNSService/lease``).
+    public func browse(limit: Int = 64) throws(DNSSDError) -> DNSBrowse {
         let resolver = try queryResolver()
         let ptrs = try query(resolver, DNSName.serviceName(domain: domain), LDNS_RR_TYPE_PTR)
         defer { ldns_rr_list_deep_free(ptrs) }
-        var found: [DNSService] = []
+        var found = DNSBrowse()
         for i in 0..<min(Int(ldns_rr_list_rr_count(ptrs)), limit) {
-            guard let rr = ldns_rr_list_rr(ptrs, i), let target = ldns_rr_rdf(rr, 0),
-                let instanceName = DNSName.instance(wire: Self.bytes(target)),
-                let targetText = DNSName.text(wire: Self.bytes(target))
-            else { continue }
-            guard let service = try? resolve(resolver, instance: instanceName, name: targetText) else { continue }
-            found.append(service)
+            guard let rr = ldns_rr_list_rr(ptrs, i), let target = ldns_rr_rdf(rr, 0) else { continue }
+            let wire = Self.bytes(target)
+            guard let instanceName = DNSName.instance(wire: wire), let targetText = DNSName.text(wire: wire) else {
+                found.refused[DNSName.text(wire: wire) ?? "(PTR record \(i + 1))", default: []].insert(.badPTR)
+                continue
+            }
+            switch try? resolve(resolver, instance: instanceName, name: targetText) {
+            case .service(let service)?: found.services.append(service)
+            case .refused(let reason)?: found.refused[instanceName, default: []].insert(reason)
+            case .notYet?, nil: continue
+            }
         }
         return found
     }
 
-    private func resolve(_ resolver: Resolver, instance: String, name: String) throws(DNSSDError) -> DNSService? {
-        let srvs = try query(resolver, name, LDNS_RR_TYPE_SRV)
-        defer { ldns_rr_list_deep_free(srvs) }
-        guard let srv = ldns_rr_list_rr(srvs, 0), ldns_rr_rd_count(srv) == 4, let portField = ldns_rr_rdf(srv, 2),
-            let targetField = ldns_rr_rdf(srv, 3)
-        else { return nil }
-        let portBytes = Self.bytes(portField)
-        guard portBytes.count == 2, let host = DNSName.text(wire: Self.bytes(targetField)) else { return nil }
-        let port = UInt16(portBytes[0]) << 8 | UInt16(portBytes[1])
-        let (txt, lease) = DNSLease.split(try txtStrings(resolver, name))
-        let ipv4 = try addresses(resolver, host, LDNS_RR_TYPE_A, DNSName.ipv4(wire:))
-        let ipv6 = try addresses(resolver, host, LDNS_RR_TYPE_AAAA, DNSName.ipv6(wire:))
-        guard !ipv4.isEmpty || !ipv6.isEmpty else { return nil }
-        return DNSService(
-            instance: instance, host: host, ipv4: ipv4, ipv6: ipv6, port: port, txt: txt, lease: lease)
+    /// What one instance's records make.
+    private enum Resolution {
+        case service(DNSService)
+        /// Malformed: left out, and counted by the guest.
+        case refused(DomainDrop)
+        /// No SRV record or no address record yet (being published or withdrawn).
+        case notYet
     }
 
-    /// The strings of the first TXT record at `name` (at most 32; malformed ones left out).
-    private func txtStrings(_ resolver: Resolver, _ name: String) throws(DNSSDError) -> [String] {
+    private func resolve(_ resolver: Resolver, instance: String, name: String) throws(DNSSDError) -> Resolution {
+        let srvs = try query(resolver, name, LDNS_RR_TYPE_SRV)
+        defer { ldns_rr_list_deep_free(srvs) }
+        guard let srv = ldns_rr_list_rr(srvs, 0) else { return .notYet }
+        guard ldns_rr_rd_count(srv) == 4, let portField = ldns_rr_rdf(srv, 2), let targetField = ldns_rr_rdf(srv, 3)
+        else { return .refused(.badSRV) }
+        let portBytes = Self.bytes(portField)
+        guard portBytes.count == 2, let host = DNSName.text(wire: Self.bytes(targetField)) else {
+            return .refused(.badSRV)
+        }
+        let port = UInt16(portBytes[0]) << 8 | UInt16(portBytes[1])
+        var flaws: Set<DomainDrop> = []
+        let strings = try txtStrings(resolver, name)
+        if strings.malformed > 0 { flaws.insert(.badTXT) }
+        let (txt, lease) = DNSLease.split(strings.found)
+        let ipv4 = try addresses(resolver, host, LDNS_RR_TYPE_A, DNSName.ipv4(wire:))
+        let ipv6 = try addresses(resolver, host, LDNS_RR_TYPE_AAAA, DNSName.ipv6(wire:))
+        if ipv4.malformed + ipv6.malformed > 0 { flaws.insert(.badAddress) }
+        guard !ipv4.found.isEmpty || !ipv6.found.isEmpty else {
+            return flaws.contains(.badAddress) ? .refused(.badAddress) : .notYet
+        }
+        return .service(
+            DNSService(
+                instance: instance, host: host, ipv4: ipv4.found, ipv6: ipv6.found, port: port, txt: txt, lease: lease,
+                flaws: flaws))
+    }
+
+    /// The strings of the first TXT record at `name` (at most 32), and how many were malformed
+    /// (left out).
+    private func txtStrings(_ resolver: Resolver, _ name: String) throws(DNSSDError) -> (
+        found: [String], malformed: Int
+    ) {
         let txts = try query(resolver, name, LDNS_RR_TYPE_TXT)
         defer { ldns_rr_list_deep_free(txts) }
         var txt: [String] = []
+        var malformed = 0
         if let record = ldns_rr_list_rr(txts, 0) {
             for j in 0..<min(ldns_rr_rd_count(record), 32) {
                 if let field = ldns_rr_rdf(record, j), let string = DNSName.txtString(wire: Self.bytes(field)) {
                     txt.append(string)
+                } else {
+                    malformed += 1
                 }
             }
         }
-        return txt
+        return (txt, malformed)
     }
 
-    /// The addresses of `type` (A or AAAA) at `host` that `parse` takes, at most 8.
+    /// The addresses of `type` (A or AAAA) at `host` that `parse` takes, at most 8, and how many
+    /// of the records read were not (left out).
     private func addresses(
         _ resolver: Resolver, _ host: String, _ type: ldns_rr_type, _ parse: ([UInt8]) -> String?
-    ) throws(DNSSDError) -> [String] {
+    ) throws(DNSSDError) -> (found: [String], malformed: Int) {
         let records = try query(resolver, host, type)
         defer { ldns_rr_list_deep_free(records) }
         var found: [String] = []
+        var malformed = 0
         for i in 0..<min(ldns_rr_list_rr_count(records), 8) {
             if let record = ldns_rr_list_rr(records, i), let field = ldns_rr_rdf(record, 0),
                 let address = parse(Self.bytes(field))
             {
                 found.append(address)
+            } else {
+                malformed += 1
             }
         }
-        return found
+        return (found, malformed)
     }
 
     /// The answer section's records of `type` at `name` (an empty list when there are none).
@@ -354,8 +408,9 @@ public final class UnicastDNSSD {
             }
             defer { ldns_rdf_deep_free(mname) }
             let mnameText = DNSName.text(wire: Self.bytes(mname)) ?? "?"
-            let ipv4 = try addresses(resolver, mnameText, LDNS_RR_TYPE_A, DNSName.ipv4(wire:))
-            let ipv6 = ipv4.isEmpty ? try addresses(resolver, mnameText, LDNS_RR_TYPE_AAAA, DNSName.ipv6(wire:)) : []
+            let ipv4 = try addresses(resolver, mnameText, LDNS_RR_TYPE_A, DNSName.ipv4(wire:)).found
+            let ipv6 =
+                ipv4.isEmpty ? try addresses(resolver, mnameText, LDNS_RR_TYPE_AAAA, DNSName.ipv6(wire:)).found : []
             guard let primary = ipv4.first ?? ipv6.first else {
                 throw DNSSDError(
                     "The primary server of \(domain), \(mnameText), has no address; pass --dns-server.")

@@ -29,6 +29,7 @@ enum StationsCommand {
             }
         } catch { return NodeCommands.fail(error, console: console) }
         let stations = observer.summaries()
+        reportDrops(observer, console: console)
         // Private stations this node cannot open are listed by name and nothing else: that is all
         // their advert says.
         let locked = observer.lockedStations()
@@ -52,6 +53,13 @@ enum StationsCommand {
         return ExitCode.success.rawValue
     }
 
+    /// What the listing dropped (bad datagrams, adverts, records of a DNS domain), by reason, on
+    /// stderr: stdout stays the listing alone.
+    static func reportDrops(_ observer: StationObserver, console: Console) {
+        let dropped = observer.drops
+        if dropped.total > 0 { console.err(EventPrinter.describe(dropped).trimmingWhitespace()) }
+    }
+
     static func isQuit(_ input: NodeInput) -> Bool { if case .quit = input { true } else { false } }
 
     private static func watch(
@@ -63,7 +71,10 @@ enum StationsCommand {
         let clock = NodeClock()
         while true {
             let changes = try observer.pump(timeoutMs: 100)
-            if observer.takeOtherInputs().contains(where: isQuit) { return ExitCode.success.rawValue }
+            if observer.takeOtherInputs().contains(where: isQuit) {
+                reportDrops(observer, console: console)
+                return ExitCode.success.rawValue
+            }
             let stations = observer.summaries()
             for change in changes {
                 if options.json {

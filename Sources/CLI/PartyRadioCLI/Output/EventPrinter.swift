@@ -164,7 +164,7 @@ final class EventPrinter: NodeReporter {
     static func describe(_ dropped: DropCounters) -> String {
         guard dropped.total > 0 else { return "" }
         let parts = dropped.counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-        return " Dropped \(dropped.total) bad datagrams (\(parts.joined(separator: ", ")))."
+        return " Dropped \(dropped.total) bad datagrams or records (\(parts.joined(separator: ", ")))."
     }
 
     static func describe(_ change: StationDirectory.Change) -> String {

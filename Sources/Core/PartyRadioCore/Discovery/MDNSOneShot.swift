@@ -101,9 +101,13 @@ public enum MDNSOneShot {
     }
 
     /// Reads a reply to query `id` for what it says about instance `name`: its SRV and TXT records,
-    /// and the SRV target's addresses when the reply carries them along (names compared without
-    /// regard to ASCII case, as DNS does). Nil when the bytes are no well-formed reply to the query.
-    public static func parse(_ bytes: [UInt8], id: UInt16, name: [[UInt8]]) -> Records? {
+    /// and the addresses of the SRV target it names, else of `knownTarget` (the target an earlier
+    /// reply named: this is the reply to the question for its addresses). Names are compared
+    /// without regard to ASCII case, as DNS does. One read of the bytes, whatever the reply
+    /// answers. Nil when the bytes are no well-formed reply to the query.
+    public static func parse(_ bytes: [UInt8], id: UInt16, name: [[UInt8]], knownTarget: [[UInt8]]? = nil)
+        -> Records?
+    {
         guard let all = records(bytes, id: id) else { return nil }
         var found = Records()
         for record in all where same(record.owner, name) {
@@ -120,15 +124,7 @@ public enum MDNSOneShot {
             default: break
             }
         }
-        if let target = found.target { addAddresses(of: target, from: all, in: bytes, to: &found) }
-        return found
-    }
-
-    /// Host `target`'s addresses in a reply to query `id` (asked for its A or AAAA records).
-    public static func addresses(_ bytes: [UInt8], id: UInt16, target: [[UInt8]]) -> Records? {
-        guard let all = records(bytes, id: id) else { return nil }
-        var found = Records()
-        addAddresses(of: target, from: all, in: bytes, to: &found)
+        if let target = found.target ?? knownTarget { addAddresses(of: target, from: all, in: bytes, to: &found) }
         return found
     }
 

@@ -640,7 +640,7 @@ public struct DJMachine: NodeMachine {
             out.append(.report(.discoveryDaemon(running: false)))
         case .daemonBack:
             out.append(.report(.discoveryDaemon(running: true)))
-        case .discovered, .resolved, .unresolved, .removed, .allForNow:
+        case .discovered, .resolved, .unresolved, .removed, .refused, .allForNow:
             break
         }
     }

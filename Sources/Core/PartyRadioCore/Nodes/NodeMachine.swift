@@ -118,6 +118,9 @@ public enum DiscoveryEvent: Hashable, Sendable {
     case resolved(name: String, address: String, port: UInt16, txt: [String])
     case unresolved(name: String)
     case removed(name: String)
+    /// A record of a unicast DNS-SD domain that was left out, or that had a part left out, for
+    /// `reason`: told once while it stays so, and counted (``StationWatch/drops``).
+    case refused(name: String, reason: DomainDrop)
     /// The first sweep of the network is done.
     case allForNow
     case published(name: String)

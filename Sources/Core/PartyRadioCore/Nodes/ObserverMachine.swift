@@ -19,6 +19,9 @@ public struct ObserverMachine: NodeMachine {
 
     public func summaries(now: LocalTime) -> [StationSummary] { watch.summaries(now: now) }
 
+    /// What this node dropped so far, by reason: datagrams, adverts and records of a DNS domain.
+    public var drops: DropCounters { filter.drops.merged(with: watch.drops) }
+
     /// Private stations this node cannot open (no code, or not theirs), by service name.
     public var lockedStations: [String: StationWatch.Lock] { watch.lockedStations }
 

@@ -19,7 +19,8 @@ public struct StationWatch: Sendable {
     private var lastTickAt = LocalTime(ns: .min / 2)
     /// Derives a station's ID from its key, to check adverts.
     private let verifier: (any DatagramVerifier)?
-    /// Adverts refused (an ID that is not its key's), by reason.
+    /// Adverts refused (an ID that is not its key's, a TXT record that is no advert, a private one
+    /// the code does not open) and records of a DNS domain left out (``DomainDrop``), by reason.
     public private(set) var drops = DropCounters()
     /// Private stations this node cannot open, by service name: it has no code, or not theirs.
     public private(set) var lockedStations: [String: Lock] = [:]
@@ -82,6 +83,7 @@ public struct StationWatch: Sendable {
             }
             var advert: StationAdvert
             do { advert = try StationAdvert(txtRecord: record) } catch {
+                drops.record(reason: "bad_advert")
                 out.append(.log(.discovery, "ignored '\(name)': bad TXT record (\(error))"))
                 return []
             }
@@ -118,6 +120,10 @@ public struct StationWatch: Sendable {
                 firstQuery[id] = nil
             }
             return directory.removed(serviceName: name)
+        case .refused(let name, let reason):
+            drops.record(reason: reason.counterName)
+            let verdict = reason.leavesOut ? "leaving out '\(name)':" : "'\(name)' has"
+            out.append(.log(.discovery, "DNS domain: \(verdict) \(reason.what) (\(reason.counterName))"))
         case .allForNow:
             sweepDone = true
             out.append(.log(.discovery, "first sweep done"))

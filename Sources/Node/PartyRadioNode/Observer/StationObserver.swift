@@ -38,6 +38,9 @@ public final class StationObserver {
     /// Stations heard from, with their positions now.
     public func summaries() -> [StationSummary] { runtime.machine.summaries(now: clock.now()) }
 
+    /// What this listing dropped so far, by reason (docs/PROTOCOL.md, "What receivers drop").
+    public var drops: DropCounters { runtime.machine.drops }
+
     /// Private stations on the air that this node cannot open, by name: true where the code given
     /// does not open them, false where no code was given.
     public func lockedStations() -> [(name: String, wrongCode: Bool)] {

@@ -208,8 +208,10 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
 /// the DNS-SD events Avahi gives (`discovered`, `resolved`, `removed`), so the machines merge both:
 /// a station is one station by its ID, however it was found. A station whose lease has passed (its
 /// DJ was killed) counts as gone, and one with no address in a family this node speaks is left
-/// out. The first sweep runs before the node starts, so a listing waits for what the domain holds.
-/// The ldns client is used on `queue` only.
+/// out. What is left out, whole or in part, is told the node as `refused` with its reason
+/// (``DomainDrop``), once for as long as it lasts, and the node counts it among its drops. The
+/// first sweep runs before the node starts, so a listing waits for what the domain holds. The ldns
+/// client is used on `queue` only.
 final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touched on `queue` only
     static let intervalSeconds = 1
 
@@ -221,8 +223,8 @@ final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touch
     private var timer: DispatchSourceTimer?
     private var known: [String: Sighting] = [:]
     private var failing = false
-    /// Instances left out for a lease that passed or was malformed, or no usable address (`-v`).
-    private var dropped: Set<String> = []
+    /// What the last sweep left out, by instance name and reason: told the node once each.
+    private var refused: [String: Set<DomainDrop>] = [:]
 
     /// What the node was told of one instance.
     struct Sighting: Equatable {
@@ -252,36 +254,50 @@ final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touch
     func stop() { timer?.cancel() }
 
     /// What a node speaking `families` makes of a browse at `now` (Unix seconds): each live
-    /// station's address, port and advert, by instance name; and the names left out (a lease
-    /// passed or malformed, or no address in those families).
-    static func sightings(_ found: [DNSService], families: [SocketAddress.Family], now: Int64) -> (
-        live: [String: Sighting], dropped: Set<String>
+    /// station's address, port and advert, by instance name; and what was left out, by instance
+    /// name and reason: whole (a malformed record, a lease passed or malformed, no address in those
+    /// families) or in part (a bad TXT string or address record, the rest used).
+    static func sightings(_ found: DNSBrowse, families: [SocketAddress.Family], now: Int64) -> (
+        live: [String: Sighting], refused: [String: Set<DomainDrop>]
     ) {
         var live: [String: Sighting] = [:]
-        var dropped: Set<String> = []
-        for service in found {
-            guard !DNSLease.hasPassed(service.lease, now: now), let address = service.address(for: families) else {
-                dropped.insert(service.instance)
-                continue
+        var refused = found.refused
+        for service in found.services {
+            var reasons = service.flaws
+            if let reason = DomainDrop.judge(service.lease, now: now) {
+                reasons.insert(reason)
+            } else if let address = service.address(for: families) {
+                live[service.instance] = Sighting(address: address, port: service.port, txt: service.txt)
+            } else {
+                reasons.insert(.noUsableAddress)
             }
-            live[service.instance] = Sighting(address: address, port: service.port, txt: service.txt)
+            if !reasons.isEmpty { refused[service.instance, default: []].formUnion(reasons) }
         }
-        return (live, dropped.subtracting(live.keys))
+        return (live, refused)
+    }
+
+    /// What of `now` is new since `before`: each instance's reasons not told yet, in order.
+    static func newlyRefused(_ now: [String: Set<DomainDrop>], since before: [String: Set<DomainDrop>]) -> [(
+        name: String, reason: DomainDrop
+    )] {
+        now.sorted { $0.key < $1.key }.flatMap { name, reasons in
+            reasons.subtracting(before[name] ?? []).sorted { $0.rawValue < $1.rawValue }.map { (name, $0) }
+        }
     }
 
     private func sweep() {
-        let found: [DNSService]
+        let found: DNSBrowse
         do throws(DNSSDError) { found = try dns.browse() } catch {
             if !failing { reporter.report(.warning("Cannot browse \(dns.domain): \(error.description)")) }
             failing = true
             return
         }
         failing = false
-        let (now, left) = Self.sightings(found, families: families, now: DomainPublisher.unixNow())
-        for name in left.subtracting(dropped).sorted() {
-            Log.debug(.discovery, "\(dns.domain): leaving out '\(name)' (its lease has passed, or no usable address)")
+        let (now, refused) = Self.sightings(found, families: families, now: DomainPublisher.unixNow())
+        for (name, reason) in Self.newlyRefused(refused, since: self.refused) {
+            inbox.push(.discovery(.refused(name: name, reason: reason)))
         }
-        dropped = left
+        self.refused = refused
         for (name, sighting) in now.sorted(by: { $0.key < $1.key }) where known[name] != sighting {
             if known[name] == nil { inbox.push(.discovery(.discovered(name: name))) }
             inbox.push(

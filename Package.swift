@@ -80,13 +80,17 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         // Headers only: TagLib is loaded with dlopen while the library is scanned (CTagLibShim).
         systemLibrary("CTagLib", pkgConfig: nil, apt: "libtagc0-dev"),
-        systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        // Headers only: libcrypto is loaded with dlopen to sign Apple Music tokens (COpenSSLShim).
+        systemLibrary("COpenSSL", pkgConfig: nil, apt: "libssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         // Unicast DNS-SD (`--domain`): RFC 2136 updates with TSIG, and the queries that browse a zone.
-        systemLibrary("CLDNS", pkgConfig: "ldns", apt: "libldns-dev"),
+        // Headers only: ldns is loaded with dlopen by `--domain` (CLDNSShim).
+        systemLibrary("CLDNS", pkgConfig: nil, apt: "libldns-dev"),
         .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
         .target(name: "CTagLibShim", dependencies: ["CTagLib"], path: "Sources/CShims/CTagLibShim"),
+        .target(name: "CLDNSShim", dependencies: ["CLDNS"], path: "Sources/CShims/CLDNSShim"),
+        .target(name: "COpenSSLShim", dependencies: ["COpenSSL"], path: "Sources/CShims/COpenSSLShim"),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
         // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
@@ -99,11 +103,13 @@ let package = Package(
             name: "PartyRadioSecurity", dependencies: ["PartyRadioCore", "CSodium"],
             path: "Sources/Adapters/PartyRadioSecurity"),
         .target(
-            name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi", "CLDNS"],
+            name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi", "CLDNS", "CLDNSShim"],
             path: "Sources/Adapters/PartyRadioNet"),
         .target(
             name: "PartyRadioCatalog",
-            dependencies: ["PartyRadioCore", "PartyRadioStorage", "CCurl", "CCurlShim", "CSQLite", "COpenSSL"],
+            dependencies: [
+                "PartyRadioCore", "PartyRadioStorage", "CCurl", "CCurlShim", "CSQLite", "COpenSSL", "COpenSSLShim",
+            ],
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
@@ -181,7 +187,9 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioCatalogTests",
-            dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"]),
+            dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"],
+            // The tests check signatures with libcrypto itself (the catalog loads it with dlopen).
+            linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore", "CTagLibShim"]),
         .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
     ]

@@ -1,4 +1,5 @@
 import CLDNS
+import CLDNSShim
 import Glibc
 import PartyRadioCore
 
@@ -97,6 +98,8 @@ public final class UnicastDNSSD {
     ///     resolvers for queries, the zone's primary (SOA MNAME) for updates.
     ///   - key: the TSIG key that signs updates (nil: unsigned, which servers should refuse).
     public init(domain: String, server: String?, key: TSIGKey?) throws(DNSSDError) {
+        // ldns is loaded here, with --domain only (CLDNSShim); every call below goes through `ldns`.
+        guard prldns_load() == 0 else { throw DNSSDError(String(cString: prldns_load_error()) + ".") }
         if let problem = DNSName.check(domain: domain) { throw DNSSDError("Bad --domain '\(domain)': \(problem).") }
         self.domain = DNSName.absolute(domain)
         self.key = key
@@ -112,7 +115,7 @@ public final class UnicastDNSSD {
         }
     }
 
-    deinit { if let resolver { ldns_resolver_deep_free(resolver) } }
+    deinit { if let resolver { ldns.ldns_resolver_deep_free!(resolver) } }
 
     /// `ADDR`, `ADDR:PORT` (IPv4), `IPV6` or `[IPV6]:PORT`. An IPv6 address with a zone
     /// (`fe80::1%eth0`) is refused: ldns takes none.
@@ -172,8 +175,9 @@ public final class UnicastDNSSD {
         let resolver = try queryResolver()
         let name = DNSName.instanceName(instance, domain: domain)
         let srvs = try query(resolver, name, LDNS_RR_TYPE_SRV)
-        defer { ldns_rr_list_deep_free(srvs) }
-        guard let srv = ldns_rr_list_rr(srvs, 0), ldns_rr_rd_count(srv) == 4, let target = ldns_rr_rdf(srv, 3),
+        defer { ldns.ldns_rr_list_deep_free!(srvs) }
+        guard let srv = ldns.ldns_rr_list_rr!(srvs, 0), ldns.ldns_rr_rd_count!(srv) == 4,
+            let target = ldns.ldns_rr_rdf!(srv, 3),
             let host = DNSName.text(wire: Self.bytes(target))
         else {
             return nil
@@ -202,47 +206,47 @@ public final class UnicastDNSSD {
 
     private func update(_ changes: [Change]) throws(DNSSDError) {
         let resolver = try updateResolver()
-        guard let list = ldns_rr_list_new() else { throw DNSSDError("Out of memory.") }
-        defer { ldns_rr_list_deep_free(list) }
+        guard let list = ldns.ldns_rr_list_new!() else { throw DNSSDError("Out of memory.") }
+        defer { ldns.ldns_rr_list_deep_free!(list) }
         for change in changes {
             let rr: UnsafeMutablePointer<ldns_rr>?
             switch change {
             case .add(let text): rr = try Self.record(text)
             case .delete(let text):
                 rr = try Self.record(text)
-                ldns_rr_set_class(rr, LDNS_RR_CLASS_NONE)
-                ldns_rr_set_ttl(rr, 0)
+                ldns.ldns_rr_set_class!(rr, LDNS_RR_CLASS_NONE)
+                ldns.ldns_rr_set_ttl!(rr, 0)
             case .deleteSet(let name, let type):
-                rr = ldns_rr_new()
-                guard let owner = ldns_dname_new_frm_str(name) else {
-                    ldns_rr_free(rr)
+                rr = ldns.ldns_rr_new!()
+                guard let owner = ldns.ldns_dname_new_frm_str!(name) else {
+                    ldns.ldns_rr_free!(rr)
                     throw DNSSDError("'\(name)' is not a DNS name.")
                 }
-                ldns_rr_set_owner(rr, owner)
-                ldns_rr_set_type(rr, type)
-                ldns_rr_set_class(rr, LDNS_RR_CLASS_ANY)
-                ldns_rr_set_ttl(rr, 0)
+                ldns.ldns_rr_set_owner!(rr, owner)
+                ldns.ldns_rr_set_type!(rr, type)
+                ldns.ldns_rr_set_class!(rr, LDNS_RR_CLASS_ANY)
+                ldns.ldns_rr_set_ttl!(rr, 0)
             }
-            _ = ldns_rr_list_push_rr(list, rr)
+            _ = ldns.ldns_rr_list_push_rr!(list, rr)
         }
-        guard let zone = ldns_dname_new_frm_str(domain),
-            let packet = ldns_update_pkt_new(zone, LDNS_RR_CLASS_IN, nil, list, nil)
+        guard let zone = ldns.ldns_dname_new_frm_str!(domain),
+            let packet = ldns.ldns_update_pkt_new!(zone, LDNS_RR_CLASS_IN, nil, list, nil)
         else { throw DNSSDError("Cannot build a DNS update for \(domain).") }
-        defer { ldns_pkt_free(packet) }
+        defer { ldns.ldns_pkt_free!(packet) }
         // An update is not a recursive query.
-        ldns_pkt_set_rd(packet, 0)
+        ldns.ldns_pkt_set_rd!(packet, 0)
         if key != nil {
-            let status = ldns_update_pkt_tsig_add(packet, resolver)
+            let status = ldns.ldns_update_pkt_tsig_add!(packet, resolver)
             guard status == LDNS_STATUS_OK else { throw DNSSDError("Cannot sign the update: \(Self.text(status)).") }
         }
         var answer: UnsafeMutablePointer<ldns_pkt>?
-        let status = ldns_resolver_send_pkt(&answer, resolver, packet)
-        defer { if let answer { ldns_pkt_free(answer) } }
+        let status = ldns.ldns_resolver_send_pkt!(&answer, resolver, packet)
+        defer { if let answer { ldns.ldns_pkt_free!(answer) } }
         guard status == LDNS_STATUS_OK, let answer else {
             throw DNSSDError(
                 "The DNS server \(serverText) did not take the update for \(domain): \(Self.text(status)).")
         }
-        let rcode = ldns_pkt_get_rcode(answer)
+        let rcode = ldns.ldns_pkt_get_rcode!(answer)
         guard rcode == LDNS_RCODE_NOERROR else {
             let hint =
                 switch rcode {
@@ -268,10 +272,10 @@ public final class UnicastDNSSD {
     public func browse(limit: Int = 64) throws(DNSSDError) -> DNSBrowse {
         let resolver = try queryResolver()
         let ptrs = try query(resolver, DNSName.serviceName(domain: domain), LDNS_RR_TYPE_PTR)
-        defer { ldns_rr_list_deep_free(ptrs) }
+        defer { ldns.ldns_rr_list_deep_free!(ptrs) }
         var found = DNSBrowse()
-        for i in 0..<min(Int(ldns_rr_list_rr_count(ptrs)), limit) {
-            guard let rr = ldns_rr_list_rr(ptrs, i), let target = ldns_rr_rdf(rr, 0) else { continue }
+        for i in 0..<min(Int(ldns.ldns_rr_list_rr_count!(ptrs)), limit) {
+            guard let rr = ldns.ldns_rr_list_rr!(ptrs, i), let target = ldns.ldns_rr_rdf!(rr, 0) else { continue }
             let wire = Self.bytes(target)
             guard let instanceName = DNSName.instance(wire: wire), let targetText = DNSName.text(wire: wire) else {
                 found.refused[DNSName.text(wire: wire) ?? "(PTR record \(i + 1))", default: []].insert(.badPTR)
@@ -297,9 +301,10 @@ public final class UnicastDNSSD {
 
     private func resolve(_ resolver: Resolver, instance: String, name: String) throws(DNSSDError) -> Resolution {
         let srvs = try query(resolver, name, LDNS_RR_TYPE_SRV)
-        defer { ldns_rr_list_deep_free(srvs) }
-        guard let srv = ldns_rr_list_rr(srvs, 0) else { return .notYet }
-        guard ldns_rr_rd_count(srv) == 4, let portField = ldns_rr_rdf(srv, 2), let targetField = ldns_rr_rdf(srv, 3)
+        defer { ldns.ldns_rr_list_deep_free!(srvs) }
+        guard let srv = ldns.ldns_rr_list_rr!(srvs, 0) else { return .notYet }
+        guard ldns.ldns_rr_rd_count!(srv) == 4, let portField = ldns.ldns_rr_rdf!(srv, 2),
+            let targetField = ldns.ldns_rr_rdf!(srv, 3)
         else { return .refused(.badSRV) }
         let portBytes = Self.bytes(portField)
         guard portBytes.count == 2, let host = DNSName.text(wire: Self.bytes(targetField)) else {
@@ -328,12 +333,12 @@ public final class UnicastDNSSD {
         found: [String], malformed: Int
     ) {
         let txts = try query(resolver, name, LDNS_RR_TYPE_TXT)
-        defer { ldns_rr_list_deep_free(txts) }
+        defer { ldns.ldns_rr_list_deep_free!(txts) }
         var txt: [String] = []
         var malformed = 0
-        if let record = ldns_rr_list_rr(txts, 0) {
-            for j in 0..<min(ldns_rr_rd_count(record), 32) {
-                if let field = ldns_rr_rdf(record, j), let string = DNSName.txtString(wire: Self.bytes(field)) {
+        if let record = ldns.ldns_rr_list_rr!(txts, 0) {
+            for j in 0..<min(ldns.ldns_rr_rd_count!(record), 32) {
+                if let field = ldns.ldns_rr_rdf!(record, j), let string = DNSName.txtString(wire: Self.bytes(field)) {
                     txt.append(string)
                 } else {
                     malformed += 1
@@ -349,11 +354,11 @@ public final class UnicastDNSSD {
         _ resolver: Resolver, _ host: String, _ type: ldns_rr_type, _ parse: ([UInt8]) -> String?
     ) throws(DNSSDError) -> (found: [String], malformed: Int) {
         let records = try query(resolver, host, type)
-        defer { ldns_rr_list_deep_free(records) }
+        defer { ldns.ldns_rr_list_deep_free!(records) }
         var found: [String] = []
         var malformed = 0
-        for i in 0..<min(ldns_rr_list_rr_count(records), 8) {
-            if let record = ldns_rr_list_rr(records, i), let field = ldns_rr_rdf(record, 0),
+        for i in 0..<min(ldns.ldns_rr_list_rr_count!(records), 8) {
+            if let record = ldns.ldns_rr_list_rr!(records, i), let field = ldns.ldns_rr_rdf!(record, 0),
                 let address = parse(Self.bytes(field))
             {
                 found.append(address)
@@ -368,15 +373,15 @@ public final class UnicastDNSSD {
     private func query(_ resolver: Resolver, _ name: String, _ type: ldns_rr_type) throws(DNSSDError)
         -> RecordList
     {
-        guard let dname = ldns_dname_new_frm_str(name) else { throw DNSSDError("'\(name)' is not a DNS name.") }
-        defer { ldns_rdf_deep_free(dname) }
+        guard let dname = ldns.ldns_dname_new_frm_str!(name) else { throw DNSSDError("'\(name)' is not a DNS name.") }
+        defer { ldns.ldns_rdf_deep_free!(dname) }
         var answer: UnsafeMutablePointer<ldns_pkt>?
-        let status = ldns_resolver_query_status(&answer, resolver, dname, type, LDNS_RR_CLASS_IN, UInt16(LDNS_RD))
-        defer { if let answer { ldns_pkt_free(answer) } }
+        let status = ldns.ldns_resolver_query_status!(&answer, resolver, dname, type, LDNS_RR_CLASS_IN, UInt16(LDNS_RD))
+        defer { if let answer { ldns.ldns_pkt_free!(answer) } }
         guard status == LDNS_STATUS_OK, let answer else {
             throw DNSSDError("The DNS server \(serverText) did not answer for \(name): \(Self.text(status)).")
         }
-        return ldns_pkt_rr_list_by_type(answer, type, LDNS_SECTION_ANSWER) ?? ldns_rr_list_new()!
+        return ldns.ldns_pkt_rr_list_by_type!(answer, type, LDNS_SECTION_ANSWER) ?? ldns.ldns_rr_list_new!()!
     }
 
     // MARK: Resolvers
@@ -398,15 +403,17 @@ public final class UnicastDNSSD {
         let resolver = try queryResolver()
         if server == nil {
             // The system resolvers find the primary; updates go there.
-            guard let zone = ldns_dname_new_frm_str(domain) else { throw DNSSDError("'\(domain)' is not a DNS name.") }
-            defer { ldns_rdf_deep_free(zone) }
+            guard let zone = ldns.ldns_dname_new_frm_str!(domain) else {
+                throw DNSSDError("'\(domain)' is not a DNS name.")
+            }
+            defer { ldns.ldns_rdf_deep_free!(zone) }
             var mname: UnsafeMutablePointer<ldns_rdf>?
-            let status = ldns_update_soa_mname(zone, resolver, LDNS_RR_CLASS_IN, &mname)
+            let status = ldns.ldns_update_soa_mname!(zone, resolver, LDNS_RR_CLASS_IN, &mname)
             guard status == LDNS_STATUS_OK, let mname else {
                 throw DNSSDError(
                     "Cannot find the primary server of \(domain) (its SOA): \(Self.text(status)); pass --dns-server.")
             }
-            defer { ldns_rdf_deep_free(mname) }
+            defer { ldns.ldns_rdf_deep_free!(mname) }
             let mnameText = DNSName.text(wire: Self.bytes(mname)) ?? "?"
             let ipv4 = try addresses(resolver, mnameText, LDNS_RR_TYPE_A, DNSName.ipv4(wire:)).found
             let ipv6 =
@@ -416,7 +423,7 @@ public final class UnicastDNSSD {
                     "The primary server of \(domain), \(mnameText), has no address; pass --dns-server.")
             }
             let updater = try Self.makeResolver(server: (primary, 53))
-            ldns_resolver_deep_free(resolver)
+            ldns.ldns_resolver_deep_free!(resolver)
             self.resolver = updater
             try sign(updater)
             return updater
@@ -427,34 +434,34 @@ public final class UnicastDNSSD {
 
     private func sign(_ resolver: Resolver) throws(DNSSDError) {
         guard let key else { return }
-        ldns_resolver_set_tsig_keyname(resolver, DNSName.absolute(key.name))
-        ldns_resolver_set_tsig_algorithm(resolver, DNSName.absolute(key.algorithm))
-        ldns_resolver_set_tsig_keydata(resolver, key.secret)
+        ldns.ldns_resolver_set_tsig_keyname!(resolver, DNSName.absolute(key.name))
+        ldns.ldns_resolver_set_tsig_algorithm!(resolver, DNSName.absolute(key.algorithm))
+        ldns.ldns_resolver_set_tsig_keydata!(resolver, key.secret)
     }
 
     private static func makeResolver(server: (host: String, port: UInt16)?) throws(DNSSDError) -> Resolver {
         var made: Resolver?
         if let server {
-            made = ldns_resolver_new()
+            made = ldns.ldns_resolver_new!()
             let type = server.host.contains(":") ? LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A
-            guard let made, let address = ldns_rdf_new_frm_str(type, server.host) else {
+            guard let made, let address = ldns.ldns_rdf_new_frm_str!(type, server.host) else {
                 throw DNSSDError("Cannot make a DNS resolver for \(server.host).")
             }
-            defer { ldns_rdf_deep_free(address) }
-            guard ldns_resolver_push_nameserver(made, address) == LDNS_STATUS_OK else {
+            defer { ldns.ldns_rdf_deep_free!(address) }
+            guard ldns.ldns_resolver_push_nameserver!(made, address) == LDNS_STATUS_OK else {
                 throw DNSSDError("Cannot use \(server.host) as the DNS server.")
             }
-            ldns_resolver_set_port(made, server.port)
+            ldns.ldns_resolver_set_port!(made, server.port)
         } else {
-            let status = ldns_resolver_new_frm_file(&made, nil)
+            let status = ldns.ldns_resolver_new_frm_file!(&made, nil)
             guard status == LDNS_STATUS_OK, made != nil else {
                 throw DNSSDError("Cannot read /etc/resolv.conf (\(text(status))); pass --dns-server.")
             }
         }
         guard let made else { throw DNSSDError("Cannot make a DNS resolver.") }
-        ldns_resolver_set_timeout(made, timeval(tv_sec: timeoutSeconds, tv_usec: 0))
-        ldns_resolver_set_retry(made, tries)
-        ldns_resolver_set_dnssec(made, 0)
+        ldns.ldns_resolver_set_timeout!(made, timeval(tv_sec: timeoutSeconds, tv_usec: 0))
+        ldns.ldns_resolver_set_retry!(made, tries)
+        ldns.ldns_resolver_set_dnssec!(made, 0)
         return made
     }
 
@@ -462,7 +469,7 @@ public final class UnicastDNSSD {
 
     private static func record(_ text: String) throws(DNSSDError) -> UnsafeMutablePointer<ldns_rr>? {
         var rr: UnsafeMutablePointer<ldns_rr>?
-        let status = ldns_rr_new_frm_str(&rr, text, 0, nil, nil)
+        let status = ldns.ldns_rr_new_frm_str!(&rr, text, 0, nil, nil)
         guard status == LDNS_STATUS_OK, rr != nil else {
             throw DNSSDError("Cannot build the DNS record '\(text)': \(Self.text(status)).")
         }
@@ -470,12 +477,12 @@ public final class UnicastDNSSD {
     }
 
     private static func bytes(_ rdf: UnsafeMutablePointer<ldns_rdf>) -> [UInt8] {
-        guard let data = ldns_rdf_data(rdf) else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: ldns_rdf_size(rdf)))
+        guard let data = ldns.ldns_rdf_data!(rdf) else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: ldns.ldns_rdf_size!(rdf)))
     }
 
     private static func text(_ status: ldns_status) -> String {
-        ldns_get_errorstr_by_id(status).map { String(cString: $0) } ?? "error \(status)"
+        ldns.ldns_get_errorstr_by_id!(status).map { String(cString: $0) } ?? "error \(status)"
     }
 
     private static func rcodeText(_ rcode: ldns_pkt_rcode) -> String {
@@ -489,3 +496,6 @@ public final class UnicastDNSSD {
         }
     }
 }
+
+/// ldns's functions, loaded by `UnicastDNSSD.init` (which every use follows).
+private var ldns: prldns_table { prldns_functions().pointee }

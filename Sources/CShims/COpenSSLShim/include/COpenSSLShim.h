@@ -1,0 +1,48 @@
+// libcrypto through dlopen, loaded only to sign Apple Music developer tokens (ES256): the commands
+// that never do (every DJ without an Apple Music key, vote, listen, ...) do not map it (about 1.4 MB resident).
+// One pointer per function, typed from the library's own declarations (typeof does not reference
+// the symbol, so nothing here makes the linker want the library). Swift calls them through
+// `prcrypto_functions()` once `prcrypto_load()` has succeeded.
+#ifndef PARTYRADIO_COPENSSLSHIM_H
+#define PARTYRADIO_COPENSSLSHIM_H
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/err.h>
+
+/// libcrypto's soname (Debian 12: libssl3); it is loaded with dlopen, not linked.
+#define PRCRYPTO_SONAME "libcrypto.so.3"
+
+#define PRCRYPTO_FUNCTIONS(X) \
+    X(BIO_free) \
+    X(BIO_new_mem_buf) \
+    X(ERR_clear_error) \
+    X(ERR_error_string_n) \
+    X(ERR_get_error) \
+    X(EVP_DigestSign) \
+    X(EVP_DigestSignInit) \
+    X(EVP_MD_CTX_free) \
+    X(EVP_MD_CTX_new) \
+    X(EVP_PKEY_free) \
+    X(EVP_PKEY_get_base_id) \
+    X(EVP_PKEY_get_group_name) \
+    X(EVP_sha256) \
+    X(PEM_read_bio_PrivateKey) \
+
+/// Every function partyradio calls, filled by `prcrypto_load()`.
+typedef struct {
+#define PRCRYPTO_FIELD(name) __typeof__(name) *name;
+    PRCRYPTO_FUNCTIONS(PRCRYPTO_FIELD)
+#undef PRCRYPTO_FIELD
+} prcrypto_table;
+
+/// Loads the library (once per process): 0, or -1 with the reason in `prcrypto_load_error()`. Thread-safe.
+int prcrypto_load(void);
+
+/// Why the library is not usable, one sentence with the fix ("" when it is).
+const char *prcrypto_load_error(void);
+
+/// The functions; complete only after `prcrypto_load()` returned 0.
+const prcrypto_table *prcrypto_functions(void);
+
+#endif

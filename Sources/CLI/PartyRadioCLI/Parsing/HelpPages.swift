@@ -134,7 +134,11 @@ enum HelpPages {
             ),
             ("-w, --watch", "Keep following stations as they come, change and go."),
             ("--json", "Print JSON (with --watch: one object per line)."),
-        ] + NetworkOptions.guestHelp + CommonOptions.help)
+        ] + NetworkOptions.guestHelp + CommonOptions.help,
+        discussion: """
+            Datagrams and DNS records left out as bad (forged, malformed, a lapsed --domain lease)
+            are counted in one line on stderr.
+            """)
 
     static let listen = HelpText(
         overview: "Tune in to a station and follow what it plays.",

@@ -77,7 +77,8 @@ let package = Package(
         // Headers only: libcurl is loaded with dlopen at the first transfer (CCurlShim).
         systemLibrary("CCurl", pkgConfig: nil, apt: "libcurl4-openssl-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
-        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        // Headers only: libmicrohttpd is loaded with dlopen by the DJ's server (CMicroHTTPDShim).
+        systemLibrary("CMicroHTTPD", pkgConfig: nil, apt: "libmicrohttpd-dev"),
         // Headers only: TagLib is loaded with dlopen while the library is scanned (CTagLibShim).
         systemLibrary("CTagLib", pkgConfig: nil, apt: "libtagc0-dev"),
         // Headers only: libcrypto is loaded with dlopen to sign Apple Music tokens (COpenSSLShim).

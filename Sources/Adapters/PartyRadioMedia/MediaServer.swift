@@ -44,12 +44,15 @@ public final class MediaServer: Sendable {
 
     /// Starts serving on `address` (an IPv4 or IPv6 literal) and `port` (0 = any free port).
     public init(address: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits()) throws(MediaServerError) {
+        // libmicrohttpd is loaded here, by the DJ's server only (CMicroHTTPDShim); every call below
+        // and in WebHandling goes through `mhd`.
+        guard prmhd_load() == 0 else { throw MediaServerError(String(cString: prmhd_load_error()) + ".") }
         self.address = address
         self.limits = limits
         Self.allowOpenFiles(Int(limits.total) + 256)
         let registry = Registry()
         self.registry = registry
-        if !MHD_is_feature_supported(.FEATURE_AUTOSUPPRESS_SIGPIPE).isYes {
+        if !mhd.MHD_is_feature_supported!(.FEATURE_AUTOSUPPRESS_SIGPIPE).isYes {
             signal(SIGPIPE, SIG_IGN)  // a listener hanging up mid-file must not kill the DJ
         }
         let context = Unmanaged.passRetained(registry).toOpaque()
@@ -125,7 +128,7 @@ public final class MediaServer: Sendable {
                 return state
             })
         else { return }
-        MHD_stop_daemon(handle.daemon)  // joins the polling thread: no callback runs after this
+        mhd.MHD_stop_daemon!(handle.daemon)  // joins the polling thread: no callback runs after this
         Unmanaged<Registry>.fromOpaque(handle.context).release()
     }
 
@@ -224,8 +227,8 @@ public final class MediaServer: Sendable {
         /// Whether the request on `connection` shows the proof asked for (or none is asked for).
         func admits(_ connection: OpaquePointer) -> Bool {
             guard let wanted = proof.withLock({ $0 }) else { return true }
-            let header = MHD_lookup_connection_value(connection, .HEADER_KIND, MediaServer.proofHeader)
-            let cookie = MHD_lookup_connection_value(connection, .COOKIE_KIND, wanted.cookieName)
+            let header = mhd.MHD_lookup_connection_value!(connection, .HEADER_KIND, MediaServer.proofHeader)
+            let cookie = mhd.MHD_lookup_connection_value!(connection, .COOKIE_KIND, wanted.cookieName)
             return Self.same(header.map { String(cString: $0) }, wanted.header)
                 || Self.same(cookie.map { String(cString: $0) }, wanted.cookie)
         }
@@ -294,17 +297,17 @@ private func mediaServerAccess(
         return sendStatus(connection, 404)
     }
     let size = Int64(info.st_size)
-    let rangeHeader = MHD_lookup_connection_value(connection, .HEADER_KIND, "Range").map { String(cString: $0) }
+    let rangeHeader = mhd.MHD_lookup_connection_value!(connection, .HEADER_KIND, "Range").map { String(cString: $0) }
     let range = ByteRange.resolve(header: rangeHeader, size: size)
 
     let response: OpaquePointer?
     let status: UInt32
     switch range {
     case .full:
-        response = MHD_create_response_from_fd64(UInt64(size), fd)
+        response = mhd.MHD_create_response_from_fd64!(UInt64(size), fd)
         status = 200
     case .partial(let start, let end):
-        response = MHD_create_response_from_fd_at_offset64(UInt64(end - start + 1), fd, UInt64(start))
+        response = mhd.MHD_create_response_from_fd_at_offset64!(UInt64(end - start + 1), fd, UInt64(start))
         status = 206
     case .unsatisfiable:
         close(fd)
@@ -314,13 +317,13 @@ private func mediaServerAccess(
         close(fd)
         return sendStatus(connection, 500)
     }
-    MHD_add_response_header(response, "Content-Type", entry.contentType)
-    MHD_add_response_header(response, "Accept-Ranges", "bytes")
+    _ = mhd.MHD_add_response_header!(response, "Content-Type", entry.contentType)
+    _ = mhd.MHD_add_response_header!(response, "Accept-Ranges", "bytes")
     if let contentRange = range.contentRange(size: size) {
-        MHD_add_response_header(response, "Content-Range", contentRange)
+        _ = mhd.MHD_add_response_header!(response, "Content-Range", contentRange)
     }
-    let result = MHD_queue_response(connection, status, response)
-    MHD_destroy_response(response)  // MHD keeps its own reference until sent; it closes the fd
+    let result = mhd.MHD_queue_response!(connection, status, response)
+    mhd.MHD_destroy_response!(response)  // MHD keeps its own reference until sent; it closes the fd
     return result
 }
 
@@ -328,9 +331,12 @@ private func mediaServerAccess(
 private func sendStatus(_ connection: OpaquePointer, _ status: UInt32, extraHeaders: [(String, String)] = [])
     -> MHD_Result
 {
-    guard let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
-    for (name, value) in extraHeaders { MHD_add_response_header(response, name, value) }
-    let result = MHD_queue_response(connection, status, response)
-    MHD_destroy_response(response)
+    guard let response = mhd.MHD_create_response_from_buffer!(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
+    for (name, value) in extraHeaders { _ = mhd.MHD_add_response_header!(response, name, value) }
+    let result = mhd.MHD_queue_response!(connection, status, response)
+    mhd.MHD_destroy_response!(response)
     return result
 }
+
+/// libmicrohttpd's functions, loaded by `MediaServer.init` (which every use follows).
+var mhd: prmhd_table { prmhd_functions().pointee }

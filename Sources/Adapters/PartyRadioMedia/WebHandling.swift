@@ -150,7 +150,7 @@ private func tooLarge() -> WebResponse {
 }
 
 private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: String) -> String? {
-    MHD_lookup_connection_value(connection, kind, key).map { String(cString: $0) }
+    mhd.MHD_lookup_connection_value!(connection, kind, key).map { String(cString: $0) }
 }
 
 /// Every value of one kind (headers, query arguments, cookies); the first of repeated keys wins.
@@ -162,7 +162,7 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercas
     let collector = Collector()
     collector.lowercased = lowercased
     let context = Unmanaged.passUnretained(collector).toOpaque()
-    _ = MHD_get_connection_values(
+    _ = mhd.MHD_get_connection_values!(
         connection, kind,
         { context, _, key, value in
             guard let context, let key else { return .YES }
@@ -182,18 +182,18 @@ private func queue(_ connection: OpaquePointer, _ response: WebResponse) -> MHD_
     switch response.body {
     case .bytes(let bytes):
         made = bytes.withUnsafeBytes {
-            MHD_create_response_from_buffer(
+            mhd.MHD_create_response_from_buffer!(
                 bytes.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
         }
     case .stream(let stream):
         let box = Unmanaged.passRetained(StreamBox(stream, socket: prmhd_connection_fd(connection))).toOpaque()
-        made = MHD_create_response_from_callback(UInt64.max, 4096, streamRead, box, streamFree)
+        made = mhd.MHD_create_response_from_callback!(UInt64.max, 4096, streamRead, box, streamFree)
         if made == nil { Unmanaged<StreamBox>.fromOpaque(box).release() }
     }
     guard let made else { return .NO }
-    for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
-    let result = MHD_queue_response(connection, response.status, made)
-    MHD_destroy_response(made)
+    for (name, value) in response.headers { _ = mhd.MHD_add_response_header!(made, name, value) }
+    let result = mhd.MHD_queue_response!(connection, response.status, made)
+    mhd.MHD_destroy_response!(made)
     return result
 }
 

@@ -1,4 +1,5 @@
-// Umbrella header for the CMicroHTTPD system-library target: pkg-config supplies the flags.
+// Umbrella header for the CMicroHTTPD system-library target: headers only, libmicrohttpd is
+// loaded with dlopen (CMicroHTTPDShim).
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>

@@ -8,6 +8,47 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
+// libmicrohttpd through dlopen, loaded when a DJ starts its server: listeners and the commands
+// that serve nothing map neither libmicrohttpd nor GnuTLS and the eight libraries it brings
+// (p11-kit, nettle, gmp, libtasn1, libidn2, libunistring, ...: about 2.2 MB resident, and their
+// share of every start-up). One pointer per function, typed from libmicrohttpd's own declarations
+// (typeof does not reference the symbol, so nothing here makes the linker want the library).
+
+/// libmicrohttpd's soname (Debian 12: libmicrohttpd12); it is loaded with dlopen, not linked.
+#define PRMHD_SONAME "libmicrohttpd.so.12"
+
+#define PRMHD_FUNCTIONS(X) \
+    X(MHD_add_response_header) \
+    X(MHD_lookup_connection_value) \
+    X(MHD_queue_response) \
+    X(MHD_destroy_response) \
+    X(MHD_get_connection_info) \
+    X(MHD_create_response_from_buffer) \
+    X(MHD_stop_daemon) \
+    X(MHD_start_daemon) \
+    X(MHD_is_feature_supported) \
+    X(MHD_get_daemon_info) \
+    X(MHD_get_connection_values) \
+    X(MHD_create_response_from_callback) \
+    X(MHD_create_response_from_fd64) \
+    X(MHD_create_response_from_fd_at_offset64) \
+
+/// Every function partyradio calls, filled by `prmhd_load()`.
+typedef struct {
+#define PRMHD_FIELD(name) __typeof__(name) *name;
+    PRMHD_FUNCTIONS(PRMHD_FIELD)
+#undef PRMHD_FIELD
+} prmhd_table;
+
+/// Loads libmicrohttpd (once per process): 0, or -1 with the reason in `prmhd_load_error()`.
+int prmhd_load(void);
+
+/// Why libmicrohttpd is not usable, one sentence with the fix ("" when it is).
+const char *prmhd_load_error(void);
+
+/// The functions; complete only after `prmhd_load()` returned 0.
+const prmhd_table *prmhd_functions(void);
+
 /// MHD_start_daemon is variadic: starts a daemon on `address` (IPv4 or IPv6, port inside) with the
 /// given flags, the access handler, a request-completed callback (its context is NULL), an idle
 /// timeout per connection, a total limit and a limit per client address.

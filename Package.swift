@@ -88,11 +88,16 @@ let package = Package(
         // Unicast DNS-SD (`--domain`): RFC 2136 updates with TSIG, and the queries that browse a zone.
         // Headers only: ldns is loaded with dlopen by `--domain` (CLDNSShim).
         systemLibrary("CLDNS", pkgConfig: nil, apt: "libldns-dev"),
-        .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Sources/CShims/CCurlShim"),
-        .target(name: "CTagLibShim", dependencies: ["CTagLib"], path: "Sources/CShims/CTagLibShim"),
-        .target(name: "CLDNSShim", dependencies: ["CLDNS"], path: "Sources/CShims/CLDNSShim"),
-        .target(name: "COpenSSLShim", dependencies: ["COpenSSL"], path: "Sources/CShims/COpenSSLShim"),
-        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"], path: "Sources/CShims/CMicroHTTPDShim"),
+        // Libraries loaded with dlopen by what uses them (each shim's table of functions).
+        .target(name: "CDynamicLibrary", path: "Sources/CShims/CDynamicLibrary"),
+        .target(name: "CCurlShim", dependencies: ["CCurl", "CDynamicLibrary"], path: "Sources/CShims/CCurlShim"),
+        .target(name: "CTagLibShim", dependencies: ["CTagLib", "CDynamicLibrary"], path: "Sources/CShims/CTagLibShim"),
+        .target(name: "CLDNSShim", dependencies: ["CLDNS", "CDynamicLibrary"], path: "Sources/CShims/CLDNSShim"),
+        .target(
+            name: "COpenSSLShim", dependencies: ["COpenSSL", "CDynamicLibrary"], path: "Sources/CShims/COpenSSLShim"),
+        .target(
+            name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD", "CDynamicLibrary"],
+            path: "Sources/CShims/CMicroHTTPDShim"),
         // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
         // libmpv is not linked: only the commands that play load it, with dlopen at the first player

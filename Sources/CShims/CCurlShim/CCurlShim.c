@@ -1,8 +1,8 @@
 #include "CCurlShim.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
+
+#include "CDynamicLibrary.h"
 
 // libcurl through dlopen/dlsym, loaded at the first transfer: a DJ without catalog tracks and the
 // commands that fetch nothing (vote, chat, stations, ...) never map libcurl and the ~25 libraries
@@ -21,9 +21,7 @@
     X(curl_slist_free_all)
 
 static struct {
-#define PRCURL_FIELD(name) __typeof__(name) *name;
-    PRCURL_FUNCTIONS(PRCURL_FIELD)
-#undef PRCURL_FIELD
+    PRCURL_FUNCTIONS(PRDL_FIELD)
 } table;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -31,19 +29,10 @@ static CURLcode init_result = CURLE_FAILED_INIT;
 static char load_error[512];
 
 static void load(void) {
-    dlerror();
-    void *library = dlopen(PRCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(load_error, sizeof load_error, "libcurl is not installed: sudo apt install libcurl4 (%s)", dlerror());
+    static const char *const names[] = {PRCURL_FUNCTIONS(PRDL_NAME)};
+    if (prdl_open(PRCURL_SONAME, "libcurl", "libcurl4", names, (void **)&table, sizeof names / sizeof *names, NULL,
+                  load_error, sizeof load_error) != 0)
         return;
-    }
-#define PRCURL_LOOKUP(name)                                                    \
-    if ((table.name = (__typeof__(name) *)dlsym(library, #name)) == NULL) {   \
-        snprintf(load_error, sizeof load_error, "libcurl is not usable: sudo apt install --reinstall libcurl4 (%s: missing %s)", PRCURL_SONAME, #name); \
-        return;                                                                \
-    }
-    PRCURL_FUNCTIONS(PRCURL_LOOKUP)
-#undef PRCURL_LOOKUP
     init_result = table.curl_global_init(CURL_GLOBAL_DEFAULT);
     if (init_result != CURLE_OK) snprintf(load_error, sizeof load_error, "libcurl failed to initialise (curl_global_init: %d)", init_result);
 }

@@ -2,47 +2,9 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
-static prmhd_table table;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int result = -1;
-static char load_error[256];
-
-static void load(void) {
-    dlerror();
-    void *library = dlopen(PRMHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(load_error, sizeof load_error, "libmicrohttpd is not installed: sudo apt install libmicrohttpd12 (%s)",
-                 dlerror());
-        return;
-    }
-#define PRMHD_LOOKUP(name)                                                                              \
-    if ((table.name = (__typeof__(name) *)dlsym(library, #name)) == NULL) {                           \
-        snprintf(load_error, sizeof load_error,                                                       \
-                 "libmicrohttpd is not usable: sudo apt install --reinstall libmicrohttpd12 (%s: missing %s)", \
-                 PRMHD_SONAME, #name);                                                                 \
-        return;                                                                                       \
-    }
-    PRMHD_FUNCTIONS(PRMHD_LOOKUP)
-#undef PRMHD_LOOKUP
-    result = 0;
-}
-
-int prmhd_load(void) {
-    pthread_once(&once, load);
-    return result;
-}
-
-const char *prmhd_load_error(void) {
-    prmhd_load();
-    return load_error;
-}
-
-const prmhd_table *prmhd_functions(void) { return &table; }
+PRDL_DEFINE(prmhd, PRMHD_SONAME, "libmicrohttpd", "libmicrohttpd12", PRMHD_FUNCTIONS)
 
 struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr *address,
                                       MHD_AccessHandlerCallback handler, void *handler_context,
@@ -51,7 +13,7 @@ struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr 
                                       unsigned int connection_limit,
                                       unsigned int per_ip_connection_limit) {
     // The port argument is ignored when MHD_OPTION_SOCK_ADDR is given.
-    return table.MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+    return prmhd_slots.MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
@@ -61,13 +23,13 @@ struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr 
 }
 
 uint16_t prmhd_daemon_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = table.MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = prmhd_slots.MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
 }
 
 int prmhd_client_address(struct MHD_Connection *connection, char *out, size_t length) {
     const union MHD_ConnectionInfo *info =
-        table.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        prmhd_slots.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (info == NULL || info->client_addr == NULL || length == 0) return -1;
     const struct sockaddr *address = info->client_addr;
     const char *done = NULL;
@@ -86,6 +48,6 @@ int prmhd_client_address(struct MHD_Connection *connection, char *out, size_t le
 }
 
 int prmhd_connection_fd(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = table.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *info = prmhd_slots.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
 }

@@ -2,11 +2,11 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
+
+#include "CDynamicLibrary.h"
 #include <taglib/tag_c.h>
 
-// One pointer per function, typed from TagLib's own declarations (typeof does not reference the
-// symbol, so nothing here makes the linker want libtag_c).
+// The functions partyradio calls (CDynamicLibrary fills the table).
 #define PRTAG_FUNCTIONS(X)               \
     X(taglib_set_strings_unicode)        \
     X(taglib_set_string_management_enabled) \
@@ -23,9 +23,7 @@
     X(taglib_free)
 
 static struct {
-#define PRTAG_FIELD(name) __typeof__(name) *name;
-    PRTAG_FUNCTIONS(PRTAG_FIELD)
-#undef PRTAG_FIELD
+    PRTAG_FUNCTIONS(PRDL_FIELD)
 } table;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -34,26 +32,13 @@ static int users;
 static char load_error[256];
 
 static int load(void) {
-    dlerror();
-    library = dlopen(PRTAG_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(load_error, sizeof load_error, "TagLib is not installed: sudo apt install libtagc0 (%s)", dlerror());
+    static const char *const names[] = {PRTAG_FUNCTIONS(PRDL_NAME)};
+    if (prdl_open(PRTAG_SONAME, "TagLib", "libtagc0", names, (void **)&table, sizeof names / sizeof *names, &library,
+                  load_error, sizeof load_error) != 0)
         return -1;
-    }
-#define PRTAG_LOOKUP(name)                                                                                      \
-    if ((table.name = (__typeof__(name) *)dlsym(library, #name)) == NULL) {                                   \
-        snprintf(load_error, sizeof load_error,                                                                \
-                 "TagLib is not usable: sudo apt install --reinstall libtagc0 (%s: missing %s)", PRTAG_SONAME, #name); \
-        dlclose(library);                                                                                      \
-        library = NULL;                                                                                        \
-        return -1;                                                                                             \
-    }
-    PRTAG_FUNCTIONS(PRTAG_LOOKUP)
-#undef PRTAG_LOOKUP
     // Strings as UTF-8, each freed by its reader: concurrent scans do not free each other's.
     table.taglib_set_strings_unicode(1);
     table.taglib_set_string_management_enabled(0);
-    load_error[0] = '\0';
     return 0;
 }
 

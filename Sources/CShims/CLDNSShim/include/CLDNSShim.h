@@ -6,6 +6,7 @@
 #ifndef PARTYRADIO_CLDNSSHIM_H
 #define PARTYRADIO_CLDNSSHIM_H
 
+#include "CDynamicLibrary.h"
 #include <ldns/ldns.h>
 
 /// ldns's soname (Debian 12: libldns3); it is loaded with dlopen, not linked.
@@ -53,20 +54,7 @@
     X(ldns_pkt_get_rcode) \
     X(ldns_get_errorstr_by_id) \
 
-/// Every function partyradio calls, filled by `prldns_load()`.
-typedef struct {
-#define PRLDNS_FIELD(name) __typeof__(name) *name;
-    PRLDNS_FUNCTIONS(PRLDNS_FIELD)
-#undef PRLDNS_FIELD
-} prldns_table;
-
-/// Loads the library (once per process): 0, or -1 with the reason in `prldns_load_error()`. Thread-safe.
-int prldns_load(void);
-
-/// Why the library is not usable, one sentence with the fix ("" when it is).
-const char *prldns_load_error(void);
-
-/// The functions; complete only after `prldns_load()` returned 0.
-const prldns_table *prldns_functions(void);
+/// `prldns_table`, `prldns_load()`, `prldns_load_error()`, `prldns_functions()` (CDynamicLibrary).
+PRDL_DECLARE(prldns, PRLDNS_FUNCTIONS)
 
 #endif

@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
+#include "CDynamicLibrary.h"
+
 // libmicrohttpd through dlopen, loaded when a DJ starts its server: listeners and the commands
 // that serve nothing map neither libmicrohttpd nor GnuTLS and the eight libraries it brings
 // (p11-kit, nettle, gmp, libtasn1, libidn2, libunistring, ...: about 2.2 MB resident, and their
@@ -33,21 +35,8 @@
     X(MHD_create_response_from_fd64) \
     X(MHD_create_response_from_fd_at_offset64) \
 
-/// Every function partyradio calls, filled by `prmhd_load()`.
-typedef struct {
-#define PRMHD_FIELD(name) __typeof__(name) *name;
-    PRMHD_FUNCTIONS(PRMHD_FIELD)
-#undef PRMHD_FIELD
-} prmhd_table;
-
-/// Loads libmicrohttpd (once per process): 0, or -1 with the reason in `prmhd_load_error()`.
-int prmhd_load(void);
-
-/// Why libmicrohttpd is not usable, one sentence with the fix ("" when it is).
-const char *prmhd_load_error(void);
-
-/// The functions; complete only after `prmhd_load()` returned 0.
-const prmhd_table *prmhd_functions(void);
+/// `prmhd_table`, `prmhd_load()`, `prmhd_load_error()`, `prmhd_functions()` (CDynamicLibrary).
+PRDL_DECLARE(prmhd, PRMHD_FUNCTIONS)
 
 /// MHD_start_daemon is variadic: starts a daemon on `address` (IPv4 or IPv6, port inside) with the
 /// given flags, the access handler, a request-completed callback (its context is NULL), an idle

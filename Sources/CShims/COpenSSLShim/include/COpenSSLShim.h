@@ -6,6 +6,7 @@
 #ifndef PARTYRADIO_COPENSSLSHIM_H
 #define PARTYRADIO_COPENSSLSHIM_H
 
+#include "CDynamicLibrary.h"
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/err.h>
@@ -29,20 +30,7 @@
     X(EVP_sha256) \
     X(PEM_read_bio_PrivateKey) \
 
-/// Every function partyradio calls, filled by `prcrypto_load()`.
-typedef struct {
-#define PRCRYPTO_FIELD(name) __typeof__(name) *name;
-    PRCRYPTO_FUNCTIONS(PRCRYPTO_FIELD)
-#undef PRCRYPTO_FIELD
-} prcrypto_table;
-
-/// Loads the library (once per process): 0, or -1 with the reason in `prcrypto_load_error()`. Thread-safe.
-int prcrypto_load(void);
-
-/// Why the library is not usable, one sentence with the fix ("" when it is).
-const char *prcrypto_load_error(void);
-
-/// The functions; complete only after `prcrypto_load()` returned 0.
-const prcrypto_table *prcrypto_functions(void);
+/// `prcrypto_table`, `prcrypto_load()`, `prcrypto_load_error()`, `prcrypto_functions()` (CDynamicLibrary).
+PRDL_DECLARE(prcrypto, PRCRYPTO_FUNCTIONS)
 
 #endif

@@ -1,5 +1,5 @@
 # partyradio — shortcuts; the README's two commands are scripts/partyradio and scripts/test.
-.PHONY: build release deb test unit sim bench fuzz clean testbed-clean
+.PHONY: build release deb test unit sim bench fuzz order-file clean testbed-clean
 
 build:
 	swift build
@@ -27,6 +27,11 @@ bench:
 # Every network parser under libFuzzer with the address sanitizer, 2 minutes each.
 fuzz:
 	scripts/fuzz 120
+
+# Records again which functions the commands run, for the release link's order (needs root and
+# valgrind; see docs/BENCHMARKS.md, "Memory").
+order-file:
+	python3 scripts/order-file.py
 
 clean:
 	swift package clean

@@ -50,6 +50,8 @@ def functions_run(profile, binary):
 
 def main():
     require_root()
+    if not shutil.which("valgrind"):
+        sys.exit("order-file: needs valgrind (sudo apt install valgrind)")
     subprocess.run(["swift", "build", "-q", "-c", "release", "--static-swift-stdlib", "--product", "partyradio"],
                    cwd=ROOT, check=True)
     work = tempfile.mkdtemp(prefix="partyradio-order-")

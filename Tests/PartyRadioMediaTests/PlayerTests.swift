@@ -86,6 +86,27 @@ final class PlayerTests {
         #expect(!player.isPaused)
     }
 
+    @Test("libmpv's load-time pages go back to the kernel, and playing goes on")
+    func releasesLoadTimePages() throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        try player.load(trackPath)
+        #expect(waitUntil(5) { (player.position()?.positionNs ?? 0) > Nanos.ms(300) })
+        // The files libmpv's load brought: libmpv and ffmpeg's libraries, none that was mapped before.
+        let brought = PlayerLibraries.broughtPaths
+        #expect(brought.contains { $0.contains("libmpv.so") })
+        #expect(brought.contains { $0.contains("libavcodec.so") })
+        #expect(!brought.contains { $0.hasSuffix("/libc.so.6") })
+        let release = try #require(PlayerLibraries.releaseLoadTimePages())
+        #expect(!release.unsupported)
+        #expect(release.files > 20 && release.bytes > 0)
+        if let before = release.residentFileKBBefore, let after = release.residentFileKBAfter {
+            #expect(after <= before)
+        }
+        let position = try #require(player.position()).positionNs
+        #expect(waitUntil(3) { (player.position()?.positionNs ?? 0) > position + Nanos.seconds(1) })
+    }
+
     @Test("automatic audio output falls back to null without a sound server or card")
     func automaticOutput() throws {
         let player = try Player(options: .init(audio: .automatic))

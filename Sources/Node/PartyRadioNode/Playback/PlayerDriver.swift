@@ -39,6 +39,14 @@ final class PlayerDriver {
     private var announced: String?
     /// The local instant a prepared start is armed for, until it has happened (for `-v`).
     private var armedStart: Int64?
+    /// Where the release of libmpv's load-time pages (``PlayerLibraries``) stands: due a while after the
+    /// player first plays, then done, once per process (never with `PARTYRADIO_PLAYER_PAGEOUT=0`).
+    private var pageOut = PageOut.waiting
+    private enum PageOut {
+        case waiting
+        case due(LocalTime)
+        case done
+    }
 
     /// How long a load waits for the cache before the player streams the URL itself. Long: the
     /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one
@@ -47,6 +55,9 @@ final class PlayerDriver {
     static let tickIntervalNs = Nanos.ms(100)
     /// While a start is being prepared, so the player is unpaused as soon as it is ready.
     static let fastTickIntervalNs = Nanos.ms(10)
+    /// How long the player plays before libmpv's load-time pages are released: by then every path
+    /// that playing a track takes (demuxing, decoding, the audio output) has run and stays resident.
+    static let pageOutAfterNs = Nanos.seconds(5)
 
     /// A machine with no sound card gets mpv's null output straight away, instead of ALSA and
     /// PipeWire filling the terminal with their complaints on the way to the same fallback.
@@ -254,6 +265,7 @@ final class PlayerDriver {
             sync.tick(stationPositionAt: stationPosition(view))
         }
         if Log.isEnabled, let sync { noteStart(sync, now: now) }
+        if let sync { pageOutWhenPlaying(sync, now: now) }
         guard let trace, trace.isDue(now.ns) else { return }
         let real = NodeClock.realTimeNs()
         let local = clock.localTime(atRealTime: real)
@@ -270,6 +282,27 @@ final class PlayerDriver {
         if let maker, case .success(let made) = maker.waitForResult() { made.shutdown() }
         maker = nil
         sync?.shutdown()
+    }
+
+    /// Releases libmpv's load-time pages once, ``pageOutAfterNs`` after the player first plays, on a
+    /// thread of its own (about 25 ms of `madvise`; the node's thread keeps time).
+    private func pageOutWhenPlaying(_ sync: SyncController, now: LocalTime) {
+        guard playing, !sync.isPreparing else { return }
+        switch pageOut {
+        case .done: return
+        case .waiting:
+            let off = ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] == "0"
+            pageOut = off || !PlayerLibraries.canRelease ? .done : .due(now + Self.pageOutAfterNs)
+            return
+        case .due(let at):
+            guard now >= at else { return }
+            pageOut = .done
+        }
+        let thread = Thread {
+            if let release = PlayerLibraries.releaseLoadTimePages() { Log.debug(.player, "\(release)") }
+        }
+        thread.name = "partyradio.pageout"
+        thread.start()
     }
 
     /// Logs the instant a prepared start let the player go (`-v`; the first-audio benchmark reads it).

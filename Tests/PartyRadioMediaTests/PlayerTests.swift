@@ -100,9 +100,11 @@ final class PlayerTests {
         let release = try #require(PlayerLibraries.releaseLoadTimePages())
         #expect(!release.unsupported)
         #expect(release.files > 20 && release.bytes > 0)
-        if let before = release.residentFileKBBefore, let after = release.residentFileKBAfter {
-            #expect(after <= before)
-        }
+        // Less of libmpv's files is resident (a page another process maps too stays: one is enough).
+        let before = try #require(release.residentFileKBBefore)
+        let after = try #require(release.residentFileKBAfter)
+        print("PlayerTests: \(release)")
+        #expect(after < before)
         let position = try #require(player.position()).positionNs
         #expect(waitUntil(3) { (player.position()?.positionNs ?? 0) > position + Nanos.seconds(1) })
     }

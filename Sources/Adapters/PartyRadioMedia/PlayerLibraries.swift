@@ -103,7 +103,7 @@ public enum PlayerLibraries {
     static func residentFileKB() -> Int? {
         guard let status = readProc("/proc/self/status") else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("RssFile:") {
-            return Int(line.dropFirst("RssFile:".count).split(separator: " ").first ?? "")
+            return Int(line.dropFirst("RssFile:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         }
         return nil
     }

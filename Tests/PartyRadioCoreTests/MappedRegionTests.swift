@@ -27,22 +27,6 @@ import Testing
         #expect(regions[4].path == "/dev/shm/a file (deleted)" && !regions[4].isPrivate)
     }
 
-    @Test func whatALoadBroughtIsTheNewPrivateFiles() {
-        let before = MappedRegion.parse(Self.maps)
-        let after =
-            before
-            + MappedRegion.parse(
-                """
-                7f1c30000000-7f1c30010000 r--p 00000000 fe:01 99 /usr/lib/x86_64-linux-gnu/libmpv.so.2.0.0
-                7f1c30010000-7f1c30200000 r-xp 00010000 fe:01 99 /usr/lib/x86_64-linux-gnu/libmpv.so.2.0.0
-                7f1c30300000-7f1c30301000 rw-s 00000000 00:05 7 /dev/shm/mpv
-                7f1c30400000-7f1c30410000 r--p 00000000 fe:01 1321544 /usr/lib/x86_64-linux-gnu/libc.so.6
-                7f1c30500000-7f1c30510000 rw-p 00000000 00:00 0
-                """)
-        let brought = MappedRegion.brought(before: before, after: after)
-        #expect(brought.map(\.path) == Array(repeating: "/usr/lib/x86_64-linux-gnu/libmpv.so.2.0.0", count: 2))
-    }
-
     @Test func malformedLinesAreSkipped() {
         let bad = [
             "", "   ", "garbage", "7f-7e r--p 0 fe:01 1 /backwards", "7f-7f r--p 0 fe:01 1 /empty",

@@ -86,21 +86,17 @@ final class PlayerTests {
         #expect(!player.isPaused)
     }
 
-    @Test("libmpv's load-time pages go back to the kernel, and playing goes on")
-    func releasesLoadTimePages() throws {
+    @Test("the start-up pages go back to the kernel, and playing goes on")
+    func releasesStartupPages() throws {
         let player = try Player(options: .init(audio: .none))
         defer { player.shutdown() }
         try player.load(trackPath)
         #expect(waitUntil(5) { (player.position()?.positionNs ?? 0) > Nanos.ms(300) })
-        // The files libmpv's load brought: libmpv and ffmpeg's libraries, none that was mapped before.
-        let brought = PlayerLibraries.broughtPaths
-        #expect(brought.contains { $0.contains("libmpv.so") })
-        #expect(brought.contains { $0.contains("libavcodec.so") })
-        #expect(!brought.contains { $0.hasSuffix("/libc.so.6") })
-        let release = try #require(PlayerLibraries.releaseLoadTimePages())
+        let release = try #require(StartupPages.release())
         #expect(!release.unsupported)
-        #expect(release.files > 20 && release.bytes > 0)
-        // Less of libmpv's files is resident (a page another process maps too stays: one is enough).
+        // libmpv's tree alone is over 200 files (Debian 12).
+        #expect(release.files > 100 && release.bytes > 0)
+        // Less is resident (a page another process maps too stays: one page out is enough).
         let before = try #require(release.residentFileKBBefore)
         let after = try #require(release.residentFileKBAfter)
         print("PlayerTests: \(release)")

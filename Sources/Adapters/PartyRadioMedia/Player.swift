@@ -358,7 +358,7 @@ public enum MpvLibrary {
     /// - Throws: `PlayerError` with `libraryMissing`, one sentence with the fix and the loader's reason.
     public static func load(soname: String = MpvLibrary.soname) throws(PlayerError) {
         var reason = [CChar](repeating: 0, count: 512)
-        guard PlayerLibraries.recordingLoad({ prmpv_load(soname, &reason, reason.count) }) != 0 else {
+        guard prmpv_load(soname, &reason, reason.count) != 0 else {
             keepLargeBlocksOutOfTheHeap()
             return
         }

@@ -1,6 +1,6 @@
 /// One line of `/proc/PID/maps` (proc(5)): an address range of the process and the file it maps.
-/// The player reads its own map to find the pages its libraries touched only while loading
-/// (docs/MEDIA.md, "Memory"). Pure, so malformed lines are tested without a process.
+/// A playing node reads its own map to hand back the file pages it touched while it started
+/// (docs/MEDIA.md, "What starting leaves resident"). Pure, so malformed lines are tested without a process.
 public struct MappedRegion: Hashable, Sendable {
     /// First address (inclusive) and end (exclusive).
     public var start: UInt
@@ -58,12 +58,5 @@ public struct MappedRegion: Hashable, Sendable {
     /// Every well-formed line of a whole maps file; the others are skipped.
     public static func parse(_ text: String) -> [MappedRegion] {
         text.split(separator: "\n").compactMap { MappedRegion(line: $0) }
-    }
-
-    /// The private file mappings of `after` whose file was not mapped in `before`: what a library
-    /// load brought in (the library and every dependency that was not there yet).
-    public static func brought(before: [MappedRegion], after: [MappedRegion]) -> [MappedRegion] {
-        let old = Set(before.filter(\.isFile).map(\.path))
-        return after.filter { $0.isFile && $0.isPrivate && !old.contains($0.path) }
     }
 }

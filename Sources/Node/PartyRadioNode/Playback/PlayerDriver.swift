@@ -39,11 +39,12 @@ final class PlayerDriver {
     private var announced: String?
     /// The local instant a prepared start is armed for, until it has happened (for `-v`).
     private var armedStart: Int64?
-    /// Where the release of libmpv's load-time pages (``PlayerLibraries``) stands: due a while after the
-    /// player first plays, then done, once per process (never with `PARTYRADIO_PLAYER_PAGEOUT=0`).
+    /// Where the next release of the pages a start touched (``StartupPages``) stands: due a while
+    /// after the player plays a newly loaded track, then done until the next load (never with
+    /// `PARTYRADIO_PLAYER_PAGEOUT=0`).
     private var pageOut = PageOut.waiting
-    private enum PageOut {
-        case waiting
+    private enum PageOut: Equatable {
+        case off, waiting
         case due(LocalTime)
         case done
     }
@@ -55,7 +56,7 @@ final class PlayerDriver {
     static let tickIntervalNs = Nanos.ms(100)
     /// While a start is being prepared, so the player is unpaused as soon as it is ready.
     static let fastTickIntervalNs = Nanos.ms(10)
-    /// How long the player plays before libmpv's load-time pages are released: by then every path
+    /// How long the player plays before the start-up pages are released: by then every path
     /// that playing a track takes (demuxing, decoding, the audio output) has run and stays resident.
     static let pageOutAfterNs = Nanos.seconds(5)
 
@@ -79,6 +80,7 @@ final class PlayerDriver {
         self.clock = clock
         self.inbox = inbox
         playsAudio = !options.noAudio
+        if ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] == "0" { pageOut = .off }
         trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
         guard !options.noAudio else {
             cache = nil
@@ -189,6 +191,7 @@ final class PlayerDriver {
         if cache != nil {
             Log.debug(.player, "playing \(track.id) \(source == track.source ? "from its URL" : "from the cache")")
         }
+        if pageOut != .off { pageOut = .waiting }  // a load touches pages of its own (demuxers, decoders)
         if paused {
             try sync.loadPaused(source, startNs: stationPosition(view)(clock.now().ns))
         } else {
@@ -284,22 +287,21 @@ final class PlayerDriver {
         sync?.shutdown()
     }
 
-    /// Releases libmpv's load-time pages once, ``pageOutAfterNs`` after the player first plays, on a
-    /// thread of its own (about 25 ms of `madvise`; the node's thread keeps time).
+    /// Releases the pages the start touched, ``pageOutAfterNs`` after the player plays a newly loaded
+    /// track, on a thread of its own (about 25 ms of `madvise`; the node's thread keeps time).
     private func pageOutWhenPlaying(_ sync: SyncController, now: LocalTime) {
         guard playing, !sync.isPreparing else { return }
         switch pageOut {
-        case .done: return
+        case .off, .done: return
         case .waiting:
-            let off = ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] == "0"
-            pageOut = off || !PlayerLibraries.canRelease ? .done : .due(now + Self.pageOutAfterNs)
+            pageOut = .due(now + Self.pageOutAfterNs)
             return
         case .due(let at):
             guard now >= at else { return }
             pageOut = .done
         }
         let thread = Thread {
-            if let release = PlayerLibraries.releaseLoadTimePages() { Log.debug(.player, "\(release)") }
+            if let release = StartupPages.release() { Log.debug(.player, "\(release)") }
         }
         thread.name = "partyradio.pageout"
         thread.start()

@@ -1,23 +1,20 @@
 import Foundation
 import PartyRadioCore
-import Synchronization
 
-/// The shared libraries that loading libmpv brought into the process, and the pages of theirs that
-/// only the load itself needed.
+/// The file pages a playing node touched while it started, handed back to the kernel once it plays.
 ///
 /// Debian's libmpv maps 228 libraries (ffmpeg's codecs, filters and devices, PipeWire, X11,
 /// Wayland, librsvg…). Loading them touches their headers, symbol tables and relocations, and runs
-/// their constructors; the kernel maps the 16 pages around each page touched (fault-around), so a
+/// their constructors; the kernel maps the 16 pages around each page touched (fault-around). So a
 /// bare C program that only loads libmpv and plays one file holds 45 MB of mapped files, of which
-/// it touches 11 MB again while it plays (measured: `MADV_PAGEOUT` after 5 s of playing, then 25 s
-/// more; docs/BENCHMARKS.md, "Memory"). ``releaseLoadTimePages()`` hands those pages back to the
-/// kernel once the player plays: what playing needs comes back at its next touch (from the page
-/// cache, or the disk if it was dropped), the rest stays out.
-public enum PlayerLibraries {
-    /// The private file mappings the first load of libmpv brought (empty before it, or when
-    /// `/proc/self/maps` could not be read).
-    private static let brought = Mutex<Set<String>?>(nil)
-
+/// it touches 11 MB again while it plays (docs/BENCHMARKS.md, "Memory"); partyradio's own binary,
+/// whose start-up runs code that playing never runs again, is the same in small.
+/// ``release()`` advises the kernel to reclaim every resident page of the process's private file
+/// mappings (`MADV_PAGEOUT`, madvise(2)): clean pages of files, so nothing is lost; what playing
+/// needs comes back at its next touch (from the page cache, or the disk if it was dropped), the
+/// rest stays out. A page that another process maps too (libc, a second player on the machine)
+/// stays where it is.
+public enum StartupPages {
     /// What one release did, for the debug log and the memory benchmark.
     public struct Release: Sendable, CustomStringConvertible {
         /// Files and bytes of address space advised.
@@ -33,39 +30,20 @@ public enum PlayerLibraries {
             let before = residentFileKBBefore.map { "\($0 / 1024) MB" } ?? "?"
             let after = residentFileKBAfter.map { "\($0 / 1024) MB" } ?? "?"
             return unsupported
-                ? "the kernel has no MADV_PAGEOUT: libmpv's load-time pages stay"
-                : "libmpv's load-time pages released: \(files) files, mapped files resident \(before) → \(after)"
+                ? "the kernel has no MADV_PAGEOUT: the start-up pages stay"
+                : "start-up pages released: \(files) files, mapped files resident \(before) → \(after)"
         }
     }
 
-    /// Runs `load` (libmpv's `dlopen`) and, the first time it succeeds, remembers which files it mapped.
-    static func recordingLoad(_ load: () -> Int32) -> Int32 {
-        brought.withLock { brought in
-            guard brought == nil else { return load() }
-            let before = readMaps()
-            let code = load()
-            if code == 0, let before, let after = readMaps() {
-                brought = Set(MappedRegion.brought(before: before, after: after).map(\.path))
-            }
-            return code
-        }
-    }
-
-    /// The files the first load of libmpv brought (for tests).
-    static var broughtPaths: Set<String> { brought.withLock { $0 ?? [] } }
-
-    /// Whether there are pages to release (libmpv was loaded in this process and its map was read).
-    public static var canRelease: Bool { brought.withLock { !($0?.isEmpty ?? true) } }
-
-    /// Advises the kernel to reclaim every resident page of the libraries libmpv brought
-    /// (`MADV_PAGEOUT`, madvise(2)): clean file pages, so nothing is lost; a page mapped by another
-    /// process too stays. Takes about 25 ms: call it off any thread that keeps time.
+    /// Releases the resident pages of every private file mapping (the binary, libmpv's tree, the
+    /// other libraries). Takes about 25 ms: call it off any thread that keeps time.
+    /// - Returns: nil when `/proc/self/maps` cannot be read.
     @discardableResult
-    public static func releaseLoadTimePages() -> Release? {
-        guard let paths = brought.withLock({ $0 }), !paths.isEmpty, let regions = readMaps() else { return nil }
+    public static func release() -> Release? {
+        guard let regions = readProc("/proc/self/maps").map({ MappedRegion.parse($0) }) else { return nil }
         var release = Release(files: 0, bytes: 0, residentFileKBBefore: residentFileKB(), unsupported: false)
         var files = Set<String>()
-        for region in regions where region.isFile && region.isPrivate && paths.contains(region.path) {
+        for region in regions where region.isFile && region.isPrivate {
             guard let address = UnsafeMutableRawPointer(bitPattern: region.start) else { continue }
             if madvise(address, Int(region.length), madvisePageOut) != 0 {
                 if errno == EINVAL {
@@ -85,10 +63,6 @@ public enum PlayerLibraries {
     /// madvise(2)'s `MADV_PAGEOUT` (Linux 5.4; glibc's `<sys/mman.h>` names it, Swift's Glibc module
     /// does not export it).
     private static let madvisePageOut: Int32 = 21
-
-    private static func readMaps() -> [MappedRegion]? {
-        readProc("/proc/self/maps").map { MappedRegion.parse($0) }
-    }
 
     /// A file of /proc, whole. (Foundation's `FileManager.contents(atPath:)` and
     /// `String(contentsOfFile:)` stop after the first 4 KB there: /proc reports a size of 0.)

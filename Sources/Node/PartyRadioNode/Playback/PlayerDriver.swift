@@ -137,6 +137,8 @@ final class PlayerDriver {
                 // Loads and resumes come only once the DJ clock is known (the planner sees to it).
                 guard view.stationPosition(at: clock.now()) != nil else { return }
                 pending = nil
+                // Another track: a later load of this one may read its partial file afresh.
+                if partialLoad?.source != track.source { partialLoad = nil }
                 if let cache, MediaCache.handles(track.source) {
                     cache.request(track.source, now: true)
                     prefetch()

@@ -90,12 +90,8 @@ struct CatalogPrefetchLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let address = try lan.ip(host: 1)
-        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/catalog_fixture_server.py").path
-        let fixture = try lan.spawn(host: 1, ["python3", script, "0", "--previews", address], stdin: true)
+        let (fixture, origin) = try lan.startPreviewServer(host: 1)
         defer { withExtendedLifetime(fixture) {} }
-        let port = try fixture.waitForLine(containing: "PORT ", timeout: .seconds(10)).split(separator: " ").last ?? ""
-        let origin = "http://\(address):\(port)"
         // Three 30-second previews: One More Time, Get Lucky, CUFF IT.
         let dj = try lan.startDJ(
             host: 1, name: "Previews", extra: ["--add", "697195462,617154366,1440935467"],

@@ -19,17 +19,13 @@ struct PartialPlaybackLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let address = try lan.ip(host: 1)
-        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/catalog_fixture_server.py").path
         // 56 KB/s an answer: each range comes faster than the preview plays (44.1 KB/s), and the six
         // together bring the 1.3 MB in no less than 4 s.
-        let fixture = try lan.spawn(
-            host: 1, ["python3", script, "0", "--previews", address, "--preview-rate", "56000"], stdin: true)
+        let (fixture, origin) = try lan.startPreviewServer(host: 1, options: ["--preview-rate", "56000"])
         defer { withExtendedLifetime(fixture) {} }
-        let port = try fixture.waitForLine(containing: "PORT ", timeout: .seconds(10)).split(separator: " ").last ?? ""
         let dj = try lan.startDJ(
             host: 1, name: "Slow previews", extra: ["--add", "697195462,617154366"],
-            env: ["PARTYRADIO_ITUNES_URL": "http://\(address):\(port)"])
+            env: ["PARTYRADIO_ITUNES_URL": origin])
         defer { withExtendedLifetime(dj) {} }
         try lan.loss(host: 2, percent: 25, direction: .both)
         let listener = try lan.startListener(

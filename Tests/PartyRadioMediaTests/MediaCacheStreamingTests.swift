@@ -15,34 +15,40 @@ final class MediaCacheStreamingTests {
     /// 64 KB chunks, so that the file arrives in order at the fixture's slow pace.
     static let plan = RangeFetchPlan.Configuration(chunkBytes: 64 << 10)
 
+    private var servers: [FixtureServer] = []
+
     init() throws { directory = try TemporaryDirectory() }
 
-    deinit { directory.cleanup() }
-
-    func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = clock.now() + Int64(seconds * 1e9)
-        while clock.now() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
+    deinit {
+        for server in servers { server.stop() }
+        directory.cleanup()
     }
 
     func player(reading cache: MediaCache) throws -> Player {
         try Player(options: Player.Options(audio: .none), clock: clock) { name in cache.reader(named: name) }
     }
 
+    /// A preview served by the fixture with `options`, being fetched by a new cache once its first
+    /// bytes are there: the cache, the preview's URL and a reader of it.
+    func download(_ name: String, _ options: [String]) throws -> (MediaCache, String, MediaCache.Reader) {
+        let url = try server(options).baseURL + "/itunes-assets/AudioPreview125/\(name).m4a"
+        let cache = try MediaCache(directory: URL(fileURLWithPath: directory.file(name)), planConfiguration: Self.plan)
+        cache.request(url, now: true)
+        #expect(waitUntil(10) { cache.isReadable(url) }, "the first bytes never came")
+        return (cache, url, try #require(cache.reader(named: MediaCache.streamName(for: url))))
+    }
+
+    /// Starts the fixture server with `options` (it stops with the test).
+    func server(_ options: [String]) throws -> FixtureServer {
+        let server = try FixtureServer(options: ["--previews", "127.0.0.1"] + options)
+        servers.append(server)
+        return server
+    }
+
     @Test("mpv plays from the growing file past what was there at the start, and seeks ahead into what is not yet")
     func playsWhileItDownloads() throws {
         // Six connections at 30 KB/s: the whole 1.3 MB takes about 7 s.
-        let server = try FixtureServer(options: ["--previews", "127.0.0.1", "--preview-rate", "30000"])
-        defer { server.stop() }
-        let url = server.baseURL + "/itunes-assets/AudioPreview125/growing.m4a"
-        let cache = try MediaCache(
-            directory: URL(fileURLWithPath: directory.file("cache")), planConfiguration: Self.plan)
-        cache.request(url, now: true)
-        #expect(waitUntil(10) { cache.isReadable(url) }, "the first bytes never came")
-        let reader = try #require(cache.reader(named: MediaCache.streamName(for: url)))
+        let (cache, url, reader) = try download("growing", ["--preview-rate", "30000"])
         let there = reader.availableFromStart
         let player = try player(reading: cache)
         defer { player.shutdown() }
@@ -53,26 +59,15 @@ final class MediaCacheStreamingTests {
         #expect(cache.status(of: url) == .fetching, "the test wants a file still downloading")
         #expect(player.durationNs.map { abs($0 - 30_000_000_000) < 100_000_000 } == true, "size known: 30 s")
         // 25 s in is past what has come: the read waits for it (fetched next), then it plays on.
-        let seekStart = clock.now()
         try player.seek(toNs: 25_000_000_000)
         #expect(waitUntil(15) { (player.position()?.positionNs ?? 0) >= 25_500_000_000 }, "the seek never played")
-        print("SEEK took \(Double(clock.now() - seekStart) / 1e9) s")
         #expect(waitUntil(15) { if case .ready = cache.status(of: url) { true } else { false } })
     }
 
     @Test("A download that fails part way makes the reads fail: mpv ends the file with an error, nothing hangs")
     func failedDownloadFailsTheRead() async throws {
         // Ranges from 128 KB on answer, after 2 s, for a file one byte longer: the download fails.
-        let server = try FixtureServer(options: [
-            "--previews", "127.0.0.1", "--preview-rate", "30000", "--preview-break-at", "131072",
-        ])
-        defer { server.stop() }
-        let url = server.baseURL + "/itunes-assets/AudioPreview125/broken.m4a"
-        let cache = try MediaCache(
-            directory: URL(fileURLWithPath: directory.file("cache")), planConfiguration: Self.plan)
-        cache.request(url, now: true)
-        #expect(waitUntil(10) { cache.isReadable(url) }, "the first bytes never came")
-        let reader = try #require(cache.reader(named: MediaCache.streamName(for: url)))
+        let (cache, url, reader) = try download("broken", ["--preview-rate", "30000", "--preview-break-at", "131072"])
         let player = try player(reading: cache)
         defer { player.shutdown() }
         let ended = Locked<PlayerEvent.EndReason?>(nil)
@@ -112,14 +107,7 @@ final class MediaCacheStreamingTests {
 
     @Test("A cancelled reader stops waiting for bytes that have not come")
     func cancelUnblocks() throws {
-        let server = try FixtureServer(options: ["--previews", "127.0.0.1", "--preview-rate", "20000"])
-        defer { server.stop() }
-        let url = server.baseURL + "/itunes-assets/AudioPreview125/cancel.m4a"
-        let cache = try MediaCache(
-            directory: URL(fileURLWithPath: directory.file("cache")), planConfiguration: Self.plan)
-        cache.request(url, now: true)
-        #expect(waitUntil(10) { cache.isReadable(url) })
-        let reader = try #require(cache.reader(named: MediaCache.streamName(for: url)))
+        let (_, _, reader) = try download("cancel", ["--preview-rate", "20000"])
         let result = Locked<ByteSourceRead?>(nil)
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 16)

@@ -15,7 +15,8 @@
 /// chunk it waits for is then handed out before the others and hedged before the one with most
 /// left, and ``nextForReader()`` gives a connection kept for the reader its first missing byte: a
 /// chunk whose transfer is far from there is split at that byte, so the reader does not wait for
-/// the bytes before it (a player that starts mid-track, or seeks ahead).
+/// the bytes before it (a player that starts mid-track, or seeks ahead). A chunk a reader waits on
+/// gets its second connection from a little ahead of the first, when much of it is left.
 public struct RangeFetchPlan: Sendable {
     public struct Configuration: Sendable {
         public var chunkBytes: Int64
@@ -114,10 +115,25 @@ public struct RangeFetchPlan: Sendable {
             !chunks[$0].isDone && chunks[$0].inFlight == 1
                 && chunks[$0].end - chunks[$0].covered >= configuration.minimumHedgeBytes
         }
+        if let waiting, candidates.contains(waiting) { return help(waiting) }
         let mostLeft = candidates.max { chunks[$0].end - chunks[$0].covered < chunks[$1].end - chunks[$1].covered }
-        guard let index = waiting.flatMap({ candidates.contains($0) ? $0 : nil }) ?? mostLeft else { return nil }
+        guard let index = mostLeft else { return nil }
         chunks[index].inFlight += 1
         return request(index)
+    }
+
+    /// A second connection for chunk `index`, whose one transfer a reader waits on: the part of it
+    /// from 64 KB ahead (two ``Configuration/minimumSplitBytes``) when there is much more left, so
+    /// that the two bring what the reader reads next in parallel; otherwise the same rest again
+    /// (a hedge: on a lossy link one of them is often stuck in a retransmission back-off).
+    private mutating func help(_ index: Int) -> Request {
+        let ahead = 2 * configuration.minimumSplitBytes
+        var target = index
+        if chunks[index].end - chunks[index].covered >= 2 * ahead {
+            target = split(index, at: chunks[index].covered + ahead)
+        }
+        chunks[target].inFlight += 1
+        return request(target)
     }
 
     /// How many bytes from `offset` on are written without a gap (across chunks): what a reader
@@ -151,11 +167,12 @@ public struct RangeFetchPlan: Sendable {
             index = split(index, at: missing)
         }
         let chunk = chunks[index]
-        guard
-            chunk.inFlight == 0 || (chunk.inFlight == 1 && chunk.end - chunk.covered >= configuration.minimumHedgeBytes)
-        else { return nil }
-        chunks[index].inFlight += 1
-        return request(index)
+        if chunk.inFlight == 0 {
+            chunks[index].inFlight += 1
+            return request(index)
+        }
+        guard chunk.inFlight == 1, chunk.end - chunk.covered >= configuration.minimumHedgeBytes else { return nil }
+        return help(index)
     }
 
     /// Cuts chunk `index` at `offset` (inside it, past what is written): the first part keeps its

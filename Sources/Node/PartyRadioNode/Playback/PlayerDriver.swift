@@ -257,8 +257,11 @@ final class PlayerDriver {
     }
 
     /// How far ahead of the station position a start from a partial file lands (about what the
-    /// player's load takes), and how much audio from there is to be there first: under loss a
-    /// connection brings a preview little faster than it plays, so a start with less stalls at once.
+    /// player's load takes), and how much audio from there is to be there first: under loss the
+    /// bytes at the reader come little faster than they play, and a start with less stalled at
+    /// once. More does not buy much: with 3 s a catalog station's first track started later
+    /// (median 3.2 s against 1.8 s, scripts/bench-lossy.py at 25 % loss) and stuttered after the
+    /// start as often (1 run in 5 or 6: re-seeks for about 2 s).
     static let partialStartLeadNs = Nanos.ms(500)
     static let partialStartSpanNs = Nanos.seconds(2)
 

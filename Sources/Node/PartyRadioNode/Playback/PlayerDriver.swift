@@ -32,6 +32,11 @@ final class PlayerDriver {
     private let cache: MediaCache?
     /// A load waiting for its file to be in the cache, or for the player to be made.
     private var pending: (track: Track, paused: Bool, since: LocalTime)?
+    /// The track last loaded from its file while the cache was still fetching it, and since when.
+    private var partialLoad: (source: String, since: LocalTime)?
+    /// Whether a track being fetched is played from what is there (`PARTYRADIO_MEDIA_CACHE_PARTIAL=0`:
+    /// it waits for the whole file, as before; for comparisons in scripts/bench-lossy.py).
+    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] != "0"
     /// What the machine last asked to fetch ahead (asked again after each load: the station's
     /// own track goes first, and a prefetch it stopped is queued again).
     private var prefetching: [String] = []
@@ -39,11 +44,6 @@ final class PlayerDriver {
     private var announced: String?
     /// The local instant a prepared start is armed for, until it has happened (for `-v`).
     private var armedStart: Int64?
-    /// The track last loaded from its file while the cache was still fetching it, and since when.
-    private var partialLoad: (source: String, since: LocalTime)?
-    /// Whether a track being fetched is played from what is there (`PARTYRADIO_MEDIA_CACHE_PARTIAL=0`:
-    /// it waits for the whole file, as before; for comparisons in scripts/bench-lossy.py).
-    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] != "0"
 
     /// How long a load waits for the cache before the player streams the URL itself. Long: the
     /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one

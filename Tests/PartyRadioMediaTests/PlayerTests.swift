@@ -19,16 +19,6 @@ final class PlayerTests {
 
     deinit { directory.cleanup() }
 
-    /// Polls until `condition` holds or `seconds` pass.
-    func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = clock.now() + Int64(seconds * 1e9)
-        while clock.now() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
-
     /// Samples (local time, position) pairs every `intervalMs` for `seconds`.
     func samples(_ player: Player, seconds: Double, intervalMs: UInt32 = 20) -> [PlayerPosition] {
         var result: [PlayerPosition] = []

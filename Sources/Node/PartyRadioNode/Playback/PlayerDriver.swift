@@ -324,9 +324,15 @@ final class PlayerMaker: Sendable {
         /// over seconds: one late timing report on a busy machine steps it by a millisecond that
         /// takes seconds to fade (scripts/bench-speaker.py `TRACE=1`). `pulse-latency-hacks` has mpv
         /// work it out from each timing report itself.
-        static func mpvOptions(mediaProof: String?) -> [String: String] {
+        /// `PARTYRADIO_MPV_OPTIONS` (`name=value,name=value`) adds or replaces some, for comparisons
+        /// in the benchmarks (scripts/bench-speaker.py).
+        static func mpvOptions(mediaProof: String?, environment: [String: String] = [:]) -> [String: String] {
             var options = ["pulse-latency-hacks": "yes"]
             if let mediaProof { options["http-header-fields"] = "\(MediaServer.proofHeader): \(mediaProof)" }
+            for pair in (environment["PARTYRADIO_MPV_OPTIONS"] ?? "").split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { options[String(parts[0])] = String(parts[1]) }
+            }
             return options
         }
 
@@ -341,7 +347,8 @@ final class PlayerMaker: Sendable {
                 let player = try Player(
                     options: Player.Options(
                         audio: audio, pitchCorrection: false,
-                        extraOptions: Self.mpvOptions(mediaProof: options.mediaProof)),
+                        extraOptions: Self.mpvOptions(
+                            mediaProof: options.mediaProof, environment: ProcessInfo.processInfo.environment)),
                     clock: clock.nanoClock)
                 let sync = SyncController(player: player, clock: clock.nanoClock)
                 Log.debug(

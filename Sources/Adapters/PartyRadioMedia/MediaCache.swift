@@ -65,6 +65,7 @@ public final class MediaCache: Sendable {
         }
         _ = Self.globalInit  // libcurl is loaded here, not by the first download (CCurlShim)
         let thread = Thread { [weak self, starts] in
+            nameCurrentThread("partyradio-fetch")
             while let url = starts.next() {
                 guard let self else { return }
                 self.run(url)
@@ -190,6 +191,7 @@ public final class MediaCache: Sendable {
         for index in 0..<workers {
             group.enter()
             let worker = Thread {
+                nameCurrentThread("partyradio-fetch-\(index)")
                 job.work()
                 group.leave()
             }

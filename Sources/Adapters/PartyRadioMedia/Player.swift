@@ -155,6 +155,7 @@ public final class Player: Sendable {
 
         prmpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
         let thread = Thread { [handle, wakeup, restarts, eventThreadDone] in
+            nameCurrentThread("partyradio-mpv")
             Player.runEventLoop(handle: handle, wakeup: wakeup, restarts: restarts, continuation: continuation)
             eventThreadDone.signal()
         }

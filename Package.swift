@@ -196,7 +196,9 @@ let package = Package(
             dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"],
             // The tests check signatures with libcrypto itself (the catalog loads it with dlopen).
             linkerSettings: [.linkedLibrary("crypto")]),
-        .testTarget(name: "PartyRadioMediaTests", dependencies: ["PartyRadioMedia", "PartyRadioCore", "CTagLibShim"]),
+        .testTarget(
+            name: "PartyRadioMediaTests",
+            dependencies: ["PartyRadioMedia", "PartyRadioCore", "CTagLibShim", "CatalogTestSupport"]),
         .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
     ]
 )

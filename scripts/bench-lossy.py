@@ -4,8 +4,17 @@
 A DJ on host 1 (`--audio-driver null`, demo library: ~1 MB WAVs) and one listener on host 2 whose
 eth0 drops LOSS % of the packets both ways (iptables `statistic`, `testbed.sh loss`). Each run
 starts a fresh listener (empty state directory, so an empty media cache) and traces it for
-DURATION seconds (default 35: at least one track boundary), once with the media cache
-(`media-cache/`, parallel ranged fetches) and once streaming as before (PARTYRADIO_MEDIA_CACHE=0).
+DURATION seconds (default 35: at least one track boundary), once per mode:
+  cache    the media cache (`media-cache/`, parallel ranged fetches), a track played from its
+           partial file while the rest arrives
+  whole    the media cache, each track played only once its whole file is there (as before;
+           PARTYRADIO_MEDIA_CACHE_PARTIAL=0)
+  stream   no cache: mpv streams the DJ's URL (PARTYRADIO_MEDIA_CACHE=0)
+
+STATION=catalog: instead of the demo library, the DJ plays three catalog previews (`--add`),
+served by the catalog fixture server on the DJ's host as Apple's CDN serves them (1.3 MB WAVs,
+byte ranges); first audio is then that of the station's FIRST catalog track, which nothing
+fetched ahead.
 
   start -> first audio   from spawning `listen` to its first trace line with a player position
   starvation gaps        after that, stretches of trace lines without a player position (the
@@ -13,18 +22,22 @@ DURATION seconds (default 35: at least one track boundary), once with the media 
   player error           player position minus the true station position (from the DJ's trace),
                          p50/p99 of |error| once playing
 
-LOSSES (default "0 10 25"), MODES (default "cache stream"), RUNS (default 1), DURATION.
+LOSSES (default "0 10 25"), MODES (default "cache stream"), RUNS (default 1), DURATION, STATION
+(library or catalog).
 """
 import os, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (BIN, TESTBED, percentile, read_trace, require_root, sh, spawn, station_truth, stop,
+from benchlib import (BIN, ROOT, TESTBED, percentile, read_trace, require_root, sh, spawn, station_truth, stop,
                       testbed_down, testbed_up)
 
 LOSSES = [float(x) for x in os.environ.get("LOSSES", "0 10 25").split()]
 MODES = os.environ.get("MODES", "cache stream").split()
 RUNS = int(os.environ.get("RUNS", "1"))
 DURATION = float(os.environ.get("DURATION", "35"))
+STATION = os.environ.get("STATION", "library")
+FIXTURE = os.path.join(ROOT, "Tests", "Fixtures", "catalog_fixture_server.py")
+PREVIEWS = "697195462,617154366,1440935467"  # One More Time, Get Lucky, CUFF IT: 30 s each
 
 
 def measure(dj, trace, spawned_ns):
@@ -63,14 +76,37 @@ def measure(dj, trace, spawned_ns):
     }
 
 
-def run(lan, work, loss, mode, index):
+def catalog_origin(lan, work):
+    """Starts the catalog fixture server on host 1 (it serves the previews on the LAN); its URL."""
+    address = sh(TESTBED, "ip", lan, "1").strip()
+    log = f"{work}/fixture.log"
+    # The server exits when its stdin closes: a pipe that stays open until the testbed goes down.
+    spawn(lan, 1, log, "/bin/sh", "-c", f"tail -f /dev/null | exec python3 {FIXTURE} 0 --previews {address}")
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if os.path.exists(log):
+            with open(log) as handle:
+                ports = [line.split()[1] for line in handle if line.startswith("PORT ")]
+            if ports:
+                return f"http://{address}:{ports[0]}"
+        time.sleep(0.05)
+    raise SystemExit("the catalog fixture server did not start")
+
+
+def run(lan, work, loss, mode, index, origin):
     tag = f"{mode}-{loss:g}-{index}"
     env = dict(os.environ)
     env["PARTYRADIO_MEDIA_CACHE"] = "0" if mode == "stream" else "1"
+    env["PARTYRADIO_MEDIA_CACHE_PARTIAL"] = "0" if mode == "whole" else "1"
     sh(TESTBED, "loss", lan, "2", "0")
+    dj_env = dict(os.environ)
+    catalog = []
+    if origin:
+        dj_env["PARTYRADIO_ITUNES_URL"] = origin
+        catalog = ["--add", PREVIEWS]
     dj_pid = spawn(lan, 1, f"{work}/dj-{tag}.log", BIN, "dj", "--name", "Lossy bench",
                    "--json-events", "--audio-driver", "null", "--trace", f"{work}/dj-{tag}.jsonl",
-                   "--state-dir", f"{work}/dj-{tag}")
+                   "--state-dir", f"{work}/dj-{tag}", *catalog, env=dj_env)
     time.sleep(2.5)
     if loss > 0:
         sh(TESTBED, "loss", lan, "2", f"{loss:g}", "--both")
@@ -92,14 +128,17 @@ def main():
     lan = testbed_up(2)
     results = []
     try:
+        origin = catalog_origin(lan, work) if STATION == "catalog" else None
         for loss in LOSSES:
             for mode in MODES:
                 for index in range(RUNS):
-                    results.append((loss, mode, run(lan, work, loss, mode, index)))
+                    results.append((loss, mode, run(lan, work, loss, mode, index, origin)))
     finally:
         testbed_down(lan)
     print(f"partyradio lossy-link benchmark: DJ + 1 listener, loss both ways on the listener's host, "
-          f"{DURATION:.0f} s per run, demo library (~1 MB WAVs), mpv ao=null, {os.path.basename(BIN)} "
+          f"{DURATION:.0f} s per run, "
+          f"{'catalog previews (1.3 MB WAVs, fixture CDN)' if STATION == 'catalog' else 'demo library (~1 MB WAVs)'}, "
+          f"mpv ao=null, {os.path.basename(BIN)} "
           f"from {os.path.dirname(BIN)}")
     print(f"{'loss':>5} {'media':>7} {'tuned':>7} {'1st audio':>10} {'gaps>0.5s':>9} {'longest':>8} "
           f"{'err p50':>8} {'err p90':>8} {'err p99':>8} {'tracks':>6}")

@@ -12,14 +12,22 @@ up), and what all its file mappings come to. A file mapping's Rss in smaps inclu
 copied pages (relocated data), which /proc/PID/status counts as RssAnon, not RssFile: so the files'
 sum is a little more than RssFile.
 
-The playing listener runs with `-v`, so that its log shows it really played ("playing from").
+The playing listener runs with `-v`, so that its log shows it really played ("playing from"), and
+with `--trace` (the DJ too): 5 s after it first plays, it hands libmpv's load-time pages back to the
+kernel (docs/MEDIA.md), and its player error (against where the station truly was, from the DJ's
+trace) is reported for the 5 s before that and the 5 s after, so a page fault that held the audio up
+would show. PARTYRADIO_PLAYER_PAGEOUT=0 runs without it, for comparison. A page another process maps
+too is not released, and the namespaces share one kernel and its page cache, where real hosts share
+nothing: so the playing listener runs a copy of the binary of its own, and the benchmark should run
+while no other player (no other libmpv) runs on the machine; it says how many did.
 PARTYRADIO_BIN picks the binary (default .build/release/partyradio); DURATION (at least 10)
 shortens the run; THREADS=1 adds each process's threads (CPU and wake-ups a second).
 """
-import os, re, sys, tempfile, time
+import datetime, glob, os, re, shutil, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, read_trace, require_root, sample_usage, spawn, stop, testbed_down, testbed_up, wait_event
+from benchlib import (BIN, percentile, read_trace, require_root, sample_usage, spawn, station_truth, stop, testbed_down,
+                      testbed_up, wait_event)
 
 DURATION = max(10.0, float(os.environ.get("DURATION", "65")))
 FIRST = 5.0
@@ -51,13 +59,18 @@ def main():
         logs["dj --no-audio"] = f"{work}/dj.log"
         dj_started = time.time()
         roles["dj --no-audio"] = spawn(lan, 1, logs["dj --no-audio"], BIN, "dj", "--name", STATION, "--no-audio",
-                                       "--json-events", "--state-dir", f"{work}/dj")
+                                       "--json-events", "--trace", f"{work}/dj.jsonl", "--state-dir", f"{work}/dj")
         wait_event(logs["dj --no-audio"], lambda e: e.get("event") == "station_published", timeout=20)
         published = time.time() - dj_started
-        for host, label, options in ((2, "listen (ao=null)", ["--audio-driver", "null", "-v"]),
+        for host, label, options in ((2, "listen (ao=null)", ["--audio-driver", "null", "-v", "--trace",
+                                                              f"{work}/listen2.jsonl"]),
                                      (3, "listen --no-audio", ["--no-audio"])):
             logs[label] = f"{work}/listen{host}.log"
-            roles[label] = spawn(lan, host, logs[label], BIN, "listen", STATION, *options, "--json-events",
+            binary = BIN
+            if host == 2:  # its own copy: no page of it shared with the other two (see above)
+                binary = f"{work}/partyradio-listener"
+                shutil.copy2(BIN, binary)
+            roles[label] = spawn(lan, host, logs[label], binary, "listen", STATION, *options, "--json-events",
                                  "--state-dir", f"{work}/l{host}")
         threads = {} if THREADS else None
         samples = sample_usage(roles, first=FIRST, window=DURATION - FIRST, threads=threads)
@@ -94,7 +107,52 @@ def main():
               f"{sum(sizes.values()):.1f} MB resident in their mappings, private copies included)")
         for path, mb in sorted(sizes.items(), key=lambda item: -item[1])[:TOP]:
             print(f"  {mb:6.1f} MB  {path}")
+    page_out_report(work, logs["listen (ao=null)"])
+    others = [pid for pid in other_players() if pid not in roles.values()]
+    if others:
+        print(f"  (other processes mapping libmpv at the end: {len(others)}; their shared pages were not released)")
     print(f"\nlogs kept in {work}")
+
+
+def other_players():
+    """PIDs of the processes that map libmpv now."""
+    pids = []
+    for maps in glob.glob("/proc/[0-9]*/maps"):
+        try:
+            with open(maps) as handle:
+                if "libmpv" in handle.read():
+                    pids.append(int(maps.split("/")[2]))
+        except OSError:
+            pass
+    return pids
+
+
+def page_out_report(work, log):
+    """The playing listener's page-out (its -v line) and its player error in the 5 s either side."""
+    with open(log) as handle:
+        line = next((l for l in handle if "start-up pages" in l), None)
+    if line is None:
+        print("\nlisten (ao=null): no page-out (PARTYRADIO_PLAYER_PAGEOUT=0, or it did not play for 5 s)")
+        return
+    stamp = line.split(" ", 1)[0]
+    at = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    at_ns = at.timestamp() * 1e9
+    print(f"\nlisten (ao=null): {line.split('] ', 1)[1].strip()}")
+    _, truth = station_truth(read_trace(f"{work}/dj.jsonl"))
+    before, after = [], []
+    for sample in read_trace(f"{work}/listen2.jsonl"):
+        expected = truth(sample["true_time_ns"], sample["track_id"])
+        if expected is None or sample.get("player_position_ms") is None:
+            continue
+        error = abs(sample["player_position_ms"] - expected)
+        if at_ns - 5e9 <= sample["true_time_ns"] < at_ns:
+            before.append(error)
+        elif at_ns <= sample["true_time_ns"] < at_ns + 5e9:
+            after.append(error)
+    for name, values in (("5 s before", before), ("5 s after", after)):
+        if values:
+            print(f"  player error {name}: |p50| {percentile(values, 0.5):.3f} ms, |p99| {percentile(values, 0.99):.3f} ms,"
+                  f" max {max(values):.3f} ms ({len(values)} samples)")
 
 
 if __name__ == "__main__":

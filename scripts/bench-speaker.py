@@ -37,12 +37,15 @@ process's threads (CPU and wake-ups a second, over the same 60 s), VERBOSE=1 pri
 each second's skew, KEEP=1 keeps
 the recordings. TRACE=1 (partyradio): the DJ and the listeners also write `--trace` and `-v` logs, and
 each second of MEASURE is printed as every host's error at its speaker against where the station
-truly was (from the DJ's trace) beside the error the listener itself measured then.
+truly was (from the DJ's trace) beside the error the listener itself measured then. OWN_FILES=1
+gives each partyradio listener a copy of the binary and of libmpv's libraries of its own, as on a
+host of its own, so that its page-outs (docs/MEDIA.md) release what they would there.
 """
 import contextlib, os, shutil, signal, subprocess, sys, tempfile, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, TESTBED, percentile, require_root, sample_usage, sh, spawn, testbed_down, testbed_up
+from benchlib import (BIN, TESTBED, own_files, percentile, require_root, sample_usage, sh, spawn, testbed_down,
+                      testbed_up)
 
 LISTENERS = min(5, max(2, int(os.environ.get("LISTENERS", "3"))))
 WARMUP = float(os.environ.get("WARMUP", "10"))
@@ -59,6 +62,9 @@ SERVER_CLOCK = (350, 0)
 LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, -150)]
 TRACE = os.environ.get("TRACE") == "1"
 THREADS = os.environ.get("THREADS") == "1"
+# Each partyradio listener with a copy of the binary and of libmpv's tree of its own, as on a host of
+# its own (benchlib.own_files): so that its page-outs release what they would there.
+OWN_FILES = os.environ.get("OWN_FILES") == "1"
 if os.environ.get("CLOCKS") == "true":  # every clock right: the systems' own floor
     SERVER_CLOCK, LISTENER_CLOCKS = (0, 0), [(0, 0)] * 5
 PACKAGES = ["pulseaudio", "pulseaudio-utils", "snapserver", "snapclient", "libfaketime", "python3-numpy"]
@@ -449,8 +455,12 @@ def run_partyradio(work, base, reference):
         for index, host in enumerate(hosts):
             offset, drift = LISTENER_CLOCKS[index]
             env = dict(os.environ, PULSE_SERVER=f"unix:{work}/pa{host}/native")
+            binary = BIN
+            if OWN_FILES:
+                binary, more = own_files(f"{work}/files{host}")
+                env.update(more)
             starts[f"h{host}"] = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-            pids.append(spawn(lan, host, f"{work}/listen{host}.log", BIN, "listen",
+            pids.append(spawn(lan, host, f"{work}/listen{host}.log", binary, "listen",
                               "Speaker bench", "--audio-driver", "pulse", "--json-events", "--clock-offset-ms",
                               str(offset), "--clock-drift-ppm", str(drift), "--state-dir", f"{work}/l{host}",
                               *(["--trace", f"{work}/h{host}.jsonl", "-v"] if TRACE else []), env=env))

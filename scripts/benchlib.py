@@ -9,7 +9,7 @@ A script finds this module beside itself, whatever the working directory:
 Rule one holds here too: nothing in this module multicasts; every node runs on a testbed host
 (`testbed.sh spawn` / `run`), never in the root network namespace.
 """
-import bisect, json, os, subprocess, sys, time
+import bisect, json, os, shutil, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
@@ -216,3 +216,24 @@ def station_truth(dj_trace, follow_dj_clock=True):
         return near["station_position_ms"] + (true_ns - near["true_time_ns"]) / 1e6
 
     return true_dj_time, true_station_ms
+
+
+def own_files(folder):
+    """A copy of the binary and of libmpv's library tree (glibc's own libraries aside) in FOLDER,
+    and the environment that makes a process load them: returns (binary, env). Hosts of their own
+    share no page, but the testbed's namespaces share one kernel and its page cache, and a page that
+    another process maps too is not paged out (docs/MEDIA.md, "What starting leaves resident"): so
+    each player that should behave as on a host of its own gets files of its own."""
+    os.makedirs(f"{folder}/lib", exist_ok=True)
+    binary = f"{folder}/partyradio"
+    shutil.copy2(BIN, binary)
+    libmpv = next(line.split(" => ")[1].strip() for line in sh("ldconfig", "-p").splitlines()
+                  if "libmpv.so.2 " in line and " => " in line)
+    glibc = ("/libc.so", "/libm.so", "/ld-linux", "/libpthread.so", "/libdl.so", "/librt.so")
+    for line in sh("ldd", libmpv).splitlines() + [f"x => {libmpv} (0)"]:
+        if " => /" in line:
+            path = line.split(" => ")[1].split(" (")[0]
+            if not any(part in path for part in glibc):
+                shutil.copy(path, f"{folder}/lib/{os.path.basename(path)}")
+    return binary, {"LD_LIBRARY_PATH": f"{folder}/lib"}
+

@@ -29,12 +29,14 @@ public final class FixtureServer: @unchecked Sendable {
     }
 
     /// Starts the server and waits for the `PORT <n>` line it prints once it listens.
-    public init() throws {
+    /// - Parameter options: the script's options (`--previews 127.0.0.1 --preview-rate 30000`, say).
+    public init(options: [String] = []) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Self.fixturesDirectory.appendingPathComponent("catalog_fixture_server.py").path, "0",
-        ]
+        process.arguments =
+            [
+                "python3", Self.fixturesDirectory.appendingPathComponent("catalog_fixture_server.py").path, "0",
+            ] + options
         process.standardInput = input
         process.standardOutput = output
         try process.run()

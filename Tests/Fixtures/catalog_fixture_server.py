@@ -25,6 +25,10 @@ Content-Range, 416 past the end). The audio is a 30-second tone per path (WAV, 2
 about 1.3 MB; Apple's are AAC in M4A, which the player probes the same way).
   /_previews                every preview path asked for, with how many requests and the first's
                             time (CLOCK_REALTIME ns), as JSON
+With --preview-rate BYTES, each preview answer's body goes out at BYTES a second at most (a slow
+CDN: a listener's cache is still fetching while it plays). With --preview-break-at OFFSET, a range
+starting at or past OFFSET is answered after 2 s with a Content-Range one byte longer than the
+file, as if it had changed: the download fails part way.
 
 Special search terms: empty, big (200 results), unicode, echo… (title = raw query),
 useragent, gzip, redirect, forbidden (403), ratelimited (429, Retry-After 120),
@@ -115,6 +119,8 @@ TINY_JPEG = bytes.fromhex(
     "ffd9")
 LOCAL_ARTWORK = "--local-artwork" in sys.argv
 PREVIEWS = sys.argv[sys.argv.index("--previews") + 1] if "--previews" in sys.argv else None
+PREVIEW_RATE = int(sys.argv[sys.argv.index("--preview-rate") + 1]) if "--preview-rate" in sys.argv else None
+PREVIEW_BREAK = int(sys.argv[sys.argv.index("--preview-break-at") + 1]) if "--preview-break-at" in sys.argv else None
 PREVIEW_HITS = {}
 PREVIEW_AUDIO = {}
 
@@ -236,15 +242,28 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+        claimed = size
+        if PREVIEW_BREAK is not None and status == 206 and start >= PREVIEW_BREAK:
+            time.sleep(2)
+            claimed = size + 1
         self.send_response(status)
         self.send_header("Content-Type", "audio/wav")
         self.send_header("Accept-Ranges", "bytes")
         if status == 206:
-            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, claimed))
         self.send_header("Content-Length", str(end - start + 1))
         self.end_headers()
-        if not head:
-            self.wfile.write(audio[start:end + 1])
+        if head:
+            return
+        body = audio[start:end + 1]
+        if PREVIEW_RATE is None:
+            self.wfile.write(body)
+            return
+        piece = max(1, PREVIEW_RATE // 20)
+        for offset in range(0, len(body), piece):
+            self.wfile.write(body[offset:offset + piece])
+            self.wfile.flush()
+            time.sleep(piece / PREVIEW_RATE)
 
     def search(self, parsed, query):
         term = query.get("term", [""])[0]

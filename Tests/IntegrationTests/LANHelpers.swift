@@ -33,6 +33,17 @@ extension Testbed {
         try run(host: host, [Testbed.partyradioBinary] + args + ["--state-dir", stateDir(role)], timeout: timeout)
     }
 
+    /// Starts the catalog fixture server on `host`, serving previews on that host's LAN address as
+    /// Apple's CDN serves them (Tests/Fixtures/catalog_fixture_server.py `--previews`, and
+    /// `options`): the process, to keep alive, and the server's origin (`http://ADDRESS:PORT`).
+    func startPreviewServer(host: Int, options: [String] = []) throws -> (TestbedProcess, String) {
+        let address = try ip(host: host)
+        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/catalog_fixture_server.py").path
+        let fixture = try spawn(host: host, ["python3", script, "0", "--previews", address] + options, stdin: true)
+        let port = try fixture.waitForLine(containing: "PORT ", timeout: .seconds(10)).split(separator: " ").last ?? ""
+        return (fixture, "http://\(address):\(port)")
+    }
+
     func cleanStateDirs() { try? FileManager.default.removeItem(atPath: "/tmp/partyradio-it-\(name)") }
 }
 

@@ -42,9 +42,10 @@ struct LossyLinkLANTests {
         print(
             "25 % loss: tuned in after \(tuned ?? -1) s, clock known after \(synchronised ?? -1) s, first audio after "
                 + "\(startSeconds) s; \(playing.summary)")
-        // The goal is 5 s; a debug build on this machine starts after 2.3-5.1 s (the whole ~1 MB
-        // file is fetched before it plays, 1.5-4.5 s at this loss), and 8 s on a loaded CI run:
-        // that is the benchmark's business (docs/BENCHMARKS.md). The test checks behaviour: it
+        // The goal is 5 s; a debug build on this machine started after 2.3-5.1 s while the whole
+        // ~1 MB file was fetched before it played (1.5-4.5 s at this loss), 0.9 s since it plays
+        // the partial file, and 8 s on a loaded CI run: that is the benchmark's business
+        // (docs/BENCHMARKS.md). The test checks behaviour: it
         // plays well before the track ends, and (below) never starves once it does, which streaming
         // did not do at this loss (13 s gaps).
         #expect(startSeconds <= 15, "first player position \(startSeconds) s after start")
@@ -90,12 +91,8 @@ struct CatalogPrefetchLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let address = try lan.ip(host: 1)
-        let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/catalog_fixture_server.py").path
-        let fixture = try lan.spawn(host: 1, ["python3", script, "0", "--previews", address], stdin: true)
+        let (fixture, origin) = try lan.startPreviewServer(host: 1)
         defer { withExtendedLifetime(fixture) {} }
-        let port = try fixture.waitForLine(containing: "PORT ", timeout: .seconds(10)).split(separator: " ").last ?? ""
-        let origin = "http://\(address):\(port)"
         // Three 30-second previews: One More Time, Get Lucky, CUFF IT.
         let dj = try lan.startDJ(
             host: 1, name: "Previews", extra: ["--add", "697195462,617154366,1440935467"],

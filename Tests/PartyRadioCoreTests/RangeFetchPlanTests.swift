@@ -5,6 +5,8 @@ import Testing
 struct RangeFetchPlanTests {
     private let small = RangeFetchPlan.Configuration(
         chunkBytes: 100, speculativeChunks: 3, maxFailuresPerChunk: 3, minimumHedgeBytes: 10)
+    private let split = RangeFetchPlan.Configuration(
+        chunkBytes: 100, speculativeChunks: 3, maxFailuresPerChunk: 3, minimumHedgeBytes: 10, minimumSplitBytes: 20)
 
     @Test("Before the size is known, the first chunks go out at fixed offsets, once each")
     func speculativeStart() {
@@ -55,6 +57,101 @@ struct RangeFetchPlanTests {
         plan.ended(hedge!, ok: true)
         plan.ended(requests[2], ok: false)
         #expect(plan.failure == nil, "a superseded transfer is no failure")
+    }
+
+    @Test("What a reader may read: the bytes from an offset written without a gap, across chunks")
+    func contiguousBytes() {
+        var plan = RangeFetchPlan(configuration: small)
+        #expect(plan.contiguousBytes(from: 0) == 0, "nothing yet")
+        let requests = (0..<3).compactMap { _ in plan.next() }
+        plan.learned(totalBytes: 250)
+        plan.progress(requests[0], bytes: 100)
+        plan.progress(requests[1], bytes: 30)
+        plan.progress(requests[2], bytes: 50)
+        #expect(plan.contiguousBytes(from: 0) == 130, "all of chunk 0 and the start of chunk 1")
+        #expect(plan.contiguousBytes(from: 120) == 10)
+        #expect(plan.contiguousBytes(from: 130) == 0, "the gap in chunk 1")
+        #expect(plan.contiguousBytes(from: 200) == 50, "chunk 2, the file's end")
+        #expect(plan.contiguousBytes(from: 250) == 0 && plan.contiguousBytes(from: 10_000) == 0, "past the end")
+        #expect(plan.contiguousBytes(from: -5) == 0 && plan.contiguousBytes(from: .max) == 0, "nonsense offsets")
+        plan.progress(requests[1], bytes: 100)
+        #expect(plan.contiguousBytes(from: 0) == 250 && plan.isComplete)
+    }
+
+    @Test(
+        "Chunks go out in file order; a reader's offset goes first, and its chunk is hedged before the one with most left"
+    )
+    func readerFirst() {
+        var plan = RangeFetchPlan(configuration: small)
+        plan.learned(totalBytes: 600)
+        #expect(plan.next()?.start == 0, "the start first when no one reads")
+        plan.need(offset: 350)
+        let next = (0..<2).compactMap { _ in plan.next() }
+        #expect(next.map(\.start) == [300, 400], "from the chunk the reader waits for on")
+        let rest = (0..<3).compactMap { _ in plan.next() }
+        #expect(rest.map(\.start) == [500, 100, 200], "then what is left, in file order")
+        // Every chunk in flight: chunk 3 (the reader's, 60 left) is hedged before chunk 1 (100 left).
+        plan.progress(next[0], bytes: 40)
+        #expect(plan.next()?.rangeHeader == "bytes=340-399")
+        // Once its chunk is done, the reader waits for the next one's first missing byte.
+        var other = RangeFetchPlan(configuration: small)
+        other.learned(totalBytes: 300)
+        let all = (0..<3).compactMap { _ in other.next() }
+        other.progress(all[0], bytes: 100)
+        other.progress(all[1], bytes: 10)
+        other.need(offset: 50)
+        #expect(other.next()?.rangeHeader == "bytes=110-199", "chunk 1 holds the reader's first missing byte")
+        other.need(offset: .max)
+        #expect(other.next()?.rangeHeader == "bytes=200-299", "an offset past the end changes nothing: most left")
+    }
+
+    @Test("A reader far ahead of a chunk's transfer gets its first missing byte in a chunk of its own")
+    func readerSplits() {
+        var plan = RangeFetchPlan(configuration: split)
+        #expect(plan.nextForReader() == nil, "no size, no reader: nothing")
+        let requests = (0..<3).compactMap { _ in plan.next() }
+        plan.learned(totalBytes: 300)
+        #expect(plan.nextForReader() == nil, "no one reads yet")
+        plan.progress(requests[0], bytes: 100)
+        plan.progress(requests[1], bytes: 10)
+        plan.need(offset: 150)
+        // Chunk 1's transfer is at 110, 40 before the reader: its rest from 150 is a chunk of its own.
+        let reader = plan.nextForReader()
+        #expect(reader?.rangeHeader == "bytes=150-199")
+        #expect(plan.writableBytes(requests[1], offset: 10, count: 100) == 40, "the old transfer stops at the cut")
+        plan.progress(reader!, bytes: 20)
+        #expect(plan.contiguousBytes(from: 150) == 20 && plan.contiguousBytes(from: 0) == 110)
+        #expect(plan.nextForReader()?.rangeHeader == "bytes=170-199", "its own chunk, hedged")
+        #expect(plan.nextForReader() == nil, "two transfers at most")
+        plan.progress(requests[1], bytes: 50)
+        #expect(!plan.isWanted(requests[1]), "done at the cut")
+        plan.progress(reader!, bytes: 50)
+        plan.progress(requests[2], bytes: 100)
+        #expect(plan.isComplete && plan.contiguousBytes(from: 0) == 300 && plan.coveredBytes == 300)
+        #expect(plan.nextForReader() == nil && plan.next() == nil)
+    }
+
+    @Test("A reader close behind a transfer: a second one from a little ahead, or the same rest when little is left")
+    func readerHedges() {
+        var plan = RangeFetchPlan(configuration: split)
+        plan.learned(totalBytes: 300)
+        let requests = (0..<3).compactMap { _ in plan.next() }
+        plan.progress(requests[0], bytes: 95)
+        plan.need(offset: 40)
+        #expect(plan.nextForReader() == nil, "5 left: not worth a second transfer")
+        var other = RangeFetchPlan(configuration: split)
+        other.learned(totalBytes: 300)
+        let first = other.next()!
+        other.progress(first, bytes: 20)
+        other.need(offset: 25)  // 5 past the transfer: below the split minimum
+        // 80 left in the reader's chunk: a second connection takes the part from 40 ahead of its
+        // transfer, so that both bring what the reader reads next.
+        #expect(other.nextForReader()?.rangeHeader == "bytes=60-99")
+        #expect(other.writableBytes(first, offset: 20, count: 100) == 40, "the first transfer stops at 60")
+        other.need(offset: 250)  // chunk 2, not asked for yet: split at 250, fetched from there
+        #expect(other.nextForReader()?.rangeHeader == "bytes=250-299")
+        #expect(other.next()?.rangeHeader == "bytes=100-199", "then the others, in file order")
+        #expect(other.next()?.rangeHeader == "bytes=200-249")
     }
 
     @Test("A failed transfer is asked again from where its chunk stopped; too many failures end the download")

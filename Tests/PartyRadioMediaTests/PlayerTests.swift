@@ -19,16 +19,6 @@ final class PlayerTests {
 
     deinit { directory.cleanup() }
 
-    /// Polls until `condition` holds or `seconds` pass.
-    func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = clock.now() + Int64(seconds * 1e9)
-        while clock.now() < deadline {
-            if condition() { return true }
-            usleep(5_000)
-        }
-        return condition()
-    }
-
     /// Samples (local time, position) pairs every `intervalMs` for `seconds`.
     func samples(_ player: Player, seconds: Double, intervalMs: UInt32 = 20) -> [PlayerPosition] {
         var result: [PlayerPosition] = []
@@ -84,6 +74,25 @@ final class PlayerTests {
         #expect(p99 < 20_000_000)
         #expect(player.audioOutputDriver == "null")
         #expect(!player.isPaused)
+    }
+
+    @Test("the start-up pages go back to the kernel, and playing goes on")
+    func releasesStartupPages() throws {
+        let player = try Player(options: .init(audio: .none))
+        defer { player.shutdown() }
+        try player.load(trackPath)
+        #expect(waitUntil(5) { (player.position()?.positionNs ?? 0) > Nanos.ms(300) })
+        let release = try #require(StartupPages.release())
+        #expect(!release.unsupported)
+        // libmpv's tree alone is over 200 files (Debian 12).
+        #expect(release.files > 100 && release.bytes > 0)
+        // Less is resident (a page another process maps too stays: one page out is enough).
+        let before = try #require(release.residentFileKBBefore)
+        let after = try #require(release.residentFileKBAfter)
+        print("PlayerTests: \(release)")
+        #expect(after < before)
+        let position = try #require(player.position()).positionNs
+        #expect(waitUntil(3) { (player.position()?.positionNs ?? 0) > position + Nanos.seconds(1) })
     }
 
     @Test("automatic audio output falls back to null without a sound server or card")

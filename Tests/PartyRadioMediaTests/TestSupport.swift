@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import Synchronization
 
+@testable import PartyRadioMedia
+
 /// A fresh temporary directory, removed by `cleanup()`.
 struct TemporaryDirectory {
     let path: String
@@ -15,6 +17,17 @@ struct TemporaryDirectory {
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Polls until `condition` holds or `seconds` pass; whether it held.
+func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+    let clock = RealtimeClock()
+    let deadline = clock.now() + Int64(seconds * 1e9)
+    while clock.now() < deadline {
+        if condition() { return true }
+        usleep(5_000)
+    }
+    return condition()
 }
 
 /// A raw HTTP/1.1 exchange over loopback: what a listener's player or a hostile client sends.

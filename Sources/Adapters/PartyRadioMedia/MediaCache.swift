@@ -6,10 +6,12 @@ import Synchronization
 
 /// A listener's media cache: each track is fetched as several byte ranges on separate connections
 /// (``RangeFetchPlan``: retries, resumes, a second request for a slow chunk's rest) into a file in
-/// `directory`, which the player then plays from disk, so a lossy link cannot starve it.
+/// `directory`, which the player then plays from disk, so a lossy link cannot starve it; the player
+/// may read a file while it is still being fetched (``reader(named:)``).
 ///
 /// One download at a time (the DJ's server allows 8 connections per address; ``workers`` of them
-/// fetch, the rest are left for a player that streams); the track the station plays goes before
+/// fetch, one more fetches what a player reading the file while it downloads needs next, the rest
+/// are left for a player that streams); the track the station plays goes before
 /// the ones that play next. Downloads run on the cache's own thread (made with the cache) and its
 /// workers; the node's thread only asks ``status(of:)`` and ``request(_:now:)``, which take the
 /// lock for a moment and never create a thread: a listener asks for the station's track while
@@ -92,6 +94,70 @@ public final class MediaCache: Sendable {
                 return .ready(path: path)
             }
             return .absent
+        }
+    }
+
+    /// The name under which ``reader(named:)`` opens `url`'s file (the cache file's name).
+    public static func streamName(for url: String) -> String { MediaCachePlan.fileName(for: url) }
+
+    /// Whether `url` is being fetched and far enough along to be played while the rest arrives: its
+    /// size is known, its first `headerBytes` are there (what a player reads before anything else),
+    /// and the part from `fraction` of the file on, `span` of it long (fractions: a position in the
+    /// track and a few seconds of it over its duration, as a station's formats lay their bytes out
+    /// in time). A player reads through a gap up to `readThrough` long rather than seek across it,
+    /// so a part that near the start needs every byte before it too. The download is told that a
+    /// reader needs that part next (``RangeFetchPlan/need(offset:)``), so it is fetched first.
+    public func isReadable(
+        _ url: String, at fraction: Double = 0, span: Double = 0, headerBytes: Int64 = 4 << 10,
+        readThrough: Int64 = 0
+    ) -> Bool {
+        let job: RangeJob? = state.withLock { state in
+            guard state.active == url, let job = state.activeJob, !job.isCancelled else { return nil }
+            return job
+        }
+        guard let job else { return false }
+        return job.plan.withLock { plan in
+            guard let total = plan.totalBytes else { return false }
+            let offset = Int64((min(1, max(0, fraction.isFinite ? fraction : 0)) * Double(total)).rounded(.down))
+            let length = Int64((min(1, max(0, span.isFinite ? span : 0)) * Double(total)).rounded(.up))
+            let end = min(total, offset + max(1, length))
+            if offset > 0 { plan.need(offset: offset) }
+            let header = plan.contiguousBytes(from: 0)
+            if offset <= headerBytes + readThrough { return header >= end || header >= total }
+            return header >= min(total, headerBytes) && plan.contiguousBytes(from: offset) >= end - offset
+        }
+    }
+
+    /// A reader of the file named `name` (``streamName(for:)``): the finished file, or the one being
+    /// fetched, read as its bytes arrive (a read waits for them). Nil when the cache has neither, or
+    /// the download's size is not known yet.
+    public func reader(named name: String) -> Reader? {
+        state.withLock { state in
+            guard let url = state.status.keys.first(where: { MediaCachePlan.fileName(for: $0) == name }) else {
+                return nil
+            }
+            let path = finalPath(for: url)
+            if case .ready = state.status[url] {
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                var info = stat()
+                guard descriptor >= 0 else { return nil }
+                guard fstat(descriptor, &info) == 0, info.st_size > 0 else {
+                    close(descriptor)
+                    return nil
+                }
+                return Reader(size: Int64(info.st_size), descriptor: descriptor, job: nil)
+            }
+            // The job's file exists while it is the active one (it is renamed or deleted only before
+            // `activeJob` is cleared, under this lock); the descriptor stays valid after either.
+            guard state.active == url, let job = state.activeJob, !job.isCancelled,
+                let total = job.plan.withLock({ $0.totalBytes })
+            else { return nil }
+            var descriptor = open(path + ".part", O_RDONLY | O_CLOEXEC)
+            if descriptor < 0 && job.isFinished && job.plan.withLock(\.isComplete) {
+                descriptor = open(path, O_RDONLY | O_CLOEXEC)  // renamed a moment ago
+            }
+            guard descriptor >= 0 else { return nil }
+            return Reader(size: total, descriptor: descriptor, job: job)
         }
     }
 
@@ -188,11 +254,14 @@ public final class MediaCache: Sendable {
         }
         let started = DispatchTime.now().uptimeNanoseconds
         let group = DispatchGroup()
-        for index in 0..<workers {
+        // One more connection than the workers, kept for a reader (the player reading the file while
+        // it downloads): it fetches from where the player reads (RangeFetchPlan.nextForReader).
+        let readerIndex = workers
+        for index in 0...readerIndex {
             group.enter()
             let worker = Thread {
                 nameCurrentThread("partyradio-fetch-\(index)")
-                job.work()
+                job.work(forReader: index == readerIndex)
                 group.leave()
             }
             worker.name = "partyradio-fetch-\(index)"
@@ -200,6 +269,7 @@ public final class MediaCache: Sendable {
         }
         group.wait()
         close(descriptor)
+        job.finish()  // readers waiting for bytes that will not come stop waiting
         let (complete, failure, total) = job.plan.withLock { ($0.isComplete, $0.failure, $0.totalBytes) }
         if job.isCancelled && !complete {
             unlink(partial)
@@ -261,9 +331,23 @@ final class RangeJob: Sendable {
     /// For the debug log: transfers, new connections, failures (by curl code or status), superseded.
     let counts = Mutex<[String: Int]>([:])
     private let cancelled = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    /// Signalled when bytes arrive and when the download ends: what a ``MediaCache/Reader`` waits on.
+    let progressed = ProgressSignal()
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+    /// Whether every worker has ended (the download is complete, failed or stopped).
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
     /// Stops the workers (within a progress callback, about a second at worst).
-    func cancel() { cancelled.store(true, ordering: .releasing) }
+    func cancel() {
+        cancelled.store(true, ordering: .releasing)
+        progressed.notify()
+    }
+
+    /// The workers have ended.
+    func finish() {
+        finished.store(true, ordering: .releasing)
+        progressed.notify()
+    }
 
     init(url: String, headers: [(String, String)], descriptor: Int32, plan: RangeFetchPlan) {
         self.url = url
@@ -273,10 +357,13 @@ final class RangeJob: Sendable {
     }
 
     /// One worker: takes transfers until the plan is complete or failed; one easy handle, so its
-    /// connection is kept alive from one range to the next.
-    func work() {
+    /// connection is kept alive from one range to the next. `forReader`: only what a reader needs.
+    func work(forReader: Bool = false) {
         guard let easy = prcurl_easy_init() else { return }
         defer { prcurl_easy_cleanup(easy) }
+        // The reader's connection is made before the reader needs it: on a lossy link a new
+        // connection costs a second or more (a lost SYN), which a player waiting to start would pay.
+        if forReader { _ = perform(RangeTransfer(job: self, request: Self.warmUp, isWarmUp: true), easy: easy) }
         var pause = false
         while true {
             enum Step {
@@ -285,7 +372,7 @@ final class RangeJob: Sendable {
             }
             let step: Step = plan.withLock { plan in
                 if plan.failure != nil || plan.isComplete || isCancelled { return .stop }
-                return plan.next().map(Step.fetch) ?? .wait
+                return (forReader ? plan.nextForReader() : plan.next()).map(Step.fetch) ?? .wait
             }
             switch step {
             case .stop: return
@@ -298,9 +385,28 @@ final class RangeJob: Sendable {
         }
     }
 
+    /// A first byte asked for only to open a connection; what it brings is not written.
+    static let warmUp = RangeFetchPlan.Request(chunk: 0, start: 0, end: 0)
+
     /// One ranged GET; true when it ended well (or its chunk got done by another).
     private func transfer(_ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer) -> Bool {
         let context = RangeTransfer(job: self, request: request)
+        let code = perform(context, easy: easy)
+        return plan.withLock { plan in
+            if context.status == 416 {
+                plan.beyondEnd(request)
+                return true
+            }
+            if context.status == 200 { plan.fail("the server does not answer byte ranges") }
+            let ok = code == CURLE_OK && context.status == 206 && context.written >= request.length
+            plan.ended(request, ok: ok || !plan.isWanted(request))
+            return ok || !plan.isWanted(request)
+        }
+    }
+
+    /// Runs `context`'s GET on `easy` and counts it for the log.
+    private func perform(_ context: RangeTransfer, easy: UnsafeMutableRawPointer) -> CURLcode {
+        let request = context.request
         var headers: UnsafeMutablePointer<curl_slist>?
         headers = prcurl_slist_append(headers, "Range: \(request.rangeHeader)")
         for (name, value) in self.headers { headers = prcurl_slist_append(headers, "\(name): \(value)") }
@@ -329,17 +435,9 @@ final class RangeJob: Sendable {
             counts["connects", default: 0] += connects
             if code != CURLE_OK { counts["curl\(code.rawValue)", default: 0] += 1 }
             if context.status != 206 { counts["status\(context.status)", default: 0] += 1 }
+            if context.isWarmUp { counts["warm-up", default: 0] += 1 }
         }
-        return plan.withLock { plan in
-            if context.status == 416 {
-                plan.beyondEnd(request)
-                return true
-            }
-            if context.status == 200 { plan.fail("the server does not answer byte ranges") }
-            let ok = code == CURLE_OK && context.status == 206 && context.written >= request.length
-            plan.ended(request, ok: ok || !plan.isWanted(request))
-            return ok || !plan.isWanted(request)
-        }
+        return code
     }
 }
 
@@ -347,12 +445,15 @@ final class RangeJob: Sendable {
 final class RangeTransfer {
     let job: RangeJob
     let request: RangeFetchPlan.Request
+    /// Only opens the connection (``RangeJob/warmUp``): the plan is not told of it.
+    let isWarmUp: Bool
     var status = 0
     var written: Int64 = 0
 
-    init(job: RangeJob, request: RangeFetchPlan.Request) {
+    init(job: RangeJob, request: RangeFetchPlan.Request, isWarmUp: Bool = false) {
         self.job = job
         self.request = request
+        self.isWarmUp = isWarmUp
     }
 }
 
@@ -379,6 +480,7 @@ private func rangeWriteBody(
     let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard transfer.status == 206 else { return 0 }  // a whole file (200) or an error page: stop
+    if transfer.isWarmUp { return length }
     let job = transfer.job
     let writable = job.plan.withLock {
         $0.writableBytes(transfer.request, offset: transfer.written, count: Int64(length))
@@ -399,6 +501,7 @@ private func rangeWriteBody(
         plan.progress(transfer.request, bytes: transfer.written)
         return plan.isWanted(transfer.request)
     }
+    job.progressed.notify()
     // Once the chunk is complete (by this transfer or another), the rest is not needed.
     if !wanted && transfer.written < transfer.request.length { return 0 }
     return length
@@ -411,6 +514,7 @@ private func rangeCheckWanted(
     guard let context else { return 0 }
     let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
     guard !transfer.job.isCancelled else { return 1 }
+    if transfer.isWarmUp { return 0 }
     return transfer.job.plan.withLock { $0.isWanted(transfer.request) || transfer.written >= transfer.request.length }
         ? 0 : 1
 }

@@ -99,6 +99,8 @@ public final class Player: Sendable {
     private let restarts = RestartCounter()
     private let state: Mutex<State>
     private let eventThreadDone = DispatchSemaphore(value: 0)
+    /// The sources mpv opens through ``streamProtocol`` (nil: none).
+    private let streams: PlayerStreams?
 
     private struct State {
         var shutDown = false
@@ -106,8 +108,14 @@ public final class Player: Sendable {
     }
 
     /// Creates and starts an idle player.
-    /// - Parameter clock: the clock positions are timestamped with (the machine's real clock by default).
-    public init(options: Options = Options(), clock: any NanoClock = RealtimeClock()) throws(PlayerError) {
+    /// - Parameters:
+    ///   - clock: the clock positions are timestamped with (the machine's real clock by default).
+    ///   - openStream: opens the source a ``streamURL(named:)`` names (on mpv's threads: it must not
+    ///     call the player); nil: the player has no such sources.
+    public init(
+        options: Options = Options(), clock: any NanoClock = RealtimeClock(),
+        openStream: (@Sendable (String) -> (any PlayerByteSource)?)? = nil
+    ) throws(PlayerError) {
         try MpvLibrary.load()
         guard let raw = prmpv_create() else { throw PlayerError("mpv could not be created (out of memory?)") }
         let handle = MpvHandle(raw: raw)
@@ -142,6 +150,15 @@ public final class Player: Sendable {
             prmpv_terminate_destroy(raw)
             throw PlayerError("mpv could not start", code: initialised)
         }
+        let streams = openStream.map(PlayerStreams.init(open:))
+        if let streams {
+            let code = streams.register(on: raw)
+            guard code >= 0 else {
+                prmpv_terminate_destroy(raw)
+                throw PlayerError("mpv \(Self.streamProtocol)://", code: code)
+            }
+        }
+        self.streams = streams
         self.handle = handle
         self.clock = clock
         var delay = 0.0
@@ -154,9 +171,10 @@ public final class Player: Sendable {
         self.events = stream
 
         prmpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
-        let thread = Thread { [handle, wakeup, restarts, eventThreadDone] in
+        let thread = Thread { [handle, wakeup, restarts, eventThreadDone, streams] in
             nameCurrentThread("partyradio-mpv")
-            Player.runEventLoop(handle: handle, wakeup: wakeup, restarts: restarts, continuation: continuation)
+            Player.runEventLoop(
+                handle: handle, wakeup: wakeup, restarts: restarts, streams: streams, continuation: continuation)
             eventThreadDone.signal()
         }
         thread.name = "partyradio.mpv-events"
@@ -315,7 +333,7 @@ public final class Player: Sendable {
 
     /// Waits for wakeups and drains mpv's event queue until shutdown.
     private static func runEventLoop(
-        handle: MpvHandle, wakeup: WakeupSignal, restarts: RestartCounter,
+        handle: MpvHandle, wakeup: WakeupSignal, restarts: RestartCounter, streams: PlayerStreams?,
         continuation: AsyncStream<PlayerEvent>.Continuation
     ) {
         defer { continuation.finish() }
@@ -329,7 +347,14 @@ public final class Player: Sendable {
                     continuation.yield(.playbackRestarted)
                 case MPV_EVENT_END_FILE:
                     if let data = event.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee {
-                        continuation.yield(.endOfFile(endReason(data)))
+                        // A stream whose source failed ends, to mpv, as if it were complete.
+                        let failure = streams?.takeFailure()
+                        let reason = endReason(data)
+                        if reason == .finished, let failure {
+                            continuation.yield(.endOfFile(.error("the source failed: \(failure)")))
+                        } else {
+                            continuation.yield(.endOfFile(reason))
+                        }
                     }
                 case MPV_EVENT_SHUTDOWN:
                     continuation.yield(.shutdown)

@@ -22,7 +22,8 @@
     X(mpv_get_property)                                                                            \
     X(mpv_get_property_string)                                                                     \
     X(mpv_wait_event)                                                                              \
-    X(mpv_set_wakeup_callback)
+    X(mpv_set_wakeup_callback)                                                                     \
+    X(mpv_stream_cb_add_ro)
 
 struct prmpv_table {
 #define PRMPV_FIELD(name) __typeof__(name) *name;
@@ -122,4 +123,8 @@ mpv_event *prmpv_wait_event(mpv_handle *ctx, double timeout) { return api()->mpv
 
 void prmpv_set_wakeup_callback(mpv_handle *ctx, void (*cb)(void *d), void *d) {
     api()->mpv_set_wakeup_callback(ctx, cb, d);
+}
+
+int prmpv_stream_cb_add_ro(mpv_handle *ctx, const char *protocol, void *user_data, mpv_stream_cb_open_ro_fn open_fn) {
+    return api()->mpv_stream_cb_add_ro(ctx, protocol, user_data, open_fn);
 }

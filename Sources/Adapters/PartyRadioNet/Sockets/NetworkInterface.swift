@@ -133,9 +133,17 @@ public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
         return first
     }
 
+    /// A routing table of /proc, whole: `String(contentsOfFile:)` reads only its first 4 KB (/proc
+    /// says its size is 0), about 30 routes, and the default route may come after them.
+    private static func procTable(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() else { return nil }
+        try? handle.close()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// The interface of the IPv4 default route, from /proc/net/route.
     static func defaultRouteInterface() -> String? {
-        guard let table = try? String(contentsOfFile: "/proc/net/route", encoding: .utf8) else { return nil }
+        guard let table = procTable("/proc/net/route") else { return nil }
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if fields.count > 2, fields[1] == "00000000" { return String(fields[0]) }
@@ -145,7 +153,7 @@ public struct NetworkInterface: Hashable, Sendable, CustomStringConvertible {
 
     /// The interface of the IPv6 default route, from /proc/net/ipv6_route (destination ::/0).
     static func defaultIPv6RouteInterface() -> String? {
-        guard let table = try? String(contentsOfFile: "/proc/net/ipv6_route", encoding: .utf8) else { return nil }
+        guard let table = procTable("/proc/net/ipv6_route") else { return nil }
         for line in table.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if fields.count == 10, fields[0] == String(repeating: "0", count: 32), fields[1] == "00", fields[9] != "lo"

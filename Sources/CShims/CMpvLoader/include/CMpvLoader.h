@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <mpv/client.h>
+#include <mpv/stream_cb.h>
 
 /// The library's soname (Debian 12: package libmpv2).
 #define PRMPV_SONAME "libmpv.so.2"
@@ -43,5 +44,7 @@ int prmpv_get_property(mpv_handle *ctx, const char *name, mpv_format format, voi
 char *prmpv_get_property_string(mpv_handle *ctx, const char *name);
 mpv_event *prmpv_wait_event(mpv_handle *ctx, double timeout);
 void prmpv_set_wakeup_callback(mpv_handle *ctx, void (*cb)(void *d), void *d);
+// The player's own protocol (a cached track read while it downloads); see stream_cb.h.
+int prmpv_stream_cb_add_ro(mpv_handle *ctx, const char *protocol, void *user_data, mpv_stream_cb_open_ro_fn open_fn);
 
 #endif

@@ -9,6 +9,14 @@
 /// stopped. When nothing is left to hand out, an idle worker asks again for the rest of the chunk
 /// with the most left to go (at most two transfers per chunk): on a lossy link one connection
 /// waiting out a retransmission timeout no longer holds up the whole file.
+///
+/// Chunks go out in file order, so the start arrives first and a player can read the file while it
+/// downloads (``contiguousBytes(from:)``). A reader says where it reads (``need(offset:)``): the
+/// chunk it waits for is then handed out before the others and hedged before the one with most
+/// left, and ``nextForReader()`` gives a connection kept for the reader its first missing byte: a
+/// chunk whose transfer is far from there is split at that byte, so the reader does not wait for
+/// the bytes before it (a player that starts mid-track, or seeks ahead). A chunk a reader waits on
+/// gets its second connection from a little ahead of the first, when much of it is left.
 public struct RangeFetchPlan: Sendable {
     public struct Configuration: Sendable {
         public var chunkBytes: Int64
@@ -17,15 +25,19 @@ public struct RangeFetchPlan: Sendable {
         public var maxFailuresPerChunk: Int
         /// A chunk is asked a second time only when at least this much of it is left.
         public var minimumHedgeBytes: Int64
+        /// A chunk is split at a reader's first missing byte when its transfer is at least this far
+        /// before it (about half a second of a preview at 25 % loss).
+        public var minimumSplitBytes: Int64
 
         public init(
             chunkBytes: Int64 = 256 << 10, speculativeChunks: Int = 6, maxFailuresPerChunk: Int = 40,
-            minimumHedgeBytes: Int64 = 8 << 10
+            minimumHedgeBytes: Int64 = 8 << 10, minimumSplitBytes: Int64 = 32 << 10
         ) {
             self.chunkBytes = max(1, chunkBytes)
             self.speculativeChunks = max(1, speculativeChunks)
             self.maxFailuresPerChunk = max(1, maxFailuresPerChunk)
             self.minimumHedgeBytes = max(1, minimumHedgeBytes)
+            self.minimumSplitBytes = max(1, minimumSplitBytes)
         }
     }
 
@@ -61,7 +73,13 @@ public struct RangeFetchPlan: Sendable {
     public private(set) var totalBytes: Int64?
     /// Why the download cannot finish (too many failures, the size changed, no range support).
     public private(set) var failure: String?
+    /// Indexed by ``Request/chunk`` (a split appends, so indices stay put); they adjoin and cover
+    /// the file, in the order of ``order``.
     private(set) var chunks: [Chunk] = []
+    /// The chunks' indices in file order.
+    private var order: [Int] = []
+    /// Where a reader of the file reads next (nil: no one reads it yet).
+    public private(set) var neededOffset: Int64?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -81,23 +99,115 @@ public struct RangeFetchPlan: Sendable {
             guard chunks.count < configuration.speculativeChunks else { return nil }
             let start = Int64(chunks.count) * configuration.chunkBytes
             chunks.append(Chunk(start: start, end: start + configuration.chunkBytes, covered: start, inFlight: 1))
+            order.append(chunks.count - 1)
             return request(chunks.count - 1)
         }
-        if let index = chunks.indices.first(where: { !chunks[$0].isDone && chunks[$0].inFlight == 0 }) {
+        let waiting = neededChunk
+        // In file order, from the chunk a reader waits for (the start when no one reads yet).
+        let idle = order.filter { !chunks[$0].isDone && chunks[$0].inFlight == 0 }
+        let from = waiting.map { chunks[$0].start } ?? 0
+        if let index = idle.first(where: { chunks[$0].start >= from }) ?? idle.first {
             chunks[index].inFlight += 1
             return request(index)
         }
-        // Everything is in flight: help the chunk with the most left to go.
+        // Everything is in flight: help the chunk a reader waits for, else the one with the most left to go.
         let candidates = chunks.indices.filter {
             !chunks[$0].isDone && chunks[$0].inFlight == 1
                 && chunks[$0].end - chunks[$0].covered >= configuration.minimumHedgeBytes
         }
-        guard
-            let index = candidates.max(by: { chunks[$0].end - chunks[$0].covered < chunks[$1].end - chunks[$1].covered }
-            )
-        else { return nil }
+        if let waiting, candidates.contains(waiting) { return help(waiting) }
+        let mostLeft = candidates.max { chunks[$0].end - chunks[$0].covered < chunks[$1].end - chunks[$1].covered }
+        guard let index = mostLeft else { return nil }
         chunks[index].inFlight += 1
         return request(index)
+    }
+
+    /// A second connection for chunk `index`, whose one transfer a reader waits on: the part of it
+    /// from 64 KB ahead (two ``Configuration/minimumSplitBytes``) when there is much more left, so
+    /// that the two bring what the reader reads next in parallel; otherwise the same rest again
+    /// (a hedge: on a lossy link one of them is often stuck in a retransmission back-off).
+    private mutating func help(_ index: Int) -> Request {
+        let ahead = 2 * configuration.minimumSplitBytes
+        var target = index
+        if chunks[index].end - chunks[index].covered >= 2 * ahead {
+            target = split(index, at: chunks[index].covered + ahead)
+        }
+        chunks[target].inFlight += 1
+        return request(target)
+    }
+
+    /// How many bytes from `offset` on are written without a gap (across chunks): what a reader
+    /// at `offset` may read now. 0 when the byte at `offset` is not there yet, or is past the end.
+    public func contiguousBytes(from offset: Int64) -> Int64 {
+        guard offset >= 0, let first = position(of: offset) else { return 0 }
+        var position = offset
+        for index in order[first...] {
+            let chunk = chunks[index]
+            guard chunk.start <= position, chunk.covered > position else { break }
+            position = chunk.covered
+            guard chunk.isDone else { break }
+        }
+        return position - offset
+    }
+
+    /// A reader reads at `offset` next: the chunk that holds its first missing byte goes first.
+    public mutating func need(offset: Int64) {
+        neededOffset = max(0, offset)
+    }
+
+    /// The next transfer for a connection kept for the reader (nil: it has nothing to do now):
+    /// from the reader's first missing byte, in a chunk of its own when the transfer of the chunk
+    /// that holds it is far before it; else the rest of that chunk, a second time if need be.
+    public mutating func nextForReader() -> Request? {
+        guard failure == nil, !isComplete, totalBytes != nil, let neededOffset, var index = neededChunk else {
+            return nil
+        }
+        let missing = neededOffset + contiguousBytes(from: neededOffset)
+        if missing - chunks[index].covered >= configuration.minimumSplitBytes {
+            index = split(index, at: missing)
+        }
+        let chunk = chunks[index]
+        if chunk.inFlight == 0 {
+            chunks[index].inFlight += 1
+            return request(index)
+        }
+        guard chunk.inFlight == 1, chunk.end - chunk.covered >= configuration.minimumHedgeBytes else { return nil }
+        return help(index)
+    }
+
+    /// Cuts chunk `index` at `offset` (inside it, past what is written): the first part keeps its
+    /// transfers, which stop at the cut; the second is a new, idle chunk. Its index is returned.
+    private mutating func split(_ index: Int, at offset: Int64) -> Int {
+        var tail = chunks[index]
+        tail.start = offset
+        tail.covered = offset
+        tail.inFlight = 0
+        tail.failures = 0
+        chunks[index].end = offset
+        chunks.append(tail)
+        order.insert(chunks.count - 1, at: (order.firstIndex(of: index) ?? order.count - 1) + 1)
+        return chunks.count - 1
+    }
+
+    /// Where in ``order`` the chunk holding byte `offset` is (nil: past the end).
+    private func position(of offset: Int64) -> Int? {
+        // Binary search: the last chunk starting at or before `offset`.
+        var low = 0
+        var high = order.count
+        while low < high {
+            let middle = (low + high) / 2
+            if chunks[order[middle]].start <= offset { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, offset < chunks[order[low - 1]].end else { return nil }
+        return low - 1
+    }
+
+    /// The chunk holding the first byte a reader waits for, if it is not written yet.
+    private var neededChunk: Int? {
+        guard let neededOffset else { return nil }
+        let missing = neededOffset + contiguousBytes(from: neededOffset)
+        guard let position = position(of: missing) else { return nil }
+        return chunks[order[position]].isDone ? nil : order[position]
     }
 
     /// An answer said the whole file has `total` bytes.
@@ -113,6 +223,7 @@ public struct RangeFetchPlan: Sendable {
         totalBytes = total
         let count = Int((total + configuration.chunkBytes - 1) / configuration.chunkBytes)
         if chunks.count > count { chunks.removeLast(chunks.count - count) }
+        order = Array(0..<count)
         for index in 0..<count {
             let start = Int64(index) * configuration.chunkBytes
             let end = min(total, start + configuration.chunkBytes)

@@ -32,6 +32,11 @@ final class PlayerDriver {
     private let cache: MediaCache?
     /// A load waiting for its file to be in the cache, or for the player to be made.
     private var pending: (track: Track, paused: Bool, since: LocalTime)?
+    /// The track last loaded from its file while the cache was still fetching it, and since when.
+    private var partialLoad: (source: String, since: LocalTime)?
+    /// Whether a track being fetched is played from what is there (`PARTYRADIO_MEDIA_CACHE_PARTIAL=0`:
+    /// it waits for the whole file, as before; for comparisons in scripts/bench-lossy.py).
+    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] != "0"
     /// What the machine last asked to fetch ahead (asked again after each load: the station's
     /// own track goes first, and a prefetch it stopped is queued again).
     private var prefetching: [String] = []
@@ -39,6 +44,15 @@ final class PlayerDriver {
     private var announced: String?
     /// The local instant a prepared start is armed for, until it has happened (for `-v`).
     private var armedStart: Int64?
+    /// Where the next release of the pages a start touched (``StartupPages``) stands: due a while
+    /// after the player plays a newly loaded track, then done until the next load (never with
+    /// `PARTYRADIO_PLAYER_PAGEOUT=0`).
+    private var pageOut = PageOut.waiting
+    private enum PageOut: Equatable {
+        case off, waiting
+        case due(LocalTime)
+        case done
+    }
 
     /// How long a load waits for the cache before the player streams the URL itself. Long: the
     /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one
@@ -47,6 +61,9 @@ final class PlayerDriver {
     /// While a start is being prepared, so the player is unpaused as soon as it is ready. Otherwise
     /// the corrector says how often (``SyncController/readingIntervalNs``: 100 ms, 500 ms settled).
     static let fastTickIntervalNs = Nanos.ms(10)
+    /// How long the player plays before the start-up pages are released: by then every path
+    /// that playing a track takes (demuxing, decoding, the audio output) has run and stays resident.
+    static let pageOutAfterNs = Nanos.seconds(5)
 
     /// A machine with no sound card gets mpv's null output straight away, instead of ALSA and
     /// PipeWire filling the terminal with their complaints on the way to the same fallback.
@@ -68,6 +85,7 @@ final class PlayerDriver {
         self.clock = clock
         self.inbox = inbox
         playsAudio = !options.noAudio
+        if ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] == "0" { pageOut = .off }
         trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
         guard !options.noAudio else {
             cache = nil
@@ -84,7 +102,7 @@ final class PlayerDriver {
         } else {
             cache = nil
         }
-        let recipe = PlayerMaker.Recipe(options: options, clock: clock, inbox: inbox)
+        let recipe = PlayerMaker.Recipe(options: options, clock: clock, inbox: inbox, cache: cache)
         if inBackground {
             maker = PlayerMaker(recipe)
         } else {
@@ -132,6 +150,8 @@ final class PlayerDriver {
                 // Loads and resumes come only once the DJ clock is known (the planner sees to it).
                 guard view.stationPosition(at: clock.now()) != nil else { return }
                 pending = nil
+                // Another track: a later load of this one may read its partial file afresh.
+                if partialLoad?.source != track.source { partialLoad = nil }
                 if let cache, MediaCache.handles(track.source) {
                     cache.request(track.source, now: true)
                     prefetch()
@@ -176,8 +196,13 @@ final class PlayerDriver {
     private func load(_ track: Track, from source: String, paused: Bool) throws(PlayerError) {
         guard let sync, let view else { return }
         if cache != nil {
-            Log.debug(.player, "playing \(track.id) \(source == track.source ? "from its URL" : "from the cache")")
+            let origin =
+                source == track.source
+                ? "from its URL"
+                : source.hasPrefix(Player.streamProtocol) ? "from the cache while it downloads" : "from the cache"
+            Log.debug(.player, "playing \(track.id) \(origin)")
         }
+        if pageOut != .off { pageOut = .waiting }  // a load touches pages of its own (demuxers, decoders)
         if paused {
             try sync.loadPaused(source, startNs: stationPosition(view)(clock.now().ns))
         } else {
@@ -201,8 +226,11 @@ final class PlayerDriver {
         for url in prefetching where MediaCache.handles(url) { cache.request(url, now: false) }
     }
 
-    /// What to load for `track`: its file once the cache has it, its URL when the cache failed or
-    /// has taken ``cacheWaitNs`` since `since`, or when there is no cache; nil while it fetches.
+    /// What to load for `track`: its file once the cache has it; while it is being fetched, the
+    /// file as far as it has come (read by the player as the rest arrives: docs/MEDIA.md) once its
+    /// first bytes are there; its URL when the cache failed, or has taken ``cacheWaitNs`` since
+    /// `since` (or since the partial file was first loaded), or when there is no cache; nil while
+    /// it waits for the first bytes.
     private func readySource(of track: Track, waitingSince since: LocalTime) -> String? {
         guard let cache, MediaCache.handles(track.source) else { return track.source }
         switch cache.status(of: track.source) {
@@ -210,12 +238,46 @@ final class PlayerDriver {
         case .failed(let reason):
             Log.debug(.player, "cache failed (\(reason)): streaming \(track.source)")
             return track.source
+        case .fetching where playsPartialFiles && partialLoad?.source != track.source && isReadable(track, in: cache):
+            partialLoad = (track.source, clock.now())
+            return Player.streamURL(named: MediaCache.streamName(for: track.source))
+        case .fetching where partialLoad?.source == track.source:
+            // Loaded before from the partial file: a reload (the player failed) waits no longer than that did.
+            guard let first = partialLoad?.since, clock.now() - first >= Self.cacheWaitNs else {
+                return Player.streamURL(named: MediaCache.streamName(for: track.source))
+            }
+            Log.debug(.player, "cache too slow: streaming \(track.source)")
+            return track.source
         case .fetching, .absent:
             guard clock.now() - since >= Self.cacheWaitNs else { return nil }
             Log.debug(.player, "cache too slow: streaming \(track.source)")
             return track.source
         }
     }
+
+    /// Whether `track`'s file, still being fetched, has the bytes a start at the station position
+    /// needs: what the player reads first, and ``partialStartSpanNs`` of audio from just ahead of
+    /// the position (the cache then fetches from there first).
+    private func isReadable(_ track: Track, in cache: MediaCache) -> Bool {
+        let header = Player.streamHeaderBytes
+        guard track.durationMs > 0, let position = view?.stationPosition(at: clock.now()) else {
+            return cache.isReadable(track.source, headerBytes: header)
+        }
+        let duration = Double(track.durationMs) * Double(Nanos.perMillisecond)
+        return cache.isReadable(
+            track.source, at: Double(position + Self.partialStartLeadNs) / duration,
+            span: Double(Self.partialStartSpanNs) / duration, headerBytes: header,
+            readThrough: Player.streamReadThroughBytes)
+    }
+
+    /// How far ahead of the station position a start from a partial file lands (about what the
+    /// player's load takes), and how much audio from there is to be there first: under loss the
+    /// bytes at the reader come little faster than they play, and a start with less stalled at
+    /// once. More does not buy much: with 3 s a catalog station's first track started later
+    /// (median 3.2 s against 1.8 s, scripts/bench-lossy.py at 25 % loss) and stuttered after the
+    /// start as often (1 run in 5 or 6: re-seeks for about 2 s).
+    static let partialStartLeadNs = Nanos.ms(500)
+    static let partialStartSpanNs = Nanos.seconds(2)
 
     /// Loads a pending track once the player is made and the track's file is in the cache (or
     /// its URL is to be streamed).
@@ -266,6 +328,7 @@ final class PlayerDriver {
             }
         }
         if Log.isEnabled, let sync { noteStart(sync, now: now) }
+        if let sync { pageOutWhenPlaying(sync, now: now) }
         guard let trace, trace.isDue(now.ns) else { return }
         let real = NodeClock.realTimeNs()
         let local = clock.localTime(atRealTime: real)
@@ -282,6 +345,26 @@ final class PlayerDriver {
         if let maker, case .success(let made) = maker.waitForResult() { made.shutdown() }
         maker = nil
         sync?.shutdown()
+    }
+
+    /// Releases the pages the start touched, ``pageOutAfterNs`` after the player plays a newly loaded
+    /// track, on a thread of its own (about 25 ms of `madvise`; the node's thread keeps time).
+    private func pageOutWhenPlaying(_ sync: SyncController, now: LocalTime) {
+        guard playing, !sync.isPreparing else { return }
+        switch pageOut {
+        case .off, .done: return
+        case .waiting:
+            pageOut = .due(now + Self.pageOutAfterNs)
+            return
+        case .due(let at):
+            guard now >= at else { return }
+            pageOut = .done
+        }
+        let thread = Thread {
+            if let release = StartupPages.release() { Log.debug(.player, "\(release)") }
+        }
+        thread.name = "partyradio.pageout"
+        thread.start()
     }
 
     /// Logs the instant a prepared start let the player go (`-v`; the first-audio benchmark reads it).
@@ -318,6 +401,8 @@ final class PlayerMaker: Sendable {
         var options: PlaybackOptions
         var clock: NodeClock
         var inbox: Inbox<NodeInput>
+        /// The media cache the player reads a track from while it is still being fetched.
+        var cache: MediaCache?
 
         /// mpv options beyond the player's own. Through PulseAudio, mpv's position (audio-pts) comes from
         /// the sound server's latency, which libpulse by default interpolates with a smoother fitted
@@ -344,12 +429,16 @@ final class PlayerMaker: Sendable {
             do throws(PlayerError) {
                 // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
                 // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
+                let openStream: (@Sendable (String) -> (any PlayerByteSource)?)? = cache.map { cache in
+                    { @Sendable name -> (any PlayerByteSource)? in cache.reader(named: name) }
+                }
                 let player = try Player(
                     options: Player.Options(
                         audio: audio, pitchCorrection: false,
                         extraOptions: Self.mpvOptions(
                             mediaProof: options.mediaProof, environment: ProcessInfo.processInfo.environment)),
-                    clock: clock.nanoClock)
+                    clock: clock.nanoClock,
+                    openStream: openStream)
                 let sync = SyncController(player: player, clock: clock.nanoClock)
                 Log.debug(
                     .player, "player made in \((clock.now() - started) / Nanos.perMillisecond) ms (libmpv loaded)")

@@ -21,7 +21,7 @@ too is not released, and the namespaces share one kernel and its page cache, whe
 nothing: so the playing listener runs a copy of the binary of its own, and the benchmark should run
 while no other player (no other libmpv) runs on the machine; it says how many did.
 PARTYRADIO_BIN picks the binary (default .build/release/partyradio); DURATION (at least 10)
-shortens the run.
+shortens the run; THREADS=1 adds each process's threads (CPU and wake-ups a second).
 """
 import datetime, glob, os, re, shutil, sys, tempfile, time
 
@@ -32,6 +32,7 @@ from benchlib import (BIN, percentile, read_trace, require_root, sample_usage, s
 DURATION = max(10.0, float(os.environ.get("DURATION", "65")))
 FIRST = 5.0
 TOP = max(1, int(os.environ.get("TOP", "8")))
+THREADS = os.environ.get("THREADS") == "1"
 STATION = "Memory bench"
 MAPPING = re.compile(r"^[0-9a-f]+-[0-9a-f]+ ")
 
@@ -71,7 +72,8 @@ def main():
                 shutil.copy2(BIN, binary)
             roles[label] = spawn(lan, host, logs[label], binary, "listen", STATION, *options, "--json-events",
                                  "--state-dir", f"{work}/l{host}")
-        samples = sample_usage(roles, first=FIRST, window=DURATION - FIRST)
+        threads = {} if THREADS else None
+        samples = sample_usage(roles, first=FIRST, window=DURATION - FIRST, threads=threads)
         files = {label: mapped_files(pid) for label, pid in roles.items() if samples[label][1] is not None}
     finally:
         for pid in roles.values():
@@ -96,6 +98,10 @@ def main():
         cpu = 100 * (b[1] - a[1]) / (DURATION - FIRST)
         print(f"{label:20s} {a[0]['VmRSS']:10.1f} MB {b[0]['VmRSS']:7.1f} MB {b[0]['RssAnon']:7.1f} MB "
               f"{b[0]['RssFile']:7.1f} MB {cpu:6.2f} % of a core")
+        for line in (threads or {}).get(label, []):
+            print(line)
+    if THREADS:
+        print("load average at the end: " + " ".join(f"{value:.2f}" for value in os.getloadavg()))
     for label, sizes in files.items():
         print(f"\n{label}: the {TOP} mapped files with the most resident memory ({len(sizes)} files mapped, "
               f"{sum(sizes.values()):.1f} MB resident in their mappings, private copies included)")

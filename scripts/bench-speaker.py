@@ -32,7 +32,8 @@ start -> its first audio at host 2's sink.
 
 Usage: scripts/bench-speaker.py [partyradio] [snapcast] [startup]   (default: all three)
 Environment: PARTYRADIO_BIN, LISTENERS (2-5), WARMUP (s, default 10), MEASURE (s, default 60),
-RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), VERBOSE=1 prints
+RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), THREADS=1 adds each
+process's threads (CPU and wake-ups a second, over the same 60 s), VERBOSE=1 prints
 each second's skew, KEEP=1 keeps
 the recordings. TRACE=1 (partyradio): the DJ and the listeners also write `--trace` and `-v` logs, and
 each second of MEASURE is printed as every host's error at its speaker against where the station
@@ -60,6 +61,7 @@ FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 SERVER_CLOCK = (350, 0)
 LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, -150)]
 TRACE = os.environ.get("TRACE") == "1"
+THREADS = os.environ.get("THREADS") == "1"
 # Each partyradio listener with a copy of the binary and of libmpv's tree of its own, as on a host of
 # its own (benchlib.own_files): so that its page-outs release what they would there.
 OWN_FILES = os.environ.get("OWN_FILES") == "1"
@@ -394,7 +396,8 @@ def play_and_sample(roles):
     """Waits out the warm-up and the measurement; samples the processes in `roles` ({label: pid})
     5 s after the listeners were started and 60 s later. Returns report lines."""
     started = time.time()
-    samples = sample_usage(roles, first=5, window=60)
+    threads = {} if THREADS else None
+    samples = sample_usage(roles, first=5, window=60, threads=threads)
     time.sleep(max(0, started + WARMUP + MEASURE + 2 - time.time()))
     lines = []
     for label in roles:
@@ -405,6 +408,9 @@ def play_and_sample(roles):
         lines.append(f"  {label:24s} VmRSS {a[0]['VmRSS']:6.1f} MB at 5 s, {b[0]['VmRSS']:6.1f} MB at 65 s "
                      f"(anonymous {b[0]['RssAnon']:5.1f} MB, files {b[0]['RssFile']:5.1f} MB); "
                      f"CPU {100 * (b[1] - a[1]) / 60:5.2f} % of a core over those 60 s")
+        lines += (threads or {}).get(label, [])
+    load = os.getloadavg()
+    lines.append(f"  load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return lines
 
 

@@ -135,14 +135,57 @@ def usage(pid):
     return {key: int(fields[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}, cpu
 
 
-def sample_usage(roles, first=5.0, window=60.0):
+def sample_usage(roles, first=5.0, window=60.0, threads=None):
     """usage() of each process in `roles` ({label: pid}) `first` s from now and `window` s after
-    that: {label: (first sample, second sample)}, a sample None when the process was gone."""
+    that: {label: (first sample, second sample)}, a sample None when the process was gone. With a
+    dict `threads`, also fills threads[label] with thread_lines() over the same window."""
     started = time.time()
     time.sleep(first)
     before = {label: usage(pid) for label, pid in roles.items()}
+    before_threads = {label: thread_usage(pid) for label, pid in roles.items()} if threads is not None else {}
     time.sleep(max(0, started + first + window - time.time()))
-    return {label: (before[label], usage(pid)) for label, pid in roles.items()}
+    after = {label: (before[label], usage(pid)) for label, pid in roles.items()}
+    for label, pid in roles.items():
+        if threads is not None:
+            threads[label] = thread_lines(before_threads[label], thread_usage(pid), window)
+    return after
+
+
+def thread_usage(pid):
+    """{thread name: [CPU s, voluntary context switches]} of a process's threads (those of one
+    name added up); {} once it is gone. A voluntary switch is the thread going to sleep: each is a
+    wake-up after it."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as handle:
+                stat = handle.read()
+            with open(f"/proc/{pid}/task/{tid}/status") as handle:
+                switches = next(int(line.split()[1]) for line in handle if line.startswith("voluntary_ctxt_switches"))
+        except (FileNotFoundError, ProcessLookupError, StopIteration):
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        entry = out.setdefault(name, [0.0, 0])
+        entry[0] += (int(fields[11]) + int(fields[12])) / ticks
+        entry[1] += switches
+    return out
+
+
+def thread_lines(before, after, window):
+    """Report lines from two thread_usage() samples `window` s apart: each thread name's CPU (% of
+    a core) and wake-ups a second, the busiest first."""
+    rows = []
+    for name, (cpu, switches) in after.items():
+        cpu0, switches0 = before.get(name, (0.0, 0))
+        rows.append((100 * (cpu - cpu0) / window, (switches - switches0) / window, name))
+    rows.sort(reverse=True)
+    return [f"      {name:20s} CPU {cpu:5.2f} %  {wakes:6.1f} wake-ups/s" for cpu, wakes, name in rows if cpu or wakes]
 
 
 def station_truth(dj_trace, follow_dj_clock=True):

@@ -21,7 +21,7 @@ struct PlaybackCorrectorTests {
     @Test("small error nudges the speed, proportionally and clamped")
     func nudges() {
         var configuration = PlaybackCorrector.Configuration()
-        configuration.confirmReadings = 1
+        configuration.confirmNs = 0
         var corrector = PlaybackCorrector(configuration: configuration)
         // 10 ms ahead: slow down by 10 ms / 0.5 s = 2 %.
         let ahead = corrector.update(stationPositionNs: 5_000 * ms, playerPositionNs: 5_010 * ms, now: 0)
@@ -35,7 +35,7 @@ struct PlaybackCorrectorTests {
     @Test("hysteresis: tiny errors leave speed 1, nudging stops within the settled band")
     func hysteresis() {
         var configuration = PlaybackCorrector.Configuration()
-        configuration.confirmReadings = 1
+        configuration.confirmNs = 0
         var corrector = PlaybackCorrector(configuration: configuration)
         let us: Int64 = 1_000
         #expect(corrector.update(stationPositionNs: 0, playerPositionNs: 150 * us, now: 0).speed == 1)
@@ -50,7 +50,8 @@ struct PlaybackCorrectorTests {
     func confirmation() {
         var corrector = PlaybackCorrector()
         let us: Int64 = 1_000
-        let needed = corrector.configuration.confirmReadings
+        // 1.5 s of readings at 100 ms: 15 of them.
+        let needed = Int(corrector.configuration.confirmNs / corrector.configuration.readingIntervalNs)
         #expect(needed == 15)
         var now: Int64 = 0
         func reading(_ error: Int64) -> PlaybackCorrector.Decision {
@@ -87,11 +88,16 @@ struct PlaybackCorrectorTests {
         }
     }
 
-    @Test("median")
+    @Test("weighted median: the middle for equal weights, else where half the weight is reached")
     func median() {
-        #expect(PlaybackCorrector.median([5]) == 5)
-        #expect(PlaybackCorrector.median([9, 1, 5]) == 5)
-        #expect(PlaybackCorrector.median([4, 1, 9, 7]) == 4)
+        func median(_ values: [(Int64, Int64)]) -> Int64 {
+            PlaybackCorrector.weightedMedian(values.map { (errorNs: $0.0, weight: $0.1) })
+        }
+        #expect(median([(5, 1)]) == 5)
+        #expect(median([(9, 1), (1, 1), (5, 1)]) == 5)
+        #expect(median([(4, 1), (1, 1), (9, 1), (7, 1)]) == 4)
+        #expect(median([(1, 100), (5, 500), (9, 100)]) == 5)
+        #expect(median([(1, 500), (5, 100), (9, 100)]) == 1)
     }
 
     @Test("a resume lets the player settle without learning a seek lead from it")
@@ -138,9 +144,9 @@ struct PlaybackCorrectorTests {
 
     /// The speaker error of a player whose true position follows the speed exactly but whose
     /// reading is sometimes `phantomNs` ahead for `phantomTicks` ticks of 100 ms (every 10 s).
-    func speakerErrors(confirmReadings: Int, phantomNs: Int64, phantomTicks: Int) -> [Int64] {
+    func speakerErrors(confirmNs: Int64, phantomNs: Int64, phantomTicks: Int) -> [Int64] {
         var configuration = PlaybackCorrector.Configuration()
-        configuration.confirmReadings = confirmReadings
+        configuration.confirmNs = confirmNs
         var corrector = PlaybackCorrector(configuration: configuration)
         var player: Int64 = 0
         var speed = 1.0
@@ -160,9 +166,9 @@ struct PlaybackCorrectorTests {
     @Test("a phantom step in the reading leaves the speaker where it was (it moved 1.3 ms without the median)")
     func phantomAtTheSpeaker() {
         let us: Int64 = 1_000
-        let unfiltered = speakerErrors(confirmReadings: 1, phantomNs: 1_300 * us, phantomTicks: 6)
+        let unfiltered = speakerErrors(confirmNs: 0, phantomNs: 1_300 * us, phantomTicks: 6)
         #expect(quantile(unfiltered.map { abs($0) }, 1) > 500 * us)
-        let filtered = speakerErrors(confirmReadings: 15, phantomNs: 1_300 * us, phantomTicks: 6)
+        let filtered = speakerErrors(confirmNs: 1_500 * ms, phantomNs: 1_300 * us, phantomTicks: 6)
         #expect(quantile(filtered.map { abs($0) }, 1) == 0)
         // A real step is still taken back, within a few seconds.
         var corrector = PlaybackCorrector()
@@ -175,6 +181,102 @@ struct PlaybackCorrectorTests {
             speed = corrector.update(stationPositionNs: now, playerPositionNs: player, now: now).speed
         }
         #expect(abs(player - now) < 100 * us)
+    }
+
+    @Test("reads every 100 ms after a start, a nudge or an error past the start band; every 500 ms once settled")
+    func readingSchedule() {
+        let us: Int64 = 1_000
+        var corrector = PlaybackCorrector()
+        let fast = corrector.configuration.readingIntervalNs
+        let slow = corrector.configuration.settledReadingIntervalNs
+        #expect(fast == 100 * ms && slow == 500 * ms)
+        corrector.noteSeek(at: 0, learnLanding: false)
+        #expect(corrector.readingIntervalNs == fast)
+        var now: Int64 = 100 * ms
+        func reading(_ error: Int64) -> PlaybackCorrector.Decision {
+            now += corrector.readingIntervalNs
+            return corrector.update(stationPositionNs: 10_000 * ms, playerPositionNs: 10_000 * ms + error, now: now)
+        }
+        // Settled readings: fast for the first 1.5 s of them, then slow.
+        for _ in 0..<14 {
+            _ = reading(30 * us)
+            #expect(corrector.readingIntervalNs == fast)
+        }
+        _ = reading(30 * us)
+        #expect(corrector.readingIntervalNs == slow)
+        // An error past 0.2 ms: read fast again at once; back within it: slow again.
+        _ = reading(400 * us)
+        #expect(corrector.readingIntervalNs == fast)
+        _ = reading(30 * us)
+        #expect(corrector.readingIntervalNs == slow)
+        // A held error is confirmed and nudged (fast while nudging), then settles (fast again for 1.5 s).
+        var nudged = false
+        for _ in 0..<20 where !nudged { nudged = reading(1_000 * us).speed != 1 }
+        #expect(nudged)
+        #expect(corrector.readingIntervalNs == fast)
+        #expect(reading(30 * us).speed == 1)
+        #expect(corrector.readingIntervalNs == fast)
+        // A seek (or a reset) starts over.
+        for _ in 0..<15 { _ = reading(30 * us) }
+        #expect(corrector.readingIntervalNs == slow)
+        corrector.reset()
+        #expect(corrector.readingIntervalNs == fast)
+    }
+
+    /// A player whose true position follows the speed exactly, read at the corrector's own schedule
+    /// (or every `fixedStepNs`), whose reading is `phantom(t)` off the truth at true time t, with a
+    /// real jump of `jumpNs` at `jumpAt`. Returns the speaker error every 10 ms and the instant the
+    /// first nudge started.
+    func adaptiveRun(
+        fixedStepNs: Int64? = nil, seconds: Int64, jumpNs: Int64 = 0, jumpAt: Int64 = .max,
+        phantom: (Int64) -> Int64 = { _ in 0 }
+    ) -> (errors: [Int64], firstNudge: Int64?) {
+        var corrector = PlaybackCorrector()
+        var player: Int64 = 0
+        var speed = 1.0
+        var errors: [Int64] = []
+        var firstNudge: Int64?
+        var nextReading: Int64 = 0
+        var jumped = false
+        let step = 10 * ms
+        var now: Int64 = 0
+        while now < seconds * Nanos.perSecond {
+            player += Int64(Double(step) * speed)
+            now += step
+            if !jumped && now >= jumpAt {
+                player += jumpNs
+                jumped = true
+            }
+            if now >= nextReading {
+                let reading = player + phantom(now)
+                let decision = corrector.update(stationPositionNs: now, playerPositionNs: reading, now: now)
+                speed = decision.speed
+                if speed != 1 && firstNudge == nil { firstNudge = now }
+                nextReading = now + (fixedStepNs ?? corrector.readingIntervalNs)
+            }
+            errors.append(player - now)
+        }
+        return (errors, firstNudge)
+    }
+
+    @Test("the schedule keeps the confirmation: a phantom still moves nothing, a real step is still taken back")
+    func scheduleKeepsTheConfirmation() {
+        let us: Int64 = 1_000
+        // Through PulseAudio: the reading 1.3 ms ahead for 0.6 s every 2 s (and 0.7 s every 3.1 s).
+        for (every, lasting) in [(2_000 * ms, 600 * ms), (3_100 * ms, 700 * ms)] {
+            let run = adaptiveRun(seconds: 60) { t in t % every >= every - lasting ? 1_300 * us : 0 }
+            #expect(run.firstNudge == nil)
+            #expect(run.errors.allSatisfy { $0 == 0 })
+        }
+        // A real 1 ms step, read on the schedule and every 100 ms: taken back either way, the
+        // scheduled one at most the slow interval later.
+        let scheduled = adaptiveRun(seconds: 10, jumpNs: 1_000 * us, jumpAt: 5_000 * ms)
+        let everyTick = adaptiveRun(fixedStepNs: 100 * ms, seconds: 10, jumpNs: 1_000 * us, jumpAt: 5_000 * ms)
+        #expect(abs(scheduled.errors.last!) < 100 * us)
+        #expect(abs(everyTick.errors.last!) < 100 * us)
+        let delay = scheduled.firstNudge! - 5_000 * ms
+        let delayEveryTick = everyTick.firstNudge! - 5_000 * ms
+        #expect(delayEveryTick >= 700 * ms && delay >= delayEveryTick && delay <= delayEveryTick + 500 * ms)
     }
 }
 

@@ -67,6 +67,7 @@ public final class MediaCache: Sendable {
         }
         _ = Self.globalInit  // libcurl is loaded here, not by the first download (CCurlShim)
         let thread = Thread { [weak self, starts] in
+            nameCurrentThread("partyradio-fetch")
             while let url = starts.next() {
                 guard let self else { return }
                 self.run(url)
@@ -259,6 +260,7 @@ public final class MediaCache: Sendable {
         for index in 0...readerIndex {
             group.enter()
             let worker = Thread {
+                nameCurrentThread("partyradio-fetch-\(index)")
                 job.work(forReader: index == readerIndex)
                 group.leave()
             }

@@ -161,6 +161,9 @@ public final class Player: Sendable {
         self.streams = streams
         self.handle = handle
         self.clock = clock
+        var delay = 0.0
+        outputLatencyNs =
+            prmpv_get_property(raw, "audio-delay", MPV_FORMAT_DOUBLE, &delay) >= 0 ? Int64((-delay * 1e9).rounded()) : 0
         self.wakeup = WakeupSignal()
         self.state = Mutex(State())
         let (stream, continuation) = AsyncStream.makeStream(
@@ -169,6 +172,7 @@ public final class Player: Sendable {
 
         prmpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
         let thread = Thread { [handle, wakeup, restarts, eventThreadDone, streams] in
+            nameCurrentThread("partyradio-mpv")
             Player.runEventLoop(
                 handle: handle, wakeup: wakeup, restarts: restarts, streams: streams, continuation: continuation)
             eventThreadDone.signal()
@@ -266,10 +270,10 @@ public final class Player: Sendable {
     /// Extra output latency to add to the corrector's sums, in nanoseconds: mpv's user
     /// `audio-delay` (negative delay = audio earlier). mpv 0.35 already subtracts the device
     /// buffer it knows about from `time-pos`, and exposes no separate latency property.
-    public var outputLatencyNs: Int64 {
-        let delay = doubleProperty("audio-delay") ?? 0
-        return Int64((-delay * 1e9).rounded())
-    }
+    /// Read once, when the player is made: only an option sets it (this player has no key
+    /// bindings and no scripts), and every property read is a round trip to mpv's core thread,
+    /// which the synchronisation would otherwise pay on every tick.
+    public let outputLatencyNs: Int64
 
     /// Any mpv property as a string, for diagnostics (`doctor`, traces).
     public func stringProperty(_ name: String) -> String? {

@@ -69,7 +69,9 @@ final class PreciseTimer: Sendable {
 
 /// Names the calling thread as `ps -L` and /proc show it (Linux keeps 15 bytes). Not `Thread.name`:
 /// set before `start()` it never reached the kernel here, and set from the new thread only sometimes.
-private func nameCurrentThread(_ name: String) {
+/// (Unnamed threads show the process's name, which hides them among the node's own in per-thread
+/// figures: scripts/bench-speaker.py `THREADS=1`.)
+func nameCurrentThread(_ name: String) {
     let fd = open("/proc/thread-self/comm", O_WRONLY)
     guard fd >= 0 else { return }
     defer { close(fd) }

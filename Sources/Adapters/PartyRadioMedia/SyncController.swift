@@ -24,7 +24,8 @@ public struct SyncStatus: Hashable, Sendable {
 /// unpaused by a timer at the very instant the station reaches that point (``StartPlanner``),
 /// so it starts within a fraction of a millisecond instead of however long mpv takes to
 /// restart. Small errors after that are nudged away with the speed (``PlaybackCorrector``).
-/// Call ``tick(stationPositionAt:)`` every 20–100 ms while the station plays.
+/// Call ``tick(stationPositionAt:)`` every ``readingIntervalNs`` while the station plays (every
+/// 10–20 ms while ``isPreparing``).
 ///
 /// Threads: the caller's thread (or threads) runs every public method; the controller's one
 /// ``PreciseTimer`` thread, created with it and ended by ``shutdown()`` or deinit, runs nothing but
@@ -72,6 +73,11 @@ public final class SyncController: Sendable {
 
     /// True while a paused start is in progress (the caller should tick often, every ~20 ms).
     public var isPreparing: Bool { state.withLock { $0.preparing != nil } }
+
+    /// How long the next ``tick(stationPositionAt:)`` may wait, as the corrector asks: 100 ms while
+    /// anything may need correcting soon, 500 ms while the player sits settled at speed 1 (each tick
+    /// is a round trip to mpv's core thread). See ``PlaybackCorrector/readingIntervalNs``.
+    public var readingIntervalNs: Int64 { state.withLock { $0.corrector.readingIntervalNs } }
 
     /// The local instant the prepared player will be unpaused at, once it is ready and armed.
     public var pendingStartNs: Int64? { state.withLock { $0.preparing?.startAt } }

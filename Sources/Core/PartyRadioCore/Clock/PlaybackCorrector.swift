@@ -7,12 +7,18 @@
 /// constant τ (`correctionTimeNs`). A seek takes time to take effect; the corrector waits for it to
 /// settle, then learns how far behind the player landed and seeks that much further next time.
 ///
-/// A nudge starts only on an error that held for a while: the median of the last
-/// `confirmReadings` errors at speed 1 must be past `nudgeStartNs`. What the player reports is
-/// not what the speakers play: through PulseAudio, mpv's `audio-pts` steps by a millisecond or
-/// more for half a second at a time and drifts back over seconds (the sound server's latency
-/// estimate), while the speaker itself does not move (scripts/bench-speaker.py `TRACE=1`,
-/// docs/BENCHMARKS.md). Nudging on such a reading moves the speaker by the phantom error.
+/// A nudge starts only on an error that held for a while: at speed 1, the errors of the last
+/// `confirmNs` must be past `nudgeStartNs` for more than half of that time. What the player
+/// reports is not what the speakers play: through PulseAudio, mpv's `audio-pts` steps by a
+/// millisecond or more for half a second at a time and drifts back over seconds (the sound
+/// server's latency estimate), while the speaker itself does not move (scripts/bench-speaker.py
+/// `TRACE=1`, docs/BENCHMARKS.md). Nudging on such a reading moves the speaker by the phantom error.
+///
+/// The confirmation is counted in time, not in readings, so that the player may read often while
+/// something is happening and seldom while it sits settled (``readingIntervalNs``) without
+/// changing what is confirmed: each reading stands for the time since the one before it, except
+/// that an error past `nudgeStartNs` stands for no more than `readingIntervalNs` (after a long gap
+/// nobody knows since when it held).
 public struct PlaybackCorrector: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// Errors beyond this are fixed by seeking.
@@ -34,11 +40,21 @@ public struct PlaybackCorrector: Sendable {
         public var seekSettleNs: Int64 = 150 * Nanos.perMillisecond
         /// The learnt seek lead stays within 0…this.
         public var maxSeekLeadNs: Int64 = 500 * Nanos.perMillisecond
-        /// At speed 1, a nudge starts only once this many errors have been measured since the last
-        /// seek, start or nudge and their median is past `nudgeStartNs` (1: on the first reading).
-        /// 15 readings at the player's 100 ms ticks: a reading off for less than 0.75 s in 1.5 s
-        /// moves nothing.
-        public var confirmReadings: Int = 15
+        /// At speed 1, a nudge starts only once errors have been measured for this long since the
+        /// last seek, start or nudge and those of the last this long were past `nudgeStartNs` (on
+        /// one side) for more than half of it; it starts from their median (0: on the first
+        /// reading). An error that holds for less than 0.75 s in 1.5 s moves nothing; at the
+        /// 100 ms readings that is the median of the last 15, as it was when counted in readings.
+        public var confirmNs: Int64 = 1_500 * Nanos.perMillisecond
+        /// How often to read the player while anything may need acting on soon: a start or seek
+        /// settling, a nudge, an error past `nudgeStartNs`, the first `confirmNs` after a start,
+        /// seek or nudge.
+        public var readingIntervalNs: Int64 = 100 * Nanos.perMillisecond
+        /// How often to read the player once it sits settled at speed 1: each reading is a round
+        /// trip to the player's own thread, and most of them only find it where it was. An error
+        /// that appears is first seen up to this much later, and then read every
+        /// `readingIntervalNs` until confirmed or gone.
+        public var settledReadingIntervalNs: Int64 = 500 * Nanos.perMillisecond
 
         public init() {}
     }
@@ -60,8 +76,18 @@ public struct PlaybackCorrector: Sendable {
     public private(set) var seekLeadNs: Int64 = 0
     private var lastSeekAt: Int64?
     private var checkSeekLanding = false
-    /// The errors measured at speed 1 since the last seek, start or nudge, newest last.
-    private var recentErrors: [Int64] = []
+    /// The errors measured at speed 1 since the last seek, start or nudge, newest last, with the
+    /// instant of each; those older than `confirmNs` are dropped.
+    private var recentErrors: [Reading] = []
+    /// The instant of the first reading since the last seek, start or nudge.
+    private var confirmingSince: Int64?
+    /// The last error measured at speed 1 since the last seek, start or nudge.
+    private var lastReading: Reading?
+
+    private struct Reading {
+        var at: Int64
+        var errorNs: Int64
+    }
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -72,7 +98,7 @@ public struct PlaybackCorrector: Sendable {
         speed = 1
         lastSeekAt = nil
         checkSeekLanding = false
-        recentErrors.removeAll(keepingCapacity: true)
+        forgetReadings()
     }
 
     /// Tells the corrector that the player was just started or seeked by someone else at `now`
@@ -83,7 +109,24 @@ public struct PlaybackCorrector: Sendable {
         speed = 1
         lastSeekAt = now
         checkSeekLanding = learnLanding
+        forgetReadings()
+    }
+
+    /// How long the player may wait before its next reading: `settledReadingIntervalNs` once it
+    /// sits settled at speed 1 (no start or seek settling, the first `confirmNs` of readings
+    /// behind it, the last error within `nudgeStartNs`), `readingIntervalNs` otherwise.
+    public var readingIntervalNs: Int64 {
+        guard speed == 1, let confirmingSince, let last = lastReading,
+            last.errorNs.magnitude < UInt64(configuration.nudgeStartNs),
+            last.at &- confirmingSince &+ configuration.readingIntervalNs >= configuration.confirmNs
+        else { return configuration.readingIntervalNs }
+        return max(configuration.readingIntervalNs, configuration.settledReadingIntervalNs)
+    }
+
+    private mutating func forgetReadings() {
         recentErrors.removeAll(keepingCapacity: true)
+        confirmingSince = nil
+        lastReading = nil
     }
 
     /// Decides what to do, given where the station is and where the player is at local instant `now`.
@@ -112,21 +155,48 @@ public struct PlaybackCorrector: Sendable {
         if speed != 1 {
             if error.magnitude < UInt64(configuration.settledNs) {
                 speed = 1  // settled: the next nudge needs a fresh run of readings at speed 1
+                forgetReadings()
             } else {
                 speed = nudgeSpeed(error)
             }
             return Decision(seekToNs: nil, speed: speed, errorNs: error)
         }
-        recentErrors.append(error)
-        let needed = max(1, configuration.confirmReadings)
-        if recentErrors.count > needed { recentErrors.removeFirst(recentErrors.count - needed) }
-        guard recentErrors.count == needed else { return Decision(seekToNs: nil, speed: 1, errorNs: error) }
-        let held = Self.median(recentErrors)
-        if held.magnitude >= UInt64(configuration.nudgeStartNs) {
+        if let held = confirm(error, at: now) {
             speed = nudgeSpeed(held)
-            recentErrors.removeAll(keepingCapacity: true)
+            forgetReadings()
         }
         return Decision(seekToNs: nil, speed: speed, errorNs: error)
+    }
+
+    /// Adds a reading at speed 1; returns the error to nudge from, once one held for more than
+    /// half of the last `confirmNs` (and readings cover that long since the last seek, start or nudge).
+    private mutating func confirm(_ error: Int64, at now: Int64) -> Int64? {
+        let window = max(0, configuration.confirmNs)
+        let start = configuration.nudgeStartNs
+        let first = confirmingSince ?? now
+        confirmingSince = first
+        lastReading = Reading(at: now, errorNs: error)
+        if window == 0 { return error.magnitude >= UInt64(start) ? error : nil }
+        recentErrors.append(Reading(at: now, errorNs: error))
+        let windowStart = now &- window
+        // Kept: the readings of the window, and the one before it (it bounds the oldest one's time).
+        if let firstInside = recentErrors.firstIndex(where: { $0.at > windowStart }), firstInside > 1 {
+            recentErrors.removeFirst(firstInside - 1)
+        }
+        guard now &- first &+ configuration.readingIntervalNs >= window else { return nil }
+        var weighted: [(errorNs: Int64, weight: Int64)] = []
+        var ahead: Int64 = 0
+        var behind: Int64 = 0
+        for (index, reading) in recentErrors.enumerated() where reading.at > windowStart {
+            let previous = index > 0 ? recentErrors[index - 1].at : reading.at &- configuration.readingIntervalNs
+            var weight = reading.at &- max(previous, windowStart)
+            if reading.errorNs.magnitude >= UInt64(start) { weight = min(weight, configuration.readingIntervalNs) }
+            weighted.append((reading.errorNs, weight))
+            if reading.errorNs >= start { ahead &+= weight }
+            if reading.errorNs <= -start { behind &+= weight }
+        }
+        guard ahead > window / 2 || behind > window / 2 else { return nil }
+        return Self.weightedMedian(weighted)
     }
 
     /// The speed that takes `error` back with the time constant, clamped, in 0.01 % steps.
@@ -137,9 +207,16 @@ public struct PlaybackCorrector: Sendable {
         return (clamped * 10_000).rounded() / 10_000  // 0.01 % steps: no churn on noise
     }
 
-    /// The middle of `values` (the lower middle for an even count).
-    static func median(_ values: [Int64]) -> Int64 {
-        let sorted = values.sorted()
-        return sorted[(sorted.count - 1) / 2]
+    /// The value at which the weights, added up in the values' order, reach half their sum (for
+    /// equal weights the middle, the lower middle for an even count).
+    static func weightedMedian(_ values: [(errorNs: Int64, weight: Int64)]) -> Int64 {
+        let sorted = values.sorted { $0.errorNs < $1.errorNs }
+        let total = sorted.reduce(Int64(0)) { $0 &+ $1.weight }
+        var sum: Int64 = 0
+        for value in sorted {
+            sum &+= value.weight
+            if 2 * sum >= total { return value.errorNs }
+        }
+        return sorted.last?.errorNs ?? 0
     }
 }

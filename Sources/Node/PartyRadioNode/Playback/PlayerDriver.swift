@@ -58,8 +58,8 @@ final class PlayerDriver {
     /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one
     /// stream (competing with it) would only starve.
     static let cacheWaitNs = Nanos.seconds(12)
-    static let tickIntervalNs = Nanos.ms(100)
-    /// While a start is being prepared, so the player is unpaused as soon as it is ready.
+    /// While a start is being prepared, so the player is unpaused as soon as it is ready. Otherwise
+    /// the corrector says how often (``SyncController/readingIntervalNs``: 100 ms, 500 ms settled).
     static let fastTickIntervalNs = Nanos.ms(10)
     /// How long the player plays before the start-up pages are released: by then every path
     /// that playing a track takes (demuxing, decoding, the audio output) has run and stays resident.
@@ -291,13 +291,23 @@ final class PlayerDriver {
         }
     }
 
+    /// How long after the last tick the next is due.
+    private func tickInterval(_ sync: SyncController) -> Int64 {
+        sync.isPreparing ? Self.fastTickIntervalNs : sync.readingIntervalNs
+    }
+
+    /// How much earlier than due a tick runs when the node's thread is awake anyway: a settled tick
+    /// (500 ms) from 300 ms on, so that it rides on the listener's progress report (every 250 ms) or
+    /// a snapshot instead of waking the thread itself; none at the faster intervals.
+    static func earlyBy(interval: Int64) -> Int64 {
+        interval > Nanos.ms(100) ? interval * 2 / 5 : 0
+    }
+
     /// When ``step()`` next has work.
     var nextWakeup: LocalTime? {
         var wakeups: [LocalTime] = []
         if pending != nil { wakeups.append(clock.now() + Self.fastTickIntervalNs) }
-        if let sync, playing {
-            wakeups.append(lastTick + (sync.isPreparing ? Self.fastTickIntervalNs : Self.tickIntervalNs))
-        }
+        if let sync, playing { wakeups.append(lastTick + tickInterval(sync)) }
         if let trace { wakeups.append(LocalTime(ns: trace.nextDueNs)) }
         return wakeups.min()
     }
@@ -307,13 +317,15 @@ final class PlayerDriver {
         if maker != nil { takePlayer() }
         if pending != nil { loadPendingIfReady() }
         let now = clock.now()
-        // No corrections against a guessed clock: while the estimate is lost (the DJ's clock
-        // stepped), the player plays on untouched until it is back.
-        if let sync, playing, let view, view.stationPosition(at: now) != nil,
-            now - lastTick >= (sync.isPreparing ? Self.fastTickIntervalNs : Self.tickIntervalNs)
-        {
-            lastTick = now
-            sync.tick(stationPositionAt: stationPosition(view))
+        if let sync, playing, let view {
+            let interval = tickInterval(sync)
+            if now - lastTick >= interval - Self.earlyBy(interval: interval) {
+                lastTick = now
+                // No corrections against a guessed clock: while the estimate is lost (the DJ's clock
+                // stepped), the player plays on untouched until it is back (and the next look is a
+                // tick later, not at once: the tick's instant is past).
+                if view.stationPosition(at: now) != nil { sync.tick(stationPositionAt: stationPosition(view)) }
+            }
         }
         if Log.isEnabled, let sync { noteStart(sync, now: now) }
         if let sync { pageOutWhenPlaying(sync, now: now) }
@@ -397,9 +409,15 @@ final class PlayerMaker: Sendable {
         /// over seconds: one late timing report on a busy machine steps it by a millisecond that
         /// takes seconds to fade (scripts/bench-speaker.py `TRACE=1`). `pulse-latency-hacks` has mpv
         /// work it out from each timing report itself.
-        static func mpvOptions(mediaProof: String?) -> [String: String] {
+        /// `PARTYRADIO_MPV_OPTIONS` (`name=value,name=value`) adds or replaces some, for comparisons
+        /// in the benchmarks (scripts/bench-speaker.py).
+        static func mpvOptions(mediaProof: String?, environment: [String: String] = [:]) -> [String: String] {
             var options = ["pulse-latency-hacks": "yes"]
             if let mediaProof { options["http-header-fields"] = "\(MediaServer.proofHeader): \(mediaProof)" }
+            for pair in (environment["PARTYRADIO_MPV_OPTIONS"] ?? "").split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { options[String(parts[0])] = String(parts[1]) }
+            }
             return options
         }
 
@@ -417,7 +435,8 @@ final class PlayerMaker: Sendable {
                 let player = try Player(
                     options: Player.Options(
                         audio: audio, pitchCorrection: false,
-                        extraOptions: Self.mpvOptions(mediaProof: options.mediaProof)),
+                        extraOptions: Self.mpvOptions(
+                            mediaProof: options.mediaProof, environment: ProcessInfo.processInfo.environment)),
                     clock: clock.nanoClock,
                     openStream: openStream)
                 let sync = SyncController(player: player, clock: clock.nanoClock)

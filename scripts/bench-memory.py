@@ -16,7 +16,7 @@ The playing listener runs with `-v`, so that its log shows it really played ("pl
 with `--trace` (the DJ too): 5 s after it first plays, it hands libmpv's load-time pages back to the
 kernel (docs/MEDIA.md), and its player error (against where the station truly was, from the DJ's
 trace) is reported for the 5 s before that and the 5 s after, so a page fault that held the audio up
-would show. PARTYRADIO_PLAYER_PAGEOUT=0 runs without it, for comparison. A page another process maps
+would show. The page-out is off unless PARTYRADIO_PLAYER_PAGEOUT=1 (docs/MEDIA.md): set it to measure it. A page another process maps
 too is not released, and the namespaces share one kernel and its page cache, where real hosts share
 nothing: so the playing listener runs a copy of the binary of its own, and the benchmark should run
 while no other player (no other libmpv) runs on the machine; it says how many did.
@@ -132,7 +132,7 @@ def page_out_report(work, log):
     with open(log) as handle:
         line = next((l for l in handle if "start-up pages" in l), None)
     if line is None:
-        print("\nlisten (ao=null): no page-out (PARTYRADIO_PLAYER_PAGEOUT=0, or it did not play for 5 s)")
+        print("\nlisten (ao=null): no page-out (it is on with PARTYRADIO_PLAYER_PAGEOUT=1 only, and after 5 s of playing)")
         return
     stamp = line.split(" ", 1)[0]
     at = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)

@@ -46,8 +46,9 @@ final class PlayerDriver {
     private var armedStart: Int64?
     /// Where the next release of the pages a start touched (``StartupPages``) stands: due a while
     /// after the player plays a newly loaded track, then done until the next load (never with
-    /// `PARTYRADIO_PLAYER_PAGEOUT=0`).
-    private var pageOut = PageOut.waiting
+    /// `PARTYRADIO_PLAYER_PAGEOUT=1` only: on a machine where two players share libmpv's pages, a
+    /// page-out raised both players' CPU about fourfold and broke their sound; docs/MEDIA.md).
+    private var pageOut = PageOut.off
     private enum PageOut: Equatable {
         case off, waiting
         case due(LocalTime)
@@ -85,7 +86,7 @@ final class PlayerDriver {
         self.clock = clock
         self.inbox = inbox
         playsAudio = !options.noAudio
-        if ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] == "0" { pageOut = .off }
+        if ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] == "1" { pageOut = .waiting }
         trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
         guard !options.noAudio else {
             cache = nil

@@ -28,8 +28,12 @@ struct PartialPlaybackLANTests {
             env: ["PARTYRADIO_ITUNES_URL": origin])
         defer { withExtendedLifetime(dj) {} }
         try lan.loss(host: 2, percent: 25, direction: .both)
-        let listener = try lan.startListener(
-            host: 2, role: "listener", station: "Slow previews", extra: ["--timeout", "20", "-v"])
+        let listener = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "listen", "Slow previews", "--json-events", "--audio-driver", "null",
+                "--trace", lan.tracePath("listener"), "--state-dir", lan.stateDir("listener"), "--timeout", "20", "-v",
+            ], env: ["PARTYRADIO_MEDIA_CACHE_PARTIAL": "1"])
         defer { withExtendedLifetime(listener) {} }
 
         let load = try listener.waitForLine(containing: "playing 697195462", timeout: .seconds(25), stream: .stderr)

@@ -34,7 +34,7 @@ final class MediaCacheStreamingTests {
         let url = try server(options).baseURL + "/itunes-assets/AudioPreview125/\(name).m4a"
         let cache = try MediaCache(directory: URL(fileURLWithPath: directory.file(name)), planConfiguration: Self.plan)
         cache.request(url, now: true)
-        #expect(waitUntil(10) { cache.isReadable(url) }, "the first bytes never came")
+        #expect(waitUntil(30) { cache.isReadable(url) }, "the first bytes never came")
         return (cache, url, try #require(cache.reader(named: MediaCache.streamName(for: url))))
     }
 

@@ -194,7 +194,9 @@ final class PlayerTests {
 
     @Test("SyncController holds the player on a moving station position")
     func syncController() throws {
-        let player = try Player(options: .init(audio: .none))
+        // As the nodes make it: with pitch correction, mpv inserts scaletempo whenever the speed is not 1,
+        // which shifts audio-pts by 10-20 ms and turns a nudge into a jump (docs/MEDIA.md).
+        let player = try Player(options: .init(audio: .none, pitchCorrection: false))
         defer { player.shutdown() }
         let controller = SyncController(player: player)
         let epoch = clock.now()
@@ -221,7 +223,9 @@ final class PlayerTests {
 
     @Test("SyncController resumes after a pause: a paused seek of a player that has played starts on time")
     func syncControllerResume() throws {
-        let player = try Player(options: .init(audio: .none))
+        // As the nodes make it: with pitch correction, mpv inserts scaletempo whenever the speed is not 1,
+        // which shifts audio-pts by 10-20 ms and turns a nudge into a jump (docs/MEDIA.md).
+        let player = try Player(options: .init(audio: .none, pitchCorrection: false))
         defer { player.shutdown() }
         let controller = SyncController(player: player)
         let epoch = clock.now()

@@ -13,26 +13,26 @@ copied pages (relocated data), which /proc/PID/status counts as RssAnon, not Rss
 sum is a little more than RssFile.
 
 The playing listener runs with `-v`, so that its log shows it really played ("playing from"), and
-with `--trace` (the DJ too): 5 s after it first plays, it hands libmpv's load-time pages back to the
-kernel (docs/MEDIA.md), and its player error (against where the station truly was, from the DJ's
-trace) is reported for the 5 s before that and the 5 s after, so a page fault that held the audio up
-would show. The page-out is off unless PARTYRADIO_PLAYER_PAGEOUT=1 (docs/MEDIA.md): set it to measure it. A page another process maps
-too is not released, and the namespaces share one kernel and its page cache, where real hosts share
-nothing: so the playing listener runs a copy of the binary of its own, and the benchmark should run
-while no other player (no other libmpv) runs on the machine; it says how many did.
+with `--trace` (the DJ too): 5 s after it first plays, it drops its mappings of the file pages it
+touched while it started (docs/MEDIA.md, "What starting leaves resident"), and its player error
+(against where the station truly was, from the DJ's trace) is reported for the 5 s before that and
+the 5 s after, so a page fault that held the audio up would show. PARTYRADIO_PLAYER_PAGEOUT=0
+turns that release off, for comparisons. OWN_FILES=1 gives the playing listener a copy of the
+binary of its own (benchlib.own_files: and of libmpv's tree), as on a host of its own.
 PARTYRADIO_BIN picks the binary (default .build/release/partyradio); DURATION (at least 10)
 shortens the run; THREADS=1 adds each process's threads (CPU and wake-ups a second).
 """
 import datetime, glob, os, re, shutil, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (BIN, percentile, read_trace, require_root, sample_usage, spawn, station_truth, stop, testbed_down,
+from benchlib import (BIN, own_files, percentile, read_trace, require_root, sample_usage, spawn, station_truth, stop, testbed_down,
                       testbed_up, wait_event)
 
 DURATION = max(10.0, float(os.environ.get("DURATION", "65")))
 FIRST = 5.0
 TOP = max(1, int(os.environ.get("TOP", "8")))
 THREADS = os.environ.get("THREADS") == "1"
+OWN_FILES = os.environ.get("OWN_FILES") == "1"
 STATION = "Memory bench"
 MAPPING = re.compile(r"^[0-9a-f]+-[0-9a-f]+ ")
 
@@ -66,12 +66,12 @@ def main():
                                                               f"{work}/listen2.jsonl"]),
                                      (3, "listen --no-audio", ["--no-audio"])):
             logs[label] = f"{work}/listen{host}.log"
-            binary = BIN
-            if host == 2:  # its own copy: no page of it shared with the other two (see above)
-                binary = f"{work}/partyradio-listener"
-                shutil.copy2(BIN, binary)
+            binary, env = BIN, None
+            if host == 2 and OWN_FILES:
+                binary, more = own_files(f"{work}/own")
+                env = dict(os.environ, **more)
             roles[label] = spawn(lan, host, logs[label], binary, "listen", STATION, *options, "--json-events",
-                                 "--state-dir", f"{work}/l{host}")
+                                 "--state-dir", f"{work}/l{host}", **({"env": env} if env else {}))
         threads = {} if THREADS else None
         samples = sample_usage(roles, first=FIRST, window=DURATION - FIRST, threads=threads)
         files = {label: mapped_files(pid) for label, pid in roles.items() if samples[label][1] is not None}
@@ -108,23 +108,7 @@ def main():
         for path, mb in sorted(sizes.items(), key=lambda item: -item[1])[:TOP]:
             print(f"  {mb:6.1f} MB  {path}")
     page_out_report(work, logs["listen (ao=null)"])
-    others = [pid for pid in other_players() if pid not in roles.values()]
-    if others:
-        print(f"  (other processes mapping libmpv at the end: {len(others)}; their shared pages were not released)")
     print(f"\nlogs kept in {work}")
-
-
-def other_players():
-    """PIDs of the processes that map libmpv now."""
-    pids = []
-    for maps in glob.glob("/proc/[0-9]*/maps"):
-        try:
-            with open(maps) as handle:
-                if "libmpv" in handle.read():
-                    pids.append(int(maps.split("/")[2]))
-        except OSError:
-            pass
-    return pids
 
 
 def page_out_report(work, log):
@@ -132,7 +116,7 @@ def page_out_report(work, log):
     with open(log) as handle:
         line = next((l for l in handle if "start-up pages" in l), None)
     if line is None:
-        print("\nlisten (ao=null): no page-out (it is on with PARTYRADIO_PLAYER_PAGEOUT=1 only, and after 5 s of playing)")
+        print("\nlisten (ao=null): no release of the start-up pages (off with PARTYRADIO_PLAYER_PAGEOUT=0; after 5 s of playing)")
         return
     stamp = line.split(" ", 1)[0]
     at = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)

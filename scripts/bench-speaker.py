@@ -63,7 +63,7 @@ LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, 
 TRACE = os.environ.get("TRACE") == "1"
 THREADS = os.environ.get("THREADS") == "1"
 # Each partyradio listener with a copy of the binary and of libmpv's tree of its own, as on a host of
-# its own (benchlib.own_files): so that its page-outs release what they would there.
+# its own (benchlib.own_files): so that no page is shared with another player, as there.
 OWN_FILES = os.environ.get("OWN_FILES") == "1"
 if os.environ.get("CLOCKS") == "true":  # every clock right: the systems' own floor
     SERVER_CLOCK, LISTENER_CLOCKS = (0, 0), [(0, 0)] * 5

@@ -67,4 +67,53 @@ import Testing
             }
         }
     }
+
+    static let present: UInt64 = 1 << 63
+    static let swapped: UInt64 = 1 << 62
+    static let file: UInt64 = 1 << 61
+
+    @Test func writableIsReadFromThePermissions() {
+        let regions = MappedRegion.parse(Self.maps)
+        #expect(!regions[0].isWritable && !regions[3].isWritable)
+        #expect(regions[1].isWritable && regions[4].isWritable)
+    }
+
+    @Test func privateCopiesSplitTheRunsAndRunsWithNothingResidentAreLeftOut() {
+        let (p, s, f) = (Self.present, Self.swapped, Self.file)
+        #expect(MappedRegion.droppableRuns([]) == [])
+        #expect(MappedRegion.droppableRuns([0, 0, 0]) == [])
+        #expect(MappedRegion.droppableRuns([p | f, 0, p | f]) == [0..<3])
+        // A resident copy (the loader's relocations) and a copy in swap are both kept.
+        #expect(MappedRegion.droppableRuns([p | f, p, 0, p | f, s, p | f]) == [0..<1, 2..<4, 5..<6])
+        #expect(MappedRegion.droppableRuns([p, p, 0, 0, p]) == [])
+        // A file page in swap's migration entry form is the file's, not a copy.
+        #expect(MappedRegion.droppableRuns([s | f, p | f]) == [0..<2])
+        #expect(PageMapEntry(raw: p).isPrivateCopy && PageMapEntry(raw: s).isPrivateCopy)
+        #expect(!PageMapEntry(raw: p | f).isPrivateCopy && !PageMapEntry(raw: 0).isPrivateCopy)
+    }
+
+    /// Any entries: the runs are in order, apart, inside the region, hold no private copy, and every
+    /// resident file page is in one.
+    @Test func runsCoverEveryResidentFilePageAndNoCopy() {
+        var random = SplitMix64(seed: 11)
+        for _ in 0..<2_000 {
+            let entries = (0..<Int(random.next() % 40)).map { _ in random.next() }
+            let runs = MappedRegion.droppableRuns(entries)
+            var covered = Set<Int>()
+            var last = -1
+            for run in runs {
+                #expect(run.lowerBound > last && run.upperBound <= entries.count && !run.isEmpty)
+                last = run.upperBound - 1
+                for index in run {
+                    #expect(!PageMapEntry(raw: entries[index]).isPrivateCopy)
+                    covered.insert(index)
+                }
+                #expect(run.contains { PageMapEntry(raw: entries[$0]).isPresent })
+            }
+            for (index, raw) in entries.enumerated() {
+                let entry = PageMapEntry(raw: raw)
+                if entry.isPresent && entry.isFilePage { #expect(covered.contains(index)) }
+            }
+        }
+    }
 }

@@ -9,60 +9,76 @@ import PartyRadioCore
 /// bare C program that only loads libmpv and plays one file holds 45 MB of mapped files, of which
 /// it touches 11 MB again while it plays (docs/BENCHMARKS.md, "Memory"); partyradio's own binary,
 /// whose start-up runs code that playing never runs again, is the same in small.
-/// ``release()`` advises the kernel to reclaim every resident page of the process's private file
-/// mappings (`MADV_PAGEOUT`, madvise(2)): clean pages of files, so nothing is lost; what playing
-/// needs comes back at its next touch (from the page cache, or the disk if it was dropped), the
-/// rest stays out. A page that another process maps too (libc, a second player on the machine)
-/// stays where it is.
+/// ``release()`` drops the process's mappings of those pages (`MADV_DONTNEED`, madvise(2)) in
+/// every private file mapping it cannot write (code, read-only data): the pages stay in the page
+/// cache, where the kernel takes them back first when memory runs short (unmapped clean pages
+/// are reclaimed before mapped ones), and what playing needs is mapped again at its next touch (a minor fault, no I/O). A
+/// page the process holds a private copy of (relocated before it was made read-only) is never
+/// dropped: `/proc/self/pagemap` says which (``MappedRegion/droppableRuns(_:)``). Nothing changes
+/// for another process: its mappings and the page cache are untouched. (`MADV_PAGEOUT`, tried
+/// first, evicts the pages from the page cache itself; with two players on one machine sharing
+/// them, it raised both players' CPU about fourfold and broke their sound; docs/MEDIA.md.)
 public enum StartupPages {
     /// What one release did, for the debug log and the memory benchmark.
     public struct Release: Sendable, CustomStringConvertible {
-        /// Files and bytes of address space advised.
+        /// Files whose mappings were dropped, and the bytes of address space dropped.
         public var files: Int
         public var bytes: UInt
+        /// Private copies kept, in pages.
+        public var privatePagesKept: Int
         /// Mapped files resident before and after (`RssFile`, kB), when `/proc/self/status` says.
         public var residentFileKBBefore: Int?
         public var residentFileKBAfter: Int?
-        /// The kernel refused the advice (older than Linux 5.4: no `MADV_PAGEOUT`).
-        public var unsupported: Bool
+        /// How long it took, reading the maps and the page map included.
+        public var elapsedMs: Double = 0
 
         public var description: String {
             let before = residentFileKBBefore.map { "\($0 / 1024) MB" } ?? "?"
             let after = residentFileKBAfter.map { "\($0 / 1024) MB" } ?? "?"
-            return unsupported
-                ? "the kernel has no MADV_PAGEOUT: the start-up pages stay"
-                : "start-up pages released: \(files) files, mapped files resident \(before) → \(after)"
+            return "start-up pages released: \(files) files, mapped files resident \(before) → \(after)"
+                + " in \(String(format: "%.1f", elapsedMs)) ms"
         }
     }
 
-    /// Releases the resident pages of every private file mapping (the binary, libmpv's tree, the
-    /// other libraries). Takes about 25 ms: call it off any thread that keeps time.
-    /// - Returns: nil when `/proc/self/maps` cannot be read.
+    /// Drops the mappings of every file page the process maps privately and cannot write (the
+    /// binary's code, libmpv's tree, the other libraries). Takes a few milliseconds: call it off any
+    /// thread that keeps time.
+    /// - Returns: nil when `/proc/self/maps` or `/proc/self/pagemap` cannot be read.
     @discardableResult
     public static func release() -> Release? {
+        let started = DispatchTime.now().uptimeNanoseconds
         guard let regions = readProc("/proc/self/maps").map({ MappedRegion.parse($0) }) else { return nil }
-        var release = Release(files: 0, bytes: 0, residentFileKBBefore: residentFileKB(), unsupported: false)
+        let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard pagemap >= 0 else { return nil }
+        defer { close(pagemap) }
+        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        var release = Release(files: 0, bytes: 0, privatePagesKept: 0, residentFileKBBefore: residentFileKB())
         var files = Set<String>()
-        for region in regions where region.isFile && region.isPrivate {
-            guard let address = UnsafeMutableRawPointer(bitPattern: region.start) else { continue }
-            if madvise(address, Int(region.length), madvisePageOut) != 0 {
-                if errno == EINVAL {
-                    release.unsupported = true
-                    break
-                }
-                continue  // unmapped since the map was read, say: the others still count
+        var entries: [UInt64] = []
+        for region in regions where region.isFile && region.isPrivate && !region.isWritable {
+            let pages = Int(region.length / pageSize)
+            entries = [UInt64](repeating: 0, count: pages)
+            let wanted = pages * MemoryLayout<UInt64>.size
+            let read = entries.withUnsafeMutableBytes { buffer in
+                pread(pagemap, buffer.baseAddress, wanted, off_t(region.start / pageSize) * 8)
             }
-            files.insert(region.path)
-            release.bytes += region.length
+            guard read == wanted else { continue }  // unmapped since the map was read, say
+            let runs = MappedRegion.droppableRuns(entries)
+            release.privatePagesKept += entries.lazy.filter { PageMapEntry(raw: $0).isPrivateCopy }.count
+            for run in runs {
+                guard let address = UnsafeMutableRawPointer(bitPattern: region.start + UInt(run.lowerBound) * pageSize)
+                else { continue }
+                let length = run.count * Int(pageSize)
+                guard madvise(address, length, MADV_DONTNEED) == 0 else { continue }
+                files.insert(region.path)
+                release.bytes += UInt(length)
+            }
         }
         release.files = files.count
         release.residentFileKBAfter = residentFileKB()
+        release.elapsedMs = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         return release
     }
-
-    /// madvise(2)'s `MADV_PAGEOUT` (Linux 5.4; glibc's `<sys/mman.h>` names it, Swift's Glibc module
-    /// does not export it).
-    private static let madvisePageOut: Int32 = 21
 
     /// A file of /proc, whole. (Foundation's `FileManager.contents(atPath:)` and
     /// `String(contentsOfFile:)` stop after the first 4 KB there: /proc reports a size of 0.)

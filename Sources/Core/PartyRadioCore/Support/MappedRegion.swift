@@ -60,3 +60,47 @@ public struct MappedRegion: Hashable, Sendable {
         text.split(separator: "\n").compactMap { MappedRegion(line: $0) }
     }
 }
+
+extension MappedRegion {
+    /// Whether the process can write to it (`rw-p`: a library's data, copied page by page as it is
+    /// written); a region that cannot be written keeps the file's own pages, besides those the
+    /// dynamic loader copied while it relocated them before it made them read-only.
+    public var isWritable: Bool { permissions.dropFirst().first == "w" }
+
+    /// The runs of a region's pages (page indexes from its start) whose mappings can be dropped
+    /// without losing anything, given the region's `/proc/PID/pagemap` entries in order
+    /// (``PageMapEntry``): every page that is not a private copy, in runs that hold at least one
+    /// page resident (a run with none would change nothing). A private copy splits the runs.
+    public static func droppableRuns(_ entries: [UInt64]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        var resident = false
+        for (index, raw) in entries.enumerated() {
+            let entry = PageMapEntry(raw: raw)
+            if entry.isPrivateCopy {
+                if resident { runs.append(start..<index) }
+                start = index + 1
+                resident = false
+            } else if entry.isPresent {
+                resident = true
+            }
+        }
+        if resident { runs.append(start..<entries.count) }
+        return runs
+    }
+}
+
+/// One page's entry in `/proc/PID/pagemap`: 64 bits a page, of which the top three say whether it
+/// is resident, in swap, and a page of the file (or of shared memory) rather than a private copy.
+/// Without `CAP_SYS_ADMIN` the frame number reads as 0; these bits are always there.
+public struct PageMapEntry: Hashable, Sendable {
+    public var raw: UInt64
+    public init(raw: UInt64) { self.raw = raw }
+
+    public var isPresent: Bool { raw & (1 << 63) != 0 }
+    public var isSwapped: Bool { raw & (1 << 62) != 0 }
+    public var isFilePage: Bool { raw & (1 << 61) != 0 }
+    /// A page of the process's own (copied on write, resident or in swap): dropping its mapping
+    /// would lose what was written (a private file mapping would read the file's bytes again).
+    public var isPrivateCopy: Bool { (isPresent || isSwapped) && !isFilePage }
+}

@@ -48,8 +48,7 @@ final class PlayerDriver {
     private var armedStart: Int64?
     /// Where the next release of the pages a start touched (``StartupPages``) stands: due a while
     /// after the player plays a newly loaded track, then done until the next load (never with
-    /// `PARTYRADIO_PLAYER_PAGEOUT=1` only: on a machine where two players share libmpv's pages, a
-    /// page-out raised both players' CPU about fourfold and broke their sound; docs/MEDIA.md).
+    /// `PARTYRADIO_PLAYER_PAGEOUT=0`, for comparisons: scripts/bench-memory.py).
     private var pageOut = PageOut.off
     private enum PageOut: Equatable {
         case off, waiting
@@ -88,7 +87,7 @@ final class PlayerDriver {
         self.clock = clock
         self.inbox = inbox
         playsAudio = !options.noAudio
-        if ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] == "1" { pageOut = .waiting }
+        if ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] != "0" { pageOut = .waiting }
         trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
         guard !options.noAudio else {
             cache = nil
@@ -351,7 +350,7 @@ final class PlayerDriver {
     }
 
     /// Releases the pages the start touched, ``pageOutAfterNs`` after the player plays a newly loaded
-    /// track, on a thread of its own (about 25 ms of `madvise`; the node's thread keeps time).
+    /// track, on a thread of its own (a few milliseconds of `madvise`; the node's thread keeps time).
     private func pageOutWhenPlaying(_ sync: SyncController, now: LocalTime) {
         guard playing, !sync.isPreparing else { return }
         switch pageOut {

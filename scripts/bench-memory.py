@@ -112,7 +112,7 @@ def main():
 
 
 def page_out_report(work, log):
-    """The playing listener's page-out (its -v line) and its player error in the 5 s either side."""
+    """The playing listener's release of its start-up pages (its -v line) and its player error in the 5 s either side."""
     with open(log) as handle:
         line = next((l for l in handle if "start-up pages" in l), None)
     if line is None:

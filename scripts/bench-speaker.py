@@ -39,7 +39,7 @@ the recordings. TRACE=1 (partyradio): the DJ and the listeners also write `--tra
 each second of MEASURE is printed as every host's error at its speaker against where the station
 truly was (from the DJ's trace) beside the error the listener itself measured then. OWN_FILES=1
 gives each partyradio listener a copy of the binary and of libmpv's libraries of its own, as on a
-host of its own, so that its page-outs (docs/MEDIA.md) release what they would there.
+host of its own, so that no page is shared with another player (docs/MEDIA.md).
 """
 import contextlib, os, shutil, signal, subprocess, sys, tempfile, time, wave
 

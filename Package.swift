@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "PartyRadioSimulationTests", dependencies: ["PartyRadioCore", "NodeTestSupport"]),
         .testTarget(
             name: "PartyRadioAdapterTests",
-            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet"]),
+            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "CSodium"]),
         .testTarget(
             name: "PartyRadioNodeTests",
             dependencies: [

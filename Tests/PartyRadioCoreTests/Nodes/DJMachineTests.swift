@@ -154,7 +154,10 @@ import Testing
         let pongs = out.sent.compactMap { if case .timePong(let pong) = $0.message { (pong, $0.to) } else { nil } }
         #expect(pongs.count == 1)
         #expect(pongs.first?.1 == .peer(guest.address))
-        #expect(pongs.first?.0 == TimePong(clientSendNs: 42, serverReceiveNs: now.ns, serverSendNs: now.ns))
+        // With the pinger's return cookie at its address (for unicast copies).
+        let cookie = dj.unicastListeners.cookie(for: guest.publicKey, at: guest.address, now: now)
+        #expect(
+            pongs.first?.0 == TimePong(clientSendNs: 42, serverReceiveNs: now.ns, serverSendNs: now.ns, cookie: cookie))
         #expect(dj.engine.roster.count == 0)  // a ping is not a join
     }
 

@@ -353,7 +353,8 @@ public struct DJMachine: NodeMachine {
             let known = engine.roster.entries[sender]?.name
             let isNew = engine.hello(from: sender, name: name, now: dj)
             if inbound.webTicket == nil {
-                unicastListeners.heard(sender, at: inbound.from, wantsUnicast: hello.wantsUnicast, now: now)
+                unicastListeners.heard(
+                    sender, at: inbound.from, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
             }
             if inbound.webTicket == nil { out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from)) }
             if isNew {
@@ -364,7 +365,8 @@ public struct DJMachine: NodeMachine {
             }
         case .heartbeat(let beat):
             if inbound.webTicket == nil {
-                unicastListeners.heard(sender, at: inbound.from, wantsUnicast: beat.wantsUnicast, now: now)
+                unicastListeners.heard(
+                    sender, at: inbound.from, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
             }
             if engine.heartbeat(from: sender, now: dj) {
                 if inbound.webTicket == nil { filter.prepareSession(for: sender) }
@@ -413,13 +415,15 @@ public struct DJMachine: NodeMachine {
                 out.append(.report(.chat(line)))
             }
         case .timePing(let ping):
-            // t2 is when the datagram came off the socket; the runtime stamps t3 as it sends.
+            // t2 is when the datagram came off the socket; the runtime stamps t3 as it sends. The
+            // cookie of the pinger's address goes with it, for a listener that wants unicast copies.
             out.append(
                 send(
                     .timePong(
                         TimePong(
                             clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns,
-                            serverSendNs: now.ns)),
+                            serverSendNs: now.ns,
+                            cookie: unicastListeners.cookie(for: sender, at: inbound.from, now: now))),
                     to: inbound.from))
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
             .requestVoteAck, .queueList, .nextSources:

@@ -57,6 +57,9 @@ public struct ListenerMachine: NodeMachine {
         public var pings = 0
         public var silent = false
         public var beats = 0
+        /// The return cookie of this listener's address from the DJ's last time pong: a listener
+        /// that wants unicast copies shows it in its hellos and heartbeats (``UnicastListeners``).
+        public var cookie: UInt64?
     }
 
     public let configuration: Configuration
@@ -375,6 +378,14 @@ public struct ListenerMachine: NodeMachine {
         case .voteAck(let ack):
             answered(ack, into: &out)
         case .timePong(let pong):
+            if configuration.wantsUnicast, let cookie = pong.cookie, tuned.cookie != cookie {
+                // A new cookie (the first, or the DJ's next epoch): shown at once, so that the
+                // copies start (or go on) without waiting for the next heartbeat.
+                tuned.cookie = cookie
+                tuned.lastHeartbeat = now
+                out.append(.send(.heartbeat(heartbeat(tuned)), to: .peer(tuned.djAddress), station: tuned.station.id))
+                self.tuned = tuned
+            }
             let wasKnown = clock.isSynchronized
             let sample = TimeSample(
                 t1: LocalTime(ns: pong.clientSendNs), t2: DJTime(ns: pong.serverReceiveNs),
@@ -423,8 +434,12 @@ public struct ListenerMachine: NodeMachine {
         tuned.lastHello.map { tuned.lastHeard > $0 } ?? false
     }
 
-    private var hello: Hello {
-        Hello(listenerName: configuration.listenerName, wantsUnicast: configuration.wantsUnicast)
+    private func hello(_ tuned: Tuned) -> Hello {
+        Hello(listenerName: configuration.listenerName, wantsUnicast: configuration.wantsUnicast, cookie: tuned.cookie)
+    }
+
+    private func heartbeat(_ tuned: Tuned) -> Heartbeat {
+        Heartbeat(wantsUnicast: configuration.wantsUnicast, cookie: tuned.cookie)
     }
 
     /// Hello until the DJ has answered, heartbeats after; pings; the silent-station warning; progress.
@@ -437,7 +452,7 @@ public struct ListenerMachine: NodeMachine {
             out.append(.report(.stationSilent(name: tuned.snapshot.stationName)))
         }
         if !isAnswered(tuned) && (tuned.lastHello.map { now - $0 >= Self.helloRetryNs } ?? true) {
-            out.append(.send(.hello(hello), to: .peer(tuned.djAddress), station: station))
+            out.append(.send(.hello(hello(tuned)), to: .peer(tuned.djAddress), station: station))
             tuned.lastHello = now
             tuned.lastHeartbeat = now
         } else if now - tuned.lastHeartbeat >= Self.heartbeatIntervalNs {
@@ -445,7 +460,7 @@ public struct ListenerMachine: NodeMachine {
             // heartbeats (a lost hello, a DJ restart) learns it within seconds.
             tuned.beats += 1
             let beat: Message =
-                tuned.beats % 5 == 0 ? .hello(hello) : .heartbeat(Heartbeat(wantsUnicast: configuration.wantsUnicast))
+                tuned.beats % 5 == 0 ? .hello(hello(tuned)) : .heartbeat(heartbeat(tuned))
             out.append(.send(beat, to: .peer(tuned.djAddress), station: station))
             tuned.lastHeartbeat = now
         }

@@ -62,13 +62,24 @@ extension MediaCache {
             job.plan.withLock { $0.need(offset: offset) }
             var deadline = DispatchTime.now() + Self.stallTimeout
             var lastCovered: Int64 = -1
+            let began = DispatchTime.now().uptimeNanoseconds
+            var waitedOn: String?
             while true {
                 let seen = job.progressed.generation
                 if isCancelled { return .cancelled }
                 let (available, failure, covered) = job.plan.withLock {
                     ($0.contiguousBytes(from: offset), $0.failure, $0.coveredBytes)
                 }
-                if available > 0 { return .bytes(Int(min(available, Int64(Int32.max)))) }
+                if available > 0 {
+                    if let waitedOn {
+                        let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
+                        Log.debug(.media, "reader waited \(ms) ms at \(offset) (\(waitedOn))")
+                    }
+                    return .bytes(Int(min(available, Int64(Int32.max))))
+                }
+                if waitedOn == nil, Log.isEnabled {
+                    waitedOn = job.plan.withLock { $0.describe(offset: offset) }
+                }
                 if let failure { return .failed(failure) }
                 if job.isCancelled || job.isFinished { return .failed("the download stopped") }
                 if covered != lastCovered {

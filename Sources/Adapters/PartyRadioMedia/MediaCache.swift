@@ -380,7 +380,7 @@ final class RangeJob: Sendable {
                 usleep(5_000)
             case .fetch(let request):
                 if pause { usleep(50_000) }  // after a failure: no hot loop against a refusing server
-                pause = !transfer(request, easy: easy)
+                pause = !transfer(request, easy: easy, forReader: forReader)
             }
         }
     }
@@ -389,9 +389,19 @@ final class RangeJob: Sendable {
     static let warmUp = RangeFetchPlan.Request(chunk: 0, start: 0, end: 0)
 
     /// One ranged GET; true when it ended well (or its chunk got done by another).
-    private func transfer(_ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer) -> Bool {
+    private func transfer(
+        _ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer, forReader: Bool = false
+    ) -> Bool {
         let context = RangeTransfer(job: self, request: request)
+        let began = DispatchTime.now().uptimeNanoseconds
         let code = perform(context, easy: easy)
+        if Log.isEnabled {
+            let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
+            Log.debug(
+                .media,
+                "transfer\(forReader ? " (reader)" : "") chunk \(request.chunk) \(request.start)-\(request.end): "
+                    + "\(context.written) bytes in \(ms) ms, curl \(code.rawValue), status \(context.status)")
+        }
         return plan.withLock { plan in
             if context.status == 416 {
                 plan.beyondEnd(request)

@@ -190,6 +190,9 @@ public final class SyncController: Sendable {
                 now: position.sampledAtNs)
         }
         let error = decision.errorNs ?? (position.positionNs - latency - station)
+        if Log.isEnabled, error.magnitude > Nanos.ms(2) || decision.seekToNs != nil {
+            Log.debug(.player, "off by \(error / 1000) us at \(position.positionNs / Nanos.perMillisecond) ms\(decision.seekToNs != nil ? ", seeking" : ""); \(mpvState)")
+        }
         if decision.seekToNs != nil {
             // Too far off to nudge: start again, precisely.
             try? prepare(source: nil, stationPositionAt: stationPositionAt, ifStill: generation)
@@ -201,6 +204,12 @@ public final class SyncController: Sendable {
         return SyncStatus(
             atLocalNs: position.sampledAtNs, playerPositionNs: position.positionNs, stationPositionNs: station,
             errorNs: error, speed: decision.speed)
+    }
+
+    /// mpv's cache and buffering state, for the debug log.
+    private var mpvState: String {
+        ["cache", "paused-for-cache", "demuxer-cache-duration", "cache-buffering-state", "core-idle", "demuxer-readahead-secs"]
+            .map { "\($0)=\(player.stringProperty($0) ?? "-")" }.joined(separator: " ")
     }
 
     private func tickPreparing(

@@ -210,6 +210,15 @@ public struct RangeFetchPlan: Sendable {
         return chunks[order[position]].isDone ? nil : order[position]
     }
 
+    /// For the debug log: the chunk holding byte `offset` (bounds, how far written, transfers on it).
+    public func describe(offset: Int64) -> String {
+        guard let position = position(of: offset) else { return "past the end" }
+        let index = order[position]
+        let chunk = chunks[index]
+        return "chunk \(index) [\(chunk.start), \(chunk.end)) covered to \(chunk.covered), "
+            + "\(chunk.inFlight) in flight, \(chunk.failures) failed"
+    }
+
     /// An answer said the whole file has `total` bytes.
     public mutating func learned(totalBytes total: Int64) {
         if let known = totalBytes {

@@ -210,6 +210,31 @@ public struct RangeFetchPlan: Sendable {
         return chunks[order[position]].isDone ? nil : order[position]
     }
 
+    /// Whether a player can start reading the file at `offset` and play `length` bytes from there
+    /// without waiting: the file's first `headerBytes` are there (what a player reads before
+    /// anything else) and every byte from `offset` to `offset + length`. A player reads forward
+    /// through a gap up to `readThrough` long rather than seek across it, from wherever it stands
+    /// after its first reads: at least `headerBytes` in, at most as far as the bytes from the start
+    /// go. So an offset that near what is there from the start needs every byte before it too.
+    /// (Seen under loss: the station's position 263 KB in, 256 KB being the header and the
+    /// read-through, the bytes from 0 to 181 KB there: mpv read on from 181 KB and waited 2.3 s.)
+    /// Tells the plan where the reader is to read next (``need(offset:)``): the offset, or the end
+    /// of the bytes from the start when the player will read on from there.
+    public mutating func isReadable(offset: Int64, length: Int64, headerBytes: Int64, readThrough: Int64) -> Bool {
+        guard let total = totalBytes else { return false }
+        let offset = min(max(0, offset), total)
+        let end = min(total, offset + max(1, length))
+        let prefix = contiguousBytes(from: 0)
+        if prefix >= end { return true }
+        if offset <= max(headerBytes, prefix) + readThrough {
+            // The player reads every byte up to the offset: the bytes from the start must reach the end.
+            need(offset: prefix)
+            return false
+        }
+        need(offset: offset)
+        return prefix >= min(total, headerBytes) && contiguousBytes(from: offset) >= end - offset
+    }
+
     /// For the debug log: the chunk holding byte `offset` (bounds, how far written, transfers on it).
     public func describe(offset: Int64) -> String {
         guard let position = position(of: offset) else { return "past the end" }

@@ -270,7 +270,7 @@ final class PlayerDriver {
         return cache.isReadable(
             track.source, at: Double(position + Self.partialStartLeadNs) / duration,
             span: Double(Self.partialStartSpanNs) / duration, headerBytes: header,
-            readThrough: Player.streamReadThroughBytes)
+            readThrough: Player.streamReadThroughBytes, lead: Double(Self.partialStartLeadNs) / duration)
     }
 
     /// How far ahead of the station position a start from a partial file lands (about what the

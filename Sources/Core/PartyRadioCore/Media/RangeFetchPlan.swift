@@ -80,6 +80,9 @@ public struct RangeFetchPlan: Sendable {
     private var order: [Int] = []
     /// Where a reader of the file reads next (nil: no one reads it yet).
     public private(set) var neededOffset: Int64?
+    /// The chunk whose transfer a reader has waited on without a byte for a while
+    /// (``readerStalled()``): it gets another transfer of the same bytes before anything else.
+    private var stalledChunk: Int?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -102,6 +105,7 @@ public struct RangeFetchPlan: Sendable {
             order.append(chunks.count - 1)
             return request(chunks.count - 1)
         }
+        if let hedge = takeStalled() { return hedge }
         let waiting = neededChunk
         // In file order, from the chunk a reader waits for (the start when no one reads yet).
         let idle = order.filter { !chunks[$0].isDone && chunks[$0].inFlight == 0 }
@@ -162,6 +166,7 @@ public struct RangeFetchPlan: Sendable {
         guard failure == nil, !isComplete, totalBytes != nil, let neededOffset, var index = neededChunk else {
             return nil
         }
+        if let hedge = takeStalled() { return hedge }
         let missing = neededOffset + contiguousBytes(from: neededOffset)
         if missing - chunks[index].covered >= configuration.minimumSplitBytes {
             index = split(index, at: missing)
@@ -173,6 +178,36 @@ public struct RangeFetchPlan: Sendable {
         }
         guard chunk.inFlight == 1, chunk.end - chunk.covered >= configuration.minimumHedgeBytes else { return nil }
         return help(index)
+    }
+
+    /// The reader has waited for its next byte for a while and none came: the transfer that brings it
+    /// is most likely in a retransmission back-off (on a lossy link a lost retransmission doubles
+    /// it: 200, 400, 800 ms…). The next connection free, the reader's own or a worker's, asks for the
+    /// same bytes again, at most ``maxTransfersWhenStalled`` at once: the first to bring them wins
+    /// (``isWanted(_:)`` stops the others). Only the next 64 KB (two ``Configuration/minimumSplitBytes``)
+    /// are raced; the rest of the chunk is split off and handed out as usual.
+    public mutating func readerStalled() {
+        guard let index = neededChunk, chunks[index].inFlight < Self.maxTransfersWhenStalled else { return }
+        stalledChunk = index
+    }
+
+    /// Transfers of one chunk at once when a reader is stalled on it (one more than a hedge).
+    public static let maxTransfersWhenStalled = 3
+
+    /// The transfer ``readerStalled()`` asked for, if it is still of use (once).
+    private mutating func takeStalled() -> Request? {
+        guard let stalled = stalledChunk else { return nil }
+        stalledChunk = nil
+        guard var index = neededChunk, index == stalled, let neededOffset,
+            chunks[index].inFlight < Self.maxTransfersWhenStalled
+        else { return nil }
+        let missing = neededOffset + contiguousBytes(from: neededOffset)
+        if missing - chunks[index].covered >= configuration.minimumSplitBytes { index = split(index, at: missing) }
+        let ahead = 2 * configuration.minimumSplitBytes
+        // The split-off rest has no transfer yet; the raced part keeps the stalled ones.
+        if chunks[index].end - chunks[index].covered > 2 * ahead { _ = split(index, at: chunks[index].covered + ahead) }
+        chunks[index].inFlight += 1
+        return request(index)
     }
 
     /// Cuts chunk `index` at `offset` (inside it, past what is written): the first part keeps its

@@ -56,6 +56,11 @@ public final class SyncController: Sendable {
         var requestedAt: Int64
         /// A load (the file opens), not a seek in the open file.
         var isLoad: Bool
+        /// Whether its ready time teaches the next load's lead: not for a file still arriving
+        /// (``Player/streamProtocol``), whose load waits for bytes, not for mpv. Learnt from one
+        /// that waited 2.1 s, the next track's load was aimed 3 s ahead: 3 s without sound at the
+        /// track change.
+        var learnsLoadLead: Bool
         /// The player's playback-restart count before the load or seek was issued.
         var restartsBefore: Int
         /// The local instant the unpause is armed for, once the player is ready.
@@ -161,7 +166,9 @@ public final class SyncController: Sendable {
             if let generation, state.generation != generation { return }
             cancelStart(&state)
             state.preparing = Preparing(
-                targetNs: target, requestedAt: now, isLoad: source != nil, restartsBefore: restarts)
+                targetNs: target, requestedAt: now, isLoad: source != nil,
+                learnsLoadLead: source.map { !$0.hasPrefix(Player.streamProtocol + "://") } ?? false,
+                restartsBefore: restarts)
             state.corrector.reset()
             if let source {
                 try player.load(source, startNs: target, paused: true)
@@ -247,7 +254,11 @@ public final class SyncController: Sendable {
                 + (tooLate ? "too late, preparing again" : "starts in \((startAt - now) / Nanos.perMillisecond) ms"))
         let current: Bool = state.withLock {
             guard $0.generation == generation else { return false }
-            if preparing.isLoad { $0.lastLoadReadyNs = ready } else { $0.lastSeekReadyNs = ready }
+            if preparing.isLoad {
+                if preparing.learnsLoadLead { $0.lastLoadReadyNs = ready }
+            } else {
+                $0.lastSeekReadyNs = ready
+            }
             $0.preparing?.startAt = startAt
             if !tooLate {
                 startTimer.arm(at: startAt) { [weak self] in self?.start(generation: generation, at: startAt) }

@@ -262,7 +262,7 @@ final class PlayerDriver {
     /// needs: what the player reads first, and ``partialStartSpanNs`` of audio from just ahead of
     /// the position (the cache then fetches from there first).
     private func isReadable(_ track: Track, in cache: MediaCache) -> Bool {
-        let header = Player.streamHeaderBytes
+        let header = Player.streamStartBytes
         guard track.durationMs > 0, let position = view?.stationPosition(at: clock.now()) else {
             return cache.isReadable(track.source, headerBytes: header)
         }

@@ -197,6 +197,17 @@ public final class SyncController: Sendable {
                 now: position.sampledAtNs)
         }
         let error = decision.errorNs ?? (position.positionNs - latency - station)
+        if decision.seekToNs != nil, player.isWaitingForBytes {
+            // mpv waits for bytes of a file still arriving: a seek now lands where they are not
+            // either (within mpv's read-through, it reads on through the same gap), starts into
+            // nothing and is seen behind again a tick later. Seen under loss: four seeks 240 ms
+            // apart, each restarting mpv. It plays on, or re-joins with one seek, once they are there.
+            state.withLock { $0.corrector.reset() }
+            Log.debug(.player, "off by \(error / 1000) us, waiting for bytes: no seek")
+            return SyncStatus(
+                atLocalNs: position.sampledAtNs, playerPositionNs: position.positionNs, stationPositionNs: station,
+                errorNs: error, speed: position.speed)
+        }
         if Log.isEnabled, error.magnitude > Nanos.ms(2) || decision.seekToNs != nil {
             Log.debug(.player, "off by \(error / 1000) us at \(position.positionNs / Nanos.perMillisecond) ms\(decision.seekToNs != nil ? ", seeking" : ""); \(mpvState)")
         }
@@ -234,7 +245,9 @@ public final class SyncController: Sendable {
             return self.player.playbackRestartCount > preparing.restartsBefore && (0..<Nanos.ms(500)).contains(early)
         }
         let position = player.position()
-        guard let position, landed(position) else {
+        // A paused seek into bytes not there yet reports the target at once; it is ready only once
+        // mpv has them (or it would start into nothing).
+        guard let position, landed(position), !player.isWaitingForBytes else {
             // Lost: try again. But no position at all means the source is still opening (over HTTP
             // on a lossy network TCP backs off for seconds), and a seek now would only make it open
             // another connection and start over: give that longer.

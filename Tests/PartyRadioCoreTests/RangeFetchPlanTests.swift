@@ -157,7 +157,8 @@ struct RangeFetchPlanTests {
     @Test("A start needs the header and its span; near the bytes from the start, every byte before it too")
     func startCondition() {
         var plan = RangeFetchPlan(configuration: small)
-        #expect(!plan.isReadable(offset: 0, length: 10, headerBytes: 100, readThrough: 100), "size unknown")
+        let readable1 = plan.isReadable(offset: 0, length: 10, headerBytes: 100, readThrough: 100)
+        #expect(!readable1, "size unknown")
         plan.learned(totalBytes: 1000)
         let requests = (0..<10).compactMap { _ in plan.next() }
         plan.progress(requests[0], bytes: 100)
@@ -166,20 +167,25 @@ struct RangeFetchPlanTests {
         plan.progress(requests[3], bytes: 50)  // 250..<350 at the offset
         // 250 is past header + read-through (200) but within the read-through of 180: the player reads
         // on from 180, so the start waits for the gap, and the plan is told to fetch from there.
-        #expect(!plan.isReadable(offset: 250, length: 100, headerBytes: 100, readThrough: 100))
+        let readable2 = plan.isReadable(offset: 250, length: 100, headerBytes: 100, readThrough: 100)
+        #expect(!readable2)
         #expect(plan.neededOffset == 180)
         plan.progress(requests[1], bytes: 100)
-        #expect(plan.isReadable(offset: 250, length: 100, headerBytes: 100, readThrough: 100), "all from 0 to 350")
+        let readable3 = plan.isReadable(offset: 250, length: 100, headerBytes: 100, readThrough: 100)
+        #expect(readable3, "all from 0 to 350")
         // Far from the bytes from the start: the player seeks, so the header and the span suffice.
         plan.progress(requests[6], bytes: 100)
-        #expect(plan.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100))
+        let readable4 = plan.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100)
+        #expect(readable4)
         #expect(plan.neededOffset == 600)
-        #expect(!plan.isReadable(offset: 600, length: 150, headerBytes: 100, readThrough: 100), "the span is not all there")
+        let readable5 = plan.isReadable(offset: 600, length: 150, headerBytes: 100, readThrough: 100)
+        #expect(!readable5, "the span is not all there")
         var short = RangeFetchPlan(configuration: small)
         short.learned(totalBytes: 50)
         let only = short.next()!
         short.progress(only, bytes: 50)
-        #expect(short.isReadable(offset: 0, length: 500, headerBytes: 100, readThrough: 100), "a file shorter than both")
+        let readable6 = short.isReadable(offset: 0, length: 500, headerBytes: 100, readThrough: 100)
+        #expect(readable6, "a file shorter than both")
     }
 
     @Test("A reader stalled on a transfer gets the same bytes again on the next free connection, at most three at once")

@@ -6,7 +6,7 @@ eth0 drops LOSS % of the packets both ways (iptables `statistic`, `testbed.sh lo
 starts a fresh listener (empty state directory, so an empty media cache) and traces it for
 DURATION seconds (default 35: at least one track boundary), once per mode:
   cache    the media cache (`media-cache/`, parallel ranged fetches), a track played from its
-           partial file while the rest arrives
+           partial file while the rest arrives (the default; `partial` is the same mode)
   whole    the media cache, each track played only once its whole file is there (as before;
            PARTYRADIO_MEDIA_CACHE_PARTIAL=0)
   stream   no cache: mpv streams the DJ's URL (PARTYRADIO_MEDIA_CACHE=0)

@@ -34,11 +34,10 @@ final class PlayerDriver {
     private var pending: (track: Track, paused: Bool, since: LocalTime)?
     /// The track last loaded from its file while the cache was still fetching it, and since when.
     private var partialLoad: (source: String, since: LocalTime)?
-    /// Whether a track being fetched is played from what is there: only with
-    /// `PARTYRADIO_MEDIA_CACHE_PARTIAL=1` for now. At 25 % loss about one start in five then stalls
-    /// and seeks again for a second or two (seen in scripts/bench-lossy.py and in a CI run of
-    /// LossyLinkLANTests: 1.4 s without a position), where waiting for the whole file plays through.
-    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] == "1"
+    /// Whether a track being fetched is played from what is there (the default;
+    /// `PARTYRADIO_MEDIA_CACHE_PARTIAL=0` waits for the whole file, for comparisons:
+    /// scripts/bench-lossy.py, mode `whole`).
+    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] != "0"
     /// What the machine last asked to fetch ahead (asked again after each load: the station's
     /// own track goes first, and a prefetch it stopped is queued again).
     private var prefetching: [String] = []

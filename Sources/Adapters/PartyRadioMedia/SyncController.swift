@@ -209,7 +209,9 @@ public final class SyncController: Sendable {
                 errorNs: error, speed: position.speed)
         }
         if Log.isEnabled, error.magnitude > Nanos.ms(2) || decision.seekToNs != nil {
-            Log.debug(.player, "off by \(error / 1000) us at \(position.positionNs / Nanos.perMillisecond) ms\(decision.seekToNs != nil ? ", seeking" : ""); \(mpvState)")
+            let seeking = decision.seekToNs != nil ? ", seeking" : ""
+            let at = position.positionNs / Nanos.perMillisecond
+            Log.debug(.player, "off by \(error / 1000) us at \(at) ms\(seeking); \(mpvState)")
         }
         if decision.seekToNs != nil {
             // Too far off to nudge: start again, precisely.
@@ -226,8 +228,11 @@ public final class SyncController: Sendable {
 
     /// mpv's cache and buffering state, for the debug log.
     private var mpvState: String {
-        ["cache", "paused-for-cache", "demuxer-cache-duration", "cache-buffering-state", "core-idle", "demuxer-readahead-secs"]
-            .map { "\($0)=\(player.stringProperty($0) ?? "-")" }.joined(separator: " ")
+        let names = [
+            "cache", "paused-for-cache", "demuxer-cache-duration", "cache-buffering-state", "core-idle",
+            "demuxer-readahead-secs",
+        ]
+        return names.map { "\($0)=\(player.stringProperty($0) ?? "-")" }.joined(separator: " ")
     }
 
     private func tickPreparing(

@@ -7,8 +7,9 @@
 /// tells the size, so no round trip is spent on asking for it first; a chunk past the end is
 /// answered 416 and dropped). A failed or stalled transfer is asked again from where its chunk
 /// stopped. When nothing is left to hand out, an idle worker asks again for the rest of the chunk
-/// with the most left to go (at most two transfers per chunk): on a lossy link one connection
-/// waiting out a retransmission timeout no longer holds up the whole file.
+/// with the most left to go (at most two transfers per chunk; three while a reader is stalled on it,
+/// ``readerStalled()``): on a lossy link one connection waiting out a retransmission timeout no
+/// longer holds up the whole file.
 ///
 /// Chunks go out in file order, so the start arrives first and a player can read the file while it
 /// downloads (``contiguousBytes(from:)``). A reader says where it reads (``need(offset:)``): the

@@ -6,7 +6,7 @@ eth0 drops LOSS % of the packets both ways (iptables `statistic`, `testbed.sh lo
 starts a fresh listener (empty state directory, so an empty media cache) and traces it for
 DURATION seconds (default 35: at least one track boundary), once per mode:
   cache    the media cache (`media-cache/`, parallel ranged fetches), a track played from its
-           partial file while the rest arrives
+           partial file while the rest arrives (the default; `partial` is the same mode)
   whole    the media cache, each track played only once its whole file is there (as before;
            PARTYRADIO_MEDIA_CACHE_PARTIAL=0)
   stream   no cache: mpv streams the DJ's URL (PARTYRADIO_MEDIA_CACHE=0)
@@ -23,7 +23,8 @@ fetched ahead.
                          p50/p99 of |error| once playing
 
 LOSSES (default "0 10 25"), MODES (default "cache stream"), RUNS (default 1), DURATION, STATION
-(library or catalog).
+(library or catalog); VERBOSE=1 runs the listener with `-v` (its debug log in l-*.log: the media
+cache's transfers, the reader's waits, the corrector's large errors with mpv's cache state).
 """
 import os, sys, tempfile, time
 
@@ -36,6 +37,7 @@ MODES = os.environ.get("MODES", "cache stream").split()
 RUNS = int(os.environ.get("RUNS", "1"))
 DURATION = float(os.environ.get("DURATION", "35"))
 STATION = os.environ.get("STATION", "library")
+VERBOSE = os.environ.get("VERBOSE") == "1"
 FIXTURE = os.path.join(ROOT, "Tests", "Fixtures", "catalog_fixture_server.py")
 PREVIEWS = "697195462,617154366,1440935467"  # One More Time, Get Lucky, CUFF IT: 30 s each
 
@@ -113,7 +115,7 @@ def run(lan, work, loss, mode, index, origin):
     spawned = time.time_ns()
     listener_pid = spawn(lan, 2, f"{work}/l-{tag}.log", BIN, "listen", "Lossy bench",
                          "--json-events", "--audio-driver", "null", "--trace", f"{work}/l-{tag}.jsonl",
-                         "--state-dir", f"{work}/l-{tag}", "--timeout", "30", env=env)
+                         "--state-dir", f"{work}/l-{tag}", "--timeout", "30", *(["-v"] if VERBOSE else []), env=env)
     time.sleep(DURATION)
     for pid in (listener_pid, dj_pid):
         stop(pid, timeout=0)

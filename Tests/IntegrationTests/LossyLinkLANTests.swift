@@ -5,7 +5,9 @@ import Testing
 /// A listener on a host that drops a quarter of its packets both ways (issue 11, item 2): the
 /// media cache fetches each track as parallel byte ranges (retried, resumed) and the next one
 /// ahead, so the listener starts within 5 s and its player neither starves nor drifts, across a
-/// track boundary. Behaviour with generous bounds; the figures are in scripts/bench-lossy.py.
+/// track boundary. It runs the default: a track still being fetched plays from its partial file
+/// (docs/MEDIA.md, "Playing while it downloads"). Behaviour with generous bounds; the figures are
+/// in scripts/bench-lossy.py.
 @Suite(
     "Lossy links", .serialized,
     .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))

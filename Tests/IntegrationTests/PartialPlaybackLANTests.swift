@@ -33,7 +33,7 @@ struct PartialPlaybackLANTests {
             [
                 Testbed.partyradioBinary, "listen", "Slow previews", "--json-events", "--audio-driver", "null",
                 "--trace", lan.tracePath("listener"), "--state-dir", lan.stateDir("listener"), "--timeout", "20", "-v",
-            ], env: ["PARTYRADIO_MEDIA_CACHE_PARTIAL": "1"])
+            ])  // the default: no PARTYRADIO_MEDIA_CACHE_PARTIAL (=0 would wait for the whole file)
         defer { withExtendedLifetime(listener) {} }
 
         let load = try listener.waitForLine(containing: "playing 697195462", timeout: .seconds(25), stream: .stderr)
@@ -58,5 +58,20 @@ struct PartialPlaybackLANTests {
             $0.trackID == "697195462" && $0.playerPositionMs != nil
         }
         #expect(positions.count >= 10, "the listener hardly played the preview: \(positions.count) positions")
+        // Once it plays, it plays on while the rest arrives: no stretch without a position (a stall,
+        // a seek waiting for bytes) longer than a second.
+        let first = try #require(positions.first)
+        let after = TraceLine.read(lan.tracePath("listener")).filter { $0.trueTimeNs >= first.trueTimeNs }
+        var longestGap: Int64 = 0
+        var gapStart: Int64?
+        for line in after where line.trackID == nil || line.trackID == "697195462" {
+            if line.playerPositionMs == nil {
+                gapStart = gapStart ?? line.trueTimeNs
+            } else if let start = gapStart {
+                longestGap = max(longestGap, line.trueTimeNs - start)
+                gapStart = nil
+            }
+        }
+        #expect(longestGap <= LossyLinkLANTests.second, "the player stalled for \(Double(longestGap) / 1e9) s")
     }
 }

@@ -154,6 +154,64 @@ struct RangeFetchPlanTests {
         #expect(other.next()?.rangeHeader == "bytes=200-249")
     }
 
+    @Test("A start needs the header and its span; near the bytes from the start, every byte before it too")
+    func startCondition() {
+        var plan = RangeFetchPlan(configuration: small)
+        let readable1 = plan.isReadable(offset: 0, length: 10, headerBytes: 100, readThrough: 100)
+        #expect(!readable1, "size unknown")
+        plan.learned(totalBytes: 1000)
+        let requests = (0..<10).compactMap { _ in plan.next() }
+        plan.progress(requests[0], bytes: 100)
+        plan.progress(requests[1], bytes: 80)  // 0..<180 from the start
+        plan.progress(requests[2], bytes: 100)
+        plan.progress(requests[3], bytes: 50)  // 250..<350 at the offset
+        // 250 is past header + read-through (200) but within the read-through of 180: the player reads
+        // on from 180, so the start waits for the gap, and the plan is told to fetch from there.
+        let readable2 = plan.isReadable(offset: 250, length: 100, headerBytes: 100, readThrough: 100)
+        #expect(!readable2)
+        #expect(plan.neededOffset == 180)
+        plan.progress(requests[1], bytes: 100)
+        let readable3 = plan.isReadable(offset: 250, length: 100, headerBytes: 100, readThrough: 100)
+        #expect(readable3, "all from 0 to 350")
+        // Far from the bytes from the start: the player seeks, so the header and the span suffice.
+        plan.progress(requests[6], bytes: 100)
+        let readable4 = plan.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100)
+        #expect(readable4)
+        #expect(plan.neededOffset == 600)
+        let readable5 = plan.isReadable(offset: 600, length: 150, headerBytes: 100, readThrough: 100)
+        #expect(!readable5, "the span is not all there")
+        var short = RangeFetchPlan(configuration: small)
+        short.learned(totalBytes: 50)
+        let only = short.next()!
+        short.progress(only, bytes: 50)
+        let readable6 = short.isReadable(offset: 0, length: 500, headerBytes: 100, readThrough: 100)
+        #expect(readable6, "a file shorter than both")
+    }
+
+    @Test("A reader stalled on a transfer gets the same bytes again on the next free connection, at most three at once")
+    func stalledReader() {
+        var plan = RangeFetchPlan(configuration: split)
+        plan.learned(totalBytes: 300)
+        let requests = (0..<3).compactMap { _ in plan.next() }
+        plan.progress(requests[0], bytes: 10)
+        plan.need(offset: 10)
+        plan.readerStalled()
+        // The next 40 bytes (two split minimums) are raced; the rest of the chunk is split off.
+        let hedge = plan.nextForReader()
+        #expect(hedge?.rangeHeader == "bytes=10-49")
+        #expect(plan.writableBytes(requests[0], offset: 10, count: 100) == 40, "the stalled transfer stops at 50 too")
+        #expect(plan.next()?.rangeHeader == "bytes=50-99", "the rest goes to a free worker")
+        plan.readerStalled()
+        #expect(plan.next()?.rangeHeader == "bytes=10-49", "stalled again: a third transfer, from a worker")
+        plan.readerStalled()
+        #expect(plan.nextForReader() == nil, "three at once is the most")
+        // The hedge brings the bytes first: the stalled transfers are no longer wanted.
+        plan.progress(hedge!, bytes: 40)
+        #expect(!plan.isWanted(requests[0]) && plan.contiguousBytes(from: 10) == 40)
+        plan.readerStalled()
+        #expect(plan.nextForReader()?.rangeHeader == "bytes=50-99", "stalled on its next byte: the next chunk is raced")
+    }
+
     @Test("A failed transfer is asked again from where its chunk stopped; too many failures end the download")
     func retryAndResume() {
         var plan = RangeFetchPlan(configuration: small)

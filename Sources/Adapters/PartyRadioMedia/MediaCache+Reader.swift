@@ -20,6 +20,12 @@ extension MediaCache {
         /// A read gives up when no byte has arrived for this long (the download retries by itself
         /// for longer; the player then streams the track's URL instead).
         static let stallTimeout = DispatchTimeInterval.seconds(12)
+        /// How long a read waits for its next byte before the plan asks for it again on another
+        /// connection (``RangeFetchPlan/readerStalled()``), each time: longer than a segment takes on
+        /// a clean LAN, about the kernel's first retransmission timeout (200 ms) and its doublings.
+        /// Under 25 % loss a read was seen waiting 1.3 s on one transfer in such a back-off while the
+        /// player had 1 s of audio read ahead.
+        static let stallHedgesNs: [UInt64] = [250_000_000, 700_000_000, 1_500_000_000]
 
         init(size: Int64, descriptor: Int32, job: RangeJob?) {
             self.size = size
@@ -62,13 +68,32 @@ extension MediaCache {
             job.plan.withLock { $0.need(offset: offset) }
             var deadline = DispatchTime.now() + Self.stallTimeout
             var lastCovered: Int64 = -1
+            let began = DispatchTime.now().uptimeNanoseconds
+            var waitedOn: String?
+            var stalls = 0
             while true {
                 let seen = job.progressed.generation
                 if isCancelled { return .cancelled }
                 let (available, failure, covered) = job.plan.withLock {
                     ($0.contiguousBytes(from: offset), $0.failure, $0.coveredBytes)
                 }
-                if available > 0 { return .bytes(Int(min(available, Int64(Int32.max)))) }
+                if available > 0 {
+                    if let waitedOn {
+                        let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
+                        Log.debug(.media, "reader waited \(ms) ms at \(offset) (\(waitedOn))")
+                    }
+                    return .bytes(Int(min(available, Int64(Int32.max))))
+                }
+                if waitedOn == nil, Log.isEnabled {
+                    waitedOn = job.plan.withLock { $0.describe(offset: offset) }
+                }
+                // Waited long for the next byte: the same bytes again on the next free connection.
+                let waited = DispatchTime.now().uptimeNanoseconds - began
+                if stalls < Self.stallHedgesNs.count, waited >= Self.stallHedgesNs[stalls] {
+                    stalls += 1
+                    job.plan.withLock { $0.readerStalled() }
+                    Log.debug(.media, "reader stalled \(waited / 1_000_000) ms at \(offset): asking again")
+                }
                 if let failure { return .failed(failure) }
                 if job.isCancelled || job.isFinished { return .failed("the download stopped") }
                 if covered != lastCovered {
@@ -77,7 +102,7 @@ extension MediaCache {
                 } else if DispatchTime.now() >= deadline {
                     return .failed("no bytes arrived for \(Self.stallTimeout)")
                 }
-                job.progressed.wait(after: seen, timeout: .milliseconds(250))
+                job.progressed.wait(after: seen, timeout: .milliseconds(100))
             }
         }
     }

@@ -107,9 +107,11 @@ public final class MediaCache: Sendable {
     /// in time). A player reads through a gap up to `readThrough` long rather than seek across it,
     /// so a part that near the start needs every byte before it too. The download is told that a
     /// reader needs that part next (``RangeFetchPlan/need(offset:)``), so it is fetched first.
+    /// `lead`: how far (a fraction of the file again) `fraction` lies past where the player will
+    /// seek to: the read-through is counted from there.
     public func isReadable(
         _ url: String, at fraction: Double = 0, span: Double = 0, headerBytes: Int64 = 4 << 10,
-        readThrough: Int64 = 0
+        readThrough: Int64 = 0, lead: Double = 0
     ) -> Bool {
         let job: RangeJob? = state.withLock { state in
             guard state.active == url, let job = state.activeJob, !job.isCancelled else { return nil }
@@ -120,11 +122,9 @@ public final class MediaCache: Sendable {
             guard let total = plan.totalBytes else { return false }
             let offset = Int64((min(1, max(0, fraction.isFinite ? fraction : 0)) * Double(total)).rounded(.down))
             let length = Int64((min(1, max(0, span.isFinite ? span : 0)) * Double(total)).rounded(.up))
-            let end = min(total, offset + max(1, length))
-            if offset > 0 { plan.need(offset: offset) }
-            let header = plan.contiguousBytes(from: 0)
-            if offset <= headerBytes + readThrough { return header >= end || header >= total }
-            return header >= min(total, headerBytes) && plan.contiguousBytes(from: offset) >= end - offset
+            let leadBytes = Int64((min(1, max(0, lead.isFinite ? lead : 0)) * Double(total)).rounded(.up))
+            return plan.isReadable(
+                offset: offset, length: length, headerBytes: headerBytes, readThrough: readThrough + leadBytes)
         }
     }
 
@@ -380,7 +380,7 @@ final class RangeJob: Sendable {
                 usleep(5_000)
             case .fetch(let request):
                 if pause { usleep(50_000) }  // after a failure: no hot loop against a refusing server
-                pause = !transfer(request, easy: easy)
+                pause = !transfer(request, easy: easy, forReader: forReader)
             }
         }
     }
@@ -389,9 +389,19 @@ final class RangeJob: Sendable {
     static let warmUp = RangeFetchPlan.Request(chunk: 0, start: 0, end: 0)
 
     /// One ranged GET; true when it ended well (or its chunk got done by another).
-    private func transfer(_ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer) -> Bool {
+    private func transfer(
+        _ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer, forReader: Bool = false
+    ) -> Bool {
         let context = RangeTransfer(job: self, request: request)
+        let began = DispatchTime.now().uptimeNanoseconds
         let code = perform(context, easy: easy)
+        if Log.isEnabled {
+            let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
+            Log.debug(
+                .media,
+                "transfer\(forReader ? " (reader)" : "") chunk \(request.chunk) \(request.start)-\(request.end): "
+                    + "\(context.written) bytes in \(ms) ms, curl \(code.rawValue), status \(context.status)")
+        }
         return plan.withLock { plan in
             if context.status == 416 {
                 plan.beyondEnd(request)

@@ -39,6 +39,14 @@ extension Player {
     /// from 0; a seek 25 s in jumped).
     public static let streamHeaderBytes: Int64 = 128 << 10
     public static let streamReadThroughBytes: Int64 = 128 << 10
+    /// What a start far into the file needs from its start: the header and the bytes mpv reads on
+    /// past it before it seeks (seen under 25 % loss: a start 287 KB in, the bytes from 0 to
+    /// 155 KB there; mpv read on to 187 KB, waiting 2.1 s for them, and only then seeked).
+    public static let streamStartBytes: Int64 = 192 << 10
+
+    /// Whether mpv is waiting for bytes of a stream of this protocol (a file still arriving): one
+    /// of its reads has waited more than 50 ms. No mpv call: the stream callbacks keep it.
+    public var isWaitingForBytes: Bool { streams?.isWaiting(longerThan: 50_000_000) ?? false }
 
     /// The URL that makes the player read `name` from its `openStream` function.
     public static func streamURL(named name: String) -> String { "\(streamProtocol)://\(name)" }
@@ -54,6 +62,19 @@ final class PlayerStreams: Sendable {
     init(open: @escaping @Sendable (String) -> (any PlayerByteSource)?) { self.open = open }
 
     func failed(_ reason: String) { failure.withLock { $0 = $0 ?? reason } }
+
+    /// Since when (monotonic ns) mpv's read of such a stream has been waiting for its bytes; 0: none waits.
+    private let readSince = Atomic<UInt64>(0)
+
+    func reading(_ started: Bool) {
+        readSince.store(started ? max(1, DispatchTime.now().uptimeNanoseconds) : 0, ordering: .relaxed)
+    }
+
+    /// Whether a read has waited for its bytes longer than `thresholdNs`.
+    func isWaiting(longerThan thresholdNs: UInt64) -> Bool {
+        let since = readSince.load(ordering: .relaxed)
+        return since != 0 && DispatchTime.now().uptimeNanoseconds &- since > thresholdNs
+    }
 
     /// The read failure since the last call, if any.
     func takeFailure() -> String? {
@@ -112,6 +133,8 @@ private func streamRead(_ cookie: UnsafeMutableRawPointer?, _ buffer: UnsafeMuta
     guard let cookie, let buffer else { return -1 }
     let stream = Unmanaged<OpenStream>.fromOpaque(cookie).takeUnretainedValue()
     let length = Int(min(count, UInt64(Int32.max)))
+    stream.streams.reading(true)
+    defer { stream.streams.reading(false) }
     switch stream.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length), at: stream.position) {
     case .bytes(let read):
         stream.position += Int64(read)

@@ -100,7 +100,7 @@ public final class Player: Sendable {
     private let state: Mutex<State>
     private let eventThreadDone = DispatchSemaphore(value: 0)
     /// The sources mpv opens through ``streamProtocol`` (nil: none).
-    private let streams: PlayerStreams?
+    let streams: PlayerStreams?
 
     private struct State {
         var shutDown = false

@@ -56,6 +56,11 @@ public final class SyncController: Sendable {
         var requestedAt: Int64
         /// A load (the file opens), not a seek in the open file.
         var isLoad: Bool
+        /// Whether its ready time teaches the next load's lead: not for a file still arriving
+        /// (``Player/streamProtocol``), whose load waits for bytes, not for mpv. Learnt from one
+        /// that waited 2.1 s, the next track's load was aimed 3 s ahead: 3 s without sound at the
+        /// track change.
+        var learnsLoadLead: Bool
         /// The player's playback-restart count before the load or seek was issued.
         var restartsBefore: Int
         /// The local instant the unpause is armed for, once the player is ready.
@@ -161,7 +166,9 @@ public final class SyncController: Sendable {
             if let generation, state.generation != generation { return }
             cancelStart(&state)
             state.preparing = Preparing(
-                targetNs: target, requestedAt: now, isLoad: source != nil, restartsBefore: restarts)
+                targetNs: target, requestedAt: now, isLoad: source != nil,
+                learnsLoadLead: source.map { !$0.hasPrefix(Player.streamProtocol + "://") } ?? false,
+                restartsBefore: restarts)
             state.corrector.reset()
             if let source {
                 try player.load(source, startNs: target, paused: true)
@@ -190,6 +197,22 @@ public final class SyncController: Sendable {
                 now: position.sampledAtNs)
         }
         let error = decision.errorNs ?? (position.positionNs - latency - station)
+        if decision.seekToNs != nil, player.isWaitingForBytes {
+            // mpv waits for bytes of a file still arriving: a seek now lands where they are not
+            // either (within mpv's read-through, it reads on through the same gap), starts into
+            // nothing and is seen behind again a tick later. Seen under loss: four seeks 240 ms
+            // apart, each restarting mpv. It plays on, or re-joins with one seek, once they are there.
+            state.withLock { $0.corrector.reset() }
+            Log.debug(.player, "off by \(error / 1000) us, waiting for bytes: no seek")
+            return SyncStatus(
+                atLocalNs: position.sampledAtNs, playerPositionNs: position.positionNs, stationPositionNs: station,
+                errorNs: error, speed: position.speed)
+        }
+        if Log.isEnabled, error.magnitude > Nanos.ms(2) || decision.seekToNs != nil {
+            let seeking = decision.seekToNs != nil ? ", seeking" : ""
+            let at = position.positionNs / Nanos.perMillisecond
+            Log.debug(.player, "off by \(error / 1000) us at \(at) ms\(seeking); \(mpvState)")
+        }
         if decision.seekToNs != nil {
             // Too far off to nudge: start again, precisely.
             try? prepare(source: nil, stationPositionAt: stationPositionAt, ifStill: generation)
@@ -201,6 +224,15 @@ public final class SyncController: Sendable {
         return SyncStatus(
             atLocalNs: position.sampledAtNs, playerPositionNs: position.positionNs, stationPositionNs: station,
             errorNs: error, speed: decision.speed)
+    }
+
+    /// mpv's cache and buffering state, for the debug log.
+    private var mpvState: String {
+        let names = [
+            "cache", "paused-for-cache", "demuxer-cache-duration", "cache-buffering-state", "core-idle",
+            "demuxer-readahead-secs",
+        ]
+        return names.map { "\($0)=\(player.stringProperty($0) ?? "-")" }.joined(separator: " ")
     }
 
     private func tickPreparing(
@@ -218,7 +250,9 @@ public final class SyncController: Sendable {
             return self.player.playbackRestartCount > preparing.restartsBefore && (0..<Nanos.ms(500)).contains(early)
         }
         let position = player.position()
-        guard let position, landed(position) else {
+        // A paused seek into bytes not there yet reports the target at once; it is ready only once
+        // mpv has them (or it would start into nothing).
+        guard let position, landed(position), !player.isWaitingForBytes else {
             // Lost: try again. But no position at all means the source is still opening (over HTTP
             // on a lossy network TCP backs off for seconds), and a seek now would only make it open
             // another connection and start over: give that longer.
@@ -238,7 +272,11 @@ public final class SyncController: Sendable {
                 + (tooLate ? "too late, preparing again" : "starts in \((startAt - now) / Nanos.perMillisecond) ms"))
         let current: Bool = state.withLock {
             guard $0.generation == generation else { return false }
-            if preparing.isLoad { $0.lastLoadReadyNs = ready } else { $0.lastSeekReadyNs = ready }
+            if preparing.isLoad {
+                if preparing.learnsLoadLead { $0.lastLoadReadyNs = ready }
+            } else {
+                $0.lastSeekReadyNs = ready
+            }
             $0.preparing?.startAt = startAt
             if !tooLate {
                 startTimer.arm(at: startAt) { [weak self] in self?.start(generation: generation, at: startAt) }

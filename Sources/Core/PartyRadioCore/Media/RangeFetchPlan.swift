@@ -7,8 +7,9 @@
 /// tells the size, so no round trip is spent on asking for it first; a chunk past the end is
 /// answered 416 and dropped). A failed or stalled transfer is asked again from where its chunk
 /// stopped. When nothing is left to hand out, an idle worker asks again for the rest of the chunk
-/// with the most left to go (at most two transfers per chunk): on a lossy link one connection
-/// waiting out a retransmission timeout no longer holds up the whole file.
+/// with the most left to go (at most two transfers per chunk; three while a reader is stalled on it,
+/// ``readerStalled()``): on a lossy link one connection waiting out a retransmission timeout no
+/// longer holds up the whole file.
 ///
 /// Chunks go out in file order, so the start arrives first and a player can read the file while it
 /// downloads (``contiguousBytes(from:)``). A reader says where it reads (``need(offset:)``): the
@@ -80,6 +81,9 @@ public struct RangeFetchPlan: Sendable {
     private var order: [Int] = []
     /// Where a reader of the file reads next (nil: no one reads it yet).
     public private(set) var neededOffset: Int64?
+    /// The chunk whose transfer a reader has waited on without a byte for a while
+    /// (``readerStalled()``): it gets another transfer of the same bytes before anything else.
+    private var stalledChunk: Int?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -102,6 +106,7 @@ public struct RangeFetchPlan: Sendable {
             order.append(chunks.count - 1)
             return request(chunks.count - 1)
         }
+        if let hedge = takeStalled() { return hedge }
         let waiting = neededChunk
         // In file order, from the chunk a reader waits for (the start when no one reads yet).
         let idle = order.filter { !chunks[$0].isDone && chunks[$0].inFlight == 0 }
@@ -162,6 +167,7 @@ public struct RangeFetchPlan: Sendable {
         guard failure == nil, !isComplete, totalBytes != nil, let neededOffset, var index = neededChunk else {
             return nil
         }
+        if let hedge = takeStalled() { return hedge }
         let missing = neededOffset + contiguousBytes(from: neededOffset)
         if missing - chunks[index].covered >= configuration.minimumSplitBytes {
             index = split(index, at: missing)
@@ -173,6 +179,36 @@ public struct RangeFetchPlan: Sendable {
         }
         guard chunk.inFlight == 1, chunk.end - chunk.covered >= configuration.minimumHedgeBytes else { return nil }
         return help(index)
+    }
+
+    /// The reader has waited for its next byte for a while and none came: the transfer that brings it
+    /// is most likely in a retransmission back-off (on a lossy link a lost retransmission doubles
+    /// it: 200, 400, 800 ms…). The next connection free, the reader's own or a worker's, asks for the
+    /// same bytes again, at most ``maxTransfersWhenStalled`` at once: the first to bring them wins
+    /// (``isWanted(_:)`` stops the others). Only the next 64 KB (two ``Configuration/minimumSplitBytes``)
+    /// are raced; the rest of the chunk is split off and handed out as usual.
+    public mutating func readerStalled() {
+        guard let index = neededChunk, chunks[index].inFlight < Self.maxTransfersWhenStalled else { return }
+        stalledChunk = index
+    }
+
+    /// Transfers of one chunk at once when a reader is stalled on it (one more than a hedge).
+    public static let maxTransfersWhenStalled = 3
+
+    /// The transfer ``readerStalled()`` asked for, if it is still of use (once).
+    private mutating func takeStalled() -> Request? {
+        guard let stalled = stalledChunk else { return nil }
+        stalledChunk = nil
+        guard var index = neededChunk, index == stalled, let neededOffset,
+            chunks[index].inFlight < Self.maxTransfersWhenStalled
+        else { return nil }
+        let missing = neededOffset + contiguousBytes(from: neededOffset)
+        if missing - chunks[index].covered >= configuration.minimumSplitBytes { index = split(index, at: missing) }
+        let ahead = 2 * configuration.minimumSplitBytes
+        // The split-off rest has no transfer yet; the raced part keeps the stalled ones.
+        if chunks[index].end - chunks[index].covered > 2 * ahead { _ = split(index, at: chunks[index].covered + ahead) }
+        chunks[index].inFlight += 1
+        return request(index)
     }
 
     /// Cuts chunk `index` at `offset` (inside it, past what is written): the first part keeps its
@@ -208,6 +244,40 @@ public struct RangeFetchPlan: Sendable {
         let missing = neededOffset + contiguousBytes(from: neededOffset)
         guard let position = position(of: missing) else { return nil }
         return chunks[order[position]].isDone ? nil : order[position]
+    }
+
+    /// Whether a player can start reading the file at `offset` and play `length` bytes from there
+    /// without waiting: the file's first `headerBytes` are there (what a player reads before
+    /// anything else) and every byte from `offset` to `offset + length`. A player reads forward
+    /// through a gap up to `readThrough` long rather than seek across it, from wherever it stands
+    /// after its first reads: at least `headerBytes` in, at most as far as the bytes from the start
+    /// go. So an offset that near what is there from the start needs every byte before it too.
+    /// (Seen under loss: the station's position 263 KB in, 256 KB being the header and the
+    /// read-through, the bytes from 0 to 181 KB there: mpv read on from 181 KB and waited 2.3 s.)
+    /// Tells the plan where the reader is to read next (``need(offset:)``): the offset, or the end
+    /// of the bytes from the start when the player will read on from there.
+    public mutating func isReadable(offset: Int64, length: Int64, headerBytes: Int64, readThrough: Int64) -> Bool {
+        guard let total = totalBytes else { return false }
+        let offset = min(max(0, offset), total)
+        let end = min(total, offset + max(1, length))
+        let prefix = contiguousBytes(from: 0)
+        if prefix >= end { return true }
+        if offset <= max(headerBytes, prefix) + readThrough {
+            // The player reads every byte up to the offset: the bytes from the start must reach the end.
+            need(offset: prefix)
+            return false
+        }
+        need(offset: offset)
+        return prefix >= min(total, headerBytes) && contiguousBytes(from: offset) >= end - offset
+    }
+
+    /// For the debug log: the chunk holding byte `offset` (bounds, how far written, transfers on it).
+    public func describe(offset: Int64) -> String {
+        guard let position = position(of: offset) else { return "past the end" }
+        let index = order[position]
+        let chunk = chunks[index]
+        return "chunk \(index) [\(chunk.start), \(chunk.end)) covered to \(chunk.covered), "
+            + "\(chunk.inFlight) in flight, \(chunk.failures) failed"
     }
 
     /// An answer said the whole file has `total` bytes.

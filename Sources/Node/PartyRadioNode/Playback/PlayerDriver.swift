@@ -34,11 +34,10 @@ final class PlayerDriver {
     private var pending: (track: Track, paused: Bool, since: LocalTime)?
     /// The track last loaded from its file while the cache was still fetching it, and since when.
     private var partialLoad: (source: String, since: LocalTime)?
-    /// Whether a track being fetched is played from what is there: only with
-    /// `PARTYRADIO_MEDIA_CACHE_PARTIAL=1` for now. At 25 % loss about one start in five then stalls
-    /// and seeks again for a second or two (seen in scripts/bench-lossy.py and in a CI run of
-    /// LossyLinkLANTests: 1.4 s without a position), where waiting for the whole file plays through.
-    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] == "1"
+    /// Whether a track being fetched is played from what is there (the default;
+    /// `PARTYRADIO_MEDIA_CACHE_PARTIAL=0` waits for the whole file, for comparisons:
+    /// scripts/bench-lossy.py, mode `whole`).
+    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] != "0"
     /// What the machine last asked to fetch ahead (asked again after each load: the station's
     /// own track goes first, and a prefetch it stopped is queued again).
     private var prefetching: [String] = []
@@ -261,7 +260,7 @@ final class PlayerDriver {
     /// needs: what the player reads first, and ``partialStartSpanNs`` of audio from just ahead of
     /// the position (the cache then fetches from there first).
     private func isReadable(_ track: Track, in cache: MediaCache) -> Bool {
-        let header = Player.streamHeaderBytes
+        let header = Player.streamStartBytes
         guard track.durationMs > 0, let position = view?.stationPosition(at: clock.now()) else {
             return cache.isReadable(track.source, headerBytes: header)
         }
@@ -269,7 +268,7 @@ final class PlayerDriver {
         return cache.isReadable(
             track.source, at: Double(position + Self.partialStartLeadNs) / duration,
             span: Double(Self.partialStartSpanNs) / duration, headerBytes: header,
-            readThrough: Player.streamReadThroughBytes)
+            readThrough: Player.streamReadThroughBytes, lead: Double(Self.partialStartLeadNs) / duration)
     }
 
     /// How far ahead of the station position a start from a partial file lands (about what the

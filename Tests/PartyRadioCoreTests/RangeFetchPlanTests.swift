@@ -188,6 +188,35 @@ struct RangeFetchPlanTests {
         #expect(readable6, "a file shorter than both")
     }
 
+    @Test("A start needs the file's tail too, once all else is there, and the plan is told to fetch it")
+    func startNeedsTheTail() {
+        var plan = RangeFetchPlan(configuration: small)
+        plan.learned(totalBytes: 1000)
+        let requests = (0..<10).compactMap { _ in plan.next() }
+        plan.progress(requests[0], bytes: 100)
+        plan.progress(requests[6], bytes: 100)  // 600..<700: the span
+        let withoutTail = plan.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100)
+        #expect(withoutTail)
+        let beforeTail = plan.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100, tailBytes: 30)
+        #expect(!beforeTail)
+        #expect(plan.neededOffset == 970, "the tail's first missing byte")
+        plan.progress(requests[9], bytes: 80)  // 900..<980: not yet the last 20
+        let partTail = plan.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100, tailBytes: 30)
+        #expect(!partTail)
+        #expect(plan.neededOffset == 980)
+        plan.progress(requests[9], bytes: 100)  // bytes so far in that transfer
+        let withTail = plan.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100, tailBytes: 30)
+        #expect(withTail)
+        // The header still comes first: without it the plan is told to fetch that, not the tail.
+        var fresh = RangeFetchPlan(configuration: small)
+        fresh.learned(totalBytes: 1000)
+        let first = fresh.next()!
+        fresh.progress(first, bytes: 40)
+        let noHeader = fresh.isReadable(offset: 600, length: 100, headerBytes: 100, readThrough: 100, tailBytes: 30)
+        #expect(!noHeader)
+        #expect(fresh.neededOffset == 600)
+    }
+
     @Test("A reader stalled on a transfer gets the same bytes again on the next free connection, at most three at once")
     func stalledReader() {
         var plan = RangeFetchPlan(configuration: split)

@@ -108,10 +108,11 @@ public final class MediaCache: Sendable {
     /// so a part that near the start needs every byte before it too. The download is told that a
     /// reader needs that part next (``RangeFetchPlan/need(offset:)``), so it is fetched first.
     /// `lead`: how far (a fraction of the file again) `fraction` lies past where the player will
-    /// seek to: the read-through is counted from there.
+    /// seek to: the read-through is counted from there. `tailBytes`: how much of the file's end a
+    /// player reads when it opens it (``RangeFetchPlan/isReadable(offset:length:headerBytes:readThrough:tailBytes:)``).
     public func isReadable(
         _ url: String, at fraction: Double = 0, span: Double = 0, headerBytes: Int64 = 4 << 10,
-        readThrough: Int64 = 0, lead: Double = 0
+        readThrough: Int64 = 0, lead: Double = 0, tailBytes: Int64 = 0
     ) -> Bool {
         let job: RangeJob? = state.withLock { state in
             guard state.active == url, let job = state.activeJob, !job.isCancelled else { return nil }
@@ -124,7 +125,8 @@ public final class MediaCache: Sendable {
             let length = Int64((min(1, max(0, span.isFinite ? span : 0)) * Double(total)).rounded(.up))
             let leadBytes = Int64((min(1, max(0, lead.isFinite ? lead : 0)) * Double(total)).rounded(.up))
             return plan.isReadable(
-                offset: offset, length: length, headerBytes: headerBytes, readThrough: readThrough + leadBytes)
+                offset: offset, length: length, headerBytes: headerBytes, readThrough: readThrough + leadBytes,
+                tailBytes: tailBytes)
         }
     }
 

@@ -33,16 +33,24 @@ extension Player {
     /// (`partyradio-stream://NAME`).
     public static let streamProtocol = "partyradio-stream"
 
-    /// mpv (0.35) reads a stream's first 128 KB (its stream buffer) before it opens the file, and
-    /// reads forward through up to that much again rather than seek: a start in a file still
-    /// arriving needs those bytes there (seen: a start 4 s into a 44 KB/s WAV read every byte
-    /// from 0; a seek 25 s in jumped).
-    public static let streamHeaderBytes: Int64 = 128 << 10
-    public static let streamReadThroughBytes: Int64 = 128 << 10
-    /// What a start far into the file needs from its start: the header and the bytes mpv reads on
-    /// past it before it seeks (seen under 25 % loss: a start 287 KB in, the bytes from 0 to
-    /// 155 KB there; mpv read on to 187 KB, waiting 2.1 s for them, and only then seeked).
-    public static let streamStartBytes: Int64 = 192 << 10
+    /// The per-file options of a load from a stream of this protocol (a file still arriving), so
+    /// that a start far into the file needs few of the bytes before it. mpv (0.35) reads a stream's
+    /// first stream buffer and the rest of a block before it opens the file, lavf then reads ahead
+    /// to analyse the stream (5 s of packets by default), and mpv reads forward through a gap up to
+    /// its stream buffer rather than seek across it. With its default 128 KB buffer and analysis a
+    /// start 8 s into a 44 KB/s WAV read every byte from 0 (458 KB) before it played; with a 32 KB
+    /// buffer and 0.1 s of analysis it reads the first 131,116 bytes, seeks, and reads from the
+    /// target (seen with a C program logging libmpv's stream callbacks, mpv 0.35.1).
+    public static let streamLoadOptions = "stream-buffer-size=32KiB,demuxer-lavf-analyzeduration=0.1"
+    /// What a start far into the file needs from its start (the 131,116 bytes above, and a little more).
+    public static let streamStartBytes: Int64 = 136 << 10
+    /// The gap mpv reads through rather than seek (its stream buffer): a start less than this past
+    /// ``streamStartBytes`` needs every byte up to it.
+    public static let streamReadThroughBytes: Int64 = 32 << 10
+    /// What of the file's end a start needs: lavf reads what follows the audio when it opens a file
+    /// (a WAV's chunks after its data, such as the tags the demo library writes; an MP3's ID3v1
+    /// tag), and mpv waits for it before it plays.
+    public static let streamTailBytes: Int64 = 16 << 10
 
     /// Whether mpv is waiting for bytes of a stream of this protocol (a file still arriving): one
     /// of its reads has waited more than 50 ms. No mpv call: the stream callbacks keep it.

@@ -200,7 +200,8 @@ public final class Player: Sendable {
     /// Opens `source` (a file path or URL) and plays it from `startNs`, replacing what was playing.
     /// - Parameter paused: open it paused at `startNs` (e.g. to pre-roll before a synchronised start).
     public func load(_ source: String, startNs: Int64 = 0, paused: Bool = false) throws(PlayerError) {
-        let options = "start=\(Self.seconds(startNs)),pause=\(paused ? "yes" : "no"),speed=1"
+        var options = "start=\(Self.seconds(startNs)),pause=\(paused ? "yes" : "no"),speed=1"
+        if source.hasPrefix(Self.streamProtocol + "://") { options += "," + Self.streamLoadOptions }
         var arguments = ["loadfile", source, "replace"]
         // mpv 0.38 (client API 2.3) inserted an index argument before the options.
         if prmpv_client_api_version() >= (2 << 16 | 3) { arguments.append("-1") }

@@ -262,13 +262,14 @@ final class PlayerDriver {
     private func isReadable(_ track: Track, in cache: MediaCache) -> Bool {
         let header = Player.streamStartBytes
         guard track.durationMs > 0, let position = view?.stationPosition(at: clock.now()) else {
-            return cache.isReadable(track.source, headerBytes: header)
+            return cache.isReadable(track.source, headerBytes: header, tailBytes: Player.streamTailBytes)
         }
         let duration = Double(track.durationMs) * Double(Nanos.perMillisecond)
         return cache.isReadable(
             track.source, at: Double(position + Self.partialStartLeadNs) / duration,
             span: Double(Self.partialStartSpanNs) / duration, headerBytes: header,
-            readThrough: Player.streamReadThroughBytes, lead: Double(Self.partialStartLeadNs) / duration)
+            readThrough: Player.streamReadThroughBytes, lead: Double(Self.partialStartLeadNs) / duration,
+            tailBytes: Player.streamTailBytes)
     }
 
     /// How far ahead of the station position a start from a partial file lands (about what the

@@ -25,6 +25,18 @@ import Testing
         }.first
     }
 
+    /// A listener that looked for the station in a unicast DNS-SD domain, started and resolved.
+    func offLinkListener() -> ListenerMachine {
+        var machine = ListenerMachine(
+            configuration: .init(
+                query: "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0", listenerName: "far",
+                playsAudio: false, wantsUnicast: true),
+            verifier: ChecksumVerifier())
+        _ = machine.handle(.start, at: t0)
+        _ = machine.handle(Fixture.resolved(), at: at(ms: 20))
+        return machine
+    }
+
     func snapshots(_ effects: [Effect], to destination: Destination) -> Int {
         effects.sent.filter {
             if case .stateSnapshot = $0.message { $0.to == destination } else { false }
@@ -107,14 +119,8 @@ import Testing
     }
 
     @Test func aListenerLookingInADomainAsksInItsHelloAndHeartbeats() {
-        var machine = ListenerMachine(
-            configuration: .init(
-                query: "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0", listenerName: "far",
-                playsAudio: false, wantsUnicast: true),
-            verifier: ChecksumVerifier())
+        var machine = offLinkListener()
         var station = Fixture.djPeer
-        _ = machine.handle(.start, at: t0)
-        _ = machine.handle(Fixture.resolved(), at: at(ms: 20))
         var snapshot = Fixture.snapshot(dj: DJTime(ns: at(ms: 100).ns))
         var out: [Effect] = []
         // The DJ's snapshots every half second (they answer the hello; the heartbeats follow).
@@ -184,14 +190,8 @@ import Testing
     /// The listener shows the cookie of each pong that brings a new one, at once, and in every
     /// hello and heartbeat after it.
     @Test func aListenerShowsItsCookieAtOnce() {
-        var machine = ListenerMachine(
-            configuration: .init(
-                query: "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0", listenerName: "far",
-                playsAudio: false, wantsUnicast: true),
-            verifier: ChecksumVerifier())
+        var machine = offLinkListener()
         var station = Fixture.djPeer
-        _ = machine.handle(.start, at: t0)
-        _ = machine.handle(Fixture.resolved(), at: at(ms: 20))
         var snapshot = Fixture.snapshot(dj: DJTime(ns: at(ms: 100).ns))
         snapshot.sentAtNs = at(ms: 100).ns
         _ = machine.handle(station.send(.stateSnapshot(snapshot), station: id), at: at(ms: 100))

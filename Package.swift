@@ -102,7 +102,17 @@ let package = Package(
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
         // libmpv is not linked: only the commands that play load it, with dlopen at the first player
         // (its ~190 libraries cost every command ~80 ms of start-up). mpv's header gives the types.
-        .target(name: "CMpvLoader", path: "Sources/CShims/CMpvLoader"),
+        // The two libpulse functions CMpvLoader defines must be in the dynamic symbol table of
+        // whatever links it, for libmpv's calls to find them (include/CMpvLoader.h, "PulseAudio's
+        // request size"); release builds export every symbol anyway (--static-swift-stdlib).
+        .target(
+            name: "CMpvLoader", path: "Sources/CShims/CMpvLoader",
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "--export-dynamic-symbol=pa_stream_connect_playback",
+                    "-Xlinker", "--export-dynamic-symbol=pa_stream_get_buffer_attr",
+                ])
+            ]),
 
         // MARK: Adapters
         .target(
@@ -198,7 +208,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(
             name: "PartyRadioMediaTests",
-            dependencies: ["PartyRadioMedia", "PartyRadioCore", "CTagLibShim", "CatalogTestSupport"]),
+            dependencies: ["PartyRadioMedia", "PartyRadioCore", "CTagLibShim", "CMpvLoader", "CatalogTestSupport"]),
         .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
     ]
 )

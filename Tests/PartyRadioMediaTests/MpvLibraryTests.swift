@@ -1,3 +1,5 @@
+import CMpvLoader
+import Glibc
 import Testing
 
 @testable import PartyRadioMedia
@@ -42,5 +44,47 @@ struct MpvLibraryTests {
         #expect(MpvLibrary.isLoaded)
         #expect(player.isIdle)
         #expect(player.stringProperty("mpv-version")?.hasPrefix("mpv ") == true)
+    }
+
+    @Test("PulseAudio's request size: a share of the buffer when mpv left it to the server, else untouched")
+    func pulseRequest() {
+        let unset = UInt32.max
+        // mpv's pulse output at 48 kHz, stereo float, pulse-buffer=200: tlength 76,800 bytes.
+        let mpv = prmpv_pa_buffer_attr(maxlength: unset, tlength: 76_800, prebuf: 0, minreq: unset, fragsize: unset)
+        let half = prmpv_pulse_request_attr(mpv, 500)
+        #expect(half.minreq == 38_400)
+        #expect(half.tlength == 76_800 && half.maxlength == unset && half.prebuf == 0 && half.fragsize == unset)
+        // At most half the buffer, whatever is asked; rounded down to whole samples of any format.
+        #expect(prmpv_pulse_request_attr(mpv, 900).minreq == 38_400)
+        #expect(prmpv_pulse_request_attr(mpv, 333).minreq == 25_568)
+        #expect(prmpv_pulse_request_attr(mpv, 333).minreq % 8 == 0)
+        // 0: the server's default; a caller's own minreq, or no tlength, is left as it is.
+        #expect(prmpv_pulse_request_attr(mpv, 0).minreq == unset)
+        var own = mpv
+        own.minreq = 1_920
+        #expect(prmpv_pulse_request_attr(own, 500).minreq == 1_920)
+        var noLength = mpv
+        noLength.tlength = unset
+        #expect(prmpv_pulse_request_attr(noLength, 500).minreq == unset)
+        noLength.tlength = 0
+        #expect(prmpv_pulse_request_attr(noLength, 500).minreq == unset)
+        // So small a share of so small a buffer that nothing is left: the server's default.
+        let tiny = prmpv_pa_buffer_attr(maxlength: unset, tlength: 12, prebuf: 0, minreq: unset, fragsize: unset)
+        #expect(prmpv_pulse_request_attr(tiny, 100).minreq == unset)
+    }
+
+    @Test("The executable's pa_stream_connect_playback is the one libmpv's calls find first")
+    func pulseInterposed() throws {
+        try MpvLibrary.load()
+        // Found through the global scope (as libmpv's calls are bound): the definition in this
+        // process's executable, not libpulse's, which libmpv loaded.
+        let first = dlsym(nil, "pa_stream_connect_playback")  // RTLD_DEFAULT
+        #expect(first != nil)
+        let pulse = dlopen("libpulse.so.0", RTLD_LAZY | RTLD_NOLOAD)
+        #expect(pulse != nil)
+        if let pulse {
+            #expect(dlsym(pulse, "pa_stream_connect_playback") != first)
+            dlclose(pulse)
+        }
     }
 }

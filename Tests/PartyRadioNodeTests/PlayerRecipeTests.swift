@@ -8,11 +8,34 @@ import Testing
 struct PlayerRecipeTests {
     @Test("mpv options: pulse-latency-hacks by default, PARTYRADIO_MPV_OPTIONS adds or replaces")
     func mpvOptions() {
-        #expect(PlayerMaker.Recipe.mpvOptions(mediaProof: nil) == ["pulse-latency-hacks": "yes"])
+        #expect(
+            PlayerMaker.Recipe.mpvOptions(mediaProof: nil) == ["pulse-latency-hacks": "yes", "pulse-buffer": "200"])
         let options = PlayerMaker.Recipe.mpvOptions(
             mediaProof: nil,
             environment: ["PARTYRADIO_MPV_OPTIONS": "pulse-latency-hacks=no,ao=alsa,audio-device=alsa/pulse"])
-        #expect(options == ["pulse-latency-hacks": "no", "ao": "alsa", "audio-device": "alsa/pulse"])
+        #expect(
+            options == ["pulse-latency-hacks": "no", "pulse-buffer": "200", "ao": "alsa", "audio-device": "alsa/pulse"])
+    }
+
+    @Test("PulseAudio asks for audio every 100 ms: half the 200 ms buffer, unless PARTYRADIO_PULSE_REQUEST_MS")
+    func pulseRequest() {
+        let shipped = PlayerMaker.Recipe.mpvOptions(mediaProof: nil)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped) == 500)
+        let every50 = ["PARTYRADIO_PULSE_REQUEST_MS": "50"]
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, environment: every50) == 250)
+        // 0 leaves it to the server; more than half the buffer is half.
+        let off = ["PARTYRADIO_PULSE_REQUEST_MS": "0"]
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, environment: off) == 0)
+        let most = ["PARTYRADIO_PULSE_REQUEST_MS": "1000"]
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, environment: most) == 500)
+        // Another buffer (PARTYRADIO_MPV_OPTIONS) keeps the request at 100 ms; "native" has no length.
+        let longer = PlayerMaker.Recipe.mpvOptions(
+            mediaProof: nil, environment: ["PARTYRADIO_MPV_OPTIONS": "pulse-buffer=400"])
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: longer) == 250)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: ["pulse-buffer": "native"]) == 0)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: [:]) == 0)
+        let nonsense = ["PARTYRADIO_PULSE_REQUEST_MS": "fast"]
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, environment: nonsense) == 500)
     }
 
     @Test("the corrector keeps its defaults unless PARTYRADIO_SYNC_CONFIRM_MS says otherwise")

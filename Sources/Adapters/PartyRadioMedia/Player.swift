@@ -78,15 +78,21 @@ public final class Player: Sendable {
         public var pitchCorrection: Bool
         /// Any further mpv options, set before initialisation (e.g. `["ao-null-latency": "0.05"]`).
         public var extraOptions: [String: String]
+        /// Through PulseAudio: how often the sound server asks for more audio, as a share of the
+        /// stream's buffer (mpv's `pulse-buffer`) in thousandths, at most 500; 0 leaves it to the
+        /// server (20 ms). Process-wide: the last player made sets it for every later stream
+        /// (CMpvLoader.h, "PulseAudio's request size").
+        public var pulseRequestPermille: Int
 
         public init(
             audio: AudioOutput = .automatic, volume: Int? = nil, pitchCorrection: Bool = true,
-            extraOptions: [String: String] = [:]
+            extraOptions: [String: String] = [:], pulseRequestPermille: Int = 0
         ) {
             self.audio = audio
             self.volume = volume
             self.pitchCorrection = pitchCorrection
             self.extraOptions = extraOptions
+            self.pulseRequestPermille = pulseRequestPermille
         }
     }
 
@@ -137,6 +143,7 @@ public final class Player: Sendable {
         }
         if let volume = options.volume { settings.append(("volume", String(min(100, max(0, volume))))) }
         settings += options.extraOptions.sorted { $0.key < $1.key }
+        prmpv_set_pulse_request(UInt32(clamping: options.pulseRequestPermille))
         for (name, value) in settings {
             let code = prmpv_set_option_string(raw, name, value)
             // "video"/"vid" differ across mpv versions; an unknown option name is not fatal.
@@ -183,6 +190,15 @@ public final class Player: Sendable {
     }
 
     deinit { shutdown() }
+
+    /// The buffer and request size PulseAudio granted this process's last playback stream, in
+    /// nanoseconds; nil before any stream (or with another audio output).
+    public static var pulseStream: (bufferNs: Int64, requestNs: Int64)? {
+        var buffer: UInt64 = 0
+        var request: UInt64 = 0
+        guard prmpv_pulse_granted(&buffer, &request) != 0 else { return nil }
+        return (Int64(clamping: buffer) * 1000, Int64(clamping: request) * 1000)
+    }
 
     /// Stops playback and destroys the mpv instance. Further calls fail with an error. Idempotent.
     public func shutdown() {

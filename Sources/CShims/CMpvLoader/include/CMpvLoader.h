@@ -47,4 +47,30 @@ void prmpv_set_wakeup_callback(mpv_handle *ctx, void (*cb)(void *d), void *d);
 // The player's own protocol (a cached track read while it downloads); see stream_cb.h.
 int prmpv_stream_cb_add_ro(mpv_handle *ctx, const char *protocol, void *user_data, mpv_stream_cb_open_ro_fn open_fn);
 
+// PulseAudio's request size. The sound server asks a stream for more audio every `minreq` bytes;
+// mpv's pulse output leaves it to the server, whose default is 20 ms, and with
+// `pulse-latency-hacks` each request costs a round trip to the server for the stream's delay: about
+// 850 wake-ups a second for a playing listener (docs/BENCHMARKS.md). This file's pulse.c defines
+// libpulse's pa_stream_connect_playback and pa_stream_get_buffer_attr in the executable, so that
+// libmpv's calls reach them first: the first asks for a larger minreq, the second notes what the
+// server granted. Nothing else of libpulse's is touched; with a permille of 0 the calls pass through.
+
+/// libpulse's pa_buffer_attr (pulse/def.h, unchanged since 0.9): bytes, (uint32_t)-1 for "the
+/// server's default".
+struct prmpv_pa_buffer_attr {
+    uint32_t maxlength, tlength, prebuf, minreq, fragsize;
+};
+
+/// The request size asked for from now on, as a share of the stream's buffer (`tlength`) in
+/// thousandths; at most 500 (half the buffer), 0 for the server's default. Process-wide.
+void prmpv_set_pulse_request(unsigned permille);
+
+/// `attr` with its minreq set to `permille` thousandths of its tlength (at most half, rounded down
+/// to 8 bytes), when the caller left minreq to the server and set a tlength; else `attr` unchanged.
+struct prmpv_pa_buffer_attr prmpv_pulse_request_attr(struct prmpv_pa_buffer_attr attr, unsigned permille);
+
+/// 1 and the buffer and request the server granted the last playback stream, in microseconds; 0
+/// when no stream has been set up in this process.
+int prmpv_pulse_granted(uint64_t *buffer_us, uint64_t *request_us);
+
 #endif

@@ -49,6 +49,8 @@ final class PlayerDriver {
     /// after the player plays a newly loaded track, then done until the next load (never with
     /// `PARTYRADIO_PLAYER_PAGEOUT=0`, for comparisons: scripts/bench-memory.py).
     private var pageOut = PageOut.off
+    /// Whether `-v` has said what PulseAudio granted the player's stream (once).
+    private var pulseStreamNoted = false
     private enum PageOut: Equatable {
         case off, waiting
         case due(LocalTime)
@@ -329,7 +331,16 @@ final class PlayerDriver {
                 if view.stationPosition(at: now) != nil { sync.tick(stationPositionAt: stationPosition(view)) }
             }
         }
-        if Log.isEnabled, let sync { noteStart(sync, now: now) }
+        if Log.isEnabled, let sync {
+            noteStart(sync, now: now)
+            if !pulseStreamNoted, playing, let stream = Player.pulseStream {
+                pulseStreamNoted = true
+                Log.debug(
+                    .player,
+                    "PulseAudio stream: buffer \((stream.bufferNs + Nanos.perMillisecond / 2) / Nanos.perMillisecond) ms, a request every "
+                        + "\((stream.requestNs + Nanos.perMillisecond / 2) / Nanos.perMillisecond) ms")
+            }
+        }
         if let sync { pageOutWhenPlaying(sync, now: now) }
         guard let trace, trace.isDue(now.ns) else { return }
         let real = NodeClock.realTimeNs()
@@ -413,14 +424,33 @@ final class PlayerMaker: Sendable {
         /// work it out from each timing report itself.
         /// `PARTYRADIO_MPV_OPTIONS` (`name=value,name=value`) adds or replaces some, for comparisons
         /// in the benchmarks (scripts/bench-speaker.py).
+        /// `pulse-buffer` is 200 ms: with a request every ``pulseRequestMs`` the server then asks
+        /// for audio 10 times a second instead of 50, when half the buffer is still to play.
         static func mpvOptions(mediaProof: String?, environment: [String: String] = [:]) -> [String: String] {
-            var options = ["pulse-latency-hacks": "yes"]
+            var options = ["pulse-latency-hacks": "yes", "pulse-buffer": "200"]
             if let mediaProof { options["http-header-fields"] = "\(MediaServer.proofHeader): \(mediaProof)" }
             for pair in (environment["PARTYRADIO_MPV_OPTIONS"] ?? "").split(separator: ",") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2 { options[String(parts[0])] = String(parts[1]) }
             }
             return options
+        }
+
+        /// How often PulseAudio asks the player for audio: every 100 ms (its own default is every
+        /// 20 ms, and each request costs mpv a round trip to the server with `pulse-latency-hacks`:
+        /// three times the CPU, docs/BENCHMARKS.md). `PARTYRADIO_PULSE_REQUEST_MS` sets another
+        /// (0: the server's default), for the benchmarks' comparisons.
+        static let pulseRequestMs = 100
+
+        /// ``pulseRequestMs`` (or `PARTYRADIO_PULSE_REQUEST_MS`) as thousandths of the `pulse-buffer`
+        /// in `mpvOptions`, as ``Player/Options/pulseRequestPermille`` takes it; 0 without a buffer
+        /// in milliseconds.
+        static func pulseRequestPermille(mpvOptions: [String: String], environment: [String: String] = [:]) -> Int {
+            let request = environment["PARTYRADIO_PULSE_REQUEST_MS"].flatMap { Int($0) } ?? pulseRequestMs
+            guard request > 0, let buffer = mpvOptions["pulse-buffer"].flatMap({ Int($0) }), buffer > 0 else {
+                return 0
+            }
+            return min(500, request * 1000 / buffer)
         }
 
         /// The corrector's settings: its defaults, but for `PARTYRADIO_SYNC_CONFIRM_MS` (how long an
@@ -445,11 +475,13 @@ final class PlayerMaker: Sendable {
                 let openStream: (@Sendable (String) -> (any PlayerByteSource)?)? = cache.map { cache in
                     { @Sendable name -> (any PlayerByteSource)? in cache.reader(named: name) }
                 }
+                let environment = ProcessInfo.processInfo.environment
+                let mpvOptions = Self.mpvOptions(mediaProof: options.mediaProof, environment: environment)
                 let player = try Player(
                     options: Player.Options(
-                        audio: audio, pitchCorrection: false,
-                        extraOptions: Self.mpvOptions(
-                            mediaProof: options.mediaProof, environment: ProcessInfo.processInfo.environment)),
+                        audio: audio, pitchCorrection: false, extraOptions: mpvOptions,
+                        pulseRequestPermille: Self.pulseRequestPermille(
+                            mpvOptions: mpvOptions, environment: environment)),
                     clock: clock.nanoClock,
                     openStream: openStream)
                 let sync = SyncController(

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// PulseAudio's daemon and its client tools (parec, pactl).
+private let hasPulseAudio = ["/usr/bin/pulseaudio", "/usr/bin/parec", "/usr/bin/pactl"].allSatisfy {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
+
+/// A listener playing into a real sound server (issue 11, items 5 and 8): a PulseAudio of its own
+/// on the listener's host, with a null sink, as scripts/bench-speaker.py runs it; its socket in the
+/// test's state directory, no network module, no D-Bus.
+@Suite(
+    "A listener into a real PulseAudio", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"),
+    .enabled(if: hasPulseAudio, "PulseAudio is not installed (scripts/ensure-packages.sh --for test)"))
+struct SpeakerLANTests {
+    /// Starts PulseAudio on `host` with a null sink `party` (48 kHz stereo); the process and the
+    /// environment that points a client at it.
+    func startSoundServer(_ lan: Testbed, host: Int) throws -> (TestbedProcess, [String: String]) {
+        let home = lan.stateDir("pulse\(host)")
+        let socket = "\(home)/native"
+        // In a session of its own, its output in a file: started straight under the test process,
+        // no later `run` on its host returned (seen; scripts/bench-speaker.py starts it the same way).
+        let server = try lan.spawn(
+            host: host,
+            [
+                "sh", "-c",
+                "exec setsid /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "
+                    + "--exit-idle-time=-1 --use-pid-file=no --disallow-exit --log-target=stderr "
+                    + "-L 'module-null-sink sink_name=party rate=48000 channels=2' "
+                    + "-L 'module-native-protocol-unix socket=\(socket) auth-anonymous=1' > \(home)/pulse.log 2>&1",
+            ])
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard ContinuousClock.now < deadline, server.isRunning else {
+                throw TestbedError("PulseAudio did not start on host \(host): \(server.text(.stderr))")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return (server, ["PULSE_SERVER": "unix:\(socket)"])
+    }
+
+    /// The peak of about 2 s of the null sink's monitor (16-bit samples): what the speaker plays.
+    func speakerPeak(_ lan: Testbed, host: Int, env: [String: String]) throws -> Int {
+        let file = "\(lan.stateDir("pulse\(host)"))/monitor.raw"
+        let result = try lan.run(
+            host: host,
+            [
+                "sh", "-c",
+                "timeout 3 parec -d party.monitor --raw --format=s16le --rate=48000 --channels=2 > \(file); true",
+            ], env: env, timeout: .seconds(10))
+        #expect(result.exit == 0, "parec: \(result.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        // parec itself takes up to a second to start on a busy machine: at least a quarter of a second.
+        #expect(data.count >= 48_000 * 4 / 4, "parec recorded \(data.count) bytes in 3 s")
+        return data.withUnsafeBytes { raw in
+            raw.bindMemory(to: Int16.self).reduce(0) { max($0, abs(Int($1))) }
+        }
+    }
+
+    @Test("Sound reaches the sink, and the server asks every 100 ms instead of every 20 ms (0: its own default)")
+    func playsIntoPulseAudio() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Speaker")
+        defer { dj.kill() }
+        var listeners: [TestbedProcess] = []
+        var servers: [TestbedProcess] = []
+        defer {
+            for process in listeners + servers { process.kill() }
+        }
+        var environments: [Int: [String: String]] = [:]
+        for host in [2, 3] {
+            let (server, env) = try startSoundServer(lan, host: host)
+            servers.append(server)
+            environments[host] = env
+            // Host 3: PARTYRADIO_PULSE_REQUEST_MS=0, the sound server's own request size.
+            let request = host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "0"] : [:]
+            listeners.append(
+                try lan.spawn(
+                    host: host,
+                    [
+                        Testbed.partyradioBinary, "listen", "Speaker", "--json-events", "--audio-driver", "pulse",
+                        "-v", "--state-dir", lan.stateDir("listener\(host)"),
+                    ], env: env.merging(request) { $1 }))
+        }
+        let asked = try listeners[0].waitForLine(
+            containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
+        #expect(asked.hasSuffix("PulseAudio stream: buffer 200 ms, a request every 100 ms"), "\(asked)")
+        let serverDefault = try listeners[1].waitForLine(
+            containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
+        #expect(serverDefault.hasSuffix("PulseAudio stream: buffer 200 ms, a request every 20 ms"), "\(serverDefault)")
+
+        for host in [2, 3] {
+            let env = environments[host] ?? [:]
+            // mpv's stream is the sink's one input, and it is playing (not corked).
+            let inputs = try lan.run(host: host, ["pactl", "list", "sink-inputs"], env: env)
+            #expect(inputs.exit == 0, "pactl: \(inputs.stderr)")
+            #expect(inputs.stdout.contains("Corked: no"), "host \(host): \(inputs.stdout)")
+            // The demo library's tracks are tones: the sink's monitor holds more than silence.
+            let peak = try speakerPeak(lan, host: host, env: env)
+            #expect(peak > 1_000, "host \(host): the speaker's peak was \(peak) of 32,767")
+        }
+        for (index, listener) in listeners.enumerated() {
+            #expect(listener.isRunning, "listener \(index + 2) stopped: \(listener.text(.stderr).suffix(2_000))")
+        }
+    }
+}

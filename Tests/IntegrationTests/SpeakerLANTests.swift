@@ -58,7 +58,7 @@ struct SpeakerLANTests {
         }
     }
 
-    @Test("Sound reaches the sink, and the server asks every 100 ms instead of every 20 ms (0: its own default)")
+    @Test("Sound reaches the sink; the server asks every 20 ms, or every 50 ms when PARTYRADIO_PULSE_REQUEST_MS says")
     func playsIntoPulseAudio() throws {
         let lan = try Testbed(hosts: 3)
         defer {
@@ -77,8 +77,8 @@ struct SpeakerLANTests {
             let (server, env) = try startSoundServer(lan, host: host)
             servers.append(server)
             environments[host] = env
-            // Host 3: PARTYRADIO_PULSE_REQUEST_MS=0, the sound server's own request size.
-            let request = host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "0"] : [:]
+            // Host 3 asks for a request every 50 ms (half mpv's buffer); host 2 leaves it to the server.
+            let request = host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "50"] : [:]
             listeners.append(
                 try lan.spawn(
                     host: host,
@@ -87,12 +87,18 @@ struct SpeakerLANTests {
                         "-v", "--state-dir", lan.stateDir("listener\(host)"),
                     ], env: env.merging(request) { $1 }))
         }
-        let asked = try listeners[0].waitForLine(
-            containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
-        #expect(asked.hasSuffix("PulseAudio stream: buffer 200 ms, a request every 100 ms"), "\(asked)")
-        let serverDefault = try listeners[1].waitForLine(
-            containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
-        #expect(serverDefault.hasSuffix("PulseAudio stream: buffer 200 ms, a request every 20 ms"), "\(serverDefault)")
+        // "PulseAudio stream: buffer B ms, a request every R ms", as the server granted it.
+        func granted(_ listener: TestbedProcess) throws -> [Int] {
+            let line = try listener.waitForLine(containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
+            let tail = line.split(separator: "PulseAudio stream:").last ?? ""
+            return tail.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        }
+        let serverDefault = try granted(listeners[0])
+        let asked = try granted(listeners[1])
+        #expect(serverDefault.count == 2 && (99...102).contains(serverDefault[0]), "\(serverDefault)")
+        #expect(serverDefault.count == 2 && (19...21).contains(serverDefault[1]), "\(serverDefault)")
+        #expect(asked.count == 2 && (99...102).contains(asked[0]), "\(asked)")
+        #expect(asked.count == 2 && (48...51).contains(asked[1]), "\(asked)")
 
         for host in [2, 3] {
             let env = environments[host] ?? [:]

@@ -424,10 +424,8 @@ final class PlayerMaker: Sendable {
         /// work it out from each timing report itself.
         /// `PARTYRADIO_MPV_OPTIONS` (`name=value,name=value`) adds or replaces some, for comparisons
         /// in the benchmarks (scripts/bench-speaker.py).
-        /// `pulse-buffer` is 200 ms: with a request every ``pulseRequestMs`` the server then asks
-        /// for audio 10 times a second instead of 50, when half the buffer is still to play.
         static func mpvOptions(mediaProof: String?, environment: [String: String] = [:]) -> [String: String] {
-            var options = ["pulse-latency-hacks": "yes", "pulse-buffer": "200"]
+            var options = ["pulse-latency-hacks": "yes"]
             if let mediaProof { options["http-header-fields"] = "\(MediaServer.proofHeader): \(mediaProof)" }
             for pair in (environment["PARTYRADIO_MPV_OPTIONS"] ?? "").split(separator: ",") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
@@ -436,20 +434,23 @@ final class PlayerMaker: Sendable {
             return options
         }
 
-        /// How often PulseAudio asks the player for audio: every 100 ms (its own default is every
-        /// 20 ms, and each request costs mpv a round trip to the server with `pulse-latency-hacks`:
-        /// three times the CPU, docs/BENCHMARKS.md). `PARTYRADIO_PULSE_REQUEST_MS` sets another
-        /// (0: the server's default), for the benchmarks' comparisons.
-        static let pulseRequestMs = 100
+        /// How often PulseAudio asks the player for audio, in milliseconds; 0 leaves it to the
+        /// server (every 20 ms). Each request costs mpv a round trip to the server with
+        /// `pulse-latency-hacks`, and a request every 100 ms (of a 200 ms `pulse-buffer`) took
+        /// half the CPU off a playing listener; but under load the speaker's p99 then passed 1 ms
+        /// where the server's 20 ms held it, so the default stays the server's (docs/BENCHMARKS.md,
+        /// "The request size"). `PARTYRADIO_PULSE_REQUEST_MS` sets one, for the benchmarks.
+        static let pulseRequestMs = 0
+        /// mpv's `pulse-buffer` when no option sets it.
+        static let mpvPulseBufferMs = 100
 
         /// ``pulseRequestMs`` (or `PARTYRADIO_PULSE_REQUEST_MS`) as thousandths of the `pulse-buffer`
-        /// in `mpvOptions`, as ``Player/Options/pulseRequestPermille`` takes it; 0 without a buffer
-        /// in milliseconds.
+        /// in `mpvOptions` (mpv's 100 ms without one), as ``Player/Options/pulseRequestPermille``
+        /// takes it; 0 for the server's default or a buffer not in milliseconds (`native`).
         static func pulseRequestPermille(mpvOptions: [String: String], environment: [String: String] = [:]) -> Int {
             let request = environment["PARTYRADIO_PULSE_REQUEST_MS"].flatMap { Int($0) } ?? pulseRequestMs
-            guard request > 0, let buffer = mpvOptions["pulse-buffer"].flatMap({ Int($0) }), buffer > 0 else {
-                return 0
-            }
+            let buffer = mpvOptions["pulse-buffer"].map { Int($0) ?? 0 } ?? mpvPulseBufferMs
+            guard request > 0, buffer > 0 else { return 0 }
             return min(500, request * 1000 / buffer)
         }
 

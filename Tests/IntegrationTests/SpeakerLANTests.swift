@@ -89,7 +89,8 @@ struct SpeakerLANTests {
         }
         // "PulseAudio stream: buffer B ms, a request every R ms", as the server granted it.
         func granted(_ listener: TestbedProcess) throws -> [Int] {
-            let line = try listener.waitForLine(containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
+            let line = try listener.waitForLine(
+                containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
             let tail = line.split(separator: "PulseAudio stream:").last ?? ""
             return tail.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         }

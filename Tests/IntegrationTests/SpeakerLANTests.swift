@@ -21,11 +21,13 @@ struct SpeakerLANTests {
         let socket = "\(home)/native"
         // In a session of its own, its output in a file: started straight under the test process,
         // no later `run` on its host returned (seen; scripts/bench-speaker.py starts it the same way).
+        // `setsid -w`: where the shell leads its process group setsid forks, and then waits, so the
+        // process stays PulseAudio's for as long as it runs (the testbed's teardown ends both).
         let server = try lan.spawn(
             host: host,
             [
                 "sh", "-c",
-                "exec setsid /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "
+                "exec setsid -w /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "
                     + "--exit-idle-time=-1 --use-pid-file=no --disallow-exit --log-target=stderr "
                     + "-L 'module-null-sink sink_name=party rate=48000 channels=2' "
                     + "-L 'module-native-protocol-unix socket=\(socket) auth-anonymous=1' > \(home)/pulse.log 2>&1",
@@ -33,7 +35,9 @@ struct SpeakerLANTests {
         let deadline = ContinuousClock.now + .seconds(15)
         while !FileManager.default.fileExists(atPath: socket) {
             guard ContinuousClock.now < deadline, server.isRunning else {
-                throw TestbedError("PulseAudio did not start on host \(host): \(server.text(.stderr))")
+                let log = (try? String(contentsOfFile: "\(home)/pulse.log", encoding: .utf8)) ?? ""
+                throw TestbedError(
+                    "PulseAudio did not start on host \(host): \(server.text(.stderr)) \(log.suffix(2_000))")
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -103,10 +107,18 @@ struct SpeakerLANTests {
 
         for host in [2, 3] {
             let env = environments[host] ?? [:]
-            // mpv's stream is the sink's one input, and it is playing (not corked).
-            let inputs = try lan.run(host: host, ["pactl", "list", "sink-inputs"], env: env)
-            #expect(inputs.exit == 0, "pactl: \(inputs.stderr)")
-            #expect(inputs.stdout.contains("Corked: no"), "host \(host): \(inputs.stdout)")
+            // mpv's stream is the sink's one input, and it plays (not corked). A start is prepared
+            // paused and let go on time, so the stream may still be corked for a moment.
+            var inputs = ""
+            let deadline = ContinuousClock.now + .seconds(10)
+            repeat {
+                let listed = try lan.run(host: host, ["pactl", "list", "sink-inputs"], env: env)
+                #expect(listed.exit == 0, "pactl: \(listed.stderr)")
+                inputs = listed.stdout
+                if inputs.contains("Corked: no") { break }
+                Thread.sleep(forTimeInterval: 0.2)
+            } while ContinuousClock.now < deadline
+            #expect(inputs.contains("Corked: no"), "host \(host): \(inputs)")
             // The demo library's tracks are tones: the sink's monitor holds more than silence.
             let peak = try speakerPeak(lan, host: host, env: env)
             #expect(peak > 1_000, "host \(host): the speaker's peak was \(peak) of 32,767")

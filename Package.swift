@@ -102,7 +102,7 @@ let package = Package(
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
         // libmpv is not linked: only the commands that play load it, with dlopen at the first player
         // (its ~190 libraries cost every command ~80 ms of start-up). mpv's header gives the types.
-        // The two libpulse functions CMpvLoader defines must be in the dynamic symbol table of
+        // The libpulse functions CMpvLoader defines must be in the dynamic symbol table of
         // whatever links it, for libmpv's calls to find them (include/CMpvLoader.h, "PulseAudio's
         // request size"); release builds export every symbol anyway (--static-swift-stdlib).
         .target(
@@ -111,6 +111,8 @@ let package = Package(
                 .unsafeFlags([
                     "-Xlinker", "--export-dynamic-symbol=pa_stream_connect_playback",
                     "-Xlinker", "--export-dynamic-symbol=pa_stream_get_buffer_attr",
+                    "-Xlinker", "--export-dynamic-symbol=pa_stream_update_timing_info",
+                    "-Xlinker", "--export-dynamic-symbol=pa_stream_get_timing_info",
                 ])
             ]),
 

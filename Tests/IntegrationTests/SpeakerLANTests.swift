@@ -62,7 +62,9 @@ struct SpeakerLANTests {
         }
     }
 
-    @Test("Sound reaches the sink; the server asks every 20 ms, or every 50 ms when PARTYRADIO_PULSE_REQUEST_MS says")
+    @Test(
+        "Sound reaches the sink; the server asks every 20 ms, or every 50 ms when PARTYRADIO_PULSE_REQUEST_MS says; timing reports reused when asked"
+    )
     func playsIntoPulseAudio() throws {
         let lan = try Testbed(hosts: 3)
         defer {
@@ -81,8 +83,10 @@ struct SpeakerLANTests {
             let (server, env) = try startSoundServer(lan, host: host)
             servers.append(server)
             environments[host] = env
-            // Host 3 asks for a request every 50 ms (half mpv's buffer); host 2 leaves it to the server.
-            let request = host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "50"] : [:]
+            // Host 3 asks for a request every 50 ms (half mpv's buffer) and reuses a timing report
+            // for 100 ms; host 2 leaves both to the server and mpv.
+            let request =
+                host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "50", "PARTYRADIO_PULSE_TIMING_MS": "100"] : [:]
             listeners.append(
                 try lan.spawn(
                     host: host,
@@ -104,6 +108,18 @@ struct SpeakerLANTests {
         #expect(serverDefault.count == 2 && (19...21).contains(serverDefault[1]), "\(serverDefault)")
         #expect(asked.count == 2 && (99...102).contains(asked[0]), "\(asked)")
         #expect(asked.count == 2 && (48...51).contains(asked[1]), "\(asked)")
+        // "PulseAudio timing updates: N sent, M reused", 10 s into playing.
+        func updates(_ listener: TestbedProcess) throws -> [Int] {
+            let line = try listener.waitForLine(
+                containing: "PulseAudio timing updates:", timeout: .seconds(30), stream: .stderr)
+            let tail = line.split(separator: "PulseAudio timing updates:").last ?? ""
+            return tail.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        }
+        let roundTrips = try updates(listeners[0])
+        let reusing = try updates(listeners[1])
+        // mpv asks on every request (20 ms) and more: each a round trip unless reused.
+        #expect(roundTrips.count == 2 && roundTrips[0] > 500 && roundTrips[1] == 0, "\(roundTrips)")
+        #expect(reusing.count == 2 && reusing[0] > 50 && reusing[1] > reusing[0], "\(reusing)")
 
         for host in [2, 3] {
             let env = environments[host] ?? [:]

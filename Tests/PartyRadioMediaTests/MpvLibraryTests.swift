@@ -73,18 +73,44 @@ struct MpvLibraryTests {
         #expect(prmpv_pulse_request_attr(tiny, 100).minreq == unset)
     }
 
+    @Test("PulseAudio's timing report, read back later: moved on by the time since the server took it, while it plays")
+    func pulseTimingAt() {
+        var info = prmpv_pa_timing_info()
+        info.timestamp = timeval(tv_sec: 1_000, tv_usec: 250_000)
+        info.transport_usec = 40
+        info.playing = 1
+        #expect(prmpv_pulse_timing_at(info, 1_000_250_000 + 73_000).transport_usec == 73_000)
+        // A timestamp ahead of now (another clock's rounding): nothing has played since.
+        #expect(prmpv_pulse_timing_at(info, 1_000_200_000).transport_usec == 0)
+        // Corked or underrun: nothing plays, the report stands as it was.
+        info.playing = 0
+        #expect(prmpv_pulse_timing_at(info, 1_000_250_000 + 73_000).transport_usec == 40)
+    }
+
+    @Test("An answered timing update is reused only while young, answered and with sound indexes")
+    func pulseTimingReusable() {
+        #expect(prmpv_pulse_timing_reusable(20_000, 100_000, 1, 0) == 1)
+        #expect(prmpv_pulse_timing_reusable(100_000, 100_000, 1, 0) == 0)
+        #expect(prmpv_pulse_timing_reusable(20_000, 0, 1, 0) == 0)  // off: a round trip every time
+        #expect(prmpv_pulse_timing_reusable(20_000, 100_000, 0, 0) == 0)  // still on its way, or failed
+        #expect(prmpv_pulse_timing_reusable(20_000, 100_000, 1, 1) == 0)  // after a cork or a flush
+    }
+
     @Test("The executable's pa_stream_connect_playback is the one libmpv's calls find first")
     func pulseInterposed() throws {
         try MpvLibrary.load()
         // Found through the global scope (as libmpv's calls are bound): the definition in this
         // process's executable, not libpulse's, which libmpv loaded.
-        let first = dlsym(nil, "pa_stream_connect_playback")  // RTLD_DEFAULT
-        #expect(first != nil)
         let pulse = dlopen("libpulse.so.0", RTLD_LAZY | RTLD_NOLOAD)
         #expect(pulse != nil)
-        if let pulse {
-            #expect(dlsym(pulse, "pa_stream_connect_playback") != first)
-            dlclose(pulse)
+        for name in [
+            "pa_stream_connect_playback", "pa_stream_get_buffer_attr", "pa_stream_update_timing_info",
+            "pa_stream_get_timing_info",
+        ] {
+            let first = dlsym(nil, name)  // RTLD_DEFAULT
+            #expect(first != nil, "\(name)")
+            if let pulse { #expect(dlsym(pulse, name) != first, "\(name)") }
         }
+        if let pulse { dlclose(pulse) }
     }
 }

@@ -83,16 +83,23 @@ public final class Player: Sendable {
         /// server (20 ms). Process-wide: the last player made sets it for every later stream
         /// (CMpvLoader.h, "PulseAudio's request size").
         public var pulseRequestPermille: Int
+        /// Through PulseAudio with `pulse-latency-hacks`: how long, in milliseconds, one answered
+        /// timing report serves mpv's delay queries, moved on by the time since the server took it,
+        /// instead of a round trip to the server for each; 0 for a round trip every time (mpv's
+        /// own). Process-wide, like ``pulseRequestPermille`` (CMpvLoader.h, "PulseAudio's timing
+        /// reports").
+        public var pulseTimingReuseMs: Int
 
         public init(
             audio: AudioOutput = .automatic, volume: Int? = nil, pitchCorrection: Bool = true,
-            extraOptions: [String: String] = [:], pulseRequestPermille: Int = 0
+            extraOptions: [String: String] = [:], pulseRequestPermille: Int = 0, pulseTimingReuseMs: Int = 0
         ) {
             self.audio = audio
             self.volume = volume
             self.pitchCorrection = pitchCorrection
             self.extraOptions = extraOptions
             self.pulseRequestPermille = pulseRequestPermille
+            self.pulseTimingReuseMs = pulseTimingReuseMs
         }
     }
 
@@ -144,6 +151,7 @@ public final class Player: Sendable {
         if let volume = options.volume { settings.append(("volume", String(min(100, max(0, volume))))) }
         settings += options.extraOptions.sorted { $0.key < $1.key }
         prmpv_set_pulse_request(UInt32(clamping: options.pulseRequestPermille))
+        prmpv_set_pulse_timing_reuse(UInt32(clamping: options.pulseTimingReuseMs))
         for (name, value) in settings {
             let code = prmpv_set_option_string(raw, name, value)
             // "video"/"vid" differ across mpv versions; an unknown option name is not fatal.
@@ -198,6 +206,15 @@ public final class Player: Sendable {
         var request: UInt64 = 0
         guard prmpv_pulse_granted(&buffer, &request) != 0 else { return nil }
         return (Int64(clamping: buffer) * 1000, Int64(clamping: request) * 1000)
+    }
+
+    /// The timing updates mpv asked PulseAudio for in this process so far: sent to the server, and
+    /// answered from the last one (``Options/pulseTimingReuseMs``).
+    public static var pulseTimingUpdates: (sent: UInt64, reused: UInt64) {
+        var sent: UInt64 = 0
+        var reused: UInt64 = 0
+        prmpv_pulse_timing_counts(&sent, &reused)
+        return (sent, reused)
     }
 
     /// Stops playback and destroys the mpv instance. Further calls fail with an error. Idempotent.

@@ -6,6 +6,8 @@
 
 #include <dlfcn.h>
 #include <stddef.h>
+#include <sys/time.h>
+#include <time.h>
 
 static _Atomic unsigned request_permille;
 static _Atomic uint64_t granted_buffer_us;
@@ -49,11 +51,14 @@ typedef const struct prmpv_pa_buffer_attr *(*get_buffer_attr_fn)(void *);
 typedef const void *(*get_sample_spec_fn)(void *);
 typedef uint64_t (*bytes_to_usec_fn)(uint64_t, const void *);
 
+static void note_connect(void *stream, int flags);
+
 __attribute__((visibility("default"), used)) int pa_stream_connect_playback(
     void *stream, const char *device, const struct prmpv_pa_buffer_attr *attr, int flags, const void *volume,
     void *sync_stream) {
     connect_playback_fn real = (connect_playback_fn)pulse_function("pa_stream_connect_playback");
     if (real == NULL) return -1;
+    note_connect(stream, flags);
     if (attr == NULL) return real(stream, device, attr, flags, volume, sync_stream);
     struct prmpv_pa_buffer_attr asked = prmpv_pulse_request_attr(*attr, request_permille);
     return real(stream, device, &asked, flags, volume, sync_stream);
@@ -72,4 +77,104 @@ __attribute__((visibility("default"), used)) const struct prmpv_pa_buffer_attr *
         granted_buffer_us = to_usec(attr->tlength, spec);
     }
     return attr;
+}
+
+// PulseAudio's timing reports (include/CMpvLoader.h). Everything below runs under the stream's
+// threaded mainloop lock, which mpv holds around every call into libpulse: the static state needs
+// no lock of its own, but for the counters read from other threads.
+
+static _Atomic uint64_t timing_max_age_us;
+static _Atomic uint64_t timing_sent;
+static _Atomic uint64_t timing_reused;
+// The stream connected without libpulse's own timing updates (mpv's with `pulse-latency-hacks`),
+// the last timing update asked for on it (a reference of ours) and when that was asked for.
+static void *timed_stream;
+static void *last_update;
+static uint64_t last_update_at_us;
+
+enum { prmpv_pa_stream_auto_timing_update = 0x0008, prmpv_pa_operation_done = 1 };
+
+void prmpv_set_pulse_timing_reuse(unsigned milliseconds) { timing_max_age_us = (uint64_t)milliseconds * 1000; }
+
+struct prmpv_pa_timing_info prmpv_pulse_timing_at(struct prmpv_pa_timing_info info, int64_t now_us) {
+    if (!info.playing) return info;
+    int64_t taken = (int64_t)info.timestamp.tv_sec * 1000000 + info.timestamp.tv_usec;
+    info.transport_usec = now_us > taken ? (uint64_t)(now_us - taken) : 0;
+    return info;
+}
+
+int prmpv_pulse_timing_reusable(uint64_t age_us, uint64_t max_age_us, int answered, int indexes_corrupt) {
+    return max_age_us > 0 && answered && !indexes_corrupt && age_us < max_age_us;
+}
+
+void prmpv_pulse_timing_counts(uint64_t *sent, uint64_t *reused) {
+    *sent = timing_sent;
+    *reused = timing_reused;
+}
+
+static uint64_t monotonic_us(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+}
+
+typedef void *(*operation_ref_fn)(void *);
+typedef void (*operation_unref_fn)(void *);
+typedef int (*operation_get_state_fn)(void *);
+typedef void *(*update_timing_info_fn)(void *, void *, void *);
+typedef const struct prmpv_pa_timing_info *(*get_timing_info_fn)(void *);
+
+static void forget_last_update(void) {
+    if (last_update == NULL) return;
+    operation_unref_fn unref = (operation_unref_fn)pulse_function("pa_operation_unref");
+    if (unref != NULL) unref(last_update);
+    last_update = NULL;
+}
+
+// Called by pa_stream_connect_playback below, before libpulse's.
+static void note_connect(void *stream, int flags) {
+    forget_last_update();
+    timed_stream = (flags & prmpv_pa_stream_auto_timing_update) ? NULL : stream;
+}
+
+__attribute__((visibility("default"), used)) void *pa_stream_update_timing_info(
+    void *stream, void *callback, void *userdata) {
+    update_timing_info_fn real = (update_timing_info_fn)pulse_function("pa_stream_update_timing_info");
+    if (real == NULL) return NULL;
+    if (callback != NULL || stream == NULL || stream != timed_stream) return real(stream, callback, userdata);
+    operation_ref_fn ref = (operation_ref_fn)pulse_function("pa_operation_ref");
+    operation_get_state_fn state_of = (operation_get_state_fn)pulse_function("pa_operation_get_state");
+    get_timing_info_fn info_of = (get_timing_info_fn)pulse_function("pa_stream_get_timing_info");
+    if (ref == NULL || state_of == NULL || info_of == NULL) return real(stream, callback, userdata);
+    uint64_t now = monotonic_us();
+    if (last_update != NULL) {
+        const struct prmpv_pa_timing_info *info = info_of(stream);
+        int corrupt = info == NULL || info->read_index_corrupt || info->write_index_corrupt;
+        if (prmpv_pulse_timing_reusable(now - last_update_at_us, timing_max_age_us,
+                                        state_of(last_update) == prmpv_pa_operation_done, corrupt)) {
+            timing_reused++;
+            return ref(last_update);  // answered already: the caller's wait returns at once
+        }
+    }
+    void *update = real(stream, callback, userdata);
+    if (update != NULL) {
+        timing_sent++;
+        forget_last_update();
+        last_update = ref(update);
+        last_update_at_us = now;
+    }
+    return update;
+}
+
+__attribute__((visibility("default"), used)) const struct prmpv_pa_timing_info *pa_stream_get_timing_info(
+    void *stream) {
+    get_timing_info_fn real = (get_timing_info_fn)pulse_function("pa_stream_get_timing_info");
+    if (real == NULL) return NULL;
+    const struct prmpv_pa_timing_info *info = real(stream);
+    if (info == NULL || stream != timed_stream || timing_max_age_us == 0) return info;
+    static _Thread_local struct prmpv_pa_timing_info now_info;
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    now_info = prmpv_pulse_timing_at(*info, (int64_t)now.tv_sec * 1000000 + now.tv_usec);
+    return &now_info;
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <mpv/client.h>
 #include <mpv/stream_cb.h>
 
@@ -72,5 +73,45 @@ struct prmpv_pa_buffer_attr prmpv_pulse_request_attr(struct prmpv_pa_buffer_attr
 /// 1 and the buffer and request the server granted the last playback stream, in microseconds; 0
 /// when no stream has been set up in this process.
 int prmpv_pulse_granted(uint64_t *buffer_us, uint64_t *request_us);
+
+// PulseAudio's timing reports. With `pulse-latency-hacks` mpv asks the server for a fresh timing
+// report (pa_stream_update_timing_info, then a wait for the answer) on every query of the stream's
+// state: on every request from the server and every time mpv's core reads the delay, a hundred or
+// more round trips a second. pulse.c also defines pa_stream_update_timing_info and
+// pa_stream_get_timing_info: for the stream mpv opened without libpulse's own timing updates, an
+// update asked for within `milliseconds` of the last one that answered is that answered one again
+// (no round trip), and the report read back says how long ago it was taken (`transport_usec`, which
+// mpv subtracts, becomes the time since the server took it while the stream plays), so the delay
+// mpv works out is the one now, not the one then. 0: every update is a round trip, and reports pass
+// unchanged (mpv's own behaviour).
+
+/// libpulse's pa_timing_info (pulse/def.h, unchanged since 0.9).
+struct prmpv_pa_timing_info {
+    struct timeval timestamp;
+    int synchronized_clocks;
+    uint64_t sink_usec, source_usec, transport_usec;
+    int playing, write_index_corrupt;
+    int64_t write_index;
+    int read_index_corrupt;
+    int64_t read_index;
+    uint64_t configured_sink_usec, configured_source_usec;
+    int64_t since_underrun;
+};
+
+/// How long an answered timing update is reused, from now on; 0 for never. Process-wide.
+void prmpv_set_pulse_timing_reuse(unsigned milliseconds);
+
+/// `info` as read back at `now_us` (microseconds of the same clock as its timestamp,
+/// gettimeofday's): while it says the stream plays, transport_usec is the time since the server
+/// took it (0 if the timestamp is ahead of now); otherwise `info` unchanged.
+struct prmpv_pa_timing_info prmpv_pulse_timing_at(struct prmpv_pa_timing_info info, int64_t now_us);
+
+/// Whether an update asked for `age_us` after the last answered one may be that one again, given
+/// the reuse limit and the report libpulse holds now (its indexes corrupt after a cork or flush).
+int prmpv_pulse_timing_reusable(uint64_t age_us, uint64_t max_age_us, int answered, int indexes_corrupt);
+
+/// Timing updates asked for by mpv so far in this process: sent to the server, and answered from
+/// the last one.
+void prmpv_pulse_timing_counts(uint64_t *sent, uint64_t *reused);
 
 #endif

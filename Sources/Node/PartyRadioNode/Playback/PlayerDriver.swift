@@ -51,6 +51,8 @@ final class PlayerDriver {
     private var pageOut = PageOut.off
     /// Whether `-v` has said what PulseAudio granted the player's stream (once).
     private var pulseStreamNoted = false
+    /// When the timing updates so far are logged (`-v`), 10 s after the stream was first noted.
+    private var pulseTimingLogAt: LocalTime?
     private enum PageOut: Equatable {
         case off, waiting
         case due(LocalTime)
@@ -339,6 +341,12 @@ final class PlayerDriver {
                     .player,
                     "PulseAudio stream: buffer \((stream.bufferNs + Nanos.perMillisecond / 2) / Nanos.perMillisecond) ms, a request every "
                         + "\((stream.requestNs + Nanos.perMillisecond / 2) / Nanos.perMillisecond) ms")
+                pulseTimingLogAt = LocalTime(ns: now.ns + 10 * Nanos.perSecond)
+            }
+            if let at = pulseTimingLogAt, now.ns >= at.ns {
+                pulseTimingLogAt = nil
+                let updates = Player.pulseTimingUpdates
+                Log.debug(.player, "PulseAudio timing updates: \(updates.sent) sent, \(updates.reused) reused")
             }
         }
         if let sync { pageOutWhenPlaying(sync, now: now) }
@@ -444,6 +452,19 @@ final class PlayerMaker: Sendable {
         /// mpv's `pulse-buffer` when no option sets it.
         static let mpvPulseBufferMs = 100
 
+        /// How long one answered PulseAudio timing report serves mpv's delay queries, moved on by
+        /// the time since the server took it, in milliseconds (``Player/Options/pulseTimingReuseMs``);
+        /// 0: a round trip to the sound server for each, as mpv does. `PARTYRADIO_PULSE_TIMING_MS`
+        /// sets another, for the benchmarks (docs/BENCHMARKS.md, "Timing reports").
+        static let pulseTimingReuseMs = 0
+
+        /// ``pulseTimingReuseMs``, or `PARTYRADIO_PULSE_TIMING_MS` (0–1000) when set.
+        static func pulseTimingReuseMs(environment: [String: String] = [:]) -> Int {
+            guard let text = environment["PARTYRADIO_PULSE_TIMING_MS"], let ms = Int(text), (0...1000).contains(ms)
+            else { return pulseTimingReuseMs }
+            return ms
+        }
+
         /// ``pulseRequestMs`` (or `PARTYRADIO_PULSE_REQUEST_MS`) as thousandths of the `pulse-buffer`
         /// in `mpvOptions` (mpv's 100 ms without one), as ``Player/Options/pulseRequestPermille``
         /// takes it; 0 for the server's default or a buffer not in milliseconds (`native`).
@@ -482,7 +503,8 @@ final class PlayerMaker: Sendable {
                     options: Player.Options(
                         audio: audio, pitchCorrection: false, extraOptions: mpvOptions,
                         pulseRequestPermille: Self.pulseRequestPermille(
-                            mpvOptions: mpvOptions, environment: environment)),
+                            mpvOptions: mpvOptions, environment: environment),
+                        pulseTimingReuseMs: Self.pulseTimingReuseMs(environment: environment)),
                     clock: clock.nanoClock,
                     openStream: openStream)
                 let sync = SyncController(

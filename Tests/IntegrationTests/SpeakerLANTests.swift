@@ -95,28 +95,22 @@ struct SpeakerLANTests {
                         "-v", "--state-dir", lan.stateDir("listener\(host)"),
                     ], env: env.merging(request) { $1 }))
         }
-        // "PulseAudio stream: buffer B ms, a request every R ms", as the server granted it.
-        func granted(_ listener: TestbedProcess) throws -> [Int] {
-            let line = try listener.waitForLine(
-                containing: "PulseAudio stream:", timeout: .seconds(20), stream: .stderr)
-            let tail = line.split(separator: "PulseAudio stream:").last ?? ""
+        // The numbers in a listener's first `-v` line after `prefix`.
+        func numbers(after prefix: String, in listener: TestbedProcess) throws -> [Int] {
+            let line = try listener.waitForLine(containing: prefix, timeout: .seconds(30), stream: .stderr)
+            let tail = line.split(separator: prefix).last ?? ""
             return tail.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         }
-        let serverDefault = try granted(listeners[0])
-        let asked = try granted(listeners[1])
+        // "PulseAudio stream: buffer B ms, a request every R ms", as the server granted it.
+        let serverDefault = try numbers(after: "PulseAudio stream:", in: listeners[0])
+        let asked = try numbers(after: "PulseAudio stream:", in: listeners[1])
         #expect(serverDefault.count == 2 && (99...102).contains(serverDefault[0]), "\(serverDefault)")
         #expect(serverDefault.count == 2 && (19...21).contains(serverDefault[1]), "\(serverDefault)")
         #expect(asked.count == 2 && (99...102).contains(asked[0]), "\(asked)")
         #expect(asked.count == 2 && (48...51).contains(asked[1]), "\(asked)")
         // "PulseAudio timing updates: N sent, M reused", 10 s into playing.
-        func updates(_ listener: TestbedProcess) throws -> [Int] {
-            let line = try listener.waitForLine(
-                containing: "PulseAudio timing updates:", timeout: .seconds(30), stream: .stderr)
-            let tail = line.split(separator: "PulseAudio timing updates:").last ?? ""
-            return tail.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-        }
-        let roundTrips = try updates(listeners[0])
-        let reusing = try updates(listeners[1])
+        let roundTrips = try numbers(after: "PulseAudio timing updates:", in: listeners[0])
+        let reusing = try numbers(after: "PulseAudio timing updates:", in: listeners[1])
         // mpv asks on every request (20 ms) and more: each a round trip unless reused.
         #expect(roundTrips.count == 2 && roundTrips[0] > 500 && roundTrips[1] == 0, "\(roundTrips)")
         #expect(reusing.count == 2 && reusing[0] > 50 && reusing[1] > reusing[0], "\(reusing)")

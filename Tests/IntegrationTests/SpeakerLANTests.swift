@@ -63,7 +63,7 @@ struct SpeakerLANTests {
     }
 
     @Test(
-        "Sound reaches the sink; the server asks every 20 ms, or every 50 ms when PARTYRADIO_PULSE_REQUEST_MS says; timing reports reused when asked"
+        "Sound reaches the sink; a request every 50 ms and timing reports reused by default, the server's 20 ms and a round trip each when the variables say 0"
     )
     func playsIntoPulseAudio() throws {
         let lan = try Testbed(hosts: 3)
@@ -83,10 +83,10 @@ struct SpeakerLANTests {
             let (server, env) = try startSoundServer(lan, host: host)
             servers.append(server)
             environments[host] = env
-            // Host 3 asks for a request every 50 ms (half mpv's buffer) and reuses a timing report
-            // for 100 ms; host 2 leaves both to the server and mpv.
+            // Host 2 plays as shipped: a request every 50 ms (half mpv's buffer), a timing report
+            // reused for 100 ms; host 3 leaves both to the server and mpv.
             let request =
-                host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "50", "PARTYRADIO_PULSE_TIMING_MS": "100"] : [:]
+                host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "0", "PARTYRADIO_PULSE_TIMING_MS": "0"] : [:]
             listeners.append(
                 try lan.spawn(
                     host: host,
@@ -102,15 +102,15 @@ struct SpeakerLANTests {
             return tail.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         }
         // "PulseAudio stream: buffer B ms, a request every R ms", as the server granted it.
-        let serverDefault = try numbers(after: "PulseAudio stream:", in: listeners[0])
-        let asked = try numbers(after: "PulseAudio stream:", in: listeners[1])
+        let asked = try numbers(after: "PulseAudio stream:", in: listeners[0])
+        let serverDefault = try numbers(after: "PulseAudio stream:", in: listeners[1])
         #expect(serverDefault.count == 2 && (99...102).contains(serverDefault[0]), "\(serverDefault)")
         #expect(serverDefault.count == 2 && (19...21).contains(serverDefault[1]), "\(serverDefault)")
         #expect(asked.count == 2 && (99...102).contains(asked[0]), "\(asked)")
         #expect(asked.count == 2 && (48...51).contains(asked[1]), "\(asked)")
         // "PulseAudio timing updates: N sent, M reused", 10 s into playing.
-        let roundTrips = try numbers(after: "PulseAudio timing updates:", in: listeners[0])
-        let reusing = try numbers(after: "PulseAudio timing updates:", in: listeners[1])
+        let reusing = try numbers(after: "PulseAudio timing updates:", in: listeners[0])
+        let roundTrips = try numbers(after: "PulseAudio timing updates:", in: listeners[1])
         // mpv asks on every request (20 ms) and more: each a round trip unless reused.
         #expect(roundTrips.count == 2 && roundTrips[0] > 500 && roundTrips[1] == 0, "\(roundTrips)")
         #expect(reusing.count == 2 && reusing[0] > 50 && reusing[1] > reusing[0], "\(reusing)")

@@ -15,10 +15,10 @@ struct PlayerRecipeTests {
         #expect(options == ["pulse-latency-hacks": "no", "ao": "alsa", "audio-device": "alsa/pulse"])
     }
 
-    @Test("PulseAudio's request: the server's own unless PARTYRADIO_PULSE_REQUEST_MS, a share of the buffer")
+    @Test("PulseAudio's request: every 50 ms unless PARTYRADIO_PULSE_REQUEST_MS, a share of the buffer")
     func pulseRequest() {
         let shipped = PlayerMaker.Recipe.mpvOptions(mediaProof: nil)
-        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped) == 0)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped) == 500)
         // Of mpv's 100 ms buffer when no option sets one; more than half the buffer is half.
         let every40 = ["PARTYRADIO_PULSE_REQUEST_MS": "40"]
         #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, environment: every40) == 400)
@@ -30,13 +30,27 @@ struct PlayerRecipeTests {
         let every100 = ["PARTYRADIO_PULSE_REQUEST_MS": "100"]
         #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: longer, environment: every100) == 500)
         #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: longer, environment: every40) == 200)
-        // "native" has no length; 0 and nonsense leave it to the server.
+        // "native" has no length; 0 and below leave it to the server; nonsense is the default.
         #expect(
             PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: ["pulse-buffer": "native"], environment: every40) == 0)
-        for off in ["0", "-5", "fast"] {
+        for off in ["0", "-5"] {
             #expect(
                 PlayerMaker.Recipe.pulseRequestPermille(
                     mpvOptions: shipped, environment: ["PARTYRADIO_PULSE_REQUEST_MS": off]) == 0)
+        }
+        #expect(
+            PlayerMaker.Recipe.pulseRequestPermille(
+                mpvOptions: shipped, environment: ["PARTYRADIO_PULSE_REQUEST_MS": "fast"]) == 500)
+    }
+
+    @Test("PulseAudio timing reports: reused for 100 ms unless PARTYRADIO_PULSE_TIMING_MS (0-1000) says")
+    func pulseTimingReuse() {
+        #expect(PlayerMaker.Recipe.pulseTimingReuseMs() == 100)
+        #expect(PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": "0"]) == 0)
+        #expect(PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": "250"]) == 250)
+        for nonsense in ["-1", "1001", "soon", ""] {
+            #expect(
+                PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": nonsense]) == 100)
         }
     }
 }

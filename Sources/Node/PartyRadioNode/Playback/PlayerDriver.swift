@@ -444,19 +444,21 @@ final class PlayerMaker: Sendable {
 
         /// How often PulseAudio asks the player for audio, in milliseconds; 0 leaves it to the
         /// server (every 20 ms). Each request costs mpv a round trip to the server with
-        /// `pulse-latency-hacks`, and a request every 100 ms (of a 200 ms `pulse-buffer`) took
-        /// half the CPU off a playing listener; but under load the speaker's p99 then passed 1 ms
-        /// where the server's 20 ms held it, so the default stays the server's (docs/BENCHMARKS.md,
-        /// "The request size"). `PARTYRADIO_PULSE_REQUEST_MS` sets one, for the benchmarks.
-        static let pulseRequestMs = 0
+        /// `pulse-latency-hacks` unless a timing report is reused (``pulseTimingReuseMs``). A
+        /// request every 50 ms of mpv's 100 ms buffer, with reports reused for 100 ms, took a
+        /// playing listener from 1.85–2.32 % of a core to 1.27–1.43 % in an alternated series
+        /// under load, the speaker's p99 at most 0.2 ms in every run; a 100 ms request alone did
+        /// not hold 1 ms under load (docs/BENCHMARKS.md, "The request size", "Timing reports").
+        /// `PARTYRADIO_PULSE_REQUEST_MS` sets another (0: the server's), for the benchmarks.
+        static let pulseRequestMs = 50
         /// mpv's `pulse-buffer` when no option sets it.
         static let mpvPulseBufferMs = 100
 
         /// How long one answered PulseAudio timing report serves mpv's delay queries, moved on by
         /// the time since the server took it, in milliseconds (``Player/Options/pulseTimingReuseMs``);
         /// 0: a round trip to the sound server for each, as mpv does. `PARTYRADIO_PULSE_TIMING_MS`
-        /// sets another, for the benchmarks (docs/BENCHMARKS.md, "Timing reports").
-        static let pulseTimingReuseMs = 0
+        /// sets another (0 for mpv's way), for the benchmarks (docs/BENCHMARKS.md, "Timing reports").
+        static let pulseTimingReuseMs = 100
 
         /// ``pulseTimingReuseMs``, or `PARTYRADIO_PULSE_TIMING_MS` (0–1000) when set.
         static func pulseTimingReuseMs(environment: [String: String] = [:]) -> Int {

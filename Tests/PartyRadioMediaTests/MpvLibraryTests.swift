@@ -73,6 +73,37 @@ struct MpvLibraryTests {
         #expect(prmpv_pulse_request_attr(tiny, 100).minreq == unset)
     }
 
+    @Test("The buffer mpv reads back is four requests long, at most mpv's queue, never shorter than granted")
+    func pulseReportedBuffer() {
+        let unset = UInt32.max
+        // Granted: 100 ms of 48 kHz stereo float (38,400 bytes), a request every 50 ms; mpv's queue,
+        // 200 ms, is 76,800 bytes.
+        let granted = prmpv_pa_buffer_attr(
+            maxlength: 4_194_304, tlength: 38_400, prebuf: 0, minreq: 19_200, fragsize: unset)
+        let queue: UInt32 = 76_800
+        let reported = prmpv_pulse_reported_attr(granted, queue)
+        #expect(reported.tlength == 76_800)
+        #expect(reported.minreq == 19_200 && reported.maxlength == 4_194_304 && reported.prebuf == 0)
+        // A request every 100 ms of a 200 ms buffer: four would be 400 ms, longer than the queue.
+        var longer = granted
+        longer.tlength = 76_800
+        longer.minreq = 38_400
+        #expect(prmpv_pulse_reported_attr(longer, queue).tlength == 76_800)
+        // A buffer longer than the queue stays as granted.
+        longer.tlength = 153_600
+        #expect(prmpv_pulse_reported_attr(longer, queue).tlength == 153_600)
+        // The server's own 20 ms request of the 100 ms buffer: four of them are shorter, so as granted.
+        var serverDefault = granted
+        serverDefault.minreq = 7_680
+        #expect(prmpv_pulse_reported_attr(serverDefault, queue).tlength == 38_400)
+        // Nothing known to scale by: unchanged.
+        var noRequest = granted
+        noRequest.minreq = unset
+        #expect(prmpv_pulse_reported_attr(noRequest, queue).tlength == 38_400)
+        noRequest.minreq = 0
+        #expect(prmpv_pulse_reported_attr(noRequest, queue).tlength == 38_400)
+    }
+
     @Test("PulseAudio's timing report, read back later: moved on by the time since the server took it, while it plays")
     func pulseTimingAt() {
         var info = prmpv_pa_timing_info()

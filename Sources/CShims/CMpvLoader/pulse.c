@@ -27,6 +27,15 @@ struct prmpv_pa_buffer_attr prmpv_pulse_request_attr(struct prmpv_pa_buffer_attr
     return attr;
 }
 
+struct prmpv_pa_buffer_attr prmpv_pulse_reported_attr(struct prmpv_pa_buffer_attr attr, uint32_t most) {
+    const uint32_t unset = (uint32_t)-1;
+    if (attr.minreq == unset || attr.minreq == 0 || attr.tlength == unset) return attr;
+    uint64_t four = (uint64_t)attr.minreq * 4;
+    if (four > most) four = most;
+    if (four > attr.tlength) attr.tlength = (uint32_t)four;
+    return attr;
+}
+
 int prmpv_pulse_granted(uint64_t *buffer_us, uint64_t *request_us) {
     uint64_t buffer = granted_buffer_us, request = granted_request_us;
     if (buffer == 0) return 0;
@@ -36,12 +45,42 @@ int prmpv_pulse_granted(uint64_t *buffer_us, uint64_t *request_us) {
 }
 
 // libpulse's, found in the library libmpv loaded (never through the global scope, where the first
-// definition is the one below).
-static void *pulse_function(const char *name) {
+// definition is the one below). Each is looked up once: libmpv is never closed (loader.c), so the
+// libpulse it loaded stays, and a lookup (dlopen, dlsym, dlclose) on each of mpv's hundred-odd
+// calls a second took the loader's lock every time.
+enum pulse_function_id {
+    pf_connect_playback,
+    pf_get_buffer_attr,
+    pf_get_sample_spec,
+    pf_bytes_to_usec,
+    pf_operation_ref,
+    pf_operation_unref,
+    pf_operation_get_state,
+    pf_update_timing_info,
+    pf_get_timing_info,
+    pf_count
+};
+static const char *const pulse_function_names[pf_count] = {
+    [pf_connect_playback] = "pa_stream_connect_playback",
+    [pf_get_buffer_attr] = "pa_stream_get_buffer_attr",
+    [pf_get_sample_spec] = "pa_stream_get_sample_spec",
+    [pf_bytes_to_usec] = "pa_bytes_to_usec",
+    [pf_operation_ref] = "pa_operation_ref",
+    [pf_operation_unref] = "pa_operation_unref",
+    [pf_operation_get_state] = "pa_operation_get_state",
+    [pf_update_timing_info] = "pa_stream_update_timing_info",
+    [pf_get_timing_info] = "pa_stream_get_timing_info",
+};
+static void *_Atomic pulse_functions[pf_count];
+
+static void *pulse_function(enum pulse_function_id id) {
+    void *function = pulse_functions[id];
+    if (function != NULL) return function;
     void *library = dlopen("libpulse.so.0", RTLD_LAZY | RTLD_NOLOAD);
     if (library == NULL) return NULL;
-    void *function = dlsym(library, name);
+    function = dlsym(library, pulse_function_names[id]);
     dlclose(library);  // NOLOAD took a reference of its own: the library stays as loaded
+    pulse_functions[id] = function;  // the same address whichever thread stores it
     return function;
 }
 
@@ -56,7 +95,7 @@ static void note_connect(void *stream, int flags);
 __attribute__((visibility("default"), used)) int pa_stream_connect_playback(
     void *stream, const char *device, const struct prmpv_pa_buffer_attr *attr, int flags, const void *volume,
     void *sync_stream) {
-    connect_playback_fn real = (connect_playback_fn)pulse_function("pa_stream_connect_playback");
+    connect_playback_fn real = (connect_playback_fn)pulse_function(pf_connect_playback);
     if (real == NULL) return -1;
     note_connect(stream, flags);
     if (attr == NULL) return real(stream, device, attr, flags, volume, sync_stream);
@@ -66,17 +105,23 @@ __attribute__((visibility("default"), used)) int pa_stream_connect_playback(
 
 __attribute__((visibility("default"), used)) const struct prmpv_pa_buffer_attr *pa_stream_get_buffer_attr(
     void *stream) {
-    get_buffer_attr_fn real = (get_buffer_attr_fn)pulse_function("pa_stream_get_buffer_attr");
+    get_buffer_attr_fn real = (get_buffer_attr_fn)pulse_function(pf_get_buffer_attr);
     if (real == NULL) return NULL;
     const struct prmpv_pa_buffer_attr *attr = real(stream);
-    get_sample_spec_fn spec_of = (get_sample_spec_fn)pulse_function("pa_stream_get_sample_spec");
-    bytes_to_usec_fn to_usec = (bytes_to_usec_fn)pulse_function("pa_bytes_to_usec");
+    get_sample_spec_fn spec_of = (get_sample_spec_fn)pulse_function(pf_get_sample_spec);
+    bytes_to_usec_fn to_usec = (bytes_to_usec_fn)pulse_function(pf_bytes_to_usec);
     const void *spec = spec_of ? spec_of(stream) : NULL;
-    if (attr != NULL && spec != NULL && to_usec != NULL) {
-        granted_request_us = to_usec(attr->minreq, spec);
-        granted_buffer_us = to_usec(attr->tlength, spec);
-    }
-    return attr;
+    if (attr == NULL || spec == NULL || to_usec == NULL) return attr;
+    uint64_t buffer_us = to_usec(attr->tlength, spec);
+    granted_request_us = to_usec(attr->minreq, spec);
+    granted_buffer_us = buffer_us;
+    if (request_permille == 0 || buffer_us == 0) return attr;
+    // No longer than mpv's own queue (`audio-buffer`, 0.2 s by default), which is as long as the
+    // longer of the two: so the queue stays as it was.
+    uint64_t most = (uint64_t)attr->tlength * prmpv_mpv_queue_us / buffer_us;
+    static _Thread_local struct prmpv_pa_buffer_attr reported;
+    reported = prmpv_pulse_reported_attr(*attr, most > (uint32_t)-1 ? (uint32_t)-1 : (uint32_t)most);
+    return &reported;
 }
 
 // PulseAudio's timing reports (include/CMpvLoader.h). Everything below runs under the stream's
@@ -126,7 +171,7 @@ typedef const struct prmpv_pa_timing_info *(*get_timing_info_fn)(void *);
 
 static void forget_last_update(void) {
     if (last_update == NULL) return;
-    operation_unref_fn unref = (operation_unref_fn)pulse_function("pa_operation_unref");
+    operation_unref_fn unref = (operation_unref_fn)pulse_function(pf_operation_unref);
     if (unref != NULL) unref(last_update);
     last_update = NULL;
 }
@@ -139,12 +184,12 @@ static void note_connect(void *stream, int flags) {
 
 __attribute__((visibility("default"), used)) void *pa_stream_update_timing_info(
     void *stream, void *callback, void *userdata) {
-    update_timing_info_fn real = (update_timing_info_fn)pulse_function("pa_stream_update_timing_info");
+    update_timing_info_fn real = (update_timing_info_fn)pulse_function(pf_update_timing_info);
     if (real == NULL) return NULL;
     if (callback != NULL || stream == NULL || stream != timed_stream) return real(stream, callback, userdata);
-    operation_ref_fn ref = (operation_ref_fn)pulse_function("pa_operation_ref");
-    operation_get_state_fn state_of = (operation_get_state_fn)pulse_function("pa_operation_get_state");
-    get_timing_info_fn info_of = (get_timing_info_fn)pulse_function("pa_stream_get_timing_info");
+    operation_ref_fn ref = (operation_ref_fn)pulse_function(pf_operation_ref);
+    operation_get_state_fn state_of = (operation_get_state_fn)pulse_function(pf_operation_get_state);
+    get_timing_info_fn info_of = (get_timing_info_fn)pulse_function(pf_get_timing_info);
     if (ref == NULL || state_of == NULL || info_of == NULL) return real(stream, callback, userdata);
     uint64_t now = monotonic_us();
     if (last_update != NULL) {
@@ -168,7 +213,7 @@ __attribute__((visibility("default"), used)) void *pa_stream_update_timing_info(
 
 __attribute__((visibility("default"), used)) const struct prmpv_pa_timing_info *pa_stream_get_timing_info(
     void *stream) {
-    get_timing_info_fn real = (get_timing_info_fn)pulse_function("pa_stream_get_timing_info");
+    get_timing_info_fn real = (get_timing_info_fn)pulse_function(pf_get_timing_info);
     if (real == NULL) return NULL;
     const struct prmpv_pa_timing_info *info = real(stream);
     if (info == NULL || stream != timed_stream || timing_max_age_us == 0) return info;

@@ -54,7 +54,8 @@ int prmpv_stream_cb_add_ro(mpv_handle *ctx, const char *protocol, void *user_dat
 // 850 wake-ups a second for a playing listener (docs/BENCHMARKS.md). This file's pulse.c defines
 // libpulse's pa_stream_connect_playback and pa_stream_get_buffer_attr in the executable, so that
 // libmpv's calls reach them first: the first asks for a larger minreq, the second notes what the
-// server granted. Nothing else of libpulse's is touched; with a permille of 0 the calls pass through.
+// server granted and tells mpv a buffer four requests long (``prmpv_pulse_reported_attr``). With a
+// permille of 0 the calls pass through unchanged.
 
 /// libpulse's pa_buffer_attr (pulse/def.h, unchanged since 0.9): bytes, (uint32_t)-1 for "the
 /// server's default".
@@ -69,6 +70,20 @@ void prmpv_set_pulse_request(unsigned permille);
 /// `attr` with its minreq set to `permille` thousandths of its tlength (at most half, rounded down
 /// to 8 bytes), when the caller left minreq to the server and set a tlength; else `attr` unchanged.
 struct prmpv_pa_buffer_attr prmpv_pulse_request_attr(struct prmpv_pa_buffer_attr attr, unsigned permille);
+
+/// The buffer mpv reads back once the request size was set (the granted `attr`): its tlength four
+/// requests long, but at most `most` bytes, and never shorter than granted. mpv 0.35's output
+/// thread wakes a quarter of that buffer after its last wake-up even when nothing was requested
+/// (audio/out/buffer.c, "fallback to guessing"): with a request every 50 ms of a 100 ms buffer it
+/// woke twice between requests and found nothing to write. Read as four requests, that fallback
+/// comes about when the next request does. mpv reads the buffer for one other thing: its own queue
+/// is at least that long (audio/out/ao.c: the longer of it and `audio-buffer`), so `most` is
+/// `audio-buffer` (``prmpv_mpv_queue_us``) in bytes, and the queue stays as it was.
+struct prmpv_pa_buffer_attr prmpv_pulse_reported_attr(struct prmpv_pa_buffer_attr attr, uint32_t most);
+
+/// mpv's `audio-buffer` default (0.2 s), in microseconds: what ``prmpv_pulse_reported_attr`` may
+/// report at most.
+static const uint64_t prmpv_mpv_queue_us = 200000;
 
 /// 1 and the buffer and request the server granted the last playback stream, in microseconds; 0
 /// when no stream has been set up in this process.

@@ -120,6 +120,9 @@ public final class Player: Sendable {
         var speed = 1.0
     }
 
+    /// Samples in each audio frame mpv's output takes (the `af` setting in ``init(options:clock:openStream:)``).
+    static let frameSamples = 4_800
+
     /// Creates and starts an idle player.
     /// - Parameters:
     ///   - clock: the clock positions are timestamped with (the machine's real clock by default).
@@ -142,6 +145,22 @@ public final class Player: Sendable {
             ("load-stats-overlay", "no"), ("load-osd-console", "no"), ("load-auto-profiles", "no"),
             // No looking next to each file for cover art, audio or subtitle files.
             ("cover-art-auto", "no"), ("audio-file-auto", "no"), ("sub-auto", "no"),
+            // Audio in fewer, larger pieces. mpv's core decodes a frame into the output's queue each
+            // time the output takes one, each a wake-up of both threads, and its demuxer thread reads
+            // a packet each time the decoder takes one: WAV comes in 4 KB packets and AAC in 1,024
+            // samples, 20–50 a second. With frames of 4,800 samples (100 ms at 48 kHz, 109 ms at
+            // 44.1) and WAV packets of 16 KB a playing listener's core woke 21–35 times a second
+            // instead of 46–70, and its demuxer 7–10 instead of 26–35 (docs/BENCHMARKS.md, "Fewer
+            // wake-ups in mpv and of the node"). The graph gets one thread: libavfilter's own pool started threads at
+            // every seek. The resampler, which plays every speed but 1 (no pitch correction, as the
+            // nodes play), cuts its output into pieces of at most 40 ms unless told otherwise; 110 ms
+            // keeps these frames whole at 44.1 kHz and more within a 1 % nudge. Since the queue
+            // (`audio-buffer`, 0.2 s) takes frames until it is full, it holds 0.2 s and at most one
+            // frame more, and the output one more: at 48 kHz up to 0.3 s where 1,024-sample frames
+            // made it 0.24; at the demo library's 22.05 kHz a frame is 218 ms, so up to 0.44 s.
+            // `max_size` is the WAV demuxer's; others leave it unused.
+            ("af", "lavfi=graph=[asetnsamples=n=\(Self.frameSamples):p=0]:o=[threads=1]"),
+            ("audio-resample-max-output-size", "110"), ("demuxer-lavf-o", "max_size=16384"),
         ]
         switch options.audio {
         case .none: settings.append(("ao", "null"))

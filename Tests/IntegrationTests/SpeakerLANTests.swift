@@ -84,7 +84,7 @@ struct SpeakerLANTests {
             servers.append(server)
             environments[host] = env
             // Host 2 plays as shipped: a request every 50 ms (half mpv's buffer), a timing report
-            // reused for 100 ms; host 3 leaves both to the server and mpv.
+            // reused for 250 ms; host 3 leaves both to the server and mpv.
             let request =
                 host == 3 ? ["PARTYRADIO_PULSE_REQUEST_MS": "0", "PARTYRADIO_PULSE_TIMING_MS": "0"] : [:]
             listeners.append(
@@ -113,7 +113,8 @@ struct SpeakerLANTests {
         let roundTrips = try numbers(after: "PulseAudio timing updates:", in: listeners[1])
         // mpv asks on every request (20 ms) and more: each a round trip unless reused.
         #expect(roundTrips.count == 2 && roundTrips[0] > 500 && roundTrips[1] == 0, "\(roundTrips)")
-        #expect(reusing.count == 2 && reusing[0] > 50 && reusing[1] > reusing[0], "\(reusing)")
+        // Reused for 250 ms: about four a second are sent, the rest answered from the last.
+        #expect(reusing.count == 2 && reusing[0] > 20 && reusing[1] > reusing[0], "\(reusing)")
 
         for host in [2, 3] {
             let env = environments[host] ?? [:]

@@ -43,14 +43,14 @@ struct PlayerRecipeTests {
                 mpvOptions: shipped, environment: ["PARTYRADIO_PULSE_REQUEST_MS": "fast"]) == 500)
     }
 
-    @Test("PulseAudio timing reports: reused for 100 ms unless PARTYRADIO_PULSE_TIMING_MS (0-1000) says")
+    @Test("PulseAudio timing reports: reused for 250 ms unless PARTYRADIO_PULSE_TIMING_MS (0-1000) says")
     func pulseTimingReuse() {
-        #expect(PlayerMaker.Recipe.pulseTimingReuseMs() == 100)
+        #expect(PlayerMaker.Recipe.pulseTimingReuseMs() == 250)
         #expect(PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": "0"]) == 0)
-        #expect(PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": "250"]) == 250)
+        #expect(PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": "100"]) == 100)
         for nonsense in ["-1", "1001", "soon", ""] {
             #expect(
-                PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": nonsense]) == 100)
+                PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": nonsense]) == 250)
         }
     }
 }

@@ -190,7 +190,7 @@ import Testing
         #expect(pings.first == at(ms: 110).ns && pings.last == at(ms: 210).ns)
         // …then the burst's 75 ms.
         let burst = machine.run(until: at(ms: 400), from: at(ms: 250))
-        #expect(burst.messages.filter { $0.tag == "timePing" }.count == 2)  // 285, 360
+        #expect(burst.messages.filter { $0.tag == "timePing" }.count == 2)  // 285, and 350 with the progress report
 
         // Once synchronised (three close samples), the burst's pace at once.
         var fresh = listener()
@@ -205,6 +205,56 @@ import Testing
         #expect(fresh.clock.isSynchronized)
         let after = fresh.run(until: now + Nanos.ms(100), from: now)
         #expect(after.messages.filter { $0.tag == "timePing" }.count == 1)  // 75 ms after the last, not 10
+    }
+
+    @Test(
+        "Once settled, the heartbeat and the pings ride on the progress report's wake-ups, whatever the snapshots' phase",
+        arguments: [37, 137, 237, 391, 463] as [Int64])
+    func periodicWorkRidesOnProgress(snapshotPhaseMs: Int64) {
+        var machine = listener()
+        var station = Fixture.djPeer
+        _ = tunedIn(&machine, &station)
+        // A loop as the runtime's: each timer wake-up comes 0.3 ms after the instant asked for (a
+        // real wait never ends exactly on time), each ping is answered 2 ms later, a snapshot comes
+        // every 500 ms, and one at 22 s brings a vote (a change, which is reported at once and moves
+        // the progress report's phase). 30 s: the clock filter pings every 500 ms after 10 s.
+        var now = at(ms: 100)
+        var pongs: [LocalTime] = []
+        var nextSnapshot = at(ms: 100 + snapshotPhaseMs)
+        var timerWakes = 0
+        var sent: [Effect] = []
+        let (from, end) = (at(ms: 20_100), at(ms: 30_100))
+        while now < end {
+            let wake = (machine.nextWakeup ?? end) + 300_000
+            let next = min(wake, pongs.first ?? end, nextSnapshot, end)
+            now = max(now, next)
+            var out: [Effect]
+            if let pong = pongs.first, pong == next {
+                pongs.removeFirst()
+                out = machine.handle(self.pong(&station, pingAt: pong - Nanos.ms(2)), at: now)
+            } else if next == nextSnapshot {
+                let votes = now >= at(ms: 22_000) ? Tally(up: 1) : Tally()
+                out = machine.handle(
+                    station.send(.stateSnapshot(snapshot(at: now, tally: votes)), station: id), at: now)
+                nextSnapshot += Nanos.ms(500)
+            } else {
+                out = machine.handle(.timer, at: now)
+                if now >= from { timerWakes += 1 }
+            }
+            for case .timePing(let ping) in out.messages {
+                pongs.append(LocalTime(ns: ping.clientSendNs) + Nanos.ms(2))
+            }
+            if now >= from { sent += out }
+        }
+        // The last 10 s: every periodic message is still sent about as often as it is due…
+        let tags = sent.messages.map(\.tag)
+        let pings = tags.filter { $0 == "timePing" }.count
+        #expect((18...21).contains(pings), "\(pings) pings")
+        #expect((9...11).contains(tags.filter { $0 == "heartbeat" || $0 == "hello" }.count))
+        let progress = sent.reports.filter { if case .state(_, _, .progress) = $0 { true } else { false } }.count
+        #expect((37...41).contains(progress), "\(progress) progress reports")
+        // …from about four timer wake-ups a second (the progress report's), not seven.
+        #expect(timerWakes <= 42, "\(timerWakes) timer wake-ups in 10 s")
     }
 
     @Test func anImplausiblePongIsLoggedNotCounted() {

@@ -42,6 +42,28 @@ public struct ListenerMachine: NodeMachine {
     public static let silenceNs = Nanos.seconds(2)
     /// How often the live view is refreshed between state changes.
     public static let progressIntervalNs = Nanos.ms(250)
+    /// Periodic work due within a fifth of its interval, at most this long, is done in the wake-up
+    /// at hand rather than in one of its own: a wait never ends exactly on time, and work re-armed
+    /// a fraction of a millisecond after other work would otherwise wake the node again that much
+    /// later.
+    public static let coalesceNs = Nanos.ms(40)
+
+    /// Whether work last done at `last`, every `intervalNs`, is due at `now` (``coalesceNs``).
+    static func isDue(last: LocalTime, intervalNs: Int64, now: LocalTime) -> Bool {
+        now - last >= intervalNs - min(coalesceNs, intervalNs / 5)
+    }
+
+    /// Whether periodic work every `intervalNs` waits for the progress report's wake-up instead of
+    /// waking the node itself: while progress is reported, work at least twice as far apart (the
+    /// heartbeat, pings once the clock has settled) is done in the first progress wake-up after it
+    /// is due, at most ``progressIntervalNs`` late. Each wake-up costs a playing listener about as
+    /// much CPU as the work in it; with its own wake-ups the node woke about seven times a second
+    /// for this work instead of four (docs/BENCHMARKS.md, "Fewer wake-ups in mpv and of the node"). The DJ
+    /// lets a listener go only after 3.5 s without a word, and the clock filter takes a ping when
+    /// it comes.
+    private static func ridesOnProgress(_ tuned: Tuned, intervalNs: Int64) -> Bool {
+        !tuned.silent && intervalNs >= 2 * progressIntervalNs
+    }
 
     /// The station once tuned in.
     public struct Tuned: Sendable {
@@ -125,13 +147,17 @@ public struct ListenerMachine: NodeMachine {
             guard let finder else { return nil }
             return [finder.deadline, watch.nextWakeup].compactMap { $0 }.min()
         }
-        var wakeups = [tuned.lastHeartbeat + Self.heartbeatIntervalNs]
+        var wakeups: [LocalTime] = []
+        if !Self.ridesOnProgress(tuned, intervalNs: Self.heartbeatIntervalNs) {
+            wakeups.append(tuned.lastHeartbeat + Self.heartbeatIntervalNs)
+        }
         if !isAnswered(tuned) { wakeups.append((tuned.lastHello ?? tuned.lastHeard) + Self.helloRetryNs) }
         if !tuned.silent {
             wakeups.append(tuned.lastHeard + Self.silenceNs + 1)
             wakeups.append(tuned.lastProgress + Self.progressIntervalNs)
         }
-        wakeups.append(nextPing(tuned))
+        let ping = pingSchedule(tuned)
+        if !Self.ridesOnProgress(tuned, intervalNs: ping.intervalNs) { wakeups.append(ping.due) }
         if let retry = planner.nextRetry { wakeups.append(retry) }
         if let pendingVote { wakeups.append(pendingVote.lastSent + Self.voteRetryNs) }
         if let watchWakeup = watch.nextWakeup { wakeups.append(watchWakeup) }
@@ -423,11 +449,13 @@ public struct ListenerMachine: NodeMachine {
         if !urls.isEmpty { out.append(.player(.prefetch(urls))) }
     }
 
-    /// When the next time ping is due: at once after tuning in, then at the interval the clock
-    /// filter asks for (every 10 ms until synchronised, quick while joining, slow once settled).
-    private func nextPing(_ tuned: Tuned) -> LocalTime {
-        guard let last = tuned.lastPing else { return tuned.lastHeard }
-        return last + clock.suggestedPingIntervalNs(at: last, pingsSent: tuned.pings)
+    /// When the next time ping is due, and the interval it keeps: at once after tuning in, then at
+    /// the interval the clock filter asks for (every 10 ms until synchronised, quick while joining,
+    /// slow once settled).
+    private func pingSchedule(_ tuned: Tuned) -> (due: LocalTime, intervalNs: Int64) {
+        guard let last = tuned.lastPing else { return (tuned.lastHeard, 0) }
+        let interval = clock.suggestedPingIntervalNs(at: last, pingsSent: tuned.pings)
+        return (last + interval, interval)
     }
 
     private func isAnswered(_ tuned: Tuned) -> Bool {
@@ -455,7 +483,7 @@ public struct ListenerMachine: NodeMachine {
             out.append(.send(.hello(hello(tuned)), to: .peer(tuned.djAddress), station: station))
             tuned.lastHello = now
             tuned.lastHeartbeat = now
-        } else if now - tuned.lastHeartbeat >= Self.heartbeatIntervalNs {
+        } else if Self.isDue(last: tuned.lastHeartbeat, intervalNs: Self.heartbeatIntervalNs, now: now) {
             // Every fifth beat is a hello: it carries the guest's name, so a DJ that only heard
             // heartbeats (a lost hello, a DJ restart) learns it within seconds.
             tuned.beats += 1
@@ -464,12 +492,13 @@ public struct ListenerMachine: NodeMachine {
             out.append(.send(beat, to: .peer(tuned.djAddress), station: station))
             tuned.lastHeartbeat = now
         }
-        if now >= nextPing(tuned) {
+        let ping = pingSchedule(tuned)
+        if Self.isDue(last: ping.due - ping.intervalNs, intervalNs: ping.intervalNs, now: now) {
             out.append(.send(.timePing(TimePing(clientSendNs: now.ns)), to: .peer(tuned.djAddress), station: station))
             tuned.lastPing = now
             tuned.pings += 1
         }
-        if !tuned.silent, now - tuned.lastProgress >= Self.progressIntervalNs {
+        if !tuned.silent, Self.isDue(last: tuned.lastProgress, intervalNs: Self.progressIntervalNs, now: now) {
             tuned.lastProgress = now
             out.append(
                 .report(.state(tuned.snapshot, positionNs: position(of: tuned.snapshot, now: now), change: .progress)))

@@ -33,9 +33,10 @@ start -> its first audio at host 2's sink.
 Usage: scripts/bench-speaker.py [partyradio] [snapcast] [startup]   (default: all three)
 Environment: PARTYRADIO_BIN, LISTENERS (2-5), WARMUP (s, default 10), MEASURE (s, default 60),
 RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime), THREADS=1 adds each
-process's threads (CPU and wake-ups a second, over the same 60 s), VERBOSE=1 prints
-each second's skew, KEEP=1 keeps
-the recordings. TRACE=1 (partyradio): the DJ and the listeners also write `--trace` and `-v` logs, and
+process's threads (CPU and wake-ups a second, over the same 60 s), WAKES=1 which of its threads (or
+what else) woke which, from 10 s of the kernel's sched_waking events 25 s into those 60 (`perf`,
+Debian's linux-perf, installed then; perf takes some CPU meanwhile, so compare CPU figures without
+it), VERBOSE=1 prints each second's skew, KEEP=1 keeps the recordings. TRACE=1 (partyradio): the DJ and the listeners also write `--trace` and `-v` logs, and
 each second of MEASURE is printed as every host's error at its speaker against where the station
 truly was (from the DJ's trace) beside the error the listener itself measured then. OWN_FILES=1
 gives each partyradio listener a copy of the binary and of libmpv's libraries of its own, as on a
@@ -43,11 +44,11 @@ host of its own, so that no page is shared with another player (docs/MEDIA.md).
 PARTYRADIO_MPV_OPTIONS (`name=value,...`) and PARTYRADIO_SYNC_CONFIRM_MS (ms) pass through to the
 partyradio listeners: other mpv options, another confirmation time for their corrector.
 """
-import contextlib, os, shutil, signal, subprocess, sys, tempfile, time, wave
+import contextlib, os, shutil, signal, subprocess, sys, tempfile, threading, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (BIN, TESTBED, own_files, percentile, require_root, sample_usage, sh, spawn, testbed_down,
-                      testbed_up)
+                      testbed_up, wake_matrix)
 
 LISTENERS = min(5, max(2, int(os.environ.get("LISTENERS", "3"))))
 WARMUP = float(os.environ.get("WARMUP", "10"))
@@ -64,12 +65,14 @@ SERVER_CLOCK = (350, 0)
 LISTENER_CLOCKS = [(2000, 200), (-2000, -200), (1234, 120), (-777, -50), (1500, -150)]
 TRACE = os.environ.get("TRACE") == "1"
 THREADS = os.environ.get("THREADS") == "1"
+WAKES = os.environ.get("WAKES") == "1"
 # Each partyradio listener with a copy of the binary and of libmpv's tree of its own, as on a host of
 # its own (benchlib.own_files): so that no page is shared with another player, as there.
 OWN_FILES = os.environ.get("OWN_FILES") == "1"
 if os.environ.get("CLOCKS") == "true":  # every clock right: the systems' own floor
     SERVER_CLOCK, LISTENER_CLOCKS = (0, 0), [(0, 0)] * 5
-PACKAGES = ["pulseaudio", "pulseaudio-utils", "snapserver", "snapclient", "libfaketime", "python3-numpy"]
+PACKAGES = ["pulseaudio", "pulseaudio-utils", "snapserver", "snapclient", "libfaketime", "python3-numpy"] + (
+    ["linux-perf"] if WAKES else [])
 
 
 def ensure_packages():
@@ -399,7 +402,13 @@ def play_and_sample(roles):
     5 s after the listeners were started and 60 s later. Returns report lines."""
     started = time.time()
     threads = {} if THREADS else None
+    wakes = {}
+    if WAKES:  # 10 s in the middle of the 60 s, beside the sampling
+        recorder = threading.Timer(25, lambda: wakes.update(wake_matrix(roles)))
+        recorder.start()
     samples = sample_usage(roles, first=5, window=60, threads=threads)
+    if WAKES:
+        recorder.join()
     time.sleep(max(0, started + WARMUP + MEASURE + 2 - time.time()))
     lines = []
     for label in roles:
@@ -411,6 +420,9 @@ def play_and_sample(roles):
                      f"(anonymous {b[0]['RssAnon']:5.1f} MB, files {b[0]['RssFile']:5.1f} MB); "
                      f"CPU {100 * (b[1] - a[1]) / 60:5.2f} % of a core over those 60 s")
         lines += (threads or {}).get(label, [])
+        if wakes.get(label):
+            lines.append("      who wakes whom (10 s):")
+            lines += wakes[label]
     load = os.getloadavg()
     lines.append(f"  load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return lines

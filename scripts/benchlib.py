@@ -9,7 +9,7 @@ A script finds this module beside itself, whatever the working directory:
 Rule one holds here too: nothing in this module multicasts; every node runs on a testbed host
 (`testbed.sh spawn` / `run`), never in the root network namespace.
 """
-import bisect, json, os, shutil, subprocess, sys, time
+import bisect, json, os, re, shutil, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
@@ -186,6 +186,61 @@ def thread_lines(before, after, window):
         rows.append((100 * (cpu - cpu0) / window, (switches - switches0) / window, name))
     rows.sort(reverse=True)
     return [f"      {name:20s} CPU {cpu:5.2f} %  {wakes:6.1f} wake-ups/s" for cpu, wakes, name in rows if cpu or wakes]
+
+
+def wake_matrix(roles, seconds=10.0):
+    """Who wakes whom in the processes of `roles` ({label: pid}): records the kernel's
+    sched:sched_waking events machine-wide for `seconds` (`perf`, Debian's linux-perf) and returns
+    {label: report lines}, each line a waking thread and a woken one of that process with the
+    wake-ups a second, the most frequent first. A waker in another process is shown as
+    `<its name> (other)`; a wake-up from an interrupt (a timer, a datagram's arrival) counts for
+    whatever thread the interrupt came in on, `swapper` when the CPU was idle."""
+    names = {}
+
+    def list_threads():  # before and after the recording: threads that came or went meanwhile count too
+        for label, pid in roles.items():
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/comm") as handle:
+                        names[tid] = (label, handle.read().strip())
+                except (FileNotFoundError, ProcessLookupError):
+                    continue
+
+    list_threads()
+    data = f"/tmp/partyradio-wakes-{os.getpid()}.data"
+    try:
+        subprocess.run(["perf", "record", "-q", "-e", "sched:sched_waking", "-a", "-o", data, "--", "sleep",
+                        str(seconds)], capture_output=True, check=True)
+        script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,tid,trace"], capture_output=True,
+                                text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        return {label: [f"      wake-ups not recorded: {error}"] for label in roles}
+    finally:
+        if os.path.exists(data):
+            os.remove(data)
+    list_threads()
+    counts = {}
+    for line in script.splitlines():
+        # "<waker comm> <waker tid> comm=<wakee comm> pid=<wakee tid> prio=... target_cpu=..."
+        head, _, trace = line.partition(" comm=")
+        waker = head.split()
+        woken = re.match(r".*? pid=(\d+) ", trace)
+        wakee = names.get(woken.group(1)) if woken else None
+        if wakee is None or len(waker) < 2:
+            continue
+        label = wakee[0]
+        mine = names.get(waker[-1])
+        source = mine[1] if mine is not None and mine[0] == label else f"{' '.join(waker[:-1])} (other)"
+        counts[(label, source, wakee[1])] = counts.get((label, source, wakee[1]), 0) + 1
+    lines = {label: [] for label in roles}
+    for (label, source, target), count in sorted(counts.items(), key=lambda item: -item[1]):
+        if count / seconds >= 0.5:
+            lines[label].append(f"      {source:24s} -> {target:16s} {count / seconds:6.1f} a second")
+    return lines
 
 
 def station_truth(dj_trace, follow_dj_clock=True):

@@ -40,8 +40,11 @@ extension Player {
     /// its stream buffer rather than seek across it. With its default 128 KB buffer and analysis a
     /// start 8 s into a 44 KB/s WAV read every byte from 0 (458 KB) before it played; with a 32 KB
     /// buffer and 0.1 s of analysis it reads the first 131,116 bytes, seeks, and reads from the
-    /// target (seen with a C program logging libmpv's stream callbacks, mpv 0.35.1).
-    public static let streamLoadOptions = "stream-buffer-size=32KiB,demuxer-lavf-analyzeduration=0.1"
+    /// target (seen with a C program logging libmpv's stream callbacks, mpv 0.35.1). WAV packets stay
+    /// 4 KB here (16 KB for a whole file, `Player`'s settings): mpv decodes nothing of a packet until
+    /// all of it has arrived.
+    public static let streamLoadOptions =
+        "stream-buffer-size=32KiB,demuxer-lavf-analyzeduration=0.1,demuxer-lavf-o=[max_size=4096]"
     /// What a start far into the file needs from its start (the 131,116 bytes above, and a little more).
     public static let streamStartBytes: Int64 = 136 << 10
     /// The gap mpv reads through rather than seek (its stream buffer): a start less than this past

@@ -158,7 +158,8 @@ public final class Player: Sendable {
             // (`audio-buffer`, 0.2 s) takes frames until it is full, it holds 0.2 s and at most one
             // frame more, and the output one more: at 48 kHz up to 0.3 s where 1,024-sample frames
             // made it 0.24; at the demo library's 22.05 kHz a frame is 218 ms, so up to 0.44 s.
-            // `max_size` is the WAV demuxer's; others leave it unused.
+            // `max_size` is the WAV demuxer's (others leave it unused); a file still arriving keeps
+            // 4 KB packets (``streamLoadOptions``).
             ("af", "lavfi=graph=[asetnsamples=n=\(Self.frameSamples):p=0]:o=[threads=1]"),
             ("audio-resample-max-output-size", "110"), ("demuxer-lavf-o", "max_size=16384"),
         ]

@@ -459,9 +459,10 @@ final class PlayerMaker: Sendable {
         /// 0: a round trip to the sound server for each, as mpv does. A report read later is as
         /// right as a fresh one while the stream plays on (libpulse counts what is written since,
         /// and the server plays at its clock's rate, within tens of ppm: microseconds in 250 ms); a
-        /// cork or a flush ends it. 250 ms rather than 100 saves about 10 of a listener's 160 wake-ups
-        /// a second; the speaker's p99 held under load (docs/BENCHMARKS.md, "Fewer wake-ups in mpv and of the node"). `PARTYRADIO_PULSE_TIMING_MS` sets another (0 for mpv's way), for the
-        /// benchmarks (docs/BENCHMARKS.md, "Timing reports").
+        /// cork or a flush ends it. 250 ms rather than 100 saves about 10 of a listener's 160
+        /// wake-ups a second; the speaker's p99 held under load (docs/BENCHMARKS.md, "Fewer wake-ups
+        /// in mpv and of the node"). `PARTYRADIO_PULSE_TIMING_MS` sets another (0 for mpv's way),
+        /// for the benchmarks (docs/BENCHMARKS.md, "Timing reports").
         static let pulseTimingReuseMs = 250
 
         /// ``pulseTimingReuseMs``, or `PARTYRADIO_PULSE_TIMING_MS` (0–1000) when set.

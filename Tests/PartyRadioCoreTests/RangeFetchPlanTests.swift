@@ -241,6 +241,232 @@ struct RangeFetchPlanTests {
         #expect(plan.nextForReader()?.rangeHeader == "bytes=50-99", "stalled on its next byte: the next chunk is raced")
     }
 
+    /// Chunks of 100 bytes, a start's pieces of 20, stalled after 300 ns.
+    private let pieces = RangeFetchPlan.Configuration(
+        chunkBytes: 100, speculativeChunks: 6, maxFailuresPerChunk: 3, minimumHedgeBytes: 10, minimumSplitBytes: 20,
+        startPieceBytes: 20, startStallNs: 300)
+
+    @Test("Before the size is known, the first chunk goes out in a start's pieces, the next ones whole")
+    func speculativePieces() {
+        var plan = RangeFetchPlan(configuration: pieces)
+        let requests = (0..<8).compactMap { _ in plan.next() }
+        #expect(
+            requests.map(\.rangeHeader) == [
+                "bytes=0-19", "bytes=20-39", "bytes=40-59", "bytes=60-79", "bytes=80-99", "bytes=100-199",
+            ])
+        plan.learned(totalBytes: 350)
+        // The speculative bounds stay; the rest of the file follows in whole chunks.
+        let rest = (0..<2).compactMap { _ in plan.next() }
+        #expect(rest.map(\.rangeHeader) == ["bytes=200-299", "bytes=300-349"])
+        for request in requests + rest { plan.progress(request, bytes: request.length) }
+        #expect(plan.isComplete && plan.coveredBytes == 350 && plan.contiguousBytes(from: 0) == 350)
+        // A file shorter than the speculative requests: those past its end are empty, done, not wanted.
+        var short = RangeFetchPlan(configuration: pieces)
+        let early = (0..<6).compactMap { _ in short.next() }
+        short.learned(totalBytes: 50)
+        #expect(!short.isWanted(early[3]) && !short.isWanted(early[5]) && short.isWanted(early[2]))
+        #expect(short.writableBytes(early[2], offset: 0, count: 20) == 10, "cut at the file's end")
+        short.beyondEnd(early[5])
+        #expect(short.failure == nil)
+        for request in early.prefix(3) { short.progress(request, bytes: request.length) }
+        #expect(short.isComplete && short.coveredBytes == 50 && short.next() == nil)
+    }
+
+    @Test("A first transfer that fails before any answer told the size is asked again; one refused (416) is not")
+    func speculativeRetry() {
+        var plan = RangeFetchPlan(configuration: small)
+        let requests = (0..<3).compactMap { _ in plan.next() }
+        #expect(plan.next() == nil)
+        plan.ended(requests[1], ok: false)  // e.g. its SYN lost twice: curl's connect timeout
+        plan.beyondEnd(requests[2])  // the file is shorter than 200 bytes
+        #expect(plan.next()?.rangeHeader == "bytes=100-199", "asked again, though the size is still unknown")
+        #expect(plan.next() == nil, "the refused one is not")
+        plan.progress(requests[0], bytes: 100)
+        plan.learned(totalBytes: 150)
+        #expect(plan.failure == nil && plan.totalBytes == 150)
+    }
+
+    @Test("What a start waits for goes out first, in pieces on every free connection, the tail first")
+    func startInPieces() {
+        var plan = RangeFetchPlan(configuration: pieces)
+        plan.learned(totalBytes: 1000)
+        // Header 50, the span 500..<560 (far past the read-through) and the 20 bytes before it the
+        // player seeks to, the last 30 bytes.
+        let readable = plan.isReadable(
+            offset: 500, length: 60, headerBytes: 50, readThrough: 100, tailBytes: 30, leadBytes: 20)
+        #expect(!readable)
+        #expect(plan.startRanges == [970..<1000, 0..<50, 480..<560])
+        let requests = (0..<9).compactMap { _ in plan.next() }
+        #expect(
+            requests.map(\.rangeHeader) == [
+                "bytes=970-989", "bytes=990-999", "bytes=0-19", "bytes=20-39", "bytes=40-59", "bytes=480-499",
+                "bytes=500-519", "bytes=520-539", "bytes=540-559",
+            ])
+        #expect(plan.nextForReader() == nil, "every piece on its way, none stalled: the reader's connection waits")
+        #expect(plan.next()?.rangeHeader == "bytes=560-579", "a worker goes on from the span, a piece at a time")
+        for request in requests { plan.progress(request, bytes: request.length) }
+        let ready = plan.isReadable(
+            offset: 500, length: 60, headerBytes: 50, readThrough: 100, tailBytes: 30, leadBytes: 20)
+        #expect(ready)
+        #expect(plan.startRanges.isEmpty, "the player loads it: its reads say what comes next")
+    }
+
+    @Test("A transfer that would reach a start's bytes only after a piece keeps a piece; the rest goes elsewhere")
+    func startSplitsTransfers() {
+        var plan = RangeFetchPlan(configuration: pieces)
+        plan.learned(totalBytes: 400)
+        let requests = (0..<4).compactMap { _ in plan.next() }
+        #expect(requests.map(\.start) == [0, 100, 200, 300])
+        plan.progress(requests[0], bytes: 10)
+        // Every byte up to 160 is needed (the span within the read-through); no tail.
+        let readable = plan.isReadable(offset: 100, length: 60, headerBytes: 50, readThrough: 100)
+        #expect(!readable)
+        #expect(plan.startRanges == [0..<160])
+        let split = (0..<5).compactMap { _ in plan.nextForReader() }
+        #expect(
+            split.map(\.rangeHeader) == ["bytes=30-49", "bytes=50-69", "bytes=70-89", "bytes=90-99", "bytes=120-139"])
+        #expect(plan.writableBytes(requests[0], offset: 10, count: 100) == 20, "the first transfer stops at 30")
+        #expect(plan.writableBytes(requests[1], offset: 0, count: 100) == 20, "chunk 1's at 120")
+        #expect(plan.next()?.rangeHeader == "bytes=140-159")
+        #expect(plan.next()?.rangeHeader == "bytes=160-179", "then what is left, in file order, a piece at a time")
+    }
+
+    @Test("A start's piece that brings nothing for a while is asked for again, at most three at once, however short")
+    func startStalls() {
+        var plan = RangeFetchPlan(configuration: pieces)
+        plan.learned(totalBytes: 212)
+        let requests = (0..<3).compactMap { _ in plan.next(nowNs: 1000) }
+        plan.progress(requests[2], bytes: 7, nowNs: 1100)  // 200..<207: 5 left, under the hedge minimum
+        let readable = plan.isReadable(offset: 0, length: 10, headerBytes: 10, readThrough: 10, tailBytes: 12)
+        #expect(!readable)
+        plan.progress(requests[0], bytes: 20, nowNs: 1100)
+        #expect(plan.contiguousBytes(from: 0) == 20)
+        // The tail's 5 bytes: nothing new for 300 ns, then again on the next free connection.
+        #expect(plan.nextForReader(nowNs: 1399) == nil)
+        #expect(plan.nextForReader(nowNs: 1400)?.rangeHeader == "bytes=207-211")
+        #expect(plan.next(nowNs: 1500) == nil, "not stalled again yet, nothing else to start: the worker stays free")
+        #expect(plan.nextForReader(nowNs: 1700)?.rangeHeader == "bytes=207-211", "a third transfer 300 ns later")
+        #expect(plan.nextForReader(nowNs: 5000) == nil, "three at once is the most")
+        plan.progress(requests[2], bytes: 12, nowNs: 5000)
+        #expect(!plan.isWanted(requests[2]), "the first to bring them wins")
+        let ready = plan.isReadable(offset: 0, length: 10, headerBytes: 10, readThrough: 10, tailBytes: 12)
+        #expect(ready)
+        // A stalled piece of a long chunk: only its next piece is raced, the rest split off.
+        var long = RangeFetchPlan(configuration: pieces)
+        long.learned(totalBytes: 200)
+        let first = long.next(nowNs: 0)!
+        long.progress(first, bytes: 75, nowNs: 10)
+        let waits = long.isReadable(offset: 0, length: 90, headerBytes: 10, readThrough: 10)
+        #expect(!waits && long.startRanges == [0..<90])
+        #expect(long.nextForReader(nowNs: 100) == nil, "15 bytes to go on a moving transfer")
+        #expect(long.nextForReader(nowNs: 310)?.rangeHeader == "bytes=75-94")
+        #expect(long.nextForReader(nowNs: 320) == nil)
+        #expect(long.next(nowNs: 320)?.rangeHeader == "bytes=95-99", "the rest of its chunk, split off, in file order")
+    }
+
+    /// One simulated download: workers and a reader's connection take transfers from the plan, each
+    /// brings a random number of bytes at a time, some fail, the clock moves, a player asks whether
+    /// it can start anywhere and where it reads; the file is a byte map. Every byte the plan calls
+    /// written is written, no transfer reaches past the file, and every file completes.
+    private func simulateDownload(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let total = Int64.random(in: 1...3_000, using: &random)
+        let configuration = RangeFetchPlan.Configuration(
+            chunkBytes: Int64.random(in: 16...400, using: &random),
+            speculativeChunks: Int.random(in: 1...6, using: &random),
+            maxFailuresPerChunk: 1_000, minimumHedgeBytes: Int64.random(in: 1...40, using: &random),
+            minimumSplitBytes: Int64.random(in: 1...80, using: &random),
+            startPieceBytes: Int64.random(in: 1...120, using: &random),
+            startStallNs: Int64.random(in: 0...50, using: &random))
+        var plan = RangeFetchPlan(configuration: configuration)
+        var written = [Bool](repeating: false, count: Int(total))
+        struct Transfer {
+            var request: RangeFetchPlan.Request
+            var bytes: Int64 = 0
+        }
+        // Five workers and the reader's connection (the last): each idle or on one transfer.
+        var connections = [Transfer?](repeating: nil, count: 6)
+        var now: Int64 = 0
+        var steps = 0
+        while !plan.isComplete && steps < 100_000 {
+            steps += 1
+            // (Plain checks in the loop: an #expect each step takes a while in a debug build.)
+            if let failure = plan.failure {
+                Issue.record("seed \(seed): \(failure)")
+                return
+            }
+            now += Int64.random(in: 0...10, using: &random)
+            let slot = Int.random(in: 0..<connections.count, using: &random)
+            guard var transfer = connections[slot] else {
+                let request = slot == connections.count - 1 ? plan.nextForReader(nowNs: now) : plan.next(nowNs: now)
+                if let request {
+                    if request.start > request.end || request.start < 0 {
+                        Issue.record("seed \(seed): \(request)")
+                        return
+                    }
+                    connections[slot] = Transfer(request: request)
+                }
+                continue
+            }
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0:  // A stalled connection: it ends with nothing more.
+                plan.ended(transfer.request, ok: !plan.isWanted(transfer.request))
+                connections[slot] = nil
+            case 1:  // A player asks whether it can start somewhere, and reads on from there.
+                let offset = Int64.random(in: 0..<total, using: &random)
+                _ = plan.isReadable(
+                    offset: offset, length: Int64.random(in: 1...200, using: &random),
+                    headerBytes: Int64.random(in: 0...100, using: &random),
+                    readThrough: Int64.random(in: 0...100, using: &random),
+                    tailBytes: Int64.random(in: 0...50, using: &random),
+                    leadBytes: Int64.random(in: 0...50, using: &random))
+                if Bool.random(using: &random) { plan.readerStalled() }
+            default:
+                let first = transfer.request.start + transfer.bytes
+                // A range past the end is refused (416); the first answer tells the size.
+                if transfer.request.start >= total {
+                    plan.beyondEnd(transfer.request)
+                    connections[slot] = nil
+                    continue
+                }
+                if plan.totalBytes == nil { plan.learned(totalBytes: total) }
+                let count = plan.writableBytes(
+                    transfer.request, offset: transfer.bytes, count: Int64.random(in: 1...64, using: &random))
+                if first + count > total {
+                    Issue.record("seed \(seed): written past the end")
+                    return
+                }
+                for offset in first..<min(total, first + count) { written[Int(offset)] = true }
+                transfer.bytes += count
+                plan.progress(transfer.request, bytes: transfer.bytes, nowNs: now)
+                if count == 0 || !plan.isWanted(transfer.request) || transfer.bytes >= transfer.request.length {
+                    plan.ended(
+                        transfer.request,
+                        ok: transfer.bytes >= transfer.request.length || !plan.isWanted(transfer.request))
+                    connections[slot] = nil
+                } else {
+                    connections[slot] = transfer
+                }
+            }
+            let from = Int64.random(in: 0..<total, using: &random)
+            let run = plan.contiguousBytes(from: from)
+            // Its first, last and one byte between.
+            let probe = run > 0 ? [from, from + run - 1, Int64.random(in: from..<from + run, using: &random)] : []
+            if !probe.allSatisfy({ written[Int($0)] }) {
+                Issue.record("seed \(seed): \(run) bytes from \(from) called written, not all are")
+                return
+            }
+        }
+        #expect(plan.isComplete, "seed \(seed): not complete (\(plan.coveredBytes) of \(total))")
+        #expect(written.allSatisfy { $0 } && plan.contiguousBytes(from: 0) == total, "seed \(seed)")
+    }
+
+    @Test(
+        "Random downloads with starts, stalls, hedges and failures: every byte called written is, each file completes")
+    func randomDownloads() {
+        for seed in UInt64(1)...2_000 { simulateDownload(seed: seed) }
+    }
+
     @Test("A failed transfer is asked again from where its chunk stopped; too many failures end the download")
     func retryAndResume() {
         var plan = RangeFetchPlan(configuration: small)

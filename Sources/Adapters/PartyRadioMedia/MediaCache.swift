@@ -109,7 +109,7 @@ public final class MediaCache: Sendable {
     /// reader needs that part next (``RangeFetchPlan/need(offset:)``), so it is fetched first.
     /// `lead`: how far (a fraction of the file again) `fraction` lies past where the player will
     /// seek to: the read-through is counted from there. `tailBytes`: how much of the file's end a
-    /// player reads when it opens it (``RangeFetchPlan/isReadable(offset:length:headerBytes:readThrough:tailBytes:)``).
+    /// player reads when it opens it (``RangeFetchPlan/isReadable(offset:length:headerBytes:readThrough:tailBytes:leadBytes:)``).
     public func isReadable(
         _ url: String, at fraction: Double = 0, span: Double = 0, headerBytes: Int64 = 4 << 10,
         readThrough: Int64 = 0, lead: Double = 0, tailBytes: Int64 = 0
@@ -126,7 +126,7 @@ public final class MediaCache: Sendable {
             let leadBytes = Int64((min(1, max(0, lead.isFinite ? lead : 0)) * Double(total)).rounded(.up))
             return plan.isReadable(
                 offset: offset, length: length, headerBytes: headerBytes, readThrough: readThrough + leadBytes,
-                tailBytes: tailBytes)
+                tailBytes: tailBytes, leadBytes: leadBytes)
         }
     }
 
@@ -374,7 +374,8 @@ final class RangeJob: Sendable {
             }
             let step: Step = plan.withLock { plan in
                 if plan.failure != nil || plan.isComplete || isCancelled { return .stop }
-                return (forReader ? plan.nextForReader() : plan.next()).map(Step.fetch) ?? .wait
+                let now = Self.nowNs
+                return (forReader ? plan.nextForReader(nowNs: now) : plan.next(nowNs: now)).map(Step.fetch) ?? .wait
             }
             switch step {
             case .stop: return
@@ -386,6 +387,9 @@ final class RangeJob: Sendable {
             }
         }
     }
+
+    /// The plan's clock (``RangeFetchPlan/next(nowNs:)``): monotonic nanoseconds.
+    static var nowNs: Int64 { Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds) }
 
     /// A first byte asked for only to open a connection; what it brings is not written.
     static let warmUp = RangeFetchPlan.Request(chunk: 0, start: 0, end: 0)
@@ -510,7 +514,7 @@ private func rangeWriteBody(
     }
     transfer.written += writable
     let wanted = job.plan.withLock { plan in
-        plan.progress(transfer.request, bytes: transfer.written)
+        plan.progress(transfer.request, bytes: transfer.written, nowNs: RangeJob.nowNs)
         return plan.isWanted(transfer.request)
     }
     job.progressed.notify()

@@ -3,9 +3,9 @@
 /// adapter's worker threads call it under one lock and do the transfers.
 ///
 /// The file is cut into chunks of ``Configuration/chunkBytes``. Before its size is known, the first
-/// ``Configuration/speculativeChunks`` chunks are handed out at once (each answer's `Content-Range`
-/// tells the size, so no round trip is spent on asking for it first; a chunk past the end is
-/// answered 416 and dropped). A failed or stalled transfer is asked again from where its chunk
+/// ``Configuration/speculativeChunks`` chunks are handed out at once, the first of them in pieces
+/// of ``Configuration/startPieceBytes`` (each answer's `Content-Range` tells the size, so no round
+/// trip is spent on asking for it first; a chunk past the end is answered 416 and dropped). A failed or stalled transfer is asked again from where its chunk
 /// stopped. When nothing is left to hand out, an idle worker asks again for the rest of the chunk
 /// with the most left to go (at most two transfers per chunk; three while a reader is stalled on it,
 /// ``readerStalled()``): on a lossy link one connection waiting out a retransmission timeout no
@@ -18,6 +18,11 @@
 /// chunk whose transfer is far from there is split at that byte, so the reader does not wait for
 /// the bytes before it (a player that starts mid-track, or seeks ahead). A chunk a reader waits on
 /// gets its second connection from a little ahead of the first, when much of it is left.
+///
+/// Before a player starts, the bytes its start needs (``startRanges``: the file's tail, its first
+/// bytes, the span at the station position) go before everything else, in pieces on every free
+/// connection, and a piece that brings nothing for a while is asked for again
+/// (``Configuration/startStallNs``; the plan is given the time, ``next(nowNs:)``).
 public struct RangeFetchPlan: Sendable {
     public struct Configuration: Sendable {
         public var chunkBytes: Int64
@@ -29,16 +34,28 @@ public struct RangeFetchPlan: Sendable {
         /// A chunk is split at a reader's first missing byte when its transfer is at least this far
         /// before it (about half a second of a preview at 25 % loss).
         public var minimumSplitBytes: Int64
+        /// The size of the pieces a start's bytes (``isReadable(offset:length:headerBytes:readThrough:tailBytes:leadBytes:)``)
+        /// are fetched in, each on a connection of its own, and of the first chunk's speculative
+        /// requests: on a lossy link one connection brings a few tens of KB a second, and a piece
+        /// that waits out a retransmission timeout holds up less.
+        public var startPieceBytes: Int64
+        /// A piece a start needs whose transfers have brought nothing for this long is asked for
+        /// again on the next free connection (up to ``RangeFetchPlan/maxTransfersWhenStalled``
+        /// transfers): a little more than the kernel's first retransmission timeout (200 ms).
+        public var startStallNs: Int64
 
         public init(
             chunkBytes: Int64 = 256 << 10, speculativeChunks: Int = 6, maxFailuresPerChunk: Int = 40,
-            minimumHedgeBytes: Int64 = 8 << 10, minimumSplitBytes: Int64 = 32 << 10
+            minimumHedgeBytes: Int64 = 8 << 10, minimumSplitBytes: Int64 = 32 << 10,
+            startPieceBytes: Int64 = 64 << 10, startStallNs: Int64 = 300_000_000
         ) {
             self.chunkBytes = max(1, chunkBytes)
             self.speculativeChunks = max(1, speculativeChunks)
             self.maxFailuresPerChunk = max(1, maxFailuresPerChunk)
             self.minimumHedgeBytes = max(1, minimumHedgeBytes)
             self.minimumSplitBytes = max(1, minimumSplitBytes)
+            self.startPieceBytes = max(1, startPieceBytes)
+            self.startStallNs = max(0, startStallNs)
         }
     }
 
@@ -67,6 +84,8 @@ public struct RangeFetchPlan: Sendable {
         var covered: Int64
         var inFlight = 0
         var failures = 0
+        /// When a transfer of it last started or moved `covered` on (the plan's clock, ns).
+        var activeNs: Int64 = 0
         var isDone: Bool { covered >= end }
     }
 
@@ -84,6 +103,11 @@ public struct RangeFetchPlan: Sendable {
     /// The chunk whose transfer a reader has waited on without a byte for a while
     /// (``readerStalled()``): it gets another transfer of the same bytes before anything else.
     private var stalledChunk: Int?
+    /// The bytes a start from this file still waits for (the last ``isReadable(offset:length:headerBytes:readThrough:tailBytes:leadBytes:)``
+    /// that said no): fetched before anything else, in pieces, the tail first.
+    public private(set) var startRanges: [Range<Int64>] = []
+    /// The latest time the plan was given (ns, any monotonic clock): when a piece last moved.
+    private var nowNs: Int64 = 0
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -96,25 +120,44 @@ public struct RangeFetchPlan: Sendable {
     public var coveredBytes: Int64 { chunks.reduce(0) { $0 + ($1.covered - $1.start) } }
 
     /// The next transfer to start, or nil when there is none now (all handed out, complete or failed).
-    public mutating func next() -> Request? {
+    /// `nowNs`: the time on any monotonic clock, the same for every call (what a start's stalled
+    /// pieces are timed by).
+    public mutating func next(nowNs: Int64 = 0) -> Request? {
         guard failure == nil, !isComplete else { return nil }
+        tick(nowNs)
         guard totalBytes != nil else {
-            // Size unknown: the first chunks at fixed offsets, once each.
+            // Size unknown: the first chunks at fixed offsets, once each; the first in pieces (what
+            // a player reads first). One whose transfer failed before any answer told the size is
+            // asked again (else a download whose every first transfer failed, a lost SYN each,
+            // would wait for ever).
+            if let retry = chunks.indices.first(where: { chunks[$0].inFlight == 0 && !chunks[$0].isDone }) {
+                return start(retry)
+            }
             guard chunks.count < configuration.speculativeChunks else { return nil }
-            let start = Int64(chunks.count) * configuration.chunkBytes
-            chunks.append(Chunk(start: start, end: start + configuration.chunkBytes, covered: start, inFlight: 1))
+            let start = chunks.last?.end ?? 0
+            let length =
+                start < configuration.chunkBytes
+                ? min(piece, configuration.chunkBytes - start) : configuration.chunkBytes
+            chunks.append(Chunk(start: start, end: start + length, covered: start, inFlight: 1))
             order.append(chunks.count - 1)
             return request(chunks.count - 1)
         }
         if let hedge = takeStalled() { return hedge }
+        if let start = nextForStart() { return start }
+        let starting = isStartPending
         let waiting = neededChunk
         // In file order, from the chunk a reader waits for (the start when no one reads yet).
         let idle = order.filter { !chunks[$0].isDone && chunks[$0].inFlight == 0 }
         let from = waiting.map { chunks[$0].start } ?? 0
         if let index = idle.first(where: { chunks[$0].start >= from }) ?? idle.first {
+            // While a start waits, a piece at a time: the connection is soon free again for one of
+            // its pieces that stalls, and a request that ends where asked keeps its connection.
+            let covered = chunks[index].covered
+            if starting && chunks[index].end - covered > piece { _ = split(index, at: covered + piece) }
             chunks[index].inFlight += 1
             return request(index)
         }
+        if starting { return nil }
         // Everything is in flight: help the chunk a reader waits for, else the one with the most left to go.
         let candidates = chunks.indices.filter {
             !chunks[$0].isDone && chunks[$0].inFlight == 1
@@ -163,10 +206,13 @@ public struct RangeFetchPlan: Sendable {
     /// The next transfer for a connection kept for the reader (nil: it has nothing to do now):
     /// from the reader's first missing byte, in a chunk of its own when the transfer of the chunk
     /// that holds it is far before it; else the rest of that chunk, a second time if need be.
-    public mutating func nextForReader() -> Request? {
-        guard failure == nil, !isComplete, totalBytes != nil, let neededOffset, var index = neededChunk else {
-            return nil
-        }
+    public mutating func nextForReader(nowNs: Int64 = 0) -> Request? {
+        guard failure == nil, !isComplete, totalBytes != nil else { return nil }
+        tick(nowNs)
+        // While a start waits, this connection serves only its pieces, and is free to ask again
+        // for one that stalls.
+        if isStartPending { return nextForStart() }
+        guard let neededOffset, var index = neededChunk else { return nil }
         if let hedge = takeStalled() { return hedge }
         let missing = neededOffset + contiguousBytes(from: neededOffset)
         if missing - chunks[index].covered >= configuration.minimumSplitBytes {
@@ -255,36 +301,58 @@ public struct RangeFetchPlan: Sendable {
     /// (Seen under loss: the station's position 263 KB in, 256 KB being the header and the
     /// read-through, the bytes from 0 to 181 KB there: mpv read on from 181 KB and waited 2.3 s.)
     /// Tells the plan where the reader is to read next (``need(offset:)``): the offset, or the end
-    /// of the bytes from the start when the player will read on from there. The file's last
-    /// `tailBytes` must be there too, once all else is: a player opening a file reads what follows
+    /// of the bytes from the start when the player will read on from there (the tail's once all
+    /// else is there). The file's last `tailBytes` must be there too: a player opening a file reads what follows
     /// its audio (a WAV's chunks after the data, an MP3's ID3v1 tag) before it plays (seen: mpv
     /// waited 3 s at load for the last 100 bytes of a demo WAV, its tags, under 25 % loss).
+    ///
+    /// While the answer is no, what the start needs (the tail, the bytes from the start, the span)
+    /// is the plan's ``startRanges``: fetched before anything else, in pieces on every free
+    /// connection, and asked for again when a piece stalls (``next(nowNs:)``). A yes clears them:
+    /// the player loads the file and its reads tell the plan where it reads (``need(offset:)``).
+    ///
+    /// `leadBytes`: how far before `offset` the player will seek to (it reads from there; the load
+    /// takes about as long as those bytes play, so the start does not wait for them, but they are
+    /// fetched with the rest).
     public mutating func isReadable(
-        offset: Int64, length: Int64, headerBytes: Int64, readThrough: Int64, tailBytes: Int64 = 0
+        offset: Int64, length: Int64, headerBytes: Int64, readThrough: Int64, tailBytes: Int64 = 0,
+        leadBytes: Int64 = 0
     ) -> Bool {
-        guard isReadable(offset: offset, length: length, headerBytes: headerBytes, readThrough: readThrough),
-            let total = totalBytes
-        else { return false }
+        guard let total = totalBytes else { return false }
         let tailStart = max(0, total - max(0, tailBytes))
+        let (readable, ranges) = startNeeds(
+            offset: offset, length: length, headerBytes: headerBytes, readThrough: readThrough,
+            leadBytes: leadBytes)
+        startRanges = (tailStart < total ? [tailStart..<total] : []) + ranges
+        guard readable else { return false }
         let tail = contiguousBytes(from: tailStart)
-        guard tailStart + tail < total else { return true }
+        guard tailStart + tail < total else {
+            startRanges = []
+            return true
+        }
         need(offset: tailStart + tail)
         return false
     }
 
-    private mutating func isReadable(offset: Int64, length: Int64, headerBytes: Int64, readThrough: Int64) -> Bool {
-        guard let total = totalBytes else { return false }
+    /// Whether the bytes a start at `offset` needs, the tail aside, are there, and which they are.
+    private mutating func startNeeds(
+        offset: Int64, length: Int64, headerBytes: Int64, readThrough: Int64, leadBytes: Int64
+    ) -> (Bool, [Range<Int64>]) {
+        guard let total = totalBytes else { return (false, []) }
         let offset = min(max(0, offset), total)
         let end = min(total, offset + max(1, length))
         let prefix = contiguousBytes(from: 0)
-        if prefix >= end { return true }
+        if prefix >= end { return (true, []) }
         if offset <= max(headerBytes, prefix) + readThrough {
             // The player reads every byte up to the offset: the bytes from the start must reach the end.
             need(offset: prefix)
-            return false
+            return (false, [0..<end])
         }
         need(offset: offset)
-        return prefix >= min(total, headerBytes) && contiguousBytes(from: offset) >= end - offset
+        let header = min(total, headerBytes)
+        let readable = prefix >= header && contiguousBytes(from: offset) >= end - offset
+        let seek = max(header, offset - max(0, leadBytes))
+        return (readable, header < seek ? [0..<header, seek..<end] : [0..<end])
     }
 
     /// For the debug log: the chunk holding byte `offset` (bounds, how far written, transfers on it).
@@ -307,26 +375,31 @@ public struct RangeFetchPlan: Sendable {
             return
         }
         totalBytes = total
-        let count = Int((total + configuration.chunkBytes - 1) / configuration.chunkBytes)
-        if chunks.count > count { chunks.removeLast(chunks.count - count) }
-        order = Array(0..<count)
-        for index in 0..<count {
-            let start = Int64(index) * configuration.chunkBytes
-            let end = min(total, start + configuration.chunkBytes)
-            if index < chunks.count {
-                chunks[index].end = end
-                chunks[index].covered = min(chunks[index].covered, end)
-            } else {
-                chunks.append(Chunk(start: start, end: end, covered: start))
-            }
+        // The speculative chunks keep their bounds, cut at the end (one wholly past it stays, empty
+        // and done, so that its transfer's index still names it); the rest of the file follows in chunks.
+        for index in chunks.indices {
+            chunks[index].start = min(total, chunks[index].start)
+            chunks[index].end = min(total, chunks[index].end)
+            chunks[index].covered = min(chunks[index].covered, chunks[index].end)
         }
+        var start = chunks.last?.end ?? 0
+        while start < total {
+            let end = min(total, start + configuration.chunkBytes)
+            chunks.append(Chunk(start: start, end: end, covered: start))
+            start = end
+        }
+        order = chunks.indices.filter { chunks[$0].start < chunks[$0].end }
     }
 
-    /// `request` has written `bytes` bytes from its start so far.
-    public mutating func progress(_ request: Request, bytes: Int64) {
+    /// `request` has written `bytes` bytes from its start so far (at `nowNs`, as for ``next(nowNs:)``).
+    public mutating func progress(_ request: Request, bytes: Int64, nowNs: Int64 = 0) {
         guard request.chunk < chunks.count, request.start <= chunks[request.chunk].covered else { return }
-        chunks[request.chunk].covered = min(
-            chunks[request.chunk].end, max(chunks[request.chunk].covered, request.start + bytes))
+        tick(nowNs)
+        let covered = min(chunks[request.chunk].end, max(chunks[request.chunk].covered, request.start + bytes))
+        if covered > chunks[request.chunk].covered {
+            chunks[request.chunk].covered = covered
+            chunks[request.chunk].activeNs = self.nowNs
+        }
     }
 
     /// Whether `request` still brings anything (false once its chunk is done, or past the end):
@@ -359,6 +432,11 @@ public struct RangeFetchPlan: Sendable {
         guard request.chunk < chunks.count else { return }
         chunks[request.chunk].inFlight = max(0, chunks[request.chunk].inFlight - 1)
         if request.start == 0 { failure = "the server refused the first byte (416)" }
+        // Its bytes are not in the file: the chunk is empty (and done), never asked again.
+        if totalBytes == nil {
+            chunks[request.chunk].end = chunks[request.chunk].start
+            chunks[request.chunk].covered = chunks[request.chunk].start
+        }
     }
 
     /// The download cannot go on (the server does not do ranges, the file cannot be written).
@@ -366,8 +444,82 @@ public struct RangeFetchPlan: Sendable {
         if failure == nil { failure = reason }
     }
 
-    private func request(_ index: Int) -> Request {
-        Request(chunk: index, start: chunks[index].covered, end: chunks[index].end - 1)
+    /// A transfer of chunk `index` from where it stopped, starting now.
+    private mutating func request(_ index: Int) -> Request {
+        chunks[index].activeNs = nowNs
+        return Request(chunk: index, start: chunks[index].covered, end: chunks[index].end - 1)
+    }
+
+    private mutating func tick(_ now: Int64) { nowNs = max(nowNs, now) }
+
+    /// The size of a start's pieces (never more than a chunk).
+    private var piece: Int64 { min(configuration.startPieceBytes, configuration.chunkBytes) }
+
+    /// Whether some byte a start waits for (``startRanges``) is not written yet.
+    var isStartPending: Bool {
+        startRanges.contains { range in
+            var offset = range.lowerBound
+            while offset < range.upperBound, let position = position(of: offset) {
+                let chunk = chunks[order[position]]
+                if max(range.lowerBound, chunk.covered) < min(range.upperBound, chunk.end) { return true }
+                offset = chunk.end
+            }
+            return false
+        }
+    }
+
+    /// The next transfer for what a start waits for (nil: nothing of it to start now). Its bytes
+    /// that no transfer brings, or that one reaches only after a piece (``Configuration/startPieceBytes``),
+    /// go out as pieces of their own, on as many connections as there are free, the file's tail
+    /// first; once every one is on its way, the piece whose transfers have brought nothing for
+    /// longest is asked for again when that is at least ``Configuration/startStallNs`` (at most
+    /// ``maxTransfersWhenStalled`` transfers of it). On a lossy link the transfer of a start's last
+    /// bytes was what a slow start waited for: seen at 25 % loss, 3.6 KB of the file's tail on one
+    /// connection that had brought nothing for 4 s, whose chunk was too short to be hedged.
+    private mutating func nextForStart() -> Request? {
+        guard totalBytes != nil, isStartPending else { return nil }
+        let piece = self.piece
+        var stalled: Int?
+        for range in startRanges {
+            var offset = range.lowerBound
+            while offset < range.upperBound, let position = position(of: offset) {
+                let index = order[position]
+                let chunk = chunks[index]
+                offset = chunk.end
+                let from = max(range.lowerBound, chunk.covered)
+                let to = min(range.upperBound, chunk.end)
+                guard from < to else { continue }
+                if chunk.inFlight == 0 {
+                    var target = index
+                    if from > chunk.covered { target = split(target, at: from) }
+                    if chunks[target].end - from > piece { _ = split(target, at: from + piece) }
+                    return start(target)
+                }
+                if to > chunk.covered + piece {
+                    // Its transfer would bring the rest only after a piece: the rest goes on another connection.
+                    let cut = max(chunk.covered + piece, from)
+                    let rest = split(index, at: cut)
+                    if chunks[rest].end - cut > piece { _ = split(rest, at: cut + piece) }
+                    return start(rest)
+                }
+                if chunk.inFlight < Self.maxTransfersWhenStalled && nowNs - chunk.activeNs >= configuration.startStallNs
+                    && stalled.map({ chunks[$0].activeNs > chunk.activeNs }) ?? true
+                {
+                    stalled = index
+                }
+            }
+        }
+        guard let stalled else { return nil }
+        // Only its next piece is raced; the rest is split off, handed out as above.
+        let covered = chunks[stalled].covered
+        if chunks[stalled].end - covered > piece { _ = split(stalled, at: covered + piece) }
+        return start(stalled)
+    }
+
+    /// One more transfer of chunk `index`.
+    private mutating func start(_ index: Int) -> Request {
+        chunks[index].inFlight += 1
+        return request(index)
     }
 }
 

@@ -19,6 +19,8 @@ fetched ahead.
   start -> first audio   from spawning `listen` to its first trace line with a player position
   starvation gaps        after that, stretches of trace lines without a player position (the
                          player waiting for data or a file), longer than 0.5 s: count and longest
+  frozen                 stretches where the player's position stood still mid-track (mpv paused
+                         for its cache: the bytes it reads next are not there), longer than 0.3 s
   player error           player position minus the true station position (from the DJ's trace),
                          p50/p99 of |error| once playing
 
@@ -66,10 +68,27 @@ def measure(dj, trace, spawned_ns):
     if gap_start is not None:
         gaps.append((trace[-1]["true_time_ns"] - gap_start) / 1e9)
     long_gaps = [g for g in gaps if g > 0.5]
+    # A player waiting for data mid-track still reports its (frozen) position: stretches where it
+    # moved less than half as far as the clock, within one track and not paused.
+    frozen, frozen_ns, before = [], 0, None
+    for line in playing:
+        if before is not None and before["track_id"] == line["track_id"] and not line["paused"]:
+            elapsed = line["true_time_ns"] - before["true_time_ns"]
+            moved_ms = line["player_position_ms"] - before["player_position_ms"]
+            if moved_ms * 1e6 < elapsed / 2:
+                frozen_ns += elapsed
+            else:
+                frozen.append(frozen_ns / 1e9)
+                frozen_ns = 0
+        before = line
+    frozen.append(frozen_ns / 1e9)
+    stalls = [f for f in frozen if f > 0.3]
     return {
         "tuned": (tuned - spawned_ns) / 1e9 if tuned else float("nan"),
         "first": (first - spawned_ns) / 1e9,
         "gaps": len(long_gaps),
+        "stalls": len(stalls),
+        "frozen": max(frozen),
         "longest": max(gaps, default=0.0),
         "p50": percentile(errors, 0.5),
         "p90": percentile(errors, 0.9),
@@ -143,12 +162,14 @@ def main():
           f"mpv ao=null, {os.path.basename(BIN)} "
           f"from {os.path.dirname(BIN)}")
     print(f"{'loss':>5} {'media':>7} {'tuned':>7} {'1st audio':>10} {'gaps>0.5s':>9} {'longest':>8} "
+          f"{'frozen>0.3s':>11} {'longest':>8} "
           f"{'err p50':>8} {'err p90':>8} {'err p99':>8} {'tracks':>6}")
     for loss, mode, r in results:
         if r is None:
             print(f"{loss:4g}% {mode:>7}   never played")
             continue
         print(f"{loss:4g}% {mode:>7} {r['tuned']:6.2f}s {r['first']:9.2f}s {r['gaps']:9d} {r['longest']:7.2f}s "
+              f"{r['stalls']:11d} {r['frozen']:7.2f}s "
               f"{r['p50']:6.2f}ms {r['p90']:6.2f}ms {r['p99']:6.2f}ms {r['tracks']:6d}")
     print(f"traces kept in {work}")
 

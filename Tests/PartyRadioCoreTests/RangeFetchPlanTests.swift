@@ -304,7 +304,12 @@ struct RangeFetchPlanTests {
             ])
         #expect(plan.nextForReader() == nil, "every piece on its way, none stalled: the reader's connection waits")
         #expect(plan.next()?.rangeHeader == "bytes=560-579", "a worker goes on from the span, a piece at a time")
-        for request in requests { plan.progress(request, bytes: request.length) }
+        for request in requests where request.start != 480 { plan.progress(request, bytes: request.length) }
+        let early = plan.isReadable(
+            offset: 500, length: 60, headerBytes: 50, readThrough: 100, tailBytes: 30, leadBytes: 20)
+        #expect(!early, "the player may read from 480: those bytes are waited for too")
+        #expect(plan.neededOffset == 480)
+        plan.progress(requests[5], bytes: requests[5].length)
         let ready = plan.isReadable(
             offset: 500, length: 60, headerBytes: 50, readThrough: 100, tailBytes: 30, leadBytes: 20)
         #expect(ready)

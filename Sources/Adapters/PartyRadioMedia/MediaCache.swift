@@ -107,8 +107,8 @@ public final class MediaCache: Sendable {
     /// in time). A player reads through a gap up to `readThrough` long rather than seek across it,
     /// so a part that near the start needs every byte before it too. The download is told that a
     /// reader needs that part next (``RangeFetchPlan/need(offset:)``), so it is fetched first.
-    /// `lead`: how far (a fraction of the file again) `fraction` lies past where the player will
-    /// seek to: the read-through is counted from there. `tailBytes`: how much of the file's end a
+    /// `lead`: how far (a fraction of the file again) before `fraction` the player may read from:
+    /// those bytes are waited for too, and the read-through is counted from there. `tailBytes`: how much of the file's end a
     /// player reads when it opens it (``RangeFetchPlan/isReadable(offset:length:headerBytes:readThrough:tailBytes:leadBytes:)``).
     public func isReadable(
         _ url: String, at fraction: Double = 0, span: Double = 0, headerBytes: Int64 = 4 << 10,

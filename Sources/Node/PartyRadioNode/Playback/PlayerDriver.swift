@@ -272,7 +272,8 @@ final class PlayerDriver {
         return cache.isReadable(
             track.source, at: Double(position + Self.partialStartLeadNs) / duration,
             span: Double(Self.partialStartSpanNs) / duration, headerBytes: header,
-            readThrough: Player.streamReadThroughBytes, lead: Double(Self.partialStartLeadNs) / duration,
+            readThrough: Player.streamReadThroughBytes,
+            lead: Double(Self.partialStartLeadNs + Self.partialStartPrerollNs) / duration,
             tailBytes: Player.streamTailBytes)
     }
 
@@ -283,6 +284,11 @@ final class PlayerDriver {
     /// (median 3.2 s against 1.8 s, scripts/bench-lossy.py at 25 % loss) and stuttered after the
     /// start as often (1 run in 5 or 6: re-seeks for about 2 s).
     static let partialStartLeadNs = Nanos.ms(500)
+    /// The bytes from this long before the station position must be there too: a load can take
+    /// far less than ``partialStartLeadNs`` (30 ms with the player made), and mpv reads from a
+    /// little before its seek target (seen: 160 ms, its first read at 3.99 s for a start at
+    /// 4.15 s; the player stood still 1.25 s for those bytes at 25 % loss).
+    static let partialStartPrerollNs = Nanos.ms(250)
     static let partialStartSpanNs = Nanos.seconds(2)
 
     /// Loads a pending track once the player is made and the track's file is in the cache (or

@@ -336,6 +336,22 @@ struct RangeFetchPlanTests {
         #expect(plan.next()?.rangeHeader == "bytes=160-179", "then what is left, in file order, a piece at a time")
     }
 
+    @Test("The reader's connection takes a piece at a time, so it is soon free for what the reader stalls on")
+    func readerTakesPieces() {
+        var plan = RangeFetchPlan(configuration: pieces)
+        plan.learned(totalBytes: 1000)
+        let first = plan.next()!
+        #expect(first.rangeHeader == "bytes=0-99")
+        plan.progress(first, bytes: 10)
+        plan.need(offset: 400)
+        #expect(plan.nextForReader()?.rangeHeader == "bytes=400-419", "an idle chunk: one piece of it")
+        plan.need(offset: 10)
+        #expect(plan.nextForReader()?.rangeHeader == "bytes=50-69", "the help from ahead of the transfer: a piece")
+        // Nothing is lost: what was split off is handed out in file order.
+        let rest = (0..<5).compactMap { _ in plan.next() }.map(\.rangeHeader)
+        #expect(rest == ["bytes=70-99", "bytes=100-199", "bytes=200-299", "bytes=300-399", "bytes=420-499"])
+    }
+
     @Test("A start's piece that brings nothing for a while is asked for again, at most three at once, however short")
     func startStalls() {
         var plan = RangeFetchPlan(configuration: pieces)

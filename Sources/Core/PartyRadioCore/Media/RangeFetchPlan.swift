@@ -174,14 +174,14 @@ public struct RangeFetchPlan: Sendable {
     /// from 64 KB ahead (two ``Configuration/minimumSplitBytes``) when there is much more left, so
     /// that the two bring what the reader reads next in parallel; otherwise the same rest again
     /// (a hedge: on a lossy link one of them is often stuck in a retransmission back-off).
-    private mutating func help(_ index: Int) -> Request {
+    private mutating func help(_ index: Int, capped: Bool = false) -> Request {
         let ahead = 2 * configuration.minimumSplitBytes
         var target = index
         if chunks[index].end - chunks[index].covered >= 2 * ahead {
             target = split(index, at: chunks[index].covered + ahead)
+            if capped { target = self.capped(target) }
         }
-        chunks[target].inFlight += 1
-        return request(target)
+        return start(target)
     }
 
     /// How many bytes from `offset` on are written without a gap (across chunks): what a reader
@@ -205,7 +205,8 @@ public struct RangeFetchPlan: Sendable {
 
     /// The next transfer for a connection kept for the reader (nil: it has nothing to do now):
     /// from the reader's first missing byte, in a chunk of its own when the transfer of the chunk
-    /// that holds it is far before it; else the rest of that chunk, a second time if need be.
+    /// that holds it is far before it; else the rest of that chunk, a second time if need be;
+    /// never more than a piece (``Configuration/startPieceBytes``) at a time.
     public mutating func nextForReader(nowNs: Int64 = 0) -> Request? {
         guard failure == nil, !isComplete, totalBytes != nil else { return nil }
         tick(nowNs)
@@ -220,11 +221,21 @@ public struct RangeFetchPlan: Sendable {
         }
         let chunk = chunks[index]
         if chunk.inFlight == 0 {
-            chunks[index].inFlight += 1
-            return request(index)
+            return start(capped(index))
         }
         guard chunk.inFlight == 1, chunk.end - chunk.covered >= configuration.minimumHedgeBytes else { return nil }
-        return help(index)
+        return help(index, capped: true)
+    }
+
+    /// Chunk `index` cut to a piece (``Configuration/startPieceBytes``) from where it stopped, the
+    /// rest split off: what the reader's connection takes, so that it is soon free again for the
+    /// bytes the reader stalls on. (Seen at 25 % loss: it took 192 KB ahead of the player, 3.5 s
+    /// at that loss, while the player waited 5.4 s on bytes whose three transfers went to new
+    /// connections, each losing its SYN.)
+    private mutating func capped(_ index: Int) -> Int {
+        let covered = chunks[index].covered
+        if chunks[index].end - covered > piece { _ = split(index, at: covered + piece) }
+        return index
     }
 
     /// The reader has waited for its next byte for a while and none came: the transfer that brings it

@@ -152,10 +152,7 @@ public struct RangeFetchPlan: Sendable {
         if let index = idle.first(where: { chunks[$0].start >= from }) ?? idle.first {
             // While a start waits, a piece at a time: the connection is soon free again for one of
             // its pieces that stalls, and a request that ends where asked keeps its connection.
-            let covered = chunks[index].covered
-            if starting && chunks[index].end - covered > piece { _ = split(index, at: covered + piece) }
-            chunks[index].inFlight += 1
-            return request(index)
+            return start(starting ? capped(index) : index)
         }
         if starting { return nil }
         // Everything is in flight: help the chunk a reader waits for, else the one with the most left to go.
@@ -166,8 +163,7 @@ public struct RangeFetchPlan: Sendable {
         if let waiting, candidates.contains(waiting) { return help(waiting) }
         let mostLeft = candidates.max { chunks[$0].end - chunks[$0].covered < chunks[$1].end - chunks[$1].covered }
         guard let index = mostLeft else { return nil }
-        chunks[index].inFlight += 1
-        return request(index)
+        return start(index)
     }
 
     /// A second connection for chunk `index`, whose one transfer a reader waits on: the part of it
@@ -228,10 +224,11 @@ public struct RangeFetchPlan: Sendable {
     }
 
     /// Chunk `index` cut to a piece (``Configuration/startPieceBytes``) from where it stopped, the
-    /// rest split off: what the reader's connection takes, so that it is soon free again for the
-    /// bytes the reader stalls on. (Seen at 25 % loss: it took 192 KB ahead of the player, 3.5 s
-    /// at that loss, while the player waited 5.4 s on bytes whose three transfers went to new
-    /// connections, each losing its SYN.)
+    /// rest split off (a new, idle chunk). What a start's transfers and the reader's connection
+    /// take, so that the connection is soon free again for the bytes a reader stalls on. (Seen at
+    /// 25 % loss: the reader's connection took 192 KB ahead of the player, 3.5 s at that loss,
+    /// while the player waited 5.4 s on bytes whose three transfers went to new connections, each
+    /// losing its SYN.)
     private mutating func capped(_ index: Int) -> Int {
         let covered = chunks[index].covered
         if chunks[index].end - covered > piece { _ = split(index, at: covered + piece) }
@@ -264,8 +261,7 @@ public struct RangeFetchPlan: Sendable {
         let ahead = 2 * configuration.minimumSplitBytes
         // The split-off rest has no transfer yet; the raced part keeps the stalled ones.
         if chunks[index].end - chunks[index].covered > 2 * ahead { _ = split(index, at: chunks[index].covered + ahead) }
-        chunks[index].inFlight += 1
-        return request(index)
+        return start(index)
     }
 
     /// Cuts chunk `index` at `offset` (inside it, past what is written): the first part keeps its
@@ -468,16 +464,24 @@ public struct RangeFetchPlan: Sendable {
     private var piece: Int64 { min(configuration.startPieceBytes, configuration.chunkBytes) }
 
     /// Whether some byte a start waits for (``startRanges``) is not written yet.
-    var isStartPending: Bool {
-        startRanges.contains { range in
+    var isStartPending: Bool { !startParts.isEmpty }
+
+    /// What a start still waits for, chunk by chunk in the order of ``startRanges``: each chunk
+    /// holding such bytes, and the unwritten bytes of it that lie within a range.
+    private var startParts: [(index: Int, from: Int64, to: Int64)] {
+        var parts: [(index: Int, from: Int64, to: Int64)] = []
+        for range in startRanges {
             var offset = range.lowerBound
             while offset < range.upperBound, let position = position(of: offset) {
-                let chunk = chunks[order[position]]
-                if max(range.lowerBound, chunk.covered) < min(range.upperBound, chunk.end) { return true }
+                let index = order[position]
+                let chunk = chunks[index]
                 offset = chunk.end
+                let from = max(range.lowerBound, chunk.covered)
+                let to = min(range.upperBound, chunk.end)
+                if from < to { parts.append((index, from, to)) }
             }
-            return false
         }
+        return parts
     }
 
     /// The next transfer for what a start waits for (nil: nothing of it to start now). Its bytes
@@ -489,43 +493,25 @@ public struct RangeFetchPlan: Sendable {
     /// bytes was what a slow start waited for: seen at 25 % loss, 3.6 KB of the file's tail on one
     /// connection that had brought nothing for 4 s, whose chunk was too short to be hedged.
     private mutating func nextForStart() -> Request? {
-        guard totalBytes != nil, isStartPending else { return nil }
-        let piece = self.piece
+        guard totalBytes != nil else { return nil }
         var stalled: Int?
-        for range in startRanges {
-            var offset = range.lowerBound
-            while offset < range.upperBound, let position = position(of: offset) {
-                let index = order[position]
-                let chunk = chunks[index]
-                offset = chunk.end
-                let from = max(range.lowerBound, chunk.covered)
-                let to = min(range.upperBound, chunk.end)
-                guard from < to else { continue }
-                if chunk.inFlight == 0 {
-                    var target = index
-                    if from > chunk.covered { target = split(target, at: from) }
-                    if chunks[target].end - from > piece { _ = split(target, at: from + piece) }
-                    return start(target)
-                }
-                if to > chunk.covered + piece {
-                    // Its transfer would bring the rest only after a piece: the rest goes on another connection.
-                    let cut = max(chunk.covered + piece, from)
-                    let rest = split(index, at: cut)
-                    if chunks[rest].end - cut > piece { _ = split(rest, at: cut + piece) }
-                    return start(rest)
-                }
-                if chunk.inFlight < Self.maxTransfersWhenStalled && nowNs - chunk.activeNs >= configuration.startStallNs
-                    && stalled.map({ chunks[$0].activeNs > chunk.activeNs }) ?? true
-                {
-                    stalled = index
-                }
+        for (index, from, to) in startParts {
+            let chunk = chunks[index]
+            if chunk.inFlight == 0 {
+                return start(capped(from > chunk.covered ? split(index, at: from) : index))
+            }
+            if to > chunk.covered + piece {
+                // Its transfer would bring the rest only after a piece: the rest goes on another connection.
+                return start(capped(split(index, at: max(chunk.covered + piece, from))))
+            }
+            if chunk.inFlight < Self.maxTransfersWhenStalled && nowNs - chunk.activeNs >= configuration.startStallNs
+                && stalled.map({ chunks[$0].activeNs > chunk.activeNs }) ?? true
+            {
+                stalled = index
             }
         }
-        guard let stalled else { return nil }
         // Only its next piece is raced; the rest is split off, handed out as above.
-        let covered = chunks[stalled].covered
-        if chunks[stalled].end - covered > piece { _ = split(stalled, at: covered + piece) }
-        return start(stalled)
+        return stalled.map { start(capped($0)) }
     }
 
     /// One more transfer of chunk `index`.

@@ -108,13 +108,4 @@ import Testing
         }
         #expect(receiver.drops.total == 3_000)
     }
-
-    @Test func faultInjectorIsSeededAndRoughlyFair() {
-        var a = FaultInjector(lossShare: 0.3, seed: 42)
-        var b = FaultInjector(lossShare: 0.3, seed: 42)
-        let first = (0..<1000).map { _ in a.shouldDrop() }
-        #expect(first == (0..<1000).map { _ in b.shouldDrop() })
-        let dropped = first.filter { $0 }.count
-        #expect((220...380).contains(dropped))
-    }
 }

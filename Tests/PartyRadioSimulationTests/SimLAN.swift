@@ -16,8 +16,9 @@ struct SimFaults: CustomStringConvertible {
     }
 }
 
-/// One machine of the simulated LAN.
-enum SimMachine {
+/// One machine of the simulated LAN: any of the real machines, behind one type so that one
+/// ``NodeDriver`` type drives them all.
+enum SimMachine: NodeMachine {
     case dj(DJMachine)
     case listener(ListenerMachine)
     case voter(VoterMachine)
@@ -26,15 +27,6 @@ enum SimMachine {
     case requestVoter(RequestVoterMachine)
 
     mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
-        handle(batch: [(input, now)])
-    }
-
-    mutating func handle(batch inputs: [(NodeInput, LocalTime)]) -> [Effect] {
-        guard inputs.count == 1, let (input, now) = inputs.first else {
-            guard case .dj(var m) = self else { preconditionFailure("only the DJ takes batches here") }
-            defer { self = .dj(m) }
-            return m.handle(batch: inputs)
-        }
         switch self {
         case .dj(var m):
             defer { self = .dj(m) }
@@ -54,6 +46,31 @@ enum SimMachine {
         case .requestVoter(var m):
             defer { self = .requestVoter(m) }
             return m.handle(input, at: now)
+        }
+    }
+
+    /// Each machine's own batch handling (the DJ coalesces a batch's snapshots; the rest take the
+    /// protocol's default).
+    mutating func handle(batch inputs: [(NodeInput, LocalTime)]) -> [Effect] {
+        switch self {
+        case .dj(var m):
+            defer { self = .dj(m) }
+            return m.handle(batch: inputs)
+        case .listener(var m):
+            defer { self = .listener(m) }
+            return m.handle(batch: inputs)
+        case .voter(var m):
+            defer { self = .voter(m) }
+            return m.handle(batch: inputs)
+        case .chatter(var m):
+            defer { self = .chatter(m) }
+            return m.handle(batch: inputs)
+        case .requester(var m):
+            defer { self = .requester(m) }
+            return m.handle(batch: inputs)
+        case .requestVoter(var m):
+            defer { self = .requestVoter(m) }
+            return m.handle(batch: inputs)
         }
     }
 
@@ -78,27 +95,36 @@ enum SimMachine {
         case .requestVoter(let m): m.isFinished
         }
     }
+
+    var exitError: NodeError? {
+        switch self {
+        case .dj(let m): m.exitError
+        case .listener(let m): m.exitError
+        case .voter(let m): m.exitError
+        case .chatter(let m): m.exitError
+        case .requester(let m): m.exitError
+        case .requestVoter(let m): m.exitError
+        }
+    }
 }
 
-/// A host: its machine, its clock (offset and drift against the true time), its address and key.
+/// A host: its machine on the real ``NodeDriver`` and ``Outbox``, its clock (offset and drift
+/// against the true time), its address and key, and what its ports saw.
 final class SimNode {
     let index: Int
     let name: String
-    var machine: SimMachine
+    /// Set once the LAN made the node's ports (``SimLAN/add(name:machine:key:offsetNs:driftPPM:)``).
+    fileprivate(set) var driver: NodeDriver<SimMachine>!
+    var machine: SimMachine { driver.machine }
     let address: PeerAddress
     let signer: ChecksumSigner
     let offsetNs: Int64
     let driftPPM: Double
     var alive = true
-    var sequence: UInt64 = 1
     var groups: Set<MulticastGroup> = []
     /// Beyond a router (a listener that found the station in a unicast DNS-SD domain): no group
     /// datagram reaches it, whatever it joined; it hears the DJ only by unicast.
     var offLink = false
-    /// Stations whose datagrams this node seals (a private DJ's own; those whose advert opened).
-    var sealedStations: Set<StationID> = []
-    /// Stations whose advert says they take votes with a session MAC: this node's MAC signer for each.
-    var sessions: [StationID: ChecksumSessionSigner] = [:]
     var browsing = false
     var timerGeneration = 0
     var reports: [(time: Int64, event: NodeEvent)] = []
@@ -114,10 +140,9 @@ final class SimNode {
     var crashedAt: Int64?
     var isDJ: Bool { if case .dj = machine { true } else { false } }
 
-    init(index: Int, name: String, machine: SimMachine, key: PublicKey, offsetNs: Int64, driftPPM: Double) {
+    init(index: Int, name: String, key: PublicKey, offsetNs: Int64, driftPPM: Double) {
         self.index = index
         self.name = name
-        self.machine = machine
         address = PeerAddress(host: "10.9.0.\(index + 1)", port: UInt16(40_000 + index))
         signer = ChecksumSigner(publicKey: key)
         self.offsetNs = offsetNs
@@ -135,6 +160,66 @@ final class SimNode {
         while self.local(t) < local { t += 1_000 }
         return t
     }
+}
+
+/// A host's ports (``NodePorts``) on the simulated LAN: its clock reads the LAN's true time through
+/// its offset and drift, its datagrams go into the LAN's network, its player and reports are noted
+/// on the node for the checker.
+private final class SimPorts: NodePorts {
+    unowned let lan: SimLAN
+    unowned let node: SimNode
+
+    init(lan: SimLAN, node: SimNode) {
+        self.lan = lan
+        self.node = node
+    }
+
+    func now() -> LocalTime { node.local(lan.now) }
+    /// The host's real-time clock is its (skewed) clock: sequence numbers follow it as on a machine.
+    func realTimeNs() -> Int64 { node.local(lan.now).ns }
+    func send(_ datagram: [UInt8], to destination: Destination) { lan.send(datagram, from: node, to: destination) }
+
+    func joinGroup(_ group: MulticastGroup) throws(NodeError) -> [AddressFamily] {
+        node.groups.insert(group)
+        return [.ipv4]
+    }
+
+    func publish(name: String, port: UInt16, txt: [String]) { lan.publish(name: name, port: port, txt: txt, by: node) }
+    func browse(resolving name: String?) { lan.browse(by: node) }
+
+    func drivePlayer(_ command: PlayerCommand) {
+        switch command {
+        case .load(let track, let paused):
+            node.playerTrack = track.id
+            node.playerPaused = paused
+            node.loads.append((lan.now, track.id, track.source))
+        case .prefetch(let urls):
+            node.prefetches.append((lan.now, urls))
+        case .pause: node.playerPaused = true
+        case .resume: node.playerPaused = false
+        case .volume:
+            break
+        case .stop:
+            node.playerTrack = nil
+            node.playerPaused = true
+        }
+    }
+
+    func follow(_ view: StationClockView) { node.view = view }
+
+    func ask(_ request: CatalogRequest) {
+        lan.schedule(
+            at: lan.now + 10_000_000,
+            .input(node.index, .catalog(.tracks([], failure: "The simulation has no catalog."))))
+    }
+
+    // The DJ's plays are the stats store's (unit-tested in PartyRadioCoreTests and the storage tests).
+    func save(_ station: SavedStation) {}
+    func record(_ play: PlayRecord) {}
+    func pin(name: String, key: PublicKey) {}
+    func report(_ event: NodeEvent) { node.reports.append((lan.now, event)) }
+    func log(_ topic: PartyRadioCore.Log.Topic, _ message: String) {}
+    func webReply(ticket: UInt64, _ message: Message) {}
 }
 
 /// The whole simulated LAN: hosts, a network with loss, duplication, delay and reordering,
@@ -167,8 +252,8 @@ final class SimLAN {
     private var byAddress: [PeerAddress: Int] = [:]
     /// Published services: name → (node, port, TXT).
     private var services: [(name: String, node: Int, port: UInt16, txt: [String])] = []
-    /// Called after a node handled an input, with the effects it returned.
-    var observer: ((SimNode, NodeInput, [Effect]) -> Void)?
+    /// Called after a node handled an input (or a batch of datagrams), with the effects it returned.
+    var observer: ((SimNode, [Effect]) -> Void)?
     /// Called before a datagram is handed to a node.
     var datagramObserver: ((SimNode, [UInt8], PeerAddress) -> Void)?
     /// Called by `.hook` events (periodic checks).
@@ -203,9 +288,15 @@ final class SimLAN {
         return dj
     }
 
+    /// A host running `machine` on the real driver and outbox, signing with `key` (a keyed
+    /// checksum), holding the run's seal if it is private.
     func add(name: String, machine: SimMachine, key: PublicKey, offsetNs: Int64, driftPPM: Double) -> SimNode {
-        let node = SimNode(
-            index: nodes.count, name: name, machine: machine, key: key, offsetNs: offsetNs, driftPPM: driftPPM)
+        let node = SimNode(index: nodes.count, name: name, key: key, offsetNs: offsetNs, driftPPM: driftPPM)
+        let outbox = Outbox(
+            signer: node.signer, seal: seal,
+            sessionSigner: { stationKey in ChecksumSessionSigner(publicKey: key, stationKey: stationKey) })
+        node.driver = NodeDriver(machine: machine, outbox: outbox, ports: SimPorts(lan: self, node: node))
+        node.driver.afterStep = { [unowned self, unowned node] _, effects, _ in observer?(node, effects) }
         nodes.append(node)
         byAddress[node.address] = node.index
         return node
@@ -261,11 +352,13 @@ final class SimLAN {
             }
             now = next.time
             switch next.action {
-            case .input(let index, .datagram(let bytes, let from)) where nodes[index].isDJ:
-                deliver(batch: [(.datagram(bytes, from: from), now)] + moreDatagrams(to: index), to: nodes[index])
-            case .input(let index, let input): deliver(input, to: nodes[index])
+            case .input(let index, .datagram(let bytes, let from)):
+                let first = Arrival(bytes: bytes, from: from, at: nodes[index].local(now))
+                step(nodes[index], arrivals: [first] + moreDatagrams(to: index))
+            case .input(let index, .start): step(nodes[index])
+            case .input(let index, let input): step(nodes[index], inputs: [input])
             case .timer(let index, let generation):
-                if nodes[index].timerGeneration == generation { deliver(.timer, to: nodes[index]) }
+                if nodes[index].timerGeneration == generation { step(nodes[index]) }
             case .crash(let index):
                 nodes[index].alive = false
                 nodes[index].crashedAt = now
@@ -275,121 +368,71 @@ final class SimLAN {
         now = end
     }
 
-    /// As the runtime takes the datagrams of one wake-up together (``NodeMachine/handle(batch:)``):
-    /// the datagrams to the DJ next in line, within a millisecond of the first (`now`), up to 64.
-    /// Taken off the queue here; `now` moves to the last of them.
-    private func moreDatagrams(to index: Int) -> [(NodeInput, Int64)] {
-        var more: [(NodeInput, Int64)] = []
+    /// The rest of one wake-up's datagrams, as a node's runtime drains its sockets after `poll`: the
+    /// datagrams to the node next in line, within a millisecond of the first (`now`), up to 63 more,
+    /// each stamped with the node's clock as it arrived. Taken off the queue here; `now` moves to
+    /// the last of them. The driver batches them as it batches a real node's.
+    private func moreDatagrams(to index: Int) -> [Arrival] {
+        var more: [Arrival] = []
         let first = now
         while more.count < 63, let next = queue.first, next.time <= first + 1_000_000,
             case .input(index, .datagram(let bytes, let from)) = next.action
         {
             _ = pop()
             now = next.time
-            more.append((.datagram(bytes, from: from), next.time))
+            more.append(Arrival(bytes: bytes, from: from, at: nodes[index].local(next.time)))
         }
         return more
     }
 
-    private func deliver(_ input: NodeInput, to node: SimNode) {
-        deliver(batch: [(input, now)], to: node)
-    }
-
-    /// Inputs at true instants (the last is `now`), handed to the node's machine together.
-    private func deliver(batch inputs: [(NodeInput, Int64)], to node: SimNode) {
-        guard node.alive, !node.machine.isFinished, let input = inputs.last?.0 else { return }
-        if inputs.count > 1 { batched += inputs.count }
-        for (input, _) in inputs {
-            if case .datagram(let bytes, let from) = input {
-                delivered += 1
-                datagramObserver?(node, bytes, from)
-            }
-            handled += 1
-            if case .start = input {
-                // As the real transport does: sequence numbers start at the clock in microseconds.
-                node.sequence = UInt64(max(1, node.local(now).ns / 1000))
-            }
-        }
-        let effects = node.machine.handle(batch: inputs.map { ($0.0, node.local($0.1)) })
-        for effect in effects { execute(effect, from: node) }
-        observer?(node, input, effects)
+    /// One turn of a node's driver, as its runtime takes one after `poll`: the inputs, the
+    /// datagrams, the timer if due. A node that is down or has not started yet hears nothing (but
+    /// its start); after the turn its timer is set again, or its service withdrawn when it finished.
+    private func step(_ node: SimNode, inputs: [NodeInput] = [], arrivals: [Arrival] = []) {
+        guard node.alive, !node.machine.isFinished else { return }
+        guard node.driver.started || (inputs.isEmpty && arrivals.isEmpty) else { return }
+        if !node.driver.started { handled += 1 }
+        handled += inputs.count + arrivals.count
+        delivered += arrivals.count
+        if arrivals.count > 1 { batched += arrivals.count }
+        for arrival in arrivals { datagramObserver?(node, arrival.bytes, arrival.from) }
+        node.driver.step(inputs: inputs, arrivals: arrivals)
         if node.machine.isFinished {
             node.finishedAt = now
             withdraw(node)
-        } else if let wake = node.machine.nextWakeup {
+        } else if let wake = node.driver.nextWakeup {
             node.timerGeneration += 1
             schedule(at: max(now, node.trueTime(reaching: wake)), .timer(node.index, generation: node.timerGeneration))
         }
     }
 
-    private func execute(_ effect: Effect, from node: SimNode) {
-        switch effect {
-        case .send(let message, let destination, let station):
-            node.sequence += 1
-            let encoded =
-                if let session = node.sessions[station] {
-                    try? Datagram.encode(
-                        message, stationID: station, sequence: node.sequence, session: session, fallback: node.signer)
-                } else {
-                    try? Datagram.encode(message, stationID: station, sequence: node.sequence, signer: node.signer)
-                }
-            guard var bytes = encoded else { return }
-            if let seal, node.sealedStations.contains(station) {
-                bytes = seal.seal(datagram: bytes)
-            } else if seal != nil {
-                clearSends += 1
+    /// A datagram `node`'s driver made, into the network: to one peer, or to every node on the link
+    /// that joined the group.
+    fileprivate func send(_ bytes: [UInt8], from node: SimNode, to destination: Destination) {
+        if seal != nil && !SealedDatagram.isSealed(bytes) { clearSends += 1 }
+        switch destination {
+        case .peer(let peer):
+            if let index = byAddress[peer] { transmit(bytes, from: node, to: nodes[index]) }
+        case .group(let group):
+            for other in nodes where other !== node && other.groups.contains(group) && !other.offLink {
+                transmit(bytes, from: node, to: other)
             }
-            switch destination {
-            case .peer(let peer):
-                if let index = byAddress[peer] { transmit(bytes, from: node, to: nodes[index]) }
-            case .group(let group):
-                for other in nodes where other !== node && other.groups.contains(group) && !other.offLink {
-                    transmit(bytes, from: node, to: other)
-                }
-            }
-        case .publish(let name, let port, let txt):
-            services.append((name, node.index, port, txt))
-            schedule(at: now + 1_000_000_000, .input(node.index, .discovery(.published(name: name))))
-            for browser in nodes where browser.browsing {
-                announce(services.count - 1, to: browser, after: 1_000_000_000)
-            }
-        case .browse:
-            node.browsing = true
-            for service in services.indices { announce(service, to: node, after: 5_000_000) }
-            schedule(at: now + 150_000_000, .input(node.index, .discovery(.allForNow)))
-        case .sealFor(let station):
-            node.sealedStations.insert(station)
-        case .sessionFor(let station, let key):
-            node.sessions[station] = ChecksumSessionSigner(publicKey: node.signer.publicKey, stationKey: key)
-        case .joinGroup(let group):
-            node.groups.insert(group)
-        case .player(let command):
-            switch command {
-            case .load(let track, let paused):
-                node.playerTrack = track.id
-                node.playerPaused = paused
-                node.loads.append((now, track.id, track.source))
-            case .prefetch(let urls):
-                node.prefetches.append((now, urls))
-            case .pause: node.playerPaused = true
-            case .resume: node.playerPaused = false
-            case .volume:
-                break
-            case .stop:
-                node.playerTrack = nil
-                node.playerPaused = true
-            }
-        case .follow(let view):
-            node.view = view
-        case .catalog:
-            schedule(
-                at: now + 10_000_000,
-                .input(node.index, .catalog(.tracks([], failure: "The simulation has no catalog."))))
-        case .report(let event):
-            node.reports.append((now, event))
-        case .log, .record, .save, .pin, .webReply:
-            break  // the DJ's plays are the stats store's (unit-tested in PartyRadioCoreTests)
         }
+    }
+
+    /// DNS-SD: a service goes up a second later, and every browser hears of it.
+    fileprivate func publish(name: String, port: UInt16, txt: [String], by node: SimNode) {
+        services.append((name, node.index, port, txt))
+        schedule(at: now + 1_000_000_000, .input(node.index, .discovery(.published(name: name))))
+        for browser in nodes where browser.browsing {
+            announce(services.count - 1, to: browser, after: 1_000_000_000)
+        }
+    }
+
+    fileprivate func browse(by node: SimNode) {
+        node.browsing = true
+        for service in services.indices { announce(service, to: node, after: 5_000_000) }
+        schedule(at: now + 150_000_000, .input(node.index, .discovery(.allForNow)))
     }
 
     private func announce(_ service: Int, to browser: SimNode, after delay: Int64) {

@@ -88,7 +88,7 @@ struct SimRun {
             name: "Sim \(seed)", advert: advert, queue: tracks, crowdSkipPercent: [0, 30, 50, 100][random.int(0...3)],
             verifier: ChecksumVerifier(seal: lan.seal, sessionOwner: takesSessionVotes ? djKey : nil), key: djKey,
             startNs: Self.start, offsetNs: djOffset, driftPPM: djDrift)
-        if isPrivate { dj.sealedStations.insert(stationID) }
+        if isPrivate { dj.driver.sealFor(stationID) }
         lan.schedule(at: Self.start, .input(dj.index, .start))
 
         // Listeners: join, some quit, some crash.
@@ -216,7 +216,7 @@ struct SimRun {
             if datagram.header.authentication == .session { sessionVotes += 1 }
             checker.voteDelivered(vote, from: datagram.header.sender)
         }
-        lan.observer = { node, _, effects in
+        lan.observer = { node, effects in
             if node === dj { checker.djHandled(effects, lan: lan, log: &log) }
             if case .voter(let voter) = node.machine, voter.isFinished,
                 node.finishedAt == nil || node.finishedAt == lan.now

@@ -111,9 +111,7 @@ public final class DJNode {
         } else {
             sockets = try settings.unicastSockets(interface: interface, port: configuration.port)
         }
-        let transport = Transport(
-            sockets: sockets, identity: identity, clock: settings.clock, faults: settings.faults, seal: seal)
-        transport.sealFor(identity.stationID)
+        let transport = Transport(sockets: sockets, identity: identity, seal: seal)
         // The HTTP server (music and the web page) on the port of the DJ's last run if it is free
         // (listeners' players still hold its URLs), else any; its port goes in the advert.
         let address = interface.address.host
@@ -182,9 +180,12 @@ public final class DJNode {
                 maxRequestsPerGuest: configuration.maxRequestsPerGuest,
                 votersPerAddress: configuration.votersPerAddress, saved: restored),
             verifier: SodiumVerifier(seal: seal, sessions: identity), now: now)
+        // A private DJ seals everything it sends, from the start.
+        var outbox = transport.outbox()
+        outbox.sealFor(identity.stationID)
         runtime = try NodeRuntime(
-            machine: machine, settings: settings, interface: interface, transport: transport, player: player,
-            catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
+            machine: machine, settings: settings, interface: interface, transport: transport, outbox: outbox,
+            player: player, catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub

@@ -10,8 +10,7 @@ extension DoctorProbes {
         do throws(NodeError) {
             let interface = try settings.chooseInterface()
             let sockets = try settings.unicastSockets(interface: interface)
-            let transport = Transport(
-                sockets: sockets, identity: Identity.generate(), clock: settings.clock, faults: settings.faults)
+            let transport = Transport(sockets: sockets, identity: Identity.generate())
             let runtime = try NodeRuntime(
                 machine: ClockProbeMachine(configuration: configuration, verifier: SodiumVerifier()),
                 settings: settings, interface: interface, transport: transport, player: nil, inbox: Inbox())

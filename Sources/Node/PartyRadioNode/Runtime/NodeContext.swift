@@ -9,8 +9,6 @@ public struct NodeSettings: Sendable {
     public var stateDirectory: URL
     public var clock: NodeClock
     public var reporter: any NodeReporter
-    /// Test-only outgoing loss (`PARTYRADIO_FAULT_LOSS=0.3`, seeded by `PARTYRADIO_FAULT_SEED`).
-    public var faults: FaultInjector?
     /// The keys of the private station whose code was given (`--code`); derived once, here, since
     /// the derivation is deliberately slow (Argon2id).
     public let seal: CodeSeal?
@@ -19,7 +17,7 @@ public struct NodeSettings: Sendable {
 
     public init(
         interfaceName: String?, stateDirectory: URL, clock: NodeClock = NodeClock(), reporter: any NodeReporter,
-        faults: FaultInjector? = nil, code: JoinCode? = nil, domain: DomainSettings? = nil
+        code: JoinCode? = nil, domain: DomainSettings? = nil
     ) {
         self.domain = domain
         seal = code.map(CodeSeal.init(code:))
@@ -27,15 +25,6 @@ public struct NodeSettings: Sendable {
         self.stateDirectory = stateDirectory
         self.clock = clock
         self.reporter = reporter
-        self.faults = faults
-    }
-
-    /// The fault layer asked for in the environment, if any; off by default.
-    public static func faults(environment: [String: String]) -> FaultInjector? {
-        guard let share = environment["PARTYRADIO_FAULT_LOSS"].flatMap(Double.init), share > 0, share < 1 else {
-            return nil
-        }
-        return FaultInjector(lossShare: share, seed: environment["PARTYRADIO_FAULT_SEED"].flatMap(UInt64.init) ?? 1)
     }
 
     /// The signature check, carrying the code's keys when one was given.
@@ -43,7 +32,7 @@ public struct NodeSettings: Sendable {
 
     /// The wire edge on `sockets`, sealing for the private station of the code given, if any.
     func transport(sockets: UnicastSockets, identity: Identity) -> Transport {
-        Transport(sockets: sockets, identity: identity, clock: clock, faults: faults, seal: seal)
+        Transport(sockets: sockets, identity: identity, seal: seal)
     }
 
     func chooseInterface() throws(NodeError) -> NetworkInterface {

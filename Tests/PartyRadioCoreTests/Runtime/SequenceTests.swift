@@ -1,16 +1,15 @@
 import Testing
 
 @testable import PartyRadioCore
-@testable import PartyRadioNode
 
 /// Sequence numbers come from the real-time clock, so processes sharing a key interleave.
 @Suite struct SequenceTests {
     @Test func sequencesFollowTheClockAndNeverRepeat() {
-        #expect(Transport.nextSequence(after: 0, realTimeNs: 1_000) == 1_000)
+        #expect(Outbox.nextSequence(after: 0, realTimeNs: 1_000) == 1_000)
         // The clock stood still or went back: one more than the last.
-        #expect(Transport.nextSequence(after: 1_000, realTimeNs: 1_000) == 1_001)
-        #expect(Transport.nextSequence(after: 1_000, realTimeNs: 10) == 1_001)
-        #expect(Transport.nextSequence(after: 0, realTimeNs: -5) == 1)
+        #expect(Outbox.nextSequence(after: 1_000, realTimeNs: 1_000) == 1_001)
+        #expect(Outbox.nextSequence(after: 1_000, realTimeNs: 10) == 1_001)
+        #expect(Outbox.nextSequence(after: 0, realTimeNs: -5) == 1)
 
         // Two processes with one key, sending in turn: a receiver's replay window accepts all.
         var window = ReplayWindow()
@@ -20,11 +19,11 @@ import Testing
         for turn in 0..<200 {
             clock += Int64(turn % 7) * 1_000 + 1
             if turn % 3 == 0 {
-                b = Transport.nextSequence(after: b, realTimeNs: clock)
+                b = Outbox.nextSequence(after: b, realTimeNs: clock)
                 let accepted = window.accept(b, from: key)
                 #expect(accepted)
             } else {
-                a = Transport.nextSequence(after: a, realTimeNs: clock)
+                a = Outbox.nextSequence(after: a, realTimeNs: clock)
                 let accepted = window.accept(a, from: key)
                 #expect(accepted)
             }

@@ -1,13 +1,11 @@
-import PartyRadioNet
 import Testing
 
 @testable import PartyRadioCore
-@testable import PartyRadioNode
 
 /// A dual-stack listener hears each group datagram over both families; the twin goes.
 @Suite struct GroupTwinsTests {
     /// `admit` outside `#expect`, which cannot call a mutating method.
-    func admit(_ twins: inout GroupTwins, _ bytes: [UInt8], family: SocketAddress.Family, at now: LocalTime) -> Bool {
+    func admit(_ twins: inout GroupTwins, _ bytes: [UInt8], family: AddressFamily, at now: LocalTime) -> Bool {
         twins.admit(bytes, family: family, at: now)
     }
 

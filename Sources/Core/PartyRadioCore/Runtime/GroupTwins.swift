@@ -1,6 +1,3 @@
-import PartyRadioCore
-import PartyRadioNet
-
 /// On a dual-stack network a DJ sends every group datagram twice, once to each family's group
 /// (docs/PROTOCOL.md, "IPv6"), and a listener that joined both hears it twice. This drops the
 /// second copy before the machine sees it, so the twin is not counted as a replay.
@@ -9,12 +6,12 @@ import PartyRadioNet
 /// ``windowNs`` with exactly the same bytes (signature and all; only the DJ can make those).
 /// Each datagram has at most one twin: a match is forgotten. Memory is bounded: at most
 /// ``capacity`` datagrams are held, the oldest going first.
-struct GroupTwins {
-    static let windowNs: Int64 = 2 * Nanos.perSecond
-    static let capacity = 256
+public struct GroupTwins {
+    public static let windowNs: Int64 = 2 * Nanos.perSecond
+    public static let capacity = 256
 
     private struct Seen {
-        var family: SocketAddress.Family
+        var family: AddressFamily
         var at: LocalTime
     }
 
@@ -22,10 +19,10 @@ struct GroupTwins {
     private var order: [([UInt8], LocalTime)] = []
 
     /// How many datagrams are held.
-    var held: Int { order.count }
+    public var held: Int { order.count }
 
     /// Whether to hand `bytes`, heard from the group of family `family`, to the machine.
-    mutating func admit(_ bytes: [UInt8], family: SocketAddress.Family, at now: LocalTime) -> Bool {
+    public mutating func admit(_ bytes: [UInt8], family: AddressFamily, at now: LocalTime) -> Bool {
         while let first = order.first, now - first.1 > Self.windowNs || order.count >= Self.capacity {
             order.removeFirst()
             if let entry = seen[first.0], entry.at == first.1 { seen[first.0] = nil }
@@ -38,4 +35,10 @@ struct GroupTwins {
         order.append((bytes, now))
         return true
     }
+}
+
+/// An IP address family, as the core sees it (the socket layer has its own, with the C values).
+public enum AddressFamily: Hashable, Sendable {
+    case ipv4
+    case ipv6
 }

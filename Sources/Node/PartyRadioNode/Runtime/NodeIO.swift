@@ -1,0 +1,230 @@
+import PartyRadioCore
+import PartyRadioNet
+
+/// The node's ports on real I/O (``NodePorts``): its unicast and group sockets, Avahi and unicast
+/// DNS-SD, the player, the catalog (as tasks whose answers come back through the inbox), the DJ's
+/// store, the known stations' keys and the reporter. ``NodeDriver`` hands it every effect;
+/// ``NodeRuntime`` polls its descriptors. Owned by the node's thread.
+final class NodeIO: NodePorts {
+    let inbox: Inbox<NodeInput>
+    let interface: NetworkInterface
+    private let clock: NodeClock
+    private let reporter: any NodeReporter
+    private let transport: Transport
+    private let avahi: AvahiSession
+    /// The group sockets once joined: one per family the node speaks.
+    private var groupSockets: [UDPSocket] = []
+    let player: PlayerDriver?
+    private let catalog: (any TrackCatalog)?
+    let recorder: DJRecorder?
+    /// Where a listener remembers stations' keys.
+    private let knownStations: KnownStations?
+    /// `--domain`: browsed besides mDNS once the machine browses.
+    private let domain: DomainSettings?
+    private var domainBrowser: DomainBrowser?
+    /// Where ``Effect/webReply(ticket:_:)`` answers go (the DJ's web page).
+    var webReply: ((UInt64, Message) -> Void)?
+
+    init(
+        settings: NodeSettings, interface: NetworkInterface, transport: Transport, player: PlayerDriver?,
+        catalog: (any TrackCatalog)?, recorder: DJRecorder?, knownStations: KnownStations?, avahi: AvahiSession?,
+        inbox: Inbox<NodeInput>
+    ) throws(NodeError) {
+        self.knownStations = knownStations
+        domain = settings.domain
+        self.inbox = inbox
+        self.interface = interface
+        clock = settings.clock
+        reporter = settings.reporter
+        self.transport = transport
+        self.player = player
+        self.catalog = catalog
+        self.recorder = recorder
+        if let avahi {
+            self.avahi = avahi  // made (and publishing) before the rest of the node
+            return
+        }
+        do {
+            self.avahi = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { event in
+                inbox.push(.discovery(DiscoveryEvent(event)))
+            }
+        } catch { throw NodeError(.discovery, error.description, cause: error) }
+    }
+
+    /// What the reactor polls: the inbox's pipe, the unicast sockets and the group sockets.
+    var descriptors: [Int32] {
+        [inbox.wakeDescriptor] + transport.sockets.sockets.map(\.descriptor) + groupSockets.map(\.descriptor)
+    }
+
+    /// What waits on every socket, each datagram stamped as it came off its socket.
+    func drain() -> [Arrival] {
+        var arrived = transport.sockets.sockets.flatMap { socket in
+            Transport.drain(socket, clock: clock).map { Arrival(bytes: $0.bytes, from: $0.from, at: $0.at) }
+        }
+        for socket in groupSockets {
+            let family: AddressFamily = socket.family == .ipv4 ? .ipv4 : .ipv6
+            arrived += Transport.drain(socket, clock: clock).map {
+                Arrival(bytes: $0.bytes, from: $0.from, at: $0.at, group: family)
+            }
+        }
+        return arrived
+    }
+
+    /// Withdraws from DNS-SD, stops the player, closes the group sockets, ends the DJ's session.
+    func close() {
+        recorder?.end(at: clock.now())
+        avahi.close()
+        domainBrowser?.stop()
+        player?.shutdown()
+        for socket in groupSockets { socket.close() }
+    }
+
+    // MARK: Clock
+
+    func now() -> LocalTime { clock.now() }
+    func realTimeNs() -> Int64 { NodeClock.realTimeNs() }
+
+    // MARK: Datagrams
+
+    func send(_ datagram: [UInt8], to destination: Destination) {
+        let addresses = socketAddresses(destination)
+        if addresses.isEmpty {
+            Log.debug(.wire, "cannot send to \(destination): not an address this node can reach")
+        }
+        // A group datagram goes to each family's group: the same bytes, so a listener that hears
+        // both drops the twin (``GroupTwins``).
+        transport.send(datagram, to: addresses)
+    }
+
+    /// Where `destination` is, in the families this node's sockets speak: a peer's one address,
+    /// or the group's address in every family (IPv4 first).
+    private func socketAddresses(_ destination: Destination) -> [SocketAddress] {
+        switch destination {
+        case .peer(let peer):
+            guard let address = SocketAddress(peer: peer), transport.sockets.socket(for: address.family) != nil
+            else { return [] }
+            return [address]
+        case .group(let group):
+            return transport.sockets.families.map { SocketAddress(group, family: $0, scope: UInt32(interface.index)) }
+        }
+    }
+
+    /// Joins `group` on the interface in every family this node speaks (docs/NETWORKS.md). On dual
+    /// stack one family that cannot join is only logged; the node stops when none can.
+    func joinGroup(_ group: MulticastGroup) throws(NodeError) -> [AddressFamily] {
+        for socket in groupSockets { socket.close() }
+        groupSockets = []
+        var failure: (address: SocketAddress, error: SystemCallError)?
+        for family in transport.sockets.families {
+            let address = SocketAddress(group, family: family, scope: UInt32(interface.index))
+            var opened: UDPSocket?
+            do throws(SystemCallError) {
+                let socket = try UDPSocket(family: family)
+                opened = socket
+                try socket.allowAddressReuse()
+                try socket.bind(address)
+                try socket.join(group, interface: interface)
+                groupSockets.append(socket)
+            } catch {
+                opened?.close()
+                Log.debug(.wire, "cannot join the group at \(address): \(error)")
+                failure = failure ?? (address, error)
+            }
+        }
+        if groupSockets.isEmpty, let failure {
+            let shown = failure.address.family == .ipv4 ? "\(group)" : "\(failure.address)"
+            throw NodeError(
+                .network, "Cannot join the station's multicast group \(shown): \(failure.error); check --interface.",
+                cause: failure.error)
+        }
+        return groupSockets.map { $0.family == .ipv4 ? .ipv4 : .ipv6 }
+    }
+
+    // MARK: Discovery
+
+    func publish(name: String, port: UInt16, txt: [String]) {
+        do { try avahi.publish(name: name, type: StationAdvert.serviceType, port: port, txt: txt) } catch {
+            inbox.push(.discovery(.failed(error.description)))
+        }
+    }
+
+    func browse(resolving name: String?) {
+        do { try avahi.browse(type: StationAdvert.serviceType) } catch {
+            inbox.push(.discovery(.failed(error.description)))
+        }
+        if let name { avahi.resolveStation(named: name, interface: interface, inbox: inbox) }
+        if let domain, domainBrowser == nil {
+            do {
+                domainBrowser = try DomainBrowser(
+                    settings: domain, families: interface.families, inbox: inbox, reporter: reporter)
+            } catch {
+                inbox.push(.discovery(.failed(error.description)))
+            }
+        }
+    }
+
+    // MARK: Player
+
+    func drivePlayer(_ command: PlayerCommand) { player?.execute(command) }
+    func follow(_ view: StationClockView) { player?.follow(view) }
+
+    // MARK: Catalog
+
+    /// Runs a catalog request as a task; its answer comes back through the inbox.
+    func ask(_ request: CatalogRequest) {
+        let inbox = self.inbox
+        guard let catalog else {
+            if case .requestedTrack(_, let ticket) = request {
+                return inbox.push(
+                    .catalog(.requestedTrack(nil, failure: "The catalog is not available to this DJ.", for: ticket)))
+            }
+            return reporter.report(.warning("The catalog is not available to this DJ."))
+        }
+        Task {
+            switch request {
+            case .requestedTrack(let id, let ticket):
+                do {
+                    let track = try await catalog.lookup([id]).first { $0.id == id }
+                    inbox.push(.catalog(.requestedTrack(track, failure: nil, for: ticket)))
+                } catch {
+                    inbox.push(
+                        .catalog(.requestedTrack(nil, failure: "Looking up \(id) failed: \(error)", for: ticket)))
+                }
+            case .search(let term):
+                do { inbox.push(.catalog(.results(term: term, tracks: try await catalog.search(term)))) } catch {
+                    inbox.push(.catalog(.tracks([], failure: "The search for '\(term)' failed: \(error)")))
+                }
+            case .lookup(let ids):
+                do {
+                    let tracks = try await catalog.lookup(ids)
+                    let missing = ids.filter { id in !tracks.contains { $0.id == id } }
+                    let failure = missing.isEmpty ? nil : "No playable track for ID \(missing.joined(separator: ", "))."
+                    inbox.push(.catalog(.tracks(tracks, failure: failure)))
+                } catch {
+                    inbox.push(.catalog(.tracks([], failure: "Adding \(ids.joined(separator: ", ")) failed: \(error)")))
+                }
+            }
+        }
+    }
+
+    // MARK: Store
+
+    func save(_ station: SavedStation) { recorder?.save(station, at: clock.now()) }
+    func record(_ play: PlayRecord) { recorder?.record(play) }
+
+    func pin(name: String, key: PublicKey) {
+        do { try knownStations?.pin(name, key: key) } catch {
+            reporter.report(
+                .warning("Could not remember the key of '\(name)' in \(knownStations?.url.path ?? ""): \(error)."))
+        }
+    }
+
+    // MARK: Reporter
+
+    func report(_ event: NodeEvent) { reporter.report(event) }
+    func log(_ topic: Log.Topic, _ message: String) { Log.debug(topic, message) }
+
+    // MARK: Web
+
+    func webReply(ticket: UInt64, _ message: Message) { webReply?(ticket, message) }
+}

@@ -114,6 +114,7 @@ final class SimNode {
     let index: Int
     let name: String
     /// Set once the LAN made the node's ports (``SimLAN/add(name:machine:key:offsetNs:driftPPM:)``).
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     fileprivate(set) var driver: NodeDriver<SimMachine>!
     var machine: SimMachine { driver.machine }
     let address: PeerAddress

@@ -29,7 +29,7 @@ fuzz:
 	scripts/fuzz 120
 
 # Records again which functions the commands run, for the release link's order (needs root and
-# valgrind; see docs/BENCHMARKS.md, "Memory").
+# valgrind; see docs/BINARY.md, "Code laid out by use").
 order-file:
 	python3 scripts/order-file.py
 

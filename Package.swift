@@ -42,7 +42,7 @@ func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
         providers: [.apt([apt])])
 }
 
-/// How the release binary is linked (docs/BENCHMARKS.md, "Memory"): with lld, the functions the
+/// How the release binary is linked (docs/BINARY.md, "Code laid out by use"): with lld, the functions the
 /// commands run placed first (`partyradio.order`, made by scripts/order-file.py), so that the pages
 /// the kernel maps around each one hold code that runs rather than code that never does; and, where
 /// glibc reads them, relative relocations packed (DT_RELR: 20 KB instead of 1.8 MB read at every start).

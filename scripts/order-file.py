@@ -4,8 +4,8 @@ release link (Package.swift's `releaseLinking` hands it to lld as --symbol-order
 
 Why: the kernel maps a binary's code in blocks of 16 pages around each page fault (fault-around),
 so a DJ that ran 1.4 MB of functions scattered over 16 MB of code held 9.8 MB of it resident.
-Placed first, in one run, those functions fill the blocks with code that runs (docs/BENCHMARKS.md,
-"Memory").
+Placed first, in one run, those functions fill the blocks with code that runs (docs/BINARY.md,
+"Code laid out by use").
 
 How: each command runs under valgrind's callgrind on a namespace testbed (needs root): a DJ
 `--no-audio` on host 1, a listener playing through mpv's null output on host 2, a listener

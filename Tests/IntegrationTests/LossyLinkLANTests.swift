@@ -47,7 +47,7 @@ struct LossyLinkLANTests {
         // The goal is 5 s; a debug build on this machine started after 2.3-5.1 s while the whole
         // ~1 MB file was fetched before it played (1.5-4.5 s at this loss), 0.9 s since it plays
         // the partial file, and 8 s on a loaded CI run: that is the benchmark's business
-        // (docs/BENCHMARKS.md). The test checks behaviour: it
+        // (docs/BENCHMARKS.md, "A listener on a lossy link"). The test checks behaviour: it
         // plays well before the track ends, and (below) never starves once it does, which streaming
         // did not do at this loss (13 s gaps).
         #expect(startSeconds <= 15, "first player position \(startSeconds) s after start")

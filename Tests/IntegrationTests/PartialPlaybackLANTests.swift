@@ -7,7 +7,7 @@ import Testing
 /// the cache fetches the rest (docs/MEDIA.md, "Fetching ahead"). Apple's preview CDN is the
 /// catalog fixture server on the DJ's host, sending each answer slowly, so the download takes
 /// seconds longer than the start does, whatever the loss does to it. Behaviour only: the figures
-/// are the benchmark's (scripts/bench-lossy.py, docs/BENCHMARKS.md).
+/// are the benchmark's (scripts/bench-lossy.py, docs/BENCHMARKS.md, "A listener on a lossy link").
 @Suite(
     "A track played while it downloads", .serialized,
     .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))

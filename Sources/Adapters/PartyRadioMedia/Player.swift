@@ -150,8 +150,8 @@ public final class Player: Sendable {
             // a packet each time the decoder takes one: WAV comes in 4 KB packets and AAC in 1,024
             // samples, 20–50 a second. With frames of 4,800 samples (100 ms at 48 kHz, 109 ms at
             // 44.1) and WAV packets of 16 KB a playing listener's core woke 21–35 times a second
-            // instead of 46–70, and its demuxer 7–10 instead of 26–35 (docs/BENCHMARKS.md, "Fewer
-            // wake-ups in mpv and of the node"). The graph gets one thread: libavfilter's own pool started threads at
+            // instead of 46–70, and its demuxer 7–10 instead of 26–35 (docs/MEDIA.md, "Fewer
+            // wake-ups"). The graph gets one thread: libavfilter's own pool started threads at
             // every seek. The resampler, which plays every speed but 1 (no pitch correction, as the
             // nodes play), cuts its output into pieces of at most 40 ms unless told otherwise; 110 ms
             // keeps these frames whole at 44.1 kHz and more within a 1 % nudge. Since the queue

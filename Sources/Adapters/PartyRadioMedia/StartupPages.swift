@@ -7,8 +7,9 @@ import PartyRadioCore
 /// Wayland, librsvg…). Loading them touches their headers, symbol tables and relocations, and runs
 /// their constructors; the kernel maps the 16 pages around each page touched (fault-around). So a
 /// bare C program that only loads libmpv and plays one file holds 45 MB of mapped files, of which
-/// it touches 11 MB again while it plays (docs/BENCHMARKS.md, "Memory"); partyradio's own binary,
-/// whose start-up runs code that playing never runs again, is the same in small.
+/// it touches 11 MB again while it plays (docs/MEDIA.md, "What starting leaves resident");
+/// partyradio's own binary, whose start-up runs code that playing never runs again, is the same in
+/// small.
 /// ``release()`` drops the process's mappings of those pages (`MADV_DONTNEED`, madvise(2)) in
 /// every private file mapping it cannot write (code, read-only data): the pages stay in the page
 /// cache, where the kernel takes them back first when memory runs short (unmapped clean pages

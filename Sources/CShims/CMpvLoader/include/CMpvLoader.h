@@ -1,10 +1,11 @@
 // libmpv, loaded at first use: only the commands that play pay for it.
 //
 // libmpv and the ~190 libraries it needs (ffmpeg, PipeWire, X11, …) cost every command about
-// 80 ms of dynamic linking before main when the binary links them (docs/BENCHMARKS.md, Start-up). The binary therefore does not
-// link libmpv: prmpv_load dlopen()s it the first time a player is made and fills a table of
-// function pointers with dlsym; the prmpv_ wrappers below call through that table. mpv's own
-// header (libmpv-dev) still gives the types, enums and structs.
+// 80 ms of dynamic linking before main when the binary links them (docs/BINARY.md, "Linked, and
+// loaded when used"). The binary therefore does not link libmpv: prmpv_load dlopen()s it the
+// first time a player is made and fills a table of function pointers with dlsym; the prmpv_
+// wrappers below call through that table. mpv's own header (libmpv-dev) still gives the types,
+// enums and structs.
 #ifndef PARTYRADIO_CMPV_LOADER_H
 #define PARTYRADIO_CMPV_LOADER_H
 
@@ -51,11 +52,11 @@ int prmpv_stream_cb_add_ro(mpv_handle *ctx, const char *protocol, void *user_dat
 // PulseAudio's request size. The sound server asks a stream for more audio every `minreq` bytes;
 // mpv's pulse output leaves it to the server, whose default is 20 ms, and with
 // `pulse-latency-hacks` each request costs a round trip to the server for the stream's delay: about
-// 850 wake-ups a second for a playing listener (docs/BENCHMARKS.md). This file's pulse.c defines
-// libpulse's pa_stream_connect_playback and pa_stream_get_buffer_attr in the executable, so that
-// libmpv's calls reach them first: the first asks for a larger minreq, the second notes what the
-// server granted and tells mpv a buffer four requests long (``prmpv_pulse_reported_attr``). With a
-// permille of 0 the calls pass through unchanged.
+// 850 wake-ups a second for a playing listener (docs/MEDIA.md, "The request size"). This file's
+// pulse.c defines libpulse's pa_stream_connect_playback and pa_stream_get_buffer_attr in the
+// executable, so that libmpv's calls reach them first: the first asks for a larger minreq, the
+// second notes what the server granted and tells mpv a buffer four requests long
+// (``prmpv_pulse_reported_attr``). With a permille of 0 the calls pass through unchanged.
 
 /// libpulse's pa_buffer_attr (pulse/def.h, unchanged since 0.9): bytes, (uint32_t)-1 for "the
 /// server's default".

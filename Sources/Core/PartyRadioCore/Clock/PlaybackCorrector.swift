@@ -12,7 +12,7 @@
 /// reports is not what the speakers play: through PulseAudio, mpv's `audio-pts` steps by a
 /// millisecond or more for half a second at a time and drifts back over seconds (the sound
 /// server's latency estimate), while the speaker itself does not move (scripts/bench-speaker.py
-/// `TRACE=1`, docs/BENCHMARKS.md). Nudging on such a reading moves the speaker by the phantom error.
+/// `TRACE=1`; docs/CLOCK-SYNC.md §5). Nudging on such a reading moves the speaker by the phantom error.
 ///
 /// The confirmation is counted in time, not in readings, so that the player may read often while
 /// something is happening and seldom while it sits settled (``readingIntervalNs``) without

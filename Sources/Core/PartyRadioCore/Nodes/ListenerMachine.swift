@@ -58,9 +58,8 @@ public struct ListenerMachine: NodeMachine {
     /// heartbeat, pings once the clock has settled) is done in the first progress wake-up after it
     /// is due, at most ``progressIntervalNs`` late. Each wake-up costs a playing listener about as
     /// much CPU as the work in it; with its own wake-ups the node woke about seven times a second
-    /// for this work instead of four (docs/BENCHMARKS.md, "Fewer wake-ups in mpv and of the
-    /// node"). The DJ lets a listener go only after 3.5 s without a word, and the clock filter
-    /// takes a ping when it comes.
+    /// for this work instead of four (docs/PROTOCOL.md, "Behaviour"). The DJ lets a listener go
+    /// only after 3.5 s without a word, and the clock filter takes a ping when it comes.
     private static func ridesOnProgress(_ tuned: Tuned, intervalNs: Int64) -> Bool {
         !tuned.silent && intervalNs >= 2 * progressIntervalNs
     }

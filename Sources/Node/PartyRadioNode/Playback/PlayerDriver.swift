@@ -454,7 +454,7 @@ final class PlayerMaker: Sendable {
         /// request every 50 ms of mpv's 100 ms buffer, with reports reused for 100 ms, took a
         /// playing listener from 1.85–2.32 % of a core to 1.27–1.43 % in an alternated series
         /// under load, the speaker's p99 at most 0.2 ms in every run; a 100 ms request alone did
-        /// not hold 1 ms under load (docs/BENCHMARKS.md, "The request size", "Timing reports").
+        /// not hold 1 ms under load (docs/MEDIA.md, "The request size").
         /// `PARTYRADIO_PULSE_REQUEST_MS` sets another (0: the server's), for the benchmarks.
         static let pulseRequestMs = 50
         /// mpv's `pulse-buffer` when no option sets it.
@@ -466,9 +466,9 @@ final class PlayerMaker: Sendable {
         /// right as a fresh one while the stream plays on (libpulse counts what is written since,
         /// and the server plays at its clock's rate, within tens of ppm: microseconds in 250 ms); a
         /// cork or a flush ends it. 250 ms rather than 100 saves about 10 of a listener's 160
-        /// wake-ups a second; the speaker's p99 held under load (docs/BENCHMARKS.md, "Fewer wake-ups
-        /// in mpv and of the node"). `PARTYRADIO_PULSE_TIMING_MS` sets another (0 for mpv's way),
-        /// for the benchmarks (docs/BENCHMARKS.md, "Timing reports").
+        /// wake-ups a second; the speaker's p99 held under load (docs/MEDIA.md, "Fewer wake-ups").
+        /// `PARTYRADIO_PULSE_TIMING_MS` sets another (0 for mpv's way), for the benchmarks
+        /// (docs/MEDIA.md, "Timing reports").
         static let pulseTimingReuseMs = 250
 
         /// ``pulseTimingReuseMs``, or `PARTYRADIO_PULSE_TIMING_MS` (0–1000) when set.

@@ -164,8 +164,8 @@ enum WebPage {
         function djNowUs() { return nowUs() + (offsetUs === null ? roughOffsetUs : offsetUs); }
         function stationPosUs(S, djUs) {
           if (!S || !S.now || !S.anchor) return 0;
-          const a = S.anchor, dur = (S.now.durationMs || 0) * 1000;
-          let p = S.paused ? a.positionUs : a.positionUs + (djUs - a.atUs) * (a.rate || 1);
+          const a = S.anchor, dur = (S.now.duration_ms || 0) * 1000;
+          let p = S.paused ? a.position_us : a.position_us + (djUs - a.at_us) * (a.rate || 1);
           if (dur > 0 && p > dur) p = dur;
           return p < 0 ? 0 : p;
         }
@@ -223,8 +223,8 @@ enum WebPage {
             const r = await fetch('/api/time', { cache: 'no-store', signal: ac.signal });
             const j = await r.json();
             const t1 = nowUs();
-            if (typeof j.djUs !== 'number') return;
-            probes.push({ rtt: t1 - t0, off: j.djUs - (t0 + t1) / 2 });
+            if (typeof j.dj_us !== 'number') return;
+            probes.push({ rtt: t1 - t0, off: j.dj_us - (t0 + t1) / 2 });
             if (probes.length > 10) probes.shift();
             let b = probes[0];
             for (const p of probes) if (p.rtt < b.rtt) b = p;
@@ -274,7 +274,7 @@ enum WebPage {
           text($('pstate'), n && S.paused ? 'paused' : '');
           text($('djpause'), S.paused ? 'Resume' : 'Pause');
           const cs = $('djcrowdv');
-          if (document.activeElement !== cs && typeof S.crowdSkipPercent === 'number') cs.placeholder = S.crowdSkipPercent + ' %';
+          if (document.activeElement !== cs && typeof S.crowd_skip_percent === 'number') cs.placeholder = S.crowd_skip_percent + ' %';
           renderQueue();
           renderChat();
           tickProgress();
@@ -295,13 +295,13 @@ enum WebPage {
             if (e.artist) top.appendChild(document.createTextNode(' — ' + e.artist));
             d.appendChild(top);
             const sub = el('div', 'sub');
-            if (e.queueID) sub.appendChild(document.createTextNode('requested by ' + (e.requester || 'a guest') + ' '));
+            if (e.queue_id) sub.appendChild(document.createTextNode('requested by ' + (e.requester || 'a guest') + ' '));
             else sub.appendChild(document.createTextNode('DJ pick '));
-            if (e.awaitingApproval) sub.appendChild(el('span', 'tag', 'awaiting approval'));
+            if (e.awaiting_approval) sub.appendChild(el('span', 'tag', 'awaiting approval'));
             d.appendChild(sub);
             li.appendChild(d);
-            if (e.queueID) {
-              const id = e.queueID, mv = myReqVote.get(id);
+            if (e.queue_id) {
+              const id = e.queue_id, mv = myReqVote.get(id);
               const u = btn('▲ ' + (e.up || 0), 'Vote up request ' + id, () => reqVote(id, mv === 'up' ? 'clear' : 'up'));
               const v = btn('▼ ' + (e.down || 0), 'Vote down request ' + id, () => reqVote(id, mv === 'down' ? 'clear' : 'down'));
               u.className = v.className = 'vote';
@@ -311,7 +311,7 @@ enum WebPage {
               acts.appendChild(u);
               acts.appendChild(v);
               if (DJ) {
-                if (e.awaitingApproval) acts.appendChild(btn('Approve', 'Approve request ' + id, () => dj('approve', id)));
+                if (e.awaiting_approval) acts.appendChild(btn('Approve', 'Approve request ' + id, () => dj('approve', id)));
                 acts.appendChild(btn('Drop', 'Drop request ' + id, () => dj('drop', id)));
               }
               li.appendChild(acts);
@@ -346,7 +346,7 @@ enum WebPage {
             text($('total'), '0:00');
             return;
           }
-          const dur = (S.now.durationMs || 0) * 1000, p = stationPosUs(S, djNowUs());
+          const dur = (S.now.duration_ms || 0) * 1000, p = stationPosUs(S, djNowUs());
           $('bar').style.width = (dur > 0 ? Math.min(100, (p / dur) * 100) : 0).toFixed(2) + '%';
           text($('elapsed'), fmt(p));
           text($('total'), fmt(dur));
@@ -355,7 +355,7 @@ enum WebPage {
           if (!s || typeof s !== 'object') return;
           const old = S;
           S = s;
-          if (offsetUs === null && typeof s.sentUs === 'number') roughOffsetUs = s.sentUs - nowUs();
+          if (offsetUs === null && typeof s.sent_us === 'number') roughOffsetUs = s.sent_us - nowUs();
           render();
           listenStateChanged(old);
         }
@@ -378,7 +378,7 @@ enum WebPage {
           if (a.ok) {
             if (c === 'clear') myReqVote.delete(id); else myReqVote.set(id, c);
             if (a.tally && S && S.queue && Array.isArray(S.queue.entries))
-              for (const e of S.queue.entries) if (e.queueID === id) { e.up = a.tally.up; e.down = a.tally.down; }
+              for (const e of S.queue.entries) if (e.queue_id === id) { e.up = a.tally.up; e.down = a.tally.down; }
             render();
           }
           say('qmsg', a);
@@ -415,7 +415,7 @@ enum WebPage {
             t.appendChild(el('b', null, r.title || 'Untitled'));
             if (r.artist) t.appendChild(document.createTextNode(' — ' + r.artist));
             d.appendChild(t);
-            const sub = [r.album, r.durationMs ? fmt(r.durationMs * 1000) : '', r.from === 'catalog' ? 'catalog' : 'DJ library'];
+            const sub = [r.album, r.duration_ms ? fmt(r.duration_ms * 1000) : '', r.from === 'catalog' ? 'catalog' : 'DJ library'];
             d.appendChild(el('div', 'sub', sub.filter(Boolean).join(' · ')));
             li.appendChild(d);
             const b = btn('Request', null, async () => {
@@ -546,7 +546,7 @@ enum WebPage {
         function ctxToDjUs(ts, c) { return (performance.timeOrigin + ts.p + (c - ts.c) * 1000) * 1000 + djOffset(); }
         function djOffset() { return offsetUs === null ? roughOffsetUs : offsetUs; }
         function trackEnd() {
-          const d = S && S.now && S.now.durationMs ? S.now.durationMs / 1000 : Infinity;
+          const d = S && S.now && S.now.duration_ms ? S.now.duration_ms / 1000 : Infinity;
           return Math.min(d, buf ? buf.duration : 0);
         }
         function stopSource() {
@@ -633,7 +633,7 @@ enum WebPage {
         }
         let lastAnchor = '';
         function listenStateChanged(old) {
-          const a = S && S.anchor ? [S.anchor.atUs, S.anchor.positionUs, S.anchor.rate, S.paused, S.now && S.now.id].join() : '';
+          const a = S && S.anchor ? [S.anchor.at_us, S.anchor.position_us, S.anchor.rate, S.paused, S.now && S.now.id].join() : '';
           if (a !== lastAnchor) {
             lastAnchor = a;
             if (old && S && S.now && src && seg && seg.id === S.now.id) stopSource();

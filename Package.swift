@@ -150,7 +150,12 @@ let package = Package(
                 "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioStorage",
                 "PartyRadioMPRIS",
             ],
-            path: "Sources/Node/PartyRadioNode"),
+            path: "Sources/Node/PartyRadioNode",
+            // The web page, compiled into the binary as bytes (`PackageResources`): no files to install.
+            resources: [
+                .embedInCode("Web/Page/index.html"), .embedInCode("Web/Page/page.css"),
+                .embedInCode("Web/Page/page.js"),
+            ]),
 
         // MARK: CLI and app
         .target(

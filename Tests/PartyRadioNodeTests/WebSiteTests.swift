@@ -23,6 +23,7 @@ import Testing
         let html = WebPage.html
         #expect(html.components(separatedBy: "<script>").count == 2 && !html.contains("<script "))
         #expect(html.components(separatedBy: "<style>").count == 2 && !html.contains("<style "))
+        #expect(!html.contains("<link"), "the style is inline, not linked")
         #expect(!html.contains("http://") && !html.contains("https://"), "no outside assets")
         #expect(!html.contains("innerHTML") && !html.contains("insertAdjacentHTML") && !html.contains("document.write"))
         let policy = WebSite.contentSecurityPolicy(for: html)
@@ -31,6 +32,30 @@ import Testing
         let script = Array(html[open.upperBound..<close.lowerBound].utf8)
         let hash = Data(Sodium.sha256(script)).base64EncodedString()
         #expect(policy.contains("script-src 'sha256-\(hash)'") && policy.hasPrefix("default-src 'none'"))
+    }
+
+    /// node, where it is installed: the page's script must parse, or the page does nothing at all.
+    static let node = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        .map { "\($0)/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The script the page runs (the one between its `<script>` tags) is valid JavaScript.
+    @Test(.enabled(if: node != nil, "node is not installed")) func thePageScriptParses() throws {
+        let html = WebPage.html
+        let open = try #require(html.range(of: "<script>"))
+        let close = try #require(html.range(of: "</script>"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-page-\(getpid()).js")
+        try String(html[open.upperBound..<close.lowerBound]).write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.node))
+        process.arguments = ["--check", file.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
     }
 
     @Test func writesComeOnlyFromThePage() {

@@ -1,6 +1,6 @@
 import Foundation
 import PartyRadioCore
-import PartyRadioMedia
+import PartyRadioHTTP
 import PartyRadioSecurity
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import PartyRadioCore
-import PartyRadioMedia
+import PartyRadioHTTP
 import PartyRadioSecurity
 
 /// The DJ's web page and its API (docs/WEB.md): runs on the media server's connection threads,

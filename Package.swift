@@ -5,8 +5,9 @@
 //   Core/      pure Swift: domain model, wire codec, tallies, clock arithmetic (no I/O, no C)
 //   CShims/    system-library targets (pkg-config) and small C wrappers for what Swift cannot call
 //   Adapters/  one I/O edge apiece: network (sockets, multicast, Avahi), security (libsodium),
-//              catalog (libcurl), media (libmpv, loaded only to play, libmicrohttpd, TagLib, and the web page's QR codes
-//              (libqrencode)), storage (SQLite)
+//              catalog (libcurl), media (the player, libmpv, loaded only to play; its cache; TagLib),
+//              HTTP (the DJ's server, libmicrohttpd, and the web page's QR codes, libqrencode),
+//              storage (SQLite), the desktop's media controls (MPRIS)
 //   Node/      the DJ, listener, observer and voter that wire core and adapters together
 //   CLI/       argument parsing (a pure function) and the commands' terminal/JSON output
 //   App/       the `partyradio` executable
@@ -131,10 +132,12 @@ let package = Package(
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
-            dependencies: [
-                "PartyRadioCore", "CMpvLoader", "CMicroHTTPDShim", "CTagLibShim", "CQRencode", "CCurl", "CCurlShim",
-            ],
+            dependencies: ["PartyRadioCore", "CMpvLoader", "CTagLibShim", "CCurl", "CCurlShim"],
             path: "Sources/Adapters/PartyRadioMedia"),
+        // The DJ's HTTP server (music for listeners, the web page) and the page's QR codes.
+        .target(
+            name: "PartyRadioHTTP", dependencies: ["PartyRadioCore", "CMicroHTTPDShim", "CQRencode"],
+            path: "Sources/Adapters/PartyRadioHTTP"),
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],
             path: "Sources/Adapters/PartyRadioStorage"),
@@ -147,10 +150,15 @@ let package = Package(
         .target(
             name: "PartyRadioNode",
             dependencies: [
-                "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioStorage",
-                "PartyRadioMPRIS",
+                "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioHTTP",
+                "PartyRadioStorage", "PartyRadioMPRIS",
             ],
-            path: "Sources/Node/PartyRadioNode"),
+            path: "Sources/Node/PartyRadioNode",
+            // The web page, compiled into the binary as bytes (`PackageResources`): no files to install.
+            resources: [
+                .embedInCode("Web/Page/index.html"), .embedInCode("Web/Page/page.css"),
+                .embedInCode("Web/Page/page.js"),
+            ]),
 
         // MARK: CLI and app
         .target(
@@ -198,6 +206,7 @@ let package = Package(
             name: "PartyRadioNodeTests",
             dependencies: [
                 "PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMPRIS",
+                "PartyRadioHTTP",
             ]),
         .testTarget(
             name: "PartyRadioCLITests",
@@ -210,7 +219,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(
             name: "PartyRadioMediaTests",
-            dependencies: ["PartyRadioMedia", "PartyRadioCore", "CTagLibShim", "CMpvLoader", "CatalogTestSupport"]),
+            // The HTTP server: a player test plays a file it serves.
+            dependencies: [
+                "PartyRadioMedia", "PartyRadioCore", "CTagLibShim", "CMpvLoader", "CatalogTestSupport",
+                "PartyRadioHTTP",
+            ]),
+        .testTarget(name: "PartyRadioHTTPTests", dependencies: ["PartyRadioHTTP", "PartyRadioCore"]),
         .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
     ]
 )

@@ -34,6 +34,12 @@ struct WebBrowserLANTests {
         let title = try #require(dj.events.last { $0.name == "state" }.flatMap { Event.title($0) })
         #expect(try phone.command(["cmd": "state"])["title"] as? String == title)
         #expect(try desktop.command(["cmd": "state"])["station"] as? String == "Rooftop")
+        // The page reads the state's numbers (docs/WEB.md): the track's length and the station position.
+        let shown = try phone.command(["cmd": "state"])
+        for field in ["elapsed", "total"] {
+            #expect((shown[field] as? String)?.wholeMatch(of: /[0-9]+:[0-5][0-9]/) != nil, "\(field): \(shown)")
+        }
+        #expect(shown["total"] as? String != "0:00", "\(shown)")
 
         // The phone votes up; the desktop sees it arrive; the DJ counted it.
         _ = try phone.command(["cmd": "click", "name": "Vote up"])
@@ -54,6 +60,8 @@ struct WebBrowserLANTests {
         try dj.waitForEvent("the browser's request") { $0.name == "request" }
         let seen = try desktop.command(["cmd": "wait_text", "text": "Blue Hour", "timeout": 5])
         #expect(seen["error"] == nil, "\(seen)")
+        let requester = try desktop.command(["cmd": "wait_text", "text": "requested by Ann", "timeout": 5])
+        #expect(requester["error"] == nil, "a guest's request shows as the DJ's pick: \(requester)")
         let chat = try desktop.command(["cmd": "chat", "text": "hello from the desktop"])
         #expect(chat["refused"] as? Bool == false, "\(chat)")
         #expect(
@@ -93,6 +101,7 @@ struct WebBrowserLANTests {
         let listening = try desktop.command(["cmd": "listen", "seconds": 6])
         let figures = listening["listen"] as? [String: Any] ?? listening
         #expect(figures["state"] as? String == "playing", "\(listening)")
+        #expect(figures["clockRttMs"] as? Double != nil, "the page never read the DJ's clock: \(listening)")
         try dj.waitForEvent(after: mark, "the browser among the listeners") {
             $0.name == "listener_joined" && ($0.int("listeners") ?? 0) >= 1
         }

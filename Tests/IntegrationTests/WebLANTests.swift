@@ -163,7 +163,7 @@ struct WebLANTests {
         #expect(request["status"] as? String == "queued", "\(request)")
         let after = object(try curl(lan, host: 2, [base + "/api/state"]).body)
         let entries = (after["queue"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
-        #expect(entries.contains { $0["trackID"] as? String == id && ($0["queueID"] as? Int ?? 0) > 0 })
+        #expect(entries.contains { $0["track_id"] as? String == id && ($0["queue_id"] as? Int ?? 0) > 0 })
     }
 
     @Test("A page that reconnects is let back in: a stream whose client hung up frees its slot at once")

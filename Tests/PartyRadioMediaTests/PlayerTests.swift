@@ -1,5 +1,6 @@
 import Foundation
 import PartyRadioCore
+import PartyRadioHTTP
 import Testing
 
 @testable import PartyRadioMedia

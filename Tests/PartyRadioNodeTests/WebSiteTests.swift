@@ -1,6 +1,6 @@
 import Foundation
 import PartyRadioCore
-import PartyRadioMedia
+import PartyRadioHTTP
 import PartyRadioSecurity
 import Testing
 
@@ -23,6 +23,7 @@ import Testing
         let html = WebPage.html
         #expect(html.components(separatedBy: "<script>").count == 2 && !html.contains("<script "))
         #expect(html.components(separatedBy: "<style>").count == 2 && !html.contains("<style "))
+        #expect(!html.contains("<link"), "the style is inline, not linked")
         #expect(!html.contains("http://") && !html.contains("https://"), "no outside assets")
         #expect(!html.contains("innerHTML") && !html.contains("insertAdjacentHTML") && !html.contains("document.write"))
         let policy = WebSite.contentSecurityPolicy(for: html)
@@ -31,6 +32,30 @@ import Testing
         let script = Array(html[open.upperBound..<close.lowerBound].utf8)
         let hash = Data(Sodium.sha256(script)).base64EncodedString()
         #expect(policy.contains("script-src 'sha256-\(hash)'") && policy.hasPrefix("default-src 'none'"))
+    }
+
+    /// node, where it is installed: the page's script must parse, or the page does nothing at all.
+    static let node = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        .map { "\($0)/node" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The script the page runs (the one between its `<script>` tags) is valid JavaScript.
+    @Test(.enabled(if: node != nil, "node is not installed")) func thePageScriptParses() throws {
+        let html = WebPage.html
+        let open = try #require(html.range(of: "<script>"))
+        let close = try #require(html.range(of: "</script>"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("partyradio-page-\(getpid()).js")
+        try String(html[open.upperBound..<close.lowerBound]).write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.node))
+        process.arguments = ["--check", file.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
     }
 
     @Test func writesComeOnlyFromThePage() {
@@ -125,6 +150,77 @@ import Testing
         #expect(try guest(after, secondInbox, cookie: cookie) == first)
         #expect(try guest(after, secondInbox, cookie: Base64URL.encode([UInt8](repeating: 8, count: 32))) != first)
         #expect(try guest(after, secondInbox, cookie: nil) != first, "no cookie: a new guest")
+    }
+
+    /// Every key of every JSON object the page gets is snake_case (docs/WEB.md), as in the CLI's
+    /// JSON: the page state with a playing track, a request and a chat line in it, the answers to
+    /// guests' actions, the clock, a search and a refusal.
+    @Test func everyKeyThePageGetsIsSnakeCase() throws {
+        let key = PublicKey(bytes: [UInt8](repeating: 9, count: 32))!
+        let id = StationID(rawValue: 0x1234_5678)
+        let tracks = [
+            Track(
+                id: "local:a", title: "First", artist: "A", album: "X", durationMs: 10_000,
+                source: "http://10.0.0.1:8080/media/a"),
+            Track(id: "1440857781", title: "Second", artist: "B", album: "", durationMs: 20_000, source: "https://x/b"),
+        ]
+        let t0 = LocalTime(ns: 1_000_000_000_000)
+        var machine = DJMachine(
+            configuration: DJMachine.Configuration(
+                name: "Rooftop", advert: StationAdvert(stationID: id, group: id.multicastGroup, publicKey: key),
+                queue: tracks, port: 40_000, interfaceName: "eth0", address: "10.0.0.1", playsAudio: true),
+            verifier: SodiumVerifier(), now: t0)
+        _ = machine.handle(.start, at: t0)
+        func web(_ message: Message, sequence: UInt64) -> [Effect] {
+            let guest = PublicKey(bytes: [UInt8](repeating: 7, count: 32))!
+            let action = WebAction(message: message, guest: guest, address: "10.0.0.7", sequence: sequence, ticket: 1)
+            return machine.handle(.web(action), at: t0 + Nanos.ms(Int64(sequence)))
+        }
+        var answers: [Message] = []
+        for (sequence, message) in [
+            Message.requestSend(RequestSend(requestID: 1, name: "Ann", wanted: .library("second"))),
+            .chatSend(ChatSend(messageID: 2, name: "Ann", text: "hi")),
+            .vote(Vote(trackID: "local:a", choice: .up)),
+            .requestVote(RequestVote(queueID: 1, choice: .up)),
+        ].enumerated() {
+            for case .webReply(_, let answer) in web(message, sequence: UInt64(sequence + 1)) { answers.append(answer) }
+        }
+        #expect(answers.count == 4)
+        let state = WebState.json(machine, at: t0, mediaPrefix: "http://10.0.0.1:8080/media/", artwork: true)
+        #expect(state.contains("\"entries\":[{") && state.contains("\"chat\":[{"), "\(state)")
+
+        let (site, hub, _) = site()
+        hub.publish(state, tracks: tracks, votes: VoteBook())
+        func body(_ path: String, query: [String: String] = [:]) -> String {
+            let response = site.respond(
+                to: WebRequest(
+                    method: "GET", path: path, clientAddress: "10.0.0.9", body: [], headers: ["host": "10.0.0.1:8080"],
+                    query: query))
+            guard case .bytes(let bytes) = response.body else { return "" }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let documents =
+            [
+                state, body("/api/state"), body("/api/time"), body("/api/search", query: ["q": "first"]),
+                body("/nothing"),
+            ]
+            + answers.map { WebAnswer.json($0).rendered }
+        var keys: Set<String> = []
+        func collect(_ value: Any) {
+            if let object = value as? [String: Any] {
+                keys.formUnion(object.keys)
+                object.values.forEach(collect)
+            } else if let array = value as? [Any] {
+                array.forEach(collect)
+            }
+        }
+        for document in documents { collect(try JSONSerialization.jsonObject(with: Data(document.utf8))) }
+        #expect(keys.isSuperset(of: ["duration_ms", "at_us", "queue_id", "dj_us", "results", "tally"]), "\(keys)")
+        let camel = keys.filter { key in
+            key.first?.isLowercase != true
+                || !key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+        }
+        #expect(camel.isEmpty, "not snake_case: \(camel.sorted())")
     }
 
     @Test func anyRequestGetsADocumentedStatus() {

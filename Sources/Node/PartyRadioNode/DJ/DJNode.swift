@@ -1,6 +1,6 @@
 import Dispatch
 import PartyRadioCore
-import PartyRadioMedia
+import PartyRadioHTTP
 import PartyRadioNet
 import PartyRadioSecurity
 import PartyRadioStorage

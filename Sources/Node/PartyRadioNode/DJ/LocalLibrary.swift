@@ -1,5 +1,6 @@
 import Foundation
 import PartyRadioCore
+import PartyRadioHTTP
 import PartyRadioMedia
 
 /// The DJ's local music: scanned from `--library` folders (or a generated demo library) and

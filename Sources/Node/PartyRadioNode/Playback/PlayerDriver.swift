@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PartyRadioCore
+import PartyRadioHTTP
 import PartyRadioMedia
 import Synchronization
 

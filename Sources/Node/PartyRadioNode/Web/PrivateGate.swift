@@ -1,5 +1,5 @@
 import PartyRadioCore
-import PartyRadioMedia
+import PartyRadioHTTP
 import Synchronization
 
 /// The door of a private station's web page (docs/WEB.md, "Private stations"): nothing but

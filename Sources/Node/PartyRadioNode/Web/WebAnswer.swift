@@ -49,7 +49,7 @@ enum WebAnswer {
                 }
             var json = answer(ack.status.isQueued, ack.status.name, sentence, tally: nil)
             if case .object(var pairs) = json, ack.status.isQueued {
-                pairs.append(("queueID", .int(ack.queueID)))
+                pairs.append(("queue_id", .int(ack.queueID)))
                 json = .object(pairs)
             }
             return json

@@ -1,6 +1,6 @@
 import Foundation
 import PartyRadioCore
-import PartyRadioMedia
+import PartyRadioHTTP
 
 /// Where the DJ's thread and the web server's connection threads meet: the latest page state
 /// (published by the DJ's runtime after every change), the server-sent event streams waiting for

@@ -1,4 +1,4 @@
-import PartyRadioMedia
+import PartyRadioHTTP
 
 extension WebSite {
     /// The QR code of `url` as SVG (`/qr.svg`).

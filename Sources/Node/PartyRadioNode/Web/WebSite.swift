@@ -1,6 +1,6 @@
 import Foundation
 import PartyRadioCore
-import PartyRadioMedia
+import PartyRadioHTTP
 import PartyRadioSecurity
 
 /// The DJ's web page and its API (docs/WEB.md): runs on the media server's connection threads,
@@ -126,7 +126,7 @@ final class WebSite: WebHandler {
                 ], body: .stream(hub.stream()))
         case "/api/time":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
-            return Self.json(.object([("djUs", .int(clock.now().ns / 1000))]))
+            return Self.json(.object([("dj_us", .int(clock.now().ns / 1000))]))
         case "/api/search":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
             return search(request.query["q"] ?? "")

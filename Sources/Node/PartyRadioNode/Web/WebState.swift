@@ -20,7 +20,7 @@ enum WebState {
             snapshot.nowPlaying.map { track in
                 .object([
                     ("id", .string(track.id)), ("title", .string(track.title)), ("artist", .string(track.artist)),
-                    ("album", .string(track.album)), ("durationMs", .int(track.durationMs)),
+                    ("album", .string(track.album)), ("duration_ms", .int(track.durationMs)),
                     ("artwork", artwork && !track.id.hasPrefix("local:") ? .string("/art/" + track.id) : .null),
                     ("media", media(track.source, prefix: mediaPrefix)),
                 ])
@@ -31,12 +31,12 @@ enum WebState {
             (
                 "anchor",
                 .object([
-                    ("atUs", .int(anchor.djTime.ns / 1000)), ("positionUs", .int(anchor.positionNs / 1000)),
+                    ("at_us", .int(anchor.djTime.ns / 1000)), ("position_us", .int(anchor.positionNs / 1000)),
                     ("rate", .double(Double(anchor.rateMicros) / Double(PlaybackAnchor.normalRate))),
                 ])
             ),
             ("paused", .bool(anchor.isPaused)),
-            ("sentUs", .int(dj.ns / 1000)),
+            ("sent_us", .int(dj.ns / 1000)),
             ("tally", .object([("up", .int(snapshot.tally.up)), ("down", .int(snapshot.tally.down))])),
             ("listeners", .int(snapshot.listenerCount)),
             (
@@ -56,7 +56,7 @@ enum WebState {
                         ])
                     })
             ),
-            ("crowdSkipPercent", .int(machine.crowdSkipPercent)),
+            ("crowd_skip_percent", .int(machine.crowdSkipPercent)),
             ("requests", .string(list.mode.rawValue)),
         ])
         return state.rendered
@@ -64,10 +64,10 @@ enum WebState {
 
     static func entry(_ entry: QueueList.Entry) -> JSON {
         .object([
-            ("queueID", .int(entry.queueID)), ("trackID", .string(entry.trackID)), ("title", .string(entry.title)),
+            ("queue_id", .int(entry.queueID)), ("track_id", .string(entry.trackID)), ("title", .string(entry.title)),
             ("artist", .string(entry.artist)), ("requester", .string(entry.isRequest ? entry.requester : "")),
             ("up", .int(entry.tally.up)), ("down", .int(entry.tally.down)),
-            ("awaitingApproval", .bool(entry.awaitingApproval)),
+            ("awaiting_approval", .bool(entry.awaitingApproval)),
         ])
     }
 
@@ -83,7 +83,7 @@ enum WebState {
     static func result(_ track: Track, from: String) -> JSON {
         .object([
             ("id", .string(track.id)), ("title", .string(track.title)), ("artist", .string(track.artist)),
-            ("album", .string(track.album)), ("durationMs", .int(track.durationMs)), ("from", .string(from)),
+            ("album", .string(track.album)), ("duration_ms", .int(track.durationMs)), ("from", .string(from)),
         ])
     }
 }

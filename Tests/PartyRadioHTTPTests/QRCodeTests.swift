@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PartyRadioMedia
+@testable import PartyRadioHTTP
 
 #if canImport(FoundationXML)
     import FoundationXML  // XMLParser lives here on Linux

@@ -1,0 +1,521 @@
+'use strict';
+(function () {
+const $ = (id) => document.getElementById(id);
+const hm = /^#dj=([A-Za-z0-9_~.-]{8,200})$/.exec(location.hash);
+const DJ = hm ? hm[1] : null;
+// The DJ's link opened in a tab that shows the guests' page: start again as the DJ's page.
+window.addEventListener('hashchange', () => location.reload());
+let S = null, you = null;
+const myVote = new Map(), myReqVote = new Map();
+
+function nowUs() { return (performance.timeOrigin + performance.now()) * 1000; }
+let offsetUs = null, roughOffsetUs = 0;
+const probes = [];
+function djNowUs() { return nowUs() + (offsetUs === null ? roughOffsetUs : offsetUs); }
+function stationPosUs(S, djUs) {
+  if (!S || !S.now || !S.anchor) return 0;
+  const a = S.anchor, dur = (S.now.duration_ms || 0) * 1000;
+  let p = S.paused ? a.position_us : a.position_us + (djUs - a.at_us) * (a.rate || 1);
+  if (dur > 0 && p > dur) p = dur;
+  return p < 0 ? 0 : p;
+}
+function fmt(us) {
+  const s = Math.max(0, Math.floor(us / 1e6));
+  return Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+}
+function text(node, t) { node.textContent = t == null ? '' : String(t); }
+function el(tag, cls, t) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (t != null) e.textContent = String(t);
+  return e;
+}
+function btn(label, aria, fn) {
+  const b = el('button', null, label);
+  b.type = 'button';
+  if (aria) b.setAttribute('aria-label', aria);
+  b.addEventListener('click', fn);
+  return b;
+}
+function samePath(p, prefix) {
+  if (typeof p !== 'string' || p[0] !== '/' || p[1] === '/' || p[1] === '\\') return false;
+  if (/[\u0000-\u0020\\]/.test(p)) return false;
+  if (prefix && p.indexOf(prefix) !== 0) return false;
+  try { return new URL(p, location.href).origin === location.origin; } catch (e) { return false; }
+}
+function say(id, a, done) {
+  const m = $(id);
+  text(m, a && a.message ? a.message : (a && a.ok ? done || 'Done.' : 'Something went wrong'));
+  m.classList.toggle('err', !(a && a.ok));
+}
+async function post(path, params, dj) {
+  const headers = {};
+  if (dj) headers['X-DJ-Token'] = DJ;
+  try {
+    const r = await fetch(path, { method: 'POST', body: new URLSearchParams(params), headers,
+      credentials: 'same-origin', cache: 'no-store' });
+    let j = null;
+    try { j = await r.json(); } catch (e) { j = null; }
+    if (!r.ok) return { ok: false, message: (j && j.message) || ('The DJ refused (HTTP ' + r.status + ')') };
+    return j && typeof j === 'object' ? j : { ok: false, message: 'The DJ gave no answer' };
+  } catch (e) {
+    return { ok: false, message: 'Cannot reach the DJ' };
+  }
+}
+
+// ---- clock ----
+// The probes also watch the connection: EventSource cannot see the server's pings, so a stream
+// whose link died quietly looks open; once /api/time answers again after failing, it is reopened.
+let probeFails = 0;
+async function probe() {
+  const t0 = nowUs(), ac = new AbortController(), to = setTimeout(() => ac.abort(), 3000);
+  try {
+    const r = await fetch('/api/time', { cache: 'no-store', signal: ac.signal });
+    const j = await r.json();
+    const t1 = nowUs();
+    if (typeof j.dj_us !== 'number') return;
+    probes.push({ rtt: t1 - t0, off: j.dj_us - (t0 + t1) / 2 });
+    if (probes.length > 10) probes.shift();
+    let b = probes[0];
+    for (const p of probes) if (p.rtt < b.rtt) b = p;
+    offsetUs = b.off;
+    L.clockRttMs = Math.round(b.rtt / 10) / 100;
+    L.offsetUs = Math.round(b.off);
+    if (probeFails >= 2) openEvents();
+    probeFails = 0;
+  } catch (e) {
+    probeFails++;
+  } finally {
+    clearTimeout(to);
+  }
+}
+let probeN = 0;
+async function probeLoop() {
+  await probe();
+  probeN++;
+  setTimeout(probeLoop, probeN < 6 ? 300 : (L.state === 'off' && !probeFails ? 10000 : 2000));
+}
+
+// ---- rendering ----
+function render() {
+  if (!S) return;
+  text($('station'), S.station || 'Party radio');
+  document.title = (S.station || 'Party radio') + ' · Party radio';
+  const n = S.now;
+  text($('title'), n ? n.title || 'Untitled' : 'Nothing playing');
+  text($('artist'), n ? n.artist : '');
+  text($('album'), n ? n.album : '');
+  const art = $('art');
+  if (n && samePath(n.artwork)) {
+    if (art.getAttribute('src') !== n.artwork) art.src = n.artwork;
+    art.hidden = false;
+  } else {
+    art.hidden = true;
+    art.removeAttribute('src');
+  }
+  const t = S.tally || { up: 0, down: 0 };
+  text($('up'), t.up || 0);
+  text($('down'), t.down || 0);
+  text($('listeners'), S.listeners || 0);
+  const mine = n ? myVote.get(n.id) : null;
+  $('vup').setAttribute('aria-pressed', mine === 'up' ? 'true' : 'false');
+  $('vdown').setAttribute('aria-pressed', mine === 'down' ? 'true' : 'false');
+  $('vup').disabled = $('vdown').disabled = !n;
+  text($('pstate'), n && S.paused ? 'paused' : '');
+  text($('djpause'), S.paused ? 'Resume' : 'Pause');
+  const cs = $('djcrowdv');
+  if (document.activeElement !== cs && typeof S.crowd_skip_percent === 'number') cs.placeholder = S.crowd_skip_percent + ' %';
+  renderQueue();
+  renderChat();
+  tickProgress();
+}
+function renderQueue() {
+  const ul = $('queue'), q = S.queue || { entries: [] };
+  const mode = q.mode || S.requests;
+  text($('qmode'), mode ? 'requests ' + mode : '');
+  $('qmode').hidden = !mode;
+  ul.replaceChildren();
+  const es = Array.isArray(q.entries) ? q.entries : [];
+  if (!es.length) ul.appendChild(el('li', 'empty', 'Nothing queued yet. Request a song!'));
+  for (const e of es) {
+    const li = el('li');
+    const d = el('div', 'grow');
+    const top = el('div', 't');
+    top.appendChild(el('b', null, e.title || 'Untitled'));
+    if (e.artist) top.appendChild(document.createTextNode(' — ' + e.artist));
+    d.appendChild(top);
+    const sub = el('div', 'sub');
+    if (e.queue_id) sub.appendChild(document.createTextNode('requested by ' + (e.requester || 'a guest') + ' '));
+    else sub.appendChild(document.createTextNode('DJ pick '));
+    if (e.awaiting_approval) sub.appendChild(el('span', 'tag', 'awaiting approval'));
+    d.appendChild(sub);
+    li.appendChild(d);
+    if (e.queue_id) {
+      const id = e.queue_id, mv = myReqVote.get(id);
+      const u = btn('▲ ' + (e.up || 0), 'Vote up request ' + id, () => reqVote(id, mv === 'up' ? 'clear' : 'up'));
+      const v = btn('▼ ' + (e.down || 0), 'Vote down request ' + id, () => reqVote(id, mv === 'down' ? 'clear' : 'down'));
+      u.className = v.className = 'vote';
+      u.setAttribute('aria-pressed', mv === 'up' ? 'true' : 'false');
+      v.setAttribute('aria-pressed', mv === 'down' ? 'true' : 'false');
+      const acts = el('div', 'acts');
+      acts.appendChild(u);
+      acts.appendChild(v);
+      if (DJ) {
+        if (e.awaiting_approval) acts.appendChild(btn('Approve', 'Approve request ' + id, () => dj('approve', id)));
+        acts.appendChild(btn('Drop', 'Drop request ' + id, () => dj('drop', id)));
+      }
+      li.appendChild(acts);
+    }
+    ul.appendChild(li);
+  }
+}
+let chatKey = '';
+function renderChat() {
+  const ul = $('chat'), lines = Array.isArray(S.chat) ? S.chat : [];
+  const key = lines.map((c) => c.id).join(',');
+  if (key === chatKey && ul.childNodes.length) return;
+  chatKey = key;
+  const atEnd = ul.scrollTop + ul.clientHeight >= ul.scrollHeight - 8;
+  ul.replaceChildren();
+  if (!lines.length) ul.appendChild(el('li', 'empty', 'No messages yet.'));
+  for (const c of lines) {
+    const li = el('li');
+    li.appendChild(el('b', null, (c.name || c.sender || 'guest') + ':'));
+    li.appendChild(document.createTextNode(' ' + (c.text || '')));
+    ul.appendChild(li);
+  }
+  if (atEnd) ul.scrollTop = ul.scrollHeight;
+}
+function renderYou() {
+  text($('me'), you ? (you.name || 'guest ' + String(you.fingerprint || '').slice(0, 8)) : '…');
+}
+function tickProgress() {
+  if (!S || !S.now) {
+    $('bar').style.width = '0';
+    text($('elapsed'), '0:00');
+    text($('total'), '0:00');
+    return;
+  }
+  const dur = (S.now.duration_ms || 0) * 1000, p = stationPosUs(S, djNowUs());
+  $('bar').style.width = (dur > 0 ? Math.min(100, (p / dur) * 100) : 0).toFixed(2) + '%';
+  text($('elapsed'), fmt(p));
+  text($('total'), fmt(dur));
+}
+function setState(s) {
+  if (!s || typeof s !== 'object') return;
+  const old = S;
+  S = s;
+  if (offsetUs === null && typeof s.sent_us === 'number') roughOffsetUs = s.sent_us - nowUs();
+  render();
+  listenStateChanged(old);
+}
+
+// ---- actions ----
+async function vote(choice) {
+  if (!S || !S.now) return;
+  const id = S.now.id, cur = myVote.get(id);
+  const c = cur === choice ? 'clear' : choice;
+  const a = await post('/api/vote', { track: id, choice: c });
+  if (a.ok) {
+    if (c === 'clear') myVote.delete(id); else myVote.set(id, c);
+    if (a.tally && S.now && S.now.id === id) S.tally = a.tally;
+    render();
+  }
+  say('vmsg', a);
+}
+async function reqVote(id, c) {
+  const a = await post('/api/request-vote', { queue: String(id), choice: c });
+  if (a.ok) {
+    if (c === 'clear') myReqVote.delete(id); else myReqVote.set(id, c);
+    if (a.tally && S && S.queue && Array.isArray(S.queue.entries))
+      for (const e of S.queue.entries) if (e.queue_id === id) { e.up = a.tally.up; e.down = a.tally.down; }
+    render();
+  }
+  say('qmsg', a);
+}
+async function dj(command, arg) {
+  const p = { command };
+  if (arg !== undefined && arg !== null && arg !== '') p.arg = String(arg);
+  const a = await post('/api/dj', p, true);
+  say('djmsg', a, 'Sent: ' + (a.command || command) + '.');
+}
+async function search() {
+  const q = $('q').value.trim(), ul = $('results');
+  if (!q) return;
+  text($('smsg'), 'Searching…');
+  $('smsg').classList.remove('err');
+  let j;
+  try {
+    const r = await fetch('/api/search?q=' + encodeURIComponent(q), { cache: 'no-store' });
+    j = await r.json();
+    if (!r.ok) throw new Error((j && j.message) || ('HTTP ' + r.status));
+  } catch (e) {
+    say('smsg', { ok: false, message: 'Search failed: ' + e.message });
+    return;
+  }
+  ul.replaceChildren();
+  const rs = Array.isArray(j.results) ? j.results : [];
+  let m = rs.length ? rs.length + (rs.length === 1 ? ' match' : ' matches') : 'Nothing found.';
+  if (typeof j.catalog === 'string' && j.catalog.indexOf('failed') === 0) m += ' (the catalog is out of reach)';
+  say('smsg', { ok: true, message: m });
+  for (const r of rs) {
+    const li = el('li');
+    const d = el('div', 'grow');
+    const t = el('div', 't');
+    t.appendChild(el('b', null, r.title || 'Untitled'));
+    if (r.artist) t.appendChild(document.createTextNode(' — ' + r.artist));
+    d.appendChild(t);
+    const sub = [r.album, r.duration_ms ? fmt(r.duration_ms * 1000) : '', r.from === 'catalog' ? 'catalog' : 'DJ library'];
+    d.appendChild(el('div', 'sub', sub.filter(Boolean).join(' · ')));
+    li.appendChild(d);
+    const b = btn('Request', null, async () => {
+      b.disabled = true;
+      const a = await post('/api/request', r.id != null && r.id !== '' ? { id: String(r.id) } : { words: r.title || '' });
+      say('smsg', a);
+      b.disabled = false;
+    });
+    b.className = 'pri';
+    li.appendChild(b);
+    ul.appendChild(li);
+  }
+}
+async function loadState() {
+  try {
+    const r = await fetch('/api/state', { cache: 'no-store' });
+    const j = await r.json();
+    if (r.status === 403) {
+      // A private station: nothing shows until the guest gives the DJ's join code.
+      document.querySelector('main').hidden = true;
+      $('joinbox').hidden = false;
+      if (es) es.close();
+      return;
+    }
+    if (j && j.you) {
+      you = j.you;
+      if (j.now && (j.you.vote === 'up' || j.you.vote === 'down')) myVote.set(j.now.id, j.you.vote);
+      renderYou();
+    }
+    setState(j);
+  } catch (e) { /* the event stream brings it */ }
+}
+
+$('joinf').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const a = await post('/api/join', { code: $('jcode').value });
+  if (a.ok) { location.reload(); return; }
+  say('jmsg', a);
+});
+$('vup').addEventListener('click', () => vote('up'));
+$('vdown').addEventListener('click', () => vote('down'));
+$('sform').addEventListener('submit', (e) => { e.preventDefault(); search(); });
+$('cform').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const i = $('ctext'), t = i.value.trim();
+  if (!t) return;
+  const a = await post('/api/chat', { text: t });
+  if (a.ok) i.value = '';
+  say('cmsg', a, 'Sent.');
+});
+$('chname').addEventListener('click', () => {
+  const f = $('nform');
+  f.hidden = !f.hidden;
+  if (!f.hidden) { $('nname').value = you && you.name ? you.name : ''; $('nname').focus(); }
+});
+$('nform').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const a = await post('/api/name', { name: $('nname').value.trim() });
+  say('nmsg', a, 'You are ' + (a.name || '') + ' now.');
+  if (a.ok) { $('nform').hidden = true; await loadState(); }
+});
+$('share').addEventListener('click', () => {
+  const b = $('sharebox'), open = b.hidden;
+  if (open && !$('qr').getAttribute('src')) $('qr').src = '/qr.svg';
+  b.hidden = !open;
+  $('share').setAttribute('aria-expanded', open ? 'true' : 'false');
+});
+if (DJ) {
+  $('djpanel').hidden = false;
+  $('djskip').addEventListener('click', () => dj('skip'));
+  $('djprev').addEventListener('click', () => dj('prev'));
+  $('djpause').addEventListener('click', () => dj(S && S.paused ? 'resume' : 'pause'));
+  $('djseek').addEventListener('submit', (e) => { e.preventDefault(); dj('seek', $('djseekv').value); });
+  $('djcrowd').addEventListener('submit', (e) => { e.preventDefault(); dj('crowd-skip', $('djcrowdv').value); });
+  $('djmute').addEventListener('submit', (e) => { e.preventDefault(); dj('mute', $('djmutev').value.trim()); });
+  $('djunmute').addEventListener('click', () => dj('unmute', $('djmutev').value.trim()));
+  $('djqrb').addEventListener('click', async () => {
+    const img = $('djqr');
+    if (!img.hidden) { img.hidden = true; return; }
+    try {
+      const r = await fetch('/qr.svg?dj=1', { headers: { 'X-DJ-Token': DJ }, cache: 'no-store' });
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      const u = URL.createObjectURL(await r.blob());
+      if (img.src.indexOf('blob:') === 0) URL.revokeObjectURL(img.src);
+      img.src = u;
+      img.hidden = false;
+    } catch (e) { say('djmsg', { ok: false, message: 'No QR code: ' + e.message }); }
+  });
+}
+
+// ---- live updates ----
+let es = null, downSince = 0;
+let lastEventAt = 0;
+function openEvents() {
+  if (es) es.close();
+  es = new EventSource('/api/events');
+  lastEventAt = Date.now();
+  es.addEventListener('state', (e) => {
+    lastEventAt = Date.now();
+    try { setState(JSON.parse(e.data)); } catch (x) { /* bad event */ }
+  });
+  // The DJ sends a ping every 5 s without a change: 12 s of silence means a dead stream.
+  es.addEventListener('ping', () => { lastEventAt = Date.now(); });
+  es.onopen = () => { $('conn').hidden = true; };
+  es.onerror = () => { $('conn').hidden = es.readyState === 1; };
+}
+setInterval(() => {
+  const open = es && es.readyState === 1 && probeFails < 2 && Date.now() - lastEventAt < 12000;
+  $('conn').hidden = !!open;
+  if (open) { downSince = 0; return; }
+  if (!downSince) downSince = Date.now();
+  else if (Date.now() - downSince > 5000) { downSince = Date.now(); openEvents(); }
+}, 1000);
+setInterval(tickProgress, 250);
+
+// ---- listening in the browser ----
+const L = window.partyradioListen = { state: 'off', errorsMs: [], clockRttMs: null, offsetUs: null, samples: [],
+  restarts: 0, outputTimestamp: null, startBiasMs: 0 };
+let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1, startBias = 0;
+function push(a, v) { a.push(v); if (a.length > 600) a.splice(0, a.length - 600); }
+function outTs() {
+  // contextTime being heard at performanceTime (ms). Fallback: currentTime now, plus the output latency.
+  let ts = actx.getOutputTimestamp ? actx.getOutputTimestamp() : null;
+  if (ts && ts.performanceTime > 0 && ts.contextTime > 0) return { c: ts.contextTime, p: ts.performanceTime, real: true };
+  const lat = (actx.outputLatency || 0) + (actx.baseLatency || 0);
+  return { c: actx.currentTime, p: performance.now() + lat * 1000, real: false };
+}
+function ctxToDjUs(ts, c) { return (performance.timeOrigin + ts.p + (c - ts.c) * 1000) * 1000 + djOffset(); }
+function djOffset() { return offsetUs === null ? roughOffsetUs : offsetUs; }
+function trackEnd() {
+  const d = S && S.now && S.now.duration_ms ? S.now.duration_ms / 1000 : Infinity;
+  return Math.min(d, buf ? buf.duration : 0);
+}
+function stopSource() {
+  if (src) { try { src.stop(); } catch (e) { /* not started */ } src.disconnect(); }
+  src = null; seg = null;
+}
+function setListenButton() {
+  text($('listen'), L.state === 'off' ? 'Listen' : 'Stop listening');
+}
+function syncText(t) { text($('sync'), t); }
+function startSource() {
+  const ts = outTs();
+  const startC = actx.currentTime + 0.15;
+  // startBias: what the first measurement after earlier starts found, so the next start lands closer.
+  const pos = stationPosUs(S, ctxToDjUs(ts, startC)) / 1e6 - startBias / 1000;
+  if (pos >= trackEnd() - 0.05) { syncText('track ended'); return; }
+  const rate = (S.anchor && S.anchor.rate) || 1;
+  nudge = 1;
+  src = actx.createBufferSource();
+  src.buffer = buf;
+  src.playbackRate.value = rate;
+  src.connect(actx.destination);
+  src.start(startC, pos);
+  seg = { c: startC, off: pos, rate, id: S.now.id, fresh: true };
+  L.restarts++;
+  L.startBiasMs = Math.round(startBias * 100) / 100;
+}
+async function load(n) {
+  loadingId = n.id;
+  L.state = 'loading';
+  syncText('loading…');
+  try {
+    const r = await fetch(n.media, { cache: 'no-store', credentials: 'same-origin' });
+    if (!r.ok) throw new Error('HTTP ' + r.status);
+    const data = await r.arrayBuffer();
+    const b = await actx.decodeAudioData(data);
+    if (loadingId !== n.id || L.state === 'off') return;
+    buf = b; bufId = n.id;
+    L.state = 'playing';
+    tick();
+  } catch (e) {
+    if (loadingId === n.id) { syncText('cannot play this track here (' + e.message + ')'); L.state = 'unsupported'; }
+  } finally {
+    if (loadingId === n.id) loadingId = null;
+  }
+}
+function tick() {
+  if (L.state === 'off' || !actx) return;
+  const n = S && S.now;
+  if (!n || S.paused) { stopSource(); syncText(n ? 'paused' : 'nothing playing'); return; }
+  if (!samePath(n.media, '/media/')) {
+    stopSource(); L.state = 'unsupported'; syncText('This track cannot play in the browser'); return;
+  }
+  if (bufId !== n.id) {
+    stopSource();
+    if (loadingId !== n.id) load(n);
+    return;
+  }
+  if (L.state !== 'playing') L.state = 'playing';
+  if (!src) { startSource(); return; }
+  const ts = outTs();
+  L.outputTimestamp = { contextTime: ts.c, performanceTime: ts.p, real: ts.real };
+  if (ts.c < seg.c) return;
+  const bufPos = seg.off + (ts.c - seg.c) * seg.rate;
+  const djUs = ctxToDjUs(ts, ts.c), st = stationPosUs(S, djUs) / 1e6;
+  const errMs = (bufPos - st) * 1000;
+  push(L.errorsMs, Math.round(errMs * 100) / 100);
+  push(L.samples, { perfUs: Math.round((performance.timeOrigin + ts.p) * 1000), positionUs: Math.round(bufPos * 1e6),
+    trackId: seg.id });
+  if (bufPos >= trackEnd() || st >= trackEnd() - 0.01) { stopSource(); syncText('track ended'); return; }
+  if (seg.fresh) {
+    seg.fresh = false;
+    if (Math.abs(errMs) < 100) startBias = Math.max(-50, Math.min(50, startBias + errMs / 2));
+  }
+  if (Math.abs(errMs) > 25) { stopSource(); startSource(); syncText('syncing…'); return; }
+  // Correct the error over about three seconds, never more than half a percent off the station's rate.
+  nudge = Math.min(1.005, Math.max(0.995, 1 - errMs / 3000));
+  const base = (S.anchor && S.anchor.rate) || 1, now = actx.currentTime;
+  seg = { c: now, off: seg.off + (now - seg.c) * seg.rate, rate: base * nudge, id: seg.id, fresh: false };
+  src.playbackRate.setValueAtTime(base * nudge, now);
+  const recent = L.errorsMs.slice(-10);
+  const avg = recent.reduce((s, x) => s + Math.abs(x), 0) / recent.length;
+  syncText('in sync ±' + Math.max(1, Math.round(avg)) + ' ms');
+}
+let lastAnchor = '';
+function listenStateChanged(old) {
+  const a = S && S.anchor ? [S.anchor.at_us, S.anchor.position_us, S.anchor.rate, S.paused, S.now && S.now.id].join() : '';
+  if (a !== lastAnchor) {
+    lastAnchor = a;
+    if (old && S && S.now && src && seg && seg.id === S.now.id) stopSource();
+    tick();
+  }
+}
+// A page that plays counts among the listeners while it says so (the DJ forgets it 3.5 s
+// after it stops saying so).
+setInterval(() => { if (L.state === 'playing' || L.state === 'loading') post('/api/listen', { state: 'on' }); }, 1500);
+$('listen').addEventListener('click', async () => {
+  if (L.state !== 'off') {
+    post('/api/listen', { state: 'off' });
+    L.state = 'off'; stopSource(); loadingId = null; syncText('');
+    if (actx) actx.suspend();
+    setListenButton();
+    return;
+  }
+  const AC = window.AudioContext || window.webkitAudioContext;
+  if (!AC) { L.state = 'unsupported'; syncText('This browser cannot play audio here'); return; }
+  if (!actx) actx = new AC({ latencyHint: 'playback' });
+  try { await actx.resume(); } catch (e) { /* resumes on the next click */ }
+  L.state = 'loading';
+  post('/api/listen', { state: 'on' });
+  setListenButton();
+  probeN = 0;
+  for (let i = 0; i < 4; i++) await probe();
+  tick();
+});
+setInterval(tick, 500);
+
+loadState();
+openEvents();
+probeLoop();
+renderYou();
+})();

@@ -3,7 +3,7 @@ import PartyRadioCatalog
 /// What a command runs with, passed in rather than reached for, so tests run any command
 /// in-process: the environment, where output goes, and the wall clock.
 public struct CommandContext: Sendable {
-    /// The process environment (catalog URLs, locale, `XDG_STATE_HOME`, test faults).
+    /// The process environment (catalog URLs, locale, `XDG_STATE_HOME`).
     public var environment: [String: String]
     /// Where the command prints (``Console/standard`` outside tests).
     public var console: Console

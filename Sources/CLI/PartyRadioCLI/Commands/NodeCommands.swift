@@ -13,7 +13,7 @@ enum NodeCommands {
         return NodeSettings(
             interfaceName: network.interface, stateDirectory: URL(fileURLWithPath: stateDirectory),
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
-            reporter: reporter, faults: NodeSettings.faults(environment: context.environment), code: network.code,
+            reporter: reporter, code: network.code,
             domain: network.domain.map {
                 DomainSettings(
                     domain: $0, server: network.dnsServer, keyFile: network.dnsKey,

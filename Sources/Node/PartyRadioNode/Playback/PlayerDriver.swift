@@ -488,17 +488,6 @@ final class PlayerMaker: Sendable {
             return min(500, request * 1000 / buffer)
         }
 
-        /// The corrector's settings: its defaults, but for `PARTYRADIO_SYNC_CONFIRM_MS` (how long an
-        /// error must hold before a nudge, ``PlaybackCorrector/Configuration/confirmNs``), for
-        /// comparisons in the benchmarks (scripts/bench-speaker.py) only.
-        static func correctorConfiguration(environment: [String: String] = [:]) -> PlaybackCorrector.Configuration {
-            var configuration = PlaybackCorrector.Configuration()
-            if let text = environment["PARTYRADIO_SYNC_CONFIRM_MS"], let ms = Int64(text), ms >= 0 {
-                configuration.confirmNs = ms * Nanos.perMillisecond
-            }
-            return configuration
-        }
-
         func make() throws(NodeError) -> SyncController {
             let audio: Player.Options.AudioOutput =
                 options.audioDriver.map { $0 == "null" ? .none : .driver($0) }
@@ -520,10 +509,7 @@ final class PlayerMaker: Sendable {
                         pulseTimingReuseMs: Self.pulseTimingReuseMs(environment: environment)),
                     clock: clock.nanoClock,
                     openStream: openStream)
-                let sync = SyncController(
-                    player: player,
-                    configuration: Self.correctorConfiguration(environment: ProcessInfo.processInfo.environment),
-                    clock: clock.nanoClock)
+                let sync = SyncController(player: player, clock: clock.nanoClock)
                 Log.debug(
                     .player, "player made in \((clock.now() - started) / Nanos.perMillisecond) ms (libmpv loaded)")
                 let events = player.events

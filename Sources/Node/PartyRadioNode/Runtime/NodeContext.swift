@@ -9,7 +9,7 @@ public struct NodeSettings: Sendable {
     public var stateDirectory: URL
     public var clock: NodeClock
     public var reporter: any NodeReporter
-    /// Test-only outgoing loss (`PARTYRADIO_FAULT_LOSS=0.3`, seeded by `PARTYRADIO_FAULT_SEED`).
+    /// Test-only outgoing loss (nil: none; the command never sets one).
     public var faults: FaultInjector?
     /// The keys of the private station whose code was given (`--code`); derived once, here, since
     /// the derivation is deliberately slow (Argon2id).
@@ -28,14 +28,6 @@ public struct NodeSettings: Sendable {
         self.clock = clock
         self.reporter = reporter
         self.faults = faults
-    }
-
-    /// The fault layer asked for in the environment, if any; off by default.
-    public static func faults(environment: [String: String]) -> FaultInjector? {
-        guard let share = environment["PARTYRADIO_FAULT_LOSS"].flatMap(Double.init), share > 0, share < 1 else {
-            return nil
-        }
-        return FaultInjector(lossShare: share, seed: environment["PARTYRADIO_FAULT_SEED"].flatMap(UInt64.init) ?? 1)
     }
 
     /// The signature check, carrying the code's keys when one was given.

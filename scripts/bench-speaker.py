@@ -42,7 +42,7 @@ truly was (from the DJ's trace) beside the error the listener itself measured th
 gives each partyradio listener a copy of the binary and of libmpv's libraries of its own, as on a
 host of its own, so that no page is shared with another player (docs/MEDIA.md).
 PARTYRADIO_MPV_OPTIONS (`name=value,...`) passes through to the partyradio listeners: other mpv
-options.
+options (it and the other experimental switches: `partyradio man`, ENVIRONMENT).
 """
 import contextlib, os, shutil, signal, subprocess, sys, tempfile, threading, time, wave
 

@@ -41,8 +41,8 @@ each second of MEASURE is printed as every host's error at its speaker against w
 truly was (from the DJ's trace) beside the error the listener itself measured then. OWN_FILES=1
 gives each partyradio listener a copy of the binary and of libmpv's libraries of its own, as on a
 host of its own, so that no page is shared with another player (docs/MEDIA.md).
-PARTYRADIO_MPV_OPTIONS (`name=value,...`) and PARTYRADIO_SYNC_CONFIRM_MS (ms) pass through to the
-partyradio listeners: other mpv options, another confirmation time for their corrector.
+PARTYRADIO_MPV_OPTIONS (`name=value,...`) passes through to the partyradio listeners: other mpv
+options (it and the other experimental switches: `partyradio man`, ENVIRONMENT).
 """
 import contextlib, os, shutil, signal, subprocess, sys, tempfile, threading, time, wave
 

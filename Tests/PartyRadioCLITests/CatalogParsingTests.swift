@@ -3,14 +3,17 @@ import Testing
 
 @testable import PartyRadioCLI
 
-/// The catalog commands through the one parser, ``Command/parse(_:environment:)``.
+/// The catalog commands through the one parser, ``Command/parse(_:environment:knobs:)``.
 @Suite struct CatalogParsingTests {
     let environment = ["LANG": "en_GB.UTF-8", "HOME": "/home/dj"]
 
+    /// Parses with `environment` and its knobs, as a command's context hands them over.
     func parse(_ command: String, _ arguments: [String], _ environment: [String: String]? = nil) throws(UsageError)
         -> Command
     {
-        try Command.parse([command] + arguments, environment: environment ?? self.environment)
+        let environment = environment ?? self.environment
+        return try Command.parse(
+            [command] + arguments, environment: environment, knobs: EnvironmentKnobs(environment))
     }
 
     func usageError(_ command: String, _ arguments: [String], _ environment: [String: String]? = nil) -> UsageError? {

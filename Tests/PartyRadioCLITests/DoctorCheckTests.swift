@@ -60,7 +60,7 @@ import Testing
         #expect(options.iTunesURL == "https://itunes.apple.com")
         guard
             case .doctor(let pointed) = try Command.parse(
-                ["doctor"], environment: ["PARTYRADIO_ITUNES_URL": "http://h:1"])
+                ["doctor"], knobs: EnvironmentKnobs(["PARTYRADIO_ITUNES_URL": "http://h:1"]))
         else { throw Failure() }
         #expect(pointed.iTunesURL == "http://h:1")
         #expect(throws: UsageError.self) { try Command.parse(["doctor", "now"]) }

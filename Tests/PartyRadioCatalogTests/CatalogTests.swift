@@ -254,12 +254,12 @@ func fixtureCatalog(
     }
 }
 
-@Suite struct CatalogFromEnvironmentTests {
+@Suite struct CatalogWithCacheTests {
     @Test func theDJsWayIn() async throws {
         let server = FixtureServer.shared
         let directory = temporaryDirectory()
-        let (catalog, notices) = Catalog.fromEnvironment(
-            ["PARTYRADIO_ITUNES_URL": server.baseURL], stateDirectory: directory)
+        let (catalog, notices) = Catalog.withCache(
+            stateDirectory: directory, endpoints: CatalogEndpoints(iTunesBaseURL: server.baseURL))
         #expect(notices.isEmpty)
         #expect(catalog.configuration.endpoints.iTunesBaseURL == server.baseURL)
         let queue = try await catalog.search("daft punk", country: "us", limit: 10, allowExplicit: false)
@@ -269,7 +269,7 @@ func fixtureCatalog(
         let added = try await catalog.lookup(["617154366"])
         #expect(added.first?.queueTrack?.id == "617154366")
 
-        let (fallback, warnings) = Catalog.fromEnvironment([:], stateDirectory: "/proc/none")
+        let (fallback, warnings) = Catalog.withCache(stateDirectory: "/proc/none", endpoints: CatalogEndpoints())
         #expect(fallback.configuration.endpoints.iTunesBaseURL == "https://itunes.apple.com")
         #expect(warnings.count == 1)
     }

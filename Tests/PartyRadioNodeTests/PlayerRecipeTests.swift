@@ -3,54 +3,42 @@ import Testing
 @testable import PartyRadioCore
 @testable import PartyRadioNode
 
-/// The player's settings the node derives from its environment (the benchmarks' knobs).
-@Suite("Player recipe: mpv options and the corrector's settings")
+/// The player's settings the node derives from its ``PlayerTuning`` (the benchmarks' switches;
+/// EnvironmentKnobsTests check how the environment sets them).
+@Suite("Player recipe: mpv options and PulseAudio's request")
 struct PlayerRecipeTests {
-    @Test("mpv options: pulse-latency-hacks by default, PARTYRADIO_MPV_OPTIONS adds or replaces")
+    @Test("mpv options: pulse-latency-hacks by default, the tuning's options add or replace")
     func mpvOptions() {
         #expect(PlayerMaker.Recipe.mpvOptions(mediaProof: nil) == ["pulse-latency-hacks": "yes"])
         let options = PlayerMaker.Recipe.mpvOptions(
-            mediaProof: nil,
-            environment: ["PARTYRADIO_MPV_OPTIONS": "pulse-latency-hacks=no,ao=alsa,audio-device=alsa/pulse"])
+            mediaProof: nil, extra: ["pulse-latency-hacks": "no", "ao": "alsa", "audio-device": "alsa/pulse"])
         #expect(options == ["pulse-latency-hacks": "no", "ao": "alsa", "audio-device": "alsa/pulse"])
+        let proved = PlayerMaker.Recipe.mpvOptions(mediaProof: "p", extra: ["ao": "alsa"])
+        #expect(proved["http-header-fields"]?.hasSuffix(": p") == true && proved["ao"] == "alsa")
     }
 
-    @Test("PulseAudio's request: every 50 ms unless PARTYRADIO_PULSE_REQUEST_MS, a share of the buffer")
+    @Test("PulseAudio's request: every 50 ms by default, a share of the buffer, at most half")
     func pulseRequest() {
         let shipped = PlayerMaker.Recipe.mpvOptions(mediaProof: nil)
-        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped) == 500)
+        #expect(
+            PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, requestMs: PlayerTuning().pulseRequestMs)
+                == 500)
         // Of mpv's 100 ms buffer when no option sets one; more than half the buffer is half.
-        let every40 = ["PARTYRADIO_PULSE_REQUEST_MS": "40"]
-        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, environment: every40) == 400)
-        let most = ["PARTYRADIO_PULSE_REQUEST_MS": "1000"]
-        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, environment: most) == 500)
-        // Another buffer (PARTYRADIO_MPV_OPTIONS): the same request is a smaller share of it.
-        let longer = PlayerMaker.Recipe.mpvOptions(
-            mediaProof: nil, environment: ["PARTYRADIO_MPV_OPTIONS": "pulse-buffer=200"])
-        let every100 = ["PARTYRADIO_PULSE_REQUEST_MS": "100"]
-        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: longer, environment: every100) == 500)
-        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: longer, environment: every40) == 200)
-        // "native" has no length; 0 and below leave it to the server; nonsense is the default.
-        #expect(
-            PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: ["pulse-buffer": "native"], environment: every40) == 0)
-        for off in ["0", "-5"] {
-            #expect(
-                PlayerMaker.Recipe.pulseRequestPermille(
-                    mpvOptions: shipped, environment: ["PARTYRADIO_PULSE_REQUEST_MS": off]) == 0)
-        }
-        #expect(
-            PlayerMaker.Recipe.pulseRequestPermille(
-                mpvOptions: shipped, environment: ["PARTYRADIO_PULSE_REQUEST_MS": "fast"]) == 500)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, requestMs: 40) == 400)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, requestMs: 1000) == 500)
+        // Another buffer: the same request is a smaller share of it.
+        let longer = PlayerMaker.Recipe.mpvOptions(mediaProof: nil, extra: ["pulse-buffer": "200"])
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: longer, requestMs: 100) == 500)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: longer, requestMs: 40) == 200)
+        // "native" has no length; 0 leaves it to the server.
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: ["pulse-buffer": "native"], requestMs: 40) == 0)
+        #expect(PlayerMaker.Recipe.pulseRequestPermille(mpvOptions: shipped, requestMs: 0) == 0)
     }
 
-    @Test("PulseAudio timing reports: reused for 250 ms unless PARTYRADIO_PULSE_TIMING_MS (0-1000) says")
-    func pulseTimingReuse() {
-        #expect(PlayerMaker.Recipe.pulseTimingReuseMs() == 250)
-        #expect(PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": "0"]) == 0)
-        #expect(PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": "100"]) == 100)
-        for nonsense in ["-1", "1001", "soon", ""] {
-            #expect(
-                PlayerMaker.Recipe.pulseTimingReuseMs(environment: ["PARTYRADIO_PULSE_TIMING_MS": nonsense]) == 250)
-        }
+    @Test("The shipped tuning: cache, partial files, page release on; 50 ms requests, reports reused 250 ms")
+    func shippedTuning() {
+        let tuning = PlayerTuning()
+        #expect(tuning.mediaCache && tuning.playsPartialFiles && tuning.releasesStartupPages)
+        #expect(tuning.mpvOptions.isEmpty && tuning.pulseRequestMs == 50 && tuning.pulseTimingReuseMs == 250)
     }
 }

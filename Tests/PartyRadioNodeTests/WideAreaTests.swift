@@ -95,13 +95,6 @@ import Testing
         #expect(DomainBrowser.newlyRefused(first, since: ["Odd": [.badTXT]]).map(\.name) == ["Killed"])
     }
 
-    @Test func theLeaseComesFromTheEnvironment() {
-        #expect(DomainSettings.lease(environment: [:]) == DNSLease())
-        #expect(DomainSettings.lease(environment: ["PARTYRADIO_DNS_LEASE": "12"]).seconds == 12)
-        #expect(DomainSettings.lease(environment: ["PARTYRADIO_DNS_LEASE": "2"]).seconds == DNSLease.minimumSeconds)
-        #expect(DomainSettings.lease(environment: ["PARTYRADIO_DNS_LEASE": "soon"]) == DNSLease())
-    }
-
     @Test func aDJTakesTheFirstNameNoLiveDJHolds() throws {
         let now: Int64 = 1_764_560_000
         let me = "dj-me.party.example."

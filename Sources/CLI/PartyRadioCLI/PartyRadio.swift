@@ -22,7 +22,7 @@ public enum PartyRadio {
         let command: Command
         do {
             command = try Command.parse(
-                arguments, environment: context.environment,
+                arguments, environment: context.environment, knobs: context.knobs,
                 config: {
                     Result { () throws(ConfigFile.Error) in try ConfigFile.load(environment: context.environment) }
                 },

@@ -16,13 +16,14 @@ enum NodeCommands {
             reporter: reporter, code: network.code,
             domain: network.domain.map {
                 DomainSettings(
-                    domain: $0, server: network.dnsServer, keyFile: network.dnsKey,
-                    lease: DomainSettings.lease(environment: context.environment))
+                    domain: $0, server: network.dnsServer, keyFile: network.dnsKey, lease: context.knobs.dnsLease)
             })
     }
 
-    static func playbackOptions(_ flags: PlaybackFlags) -> PlaybackOptions {
-        PlaybackOptions(noAudio: flags.noAudio, audioDriver: flags.audioDriver, tracePath: flags.tracePath)
+    static func playbackOptions(_ flags: PlaybackFlags, context: CommandContext) -> PlaybackOptions {
+        PlaybackOptions(
+            noAudio: flags.noAudio, audioDriver: flags.audioDriver, tracePath: flags.tracePath,
+            tuning: context.knobs.player)
     }
 
     /// A node's runtime failure: one line (it says what to do), and the node's exit code.
@@ -39,8 +40,8 @@ enum NodeCommands {
         defer { withExtendedLifetime(interrupts) {} }
         let nodeSettings = settings(
             options.common, network: options.network, playback: options.playback, reporter: printer, context: context)
-        let (catalog, notices) = Catalog.fromEnvironment(
-            context.environment, stateDirectory: nodeSettings.stateDirectory.path)
+        let (catalog, notices) = Catalog.withCache(
+            stateDirectory: nodeSettings.stateDirectory.path, endpoints: context.knobs.catalogEndpoints)
         for notice in notices { printer.report(.warning(notice)) }
         let source = CatalogTrackSource(
             catalog: catalog, country: options.country ?? Storefront.fromLocale(context.environment),
@@ -59,7 +60,7 @@ enum NodeCommands {
             let node = try DJNode(
                 configuration: DJConfiguration(
                     name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
-                    playback: playbackOptions(options.playback), catalog: source,
+                    playback: playbackOptions(options.playback, context: context), catalog: source,
                     crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
                     maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
                     fresh: options.fresh, isPrivate: options.isPrivate, newCode: options.newCode),
@@ -126,7 +127,7 @@ enum NodeCommands {
             guard
                 let node = try ListenerNode.tuneIn(
                     options.station, timeoutNs: Nanos.seconds(options.timeout),
-                    playback: playbackOptions(options.playback),
+                    playback: playbackOptions(options.playback, context: context),
                     name: options.displayName
                         ?? GuestName.defaultName(
                             user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "",

@@ -16,8 +16,8 @@ enum RequestCommands {
         let silent = EventPrinter(jsonEvents: true, role: "requester", console: console)
         let settings = NodeCommands.settings(
             options.common, network: options.network, reporter: silent, context: context)
-        let (catalog, notices) = Catalog.fromEnvironment(
-            context.environment, stateDirectory: settings.stateDirectory.path)
+        let (catalog, notices) = Catalog.withCache(
+            stateDirectory: settings.stateDirectory.path, endpoints: context.knobs.catalogEndpoints)
         for notice in notices { console.err("Warning: \(notice)") }
         let source = CatalogTrackSource(
             catalog: catalog, country: options.country ?? Storefront.fromLocale(context.environment),

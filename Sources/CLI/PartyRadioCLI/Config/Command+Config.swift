@@ -4,10 +4,10 @@ extension Command {
     /// file's values cause says so.
     /// - Parameter config: the file, or the error reading it (reported only when it matters).
     public static func parse(
-        _ arguments: [String], environment: [String: String], config: () -> Result<ConfigFile, ConfigFile.Error>,
-        configPath: String
+        _ arguments: [String], environment: [String: String], knobs: EnvironmentKnobs = EnvironmentKnobs(),
+        config: () -> Result<ConfigFile, ConfigFile.Error>, configPath: String
     ) throws(UsageError) -> Command {
-        let plain = Result { () throws(UsageError) in try parse(arguments, environment: environment) }
+        let plain = Result { () throws(UsageError) in try parse(arguments, environment: environment, knobs: knobs) }
         if case .success(let command) = plain {
             switch command {
             case .help, .version, .manPage, .completion: return command
@@ -25,7 +25,7 @@ extension Command {
         let rest = Array(arguments.dropFirst())
         let added = file.arguments(for: name, given: rest)
         if added.isEmpty { return try plain.get() }
-        do { return try parse([name] + added + rest, environment: environment) } catch {
+        do { return try parse([name] + added + rest, environment: environment, knobs: knobs) } catch {
             // The file is to blame when the command line alone parses, or when the error names an
             // option only the file set.
             let named = added.contains { $0.hasPrefix("-") && error.message.contains("'\($0)'") }

@@ -45,10 +45,24 @@ enum ManPage {
         out += paragraphs(HelpPages.files)
         out += [".SH ENVIRONMENT"]
         out += paragraphs(HelpPages.environment)
+        out += knobs(EnvironmentKnobs.table.filter { $0.stability == .stable })
+        out += [".SS Experimental", ".PP", escape(Self.experimental)]
+        out += knobs(EnvironmentKnobs.table.filter { $0.stability == .experimental })
         out += [".SH EXIT STATUS"]
         out += paragraphs(section("EXIT CODES:", until: nil))
         out += [".SH SEE ALSO", #"\fBavahi-daemon\fR(8), \fBmpv\fR(1)"#]
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// What the experimental variables are for.
+    static let experimental =
+        "Switches for comparisons in the benchmarks and tests (docs/BENCHMARKS.md): they may change or go without notice."
+
+    /// `.TP` rows, the variable's name bold, its default after its meaning.
+    private static func knobs(_ rows: [EnvironmentKnobs.Knob]) -> [String] {
+        rows.flatMap { knob in
+            [".TP", #".B \#(escape(knob.name))"#, escape("\(knob.meaning) Default: \(knob.defaultValue).")]
+        }
     }
 
     /// `.TP` rows, the flags bold and the value italic.

@@ -2,25 +2,24 @@ import PartyRadioCatalog
 
 /// How an Apple Music request is authorised: a ready token, or a `.p8` key to make one.
 public struct AppleMusicAuthOptions: Equatable, Sendable {
-    /// `--developer-token`, else `$PARTYRADIO_APPLE_MUSIC_TOKEN`.
+    /// `--developer-token`, else ``EnvironmentKnobs/appleMusicToken``.
     public var developerToken: String?
-    /// `--key`, else `$PARTYRADIO_APPLE_MUSIC_KEY`.
+    /// `--key`, else ``EnvironmentKnobs/appleMusicKey``.
     public var keyPath: String?
-    /// `--team`, else `$PARTYRADIO_APPLE_MUSIC_TEAM_ID`.
+    /// `--team`, else ``EnvironmentKnobs/appleMusicTeamID``.
     public var teamID: String?
-    /// `--key-id`, else `$PARTYRADIO_APPLE_MUSIC_KEY_ID`.
+    /// `--key-id`, else ``EnvironmentKnobs/appleMusicKeyID``.
     public var keyID: String?
-    /// `--music-user-token`, else `$PARTYRADIO_MUSIC_USER_TOKEN`.
+    /// `--music-user-token`, else ``EnvironmentKnobs/musicUserToken``.
     public var musicUserToken: String?
 
-    /// The values the environment gives; flags given later replace them.
-    public init(environment: [String: String]) {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        developerToken = value("PARTYRADIO_APPLE_MUSIC_TOKEN")
-        keyPath = value("PARTYRADIO_APPLE_MUSIC_KEY")
-        teamID = value("PARTYRADIO_APPLE_MUSIC_TEAM_ID")
-        keyID = value("PARTYRADIO_APPLE_MUSIC_KEY_ID")
-        musicUserToken = value("PARTYRADIO_MUSIC_USER_TOKEN")
+    /// The values the environment's `knobs` give; flags given later replace them.
+    public init(knobs: EnvironmentKnobs) {
+        developerToken = knobs.appleMusicToken
+        keyPath = knobs.appleMusicKey
+        teamID = knobs.appleMusicTeamID
+        keyID = knobs.appleMusicKeyID
+        musicUserToken = knobs.musicUserToken
     }
 
     static let help: [(String, String)] = [
@@ -51,8 +50,8 @@ public struct AppleMusicAuthOptions: Equatable, Sendable {
         if developerToken != nil { return self }
         guard keyPath != nil else {
             throw UsageError(
-                "'--apple-music' needs a developer token: pass --developer-token (or set "
-                    + "PARTYRADIO_APPLE_MUSIC_TOKEN), or --key, --team and --key-id to make one.", command: command)
+                "'--apple-music' needs a developer token: pass --developer-token (or set $PARTYRADIO_APPLE_MUSIC_TOKEN), "
+                    + "or --key, --team and --key-id to make one.", command: command)
         }
         try Command.TokenOptions.checkIdentifiers(team: teamID, keyID: keyID, command: command)
         return self

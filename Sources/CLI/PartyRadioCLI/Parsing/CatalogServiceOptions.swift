@@ -2,9 +2,9 @@ import PartyRadioCatalog
 
 /// Where `search`, `lookup` and `charts` send requests, how they use the cache, and how they print.
 public struct CatalogServiceOptions: Equatable, Sendable {
-    /// `--itunes-url`, else `$PARTYRADIO_ITUNES_URL`, else https://itunes.apple.com.
+    /// `--itunes-url`, else ``EnvironmentKnobs/iTunesURL``.
     public var iTunesURL: String
-    /// `--apple-music-url`, else `$PARTYRADIO_APPLE_MUSIC_URL`, else https://api.music.apple.com.
+    /// `--apple-music-url`, else ``EnvironmentKnobs/appleMusicURL``.
     public var appleMusicURL: String
     /// `--timeout SECONDS` for one request.
     public var timeout: Double = HTTPClient.defaultTimeout
@@ -17,14 +17,10 @@ public struct CatalogServiceOptions: Equatable, Sendable {
     /// `--artwork-size N`: artwork URLs rewritten to N×N.
     public var artworkSize = ArtworkURL.defaultSize
 
-    /// The defaults, with the base URLs from the environment where it names them.
-    public init(environment: [String: String]) {
-        iTunesURL =
-            environment["PARTYRADIO_ITUNES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? CatalogEndpoints.defaultITunesBaseURL
-        appleMusicURL =
-            environment["PARTYRADIO_APPLE_MUSIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? CatalogEndpoints.defaultAppleMusicBaseURL
+    /// The defaults, with the base URLs of the environment's `knobs`.
+    public init(knobs: EnvironmentKnobs) {
+        iTunesURL = knobs.iTunesURL
+        appleMusicURL = knobs.appleMusicURL
     }
 
     static let help: [(String, String)] = [

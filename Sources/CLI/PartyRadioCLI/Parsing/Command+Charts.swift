@@ -13,14 +13,15 @@ extension Command {
         public var common = CommonOptions()
     }
 
-    static func parseCharts(_ arguments: [String], environment: [String: String]) throws(UsageError)
+    static func parseCharts(_ arguments: [String], environment: [String: String], knobs: EnvironmentKnobs)
+        throws(UsageError)
         -> ChartsOptions
     {
         let command = "charts"
         var scanner = ArgumentScanner(arguments, command: command)
         var options = ChartsOptions(
             country: Storefront.fromLocale(environment), limit: CatalogEndpoints.defaultChartLimit,
-            service: CatalogServiceOptions(environment: environment))
+            service: CatalogServiceOptions(knobs: knobs))
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
             if try options.service.consume(option, from: &scanner) { continue }

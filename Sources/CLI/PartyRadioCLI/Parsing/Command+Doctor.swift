@@ -6,7 +6,7 @@ extension Command {
         public var json = false
         /// `--timeout S`: how long the multicast self-test and the catalog may take.
         public var timeout: Double = 3
-        /// `--itunes-url`, else `$PARTYRADIO_ITUNES_URL`, else Apple's.
+        /// `--itunes-url`, else ``EnvironmentKnobs/iTunesURL``.
         public var iTunesURL: String
         /// `--audio-driver NAME`: the mpv output to try (nil: the first that works, as `listen` does).
         public var audioDriver: String?
@@ -20,9 +20,9 @@ extension Command {
         public var common = CommonOptions()
     }
 
-    static func parseDoctor(_ arguments: [String], environment: [String: String]) throws(UsageError) -> DoctorOptions {
+    static func parseDoctor(_ arguments: [String], knobs: EnvironmentKnobs) throws(UsageError) -> DoctorOptions {
         var scanner = ArgumentScanner(arguments, command: "doctor")
-        var options = DoctorOptions(iTunesURL: CatalogServiceOptions(environment: environment).iTunesURL)
+        var options = DoctorOptions(iTunesURL: knobs.iTunesURL)
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
             // The doctor checks this machine's link: no join code, and no DNS domain.

@@ -20,14 +20,15 @@ extension Command {
         public var common = CommonOptions()
     }
 
-    static func parseLookup(_ arguments: [String], environment: [String: String]) throws(UsageError)
+    static func parseLookup(_ arguments: [String], environment: [String: String], knobs: EnvironmentKnobs)
+        throws(UsageError)
         -> LookupOptions
     {
         let command = "lookup"
         var scanner = ArgumentScanner(arguments, command: command)
         var options = LookupOptions(
-            ids: [], country: Storefront.fromLocale(environment), auth: AppleMusicAuthOptions(environment: environment),
-            service: CatalogServiceOptions(environment: environment))
+            ids: [], country: Storefront.fromLocale(environment), auth: AppleMusicAuthOptions(knobs: knobs),
+            service: CatalogServiceOptions(knobs: knobs))
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
             if try options.service.consume(option, from: &scanner) { continue }

@@ -24,14 +24,15 @@ extension Command {
         public var common = CommonOptions()
     }
 
-    static func parseSearch(_ arguments: [String], environment: [String: String]) throws(UsageError)
+    static func parseSearch(_ arguments: [String], environment: [String: String], knobs: EnvironmentKnobs)
+        throws(UsageError)
         -> SearchOptions
     {
         let command = "search"
         var scanner = ArgumentScanner(arguments, command: command)
         var common = CommonOptions()
-        var service = CatalogServiceOptions(environment: environment)
-        var auth = AppleMusicAuthOptions(environment: environment)
+        var service = CatalogServiceOptions(knobs: knobs)
+        var auth = AppleMusicAuthOptions(knobs: knobs)
         var country = Storefront.fromLocale(environment)
         var limit: Int?
         var allowExplicit = true

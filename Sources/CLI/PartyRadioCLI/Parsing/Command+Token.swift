@@ -5,11 +5,11 @@ extension Command {
     public struct TokenOptions: Equatable, Sendable {
         /// How long a token lives without `--ttl`.
         public static let defaultLifetimeDays = 30
-        /// `--key FILE.p8`, else `$PARTYRADIO_APPLE_MUSIC_KEY`.
+        /// `--key FILE.p8`, else ``EnvironmentKnobs/appleMusicKey``.
         public var keyPath: String
-        /// `--team ID`, else `$PARTYRADIO_APPLE_MUSIC_TEAM_ID`.
+        /// `--team ID`, else ``EnvironmentKnobs/appleMusicTeamID``.
         public var teamID: String
-        /// `--key-id ID`, else `$PARTYRADIO_APPLE_MUSIC_KEY_ID`.
+        /// `--key-id ID`, else ``EnvironmentKnobs/appleMusicKeyID``.
         public var keyID: String
         /// `--ttl DAYS`: 1–180.
         public var lifetimeDays: Int
@@ -43,15 +43,14 @@ extension Command {
         }
     }
 
-    static func parseToken(_ arguments: [String], environment: [String: String]) throws(UsageError)
+    static func parseToken(_ arguments: [String], knobs: EnvironmentKnobs) throws(UsageError)
         -> TokenOptions
     {
         let command = "token"
         var scanner = ArgumentScanner(arguments, command: command)
-        let fromEnvironment = AppleMusicAuthOptions(environment: environment)
-        var keyPath = fromEnvironment.keyPath
-        var team = fromEnvironment.teamID
-        var keyID = fromEnvironment.keyID
+        var keyPath = knobs.appleMusicKey
+        var team = knobs.appleMusicTeamID
+        var keyID = knobs.appleMusicKeyID
         var days = TokenOptions.defaultLifetimeDays
         var json = false
         var common = CommonOptions()

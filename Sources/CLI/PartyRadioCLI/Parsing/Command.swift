@@ -32,11 +32,12 @@ public enum Command: Equatable, Sendable {
     ///
     /// `-h` or `--help` anywhere before a `--` asks for the command's help, whatever else the line
     /// holds. Pure: the environment is an argument, nothing is read or written.
-    /// - Parameter environment: where defaults come from (catalog URLs and Apple Music
-    ///   credentials, the locale's country).
-    public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError)
-        -> Command
-    {
+    /// - Parameters:
+    ///   - environment: the locale, whose country is the catalog's storefront by default.
+    ///   - knobs: the `PARTYRADIO_*` variables: the catalog's base URLs and Apple Music credentials.
+    public static func parse(
+        _ arguments: [String], environment: [String: String] = [:], knobs: EnvironmentKnobs = EnvironmentKnobs()
+    ) throws(UsageError) -> Command {
         guard let first = arguments.first else { return .help(nil) }
         let rest = Array(arguments.dropFirst())
         if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
@@ -55,11 +56,11 @@ public enum Command: Equatable, Sendable {
         case "request": return .request(try parseRequest(rest))
         case "queue": return .queue(try parseQueue(rest))
         case "stats": return .stats(try parseStats(rest))
-        case "search": return .search(try parseSearch(rest, environment: environment))
-        case "lookup": return .lookup(try parseLookup(rest, environment: environment))
-        case "charts": return .charts(try parseCharts(rest, environment: environment))
-        case "token": return .token(try parseToken(rest, environment: environment))
-        case "doctor": return .doctor(try parseDoctor(rest, environment: environment))
+        case "search": return .search(try parseSearch(rest, environment: environment, knobs: knobs))
+        case "lookup": return .lookup(try parseLookup(rest, environment: environment, knobs: knobs))
+        case "charts": return .charts(try parseCharts(rest, environment: environment, knobs: knobs))
+        case "token": return .token(try parseToken(rest, knobs: knobs))
+        case "doctor": return .doctor(try parseDoctor(rest, knobs: knobs))
         case "man": return try parseMan(rest)
         case "completion": return try parseCompletion(rest)
         default: throw UsageError("Unknown command '\(first)'.")

@@ -72,17 +72,15 @@ extension HelpPages {
         dj.sqlite.
         """
 
-    /// The environment variables partyradio reads (the man page's ENVIRONMENT).
+    /// The environment variables partyradio reads besides its own (the man page's ENVIRONMENT,
+    /// before ``EnvironmentKnobs/table``).
     static let environment = """
         XDG_STATE_HOME: where the state directory goes.
-
-        PARTYRADIO_ITUNES_URL, PARTYRADIO_APPLE_MUSIC_URL: the catalog's base URLs.
 
         DBUS_SESSION_BUS_ADDRESS: the session bus on which dj and listen offer an MPRIS 2 player
         (the desktop's media controls); unset: none.
 
-        PARTYRADIO_APPLE_MUSIC_TOKEN, PARTYRADIO_APPLE_MUSIC_KEY, PARTYRADIO_APPLE_MUSIC_TEAM_ID,
-        PARTYRADIO_APPLE_MUSIC_KEY_ID: Apple Music credentials.
+        partyradio's own variables follow; an empty one counts as unset.
         """
 
     /// The commands and their one-line summaries, as the top-level page lists them.

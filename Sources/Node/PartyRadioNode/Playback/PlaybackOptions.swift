@@ -1,4 +1,5 @@
-/// How a node plays (`--no-audio`, `--audio-driver`) and what it records (`--trace`).
+/// How a node plays (`--no-audio`, `--audio-driver`, the benchmarks' ``PlayerTuning``) and what it
+/// records (`--trace`).
 public struct PlaybackOptions: Sendable {
     /// No player at all: the node still follows the station and its clock.
     public var noAudio: Bool
@@ -9,10 +10,16 @@ public struct PlaybackOptions: Sendable {
     /// A private station's media proof, sent with every HTTP fetch (mpv's `http-header-fields`):
     /// its media server answers 403 without it.
     public var mediaProof: String?
+    /// The shipped way to fetch and play unless a benchmark asks for another.
+    public var tuning: PlayerTuning
 
-    public init(noAudio: Bool = false, audioDriver: String? = nil, tracePath: String? = nil) {
+    public init(
+        noAudio: Bool = false, audioDriver: String? = nil, tracePath: String? = nil,
+        tuning: PlayerTuning = PlayerTuning()
+    ) {
         self.noAudio = noAudio
         self.audioDriver = audioDriver
         self.tracePath = tracePath
+        self.tuning = tuning
     }
 }

@@ -35,10 +35,8 @@ final class PlayerDriver {
     private var pending: (track: Track, paused: Bool, since: LocalTime)?
     /// The track last loaded from its file while the cache was still fetching it, and since when.
     private var partialLoad: (source: String, since: LocalTime)?
-    /// Whether a track being fetched is played from what is there (the default;
-    /// `PARTYRADIO_MEDIA_CACHE_PARTIAL=0` waits for the whole file, for comparisons:
-    /// scripts/bench-lossy.py, mode `whole`).
-    private let playsPartialFiles = ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE_PARTIAL"] != "0"
+    /// Whether a track being fetched is played from what is there (``PlayerTuning/playsPartialFiles``).
+    private let playsPartialFiles: Bool
     /// What the machine last asked to fetch ahead (asked again after each load: the station's
     /// own track goes first, and a prefetch it stopped is queued again).
     private var prefetching: [String] = []
@@ -47,8 +45,8 @@ final class PlayerDriver {
     /// The local instant a prepared start is armed for, until it has happened (for `-v`).
     private var armedStart: Int64?
     /// Where the next release of the pages a start touched (``StartupPages``) stands: due a while
-    /// after the player plays a newly loaded track, then done until the next load (never with
-    /// `PARTYRADIO_PLAYER_PAGEOUT=0`, for comparisons: scripts/bench-memory.py).
+    /// after the player plays a newly loaded track, then done until the next load (never without
+    /// ``PlayerTuning/releasesStartupPages``).
     private var pageOut = PageOut.off
     /// Whether `-v` has said what PulseAudio granted the player's stream (once).
     private var pulseStreamNoted = false
@@ -91,7 +89,8 @@ final class PlayerDriver {
         self.clock = clock
         self.inbox = inbox
         playsAudio = !options.noAudio
-        if ProcessInfo.processInfo.environment["PARTYRADIO_PLAYER_PAGEOUT"] != "0" { pageOut = .waiting }
+        playsPartialFiles = options.tuning.playsPartialFiles
+        if options.tuning.releasesStartupPages { pageOut = .waiting }
         trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
         guard !options.noAudio else {
             cache = nil
@@ -99,8 +98,7 @@ final class PlayerDriver {
         }
         // The media cache first: its thread, and libcurl's load (about 5 ms), come before libmpv's
         // load begins, which would hold both up (see the note on PlayerMaker).
-        // PARTYRADIO_MEDIA_CACHE=0 streams as before (for comparisons: scripts/bench-lossy.py).
-        if let cacheDirectory, ProcessInfo.processInfo.environment["PARTYRADIO_MEDIA_CACHE"] != "0" {
+        if let cacheDirectory, options.tuning.mediaCache {
             // A private station's media needs proof of its code, the cache's fetches as mpv's.
             cache = try? MediaCache(
                 directory: cacheDirectory, headers: options.mediaProof.map { [(MediaServer.proofHeader, $0)] } ?? [])
@@ -436,68 +434,26 @@ final class PlayerMaker: Sendable {
         /// the sound server's latency, which libpulse by default interpolates with a smoother fitted
         /// over seconds: one late timing report on a busy machine steps it by a millisecond that
         /// takes seconds to fade (scripts/bench-speaker.py `TRACE=1`). `pulse-latency-hacks` has mpv
-        /// work it out from each timing report itself.
-        /// `PARTYRADIO_MPV_OPTIONS` (`name=value,name=value`) adds or replaces some, for comparisons
-        /// in the benchmarks (scripts/bench-speaker.py).
-        static func mpvOptions(mediaProof: String?, environment: [String: String] = [:]) -> [String: String] {
+        /// work it out from each timing report itself. `extra` (``PlayerTuning/mpvOptions``) adds or
+        /// replaces some.
+        static func mpvOptions(mediaProof: String?, extra: [String: String] = [:]) -> [String: String] {
             var options = ["pulse-latency-hacks": "yes"]
             if let mediaProof { options["http-header-fields"] = "\(MediaServer.proofHeader): \(mediaProof)" }
-            for pair in (environment["PARTYRADIO_MPV_OPTIONS"] ?? "").split(separator: ",") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2 { options[String(parts[0])] = String(parts[1]) }
-            }
+            options.merge(extra) { _, new in new }
             return options
         }
 
-        /// How often PulseAudio asks the player for audio, in milliseconds; 0 leaves it to the
-        /// server (every 20 ms). Each request costs mpv a round trip to the server with
-        /// `pulse-latency-hacks` unless a timing report is reused (``pulseTimingReuseMs``). A
-        /// request every 50 ms of mpv's 100 ms buffer, with reports reused for 100 ms, took a
-        /// playing listener from 1.85–2.32 % of a core to 1.27–1.43 % in an alternated series
-        /// under load, the speaker's p99 at most 0.2 ms in every run; a 100 ms request alone did
-        /// not hold 1 ms under load (docs/MEDIA.md, "The request size").
-        /// `PARTYRADIO_PULSE_REQUEST_MS` sets another (0: the server's), for the benchmarks.
-        static let pulseRequestMs = 50
         /// mpv's `pulse-buffer` when no option sets it.
         static let mpvPulseBufferMs = 100
 
-        /// How long one answered PulseAudio timing report serves mpv's delay queries, moved on by
-        /// the time since the server took it, in milliseconds (``Player/Options/pulseTimingReuseMs``);
-        /// 0: a round trip to the sound server for each, as mpv does. A report read later is as
-        /// right as a fresh one while the stream plays on (libpulse counts what is written since,
-        /// and the server plays at its clock's rate, within tens of ppm: microseconds in 250 ms); a
-        /// cork or a flush ends it. 250 ms rather than 100 saves about 10 of a listener's 160
-        /// wake-ups a second; the speaker's p99 held under load (docs/MEDIA.md, "Fewer wake-ups").
-        /// `PARTYRADIO_PULSE_TIMING_MS` sets another (0 for mpv's way), for the benchmarks
-        /// (docs/MEDIA.md, "Timing reports").
-        static let pulseTimingReuseMs = 250
-
-        /// ``pulseTimingReuseMs``, or `PARTYRADIO_PULSE_TIMING_MS` (0–1000) when set.
-        static func pulseTimingReuseMs(environment: [String: String] = [:]) -> Int {
-            guard let text = environment["PARTYRADIO_PULSE_TIMING_MS"], let ms = Int(text), (0...1000).contains(ms)
-            else { return pulseTimingReuseMs }
-            return ms
-        }
-
-        /// ``pulseRequestMs`` (or `PARTYRADIO_PULSE_REQUEST_MS`) as thousandths of the `pulse-buffer`
-        /// in `mpvOptions` (mpv's 100 ms without one), as ``Player/Options/pulseRequestPermille``
-        /// takes it; 0 for the server's default or a buffer not in milliseconds (`native`).
-        static func pulseRequestPermille(mpvOptions: [String: String], environment: [String: String] = [:]) -> Int {
-            let request = environment["PARTYRADIO_PULSE_REQUEST_MS"].flatMap { Int($0) } ?? pulseRequestMs
+        /// A request every `requestMs` (``PlayerTuning/pulseRequestMs``) as thousandths of the
+        /// `pulse-buffer` in `mpvOptions` (mpv's 100 ms without one), at most half of it, as
+        /// ``Player/Options/pulseRequestPermille`` takes it; 0 for the server's default or a buffer
+        /// not in milliseconds (`native`).
+        static func pulseRequestPermille(mpvOptions: [String: String], requestMs: Int) -> Int {
             let buffer = mpvOptions["pulse-buffer"].map { Int($0) ?? 0 } ?? mpvPulseBufferMs
-            guard request > 0, buffer > 0 else { return 0 }
-            return min(500, request * 1000 / buffer)
-        }
-
-        /// The corrector's settings: its defaults, but for `PARTYRADIO_SYNC_CONFIRM_MS` (how long an
-        /// error must hold before a nudge, ``PlaybackCorrector/Configuration/confirmNs``), for
-        /// comparisons in the benchmarks (scripts/bench-speaker.py) only.
-        static func correctorConfiguration(environment: [String: String] = [:]) -> PlaybackCorrector.Configuration {
-            var configuration = PlaybackCorrector.Configuration()
-            if let text = environment["PARTYRADIO_SYNC_CONFIRM_MS"], let ms = Int64(text), ms >= 0 {
-                configuration.confirmNs = ms * Nanos.perMillisecond
-            }
-            return configuration
+            guard requestMs > 0, buffer > 0 else { return 0 }
+            return min(500, requestMs * 1000 / buffer)
         }
 
         func make() throws(NodeError) -> SyncController {
@@ -511,20 +467,17 @@ final class PlayerMaker: Sendable {
                 let openStream: (@Sendable (String) -> (any PlayerByteSource)?)? = cache.map { cache in
                     { @Sendable name -> (any PlayerByteSource)? in cache.reader(named: name) }
                 }
-                let environment = ProcessInfo.processInfo.environment
-                let mpvOptions = Self.mpvOptions(mediaProof: options.mediaProof, environment: environment)
+                let tuning = options.tuning
+                let mpvOptions = Self.mpvOptions(mediaProof: options.mediaProof, extra: tuning.mpvOptions)
                 let player = try Player(
                     options: Player.Options(
                         audio: audio, pitchCorrection: false, extraOptions: mpvOptions,
                         pulseRequestPermille: Self.pulseRequestPermille(
-                            mpvOptions: mpvOptions, environment: environment),
-                        pulseTimingReuseMs: Self.pulseTimingReuseMs(environment: environment)),
+                            mpvOptions: mpvOptions, requestMs: tuning.pulseRequestMs),
+                        pulseTimingReuseMs: tuning.pulseTimingReuseMs),
                     clock: clock.nanoClock,
                     openStream: openStream)
-                let sync = SyncController(
-                    player: player,
-                    configuration: Self.correctorConfiguration(environment: ProcessInfo.processInfo.environment),
-                    clock: clock.nanoClock)
+                let sync = SyncController(player: player, clock: clock.nanoClock)
                 Log.debug(
                     .player, "player made in \((clock.now() - started) / Nanos.perMillisecond) ms (libmpv loaded)")
                 let events = player.events

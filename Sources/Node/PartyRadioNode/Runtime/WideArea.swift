@@ -11,7 +11,8 @@ public struct DomainSettings: Sendable, Equatable {
     public var server: String?
     /// The TSIG key file (the DJ's updates).
     public var keyFile: String?
-    /// The lease on the DJ's records (how long they count after a DJ was killed).
+    /// The lease on the DJ's records (how long they count after a DJ was killed; the tests shorten
+    /// it so that a killed DJ's station drops out within seconds).
     public var lease: DNSLease
 
     public init(domain: String, server: String? = nil, keyFile: String? = nil, lease: DNSLease = DNSLease()) {
@@ -19,12 +20,6 @@ public struct DomainSettings: Sendable, Equatable {
         self.server = server
         self.keyFile = keyFile
         self.lease = lease
-    }
-
-    /// The lease from `PARTYRADIO_DNS_LEASE` (seconds, at least ``DNSLease/minimumSeconds``; the
-    /// tests shorten it so that a killed DJ's station drops out within seconds), else the default.
-    public static func lease(environment: [String: String]) -> DNSLease {
-        environment["PARTYRADIO_DNS_LEASE"].flatMap(Int.init).map { DNSLease(seconds: $0) } ?? DNSLease()
     }
 
     /// The ldns client for these settings, with the key file read and checked.

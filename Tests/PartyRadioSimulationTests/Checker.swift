@@ -58,6 +58,8 @@ struct Checker {
     /// (highest sequence number) that reached the DJ naming the track playing then. Emptied when the
     /// track changes.
     private var heardVotes: [PublicKey: (sequence: UInt64, choice: VoteChoice)] = [:]
+    /// The vote datagrams handed to the DJ since its last turn (one turn takes a batch).
+    private var batchVotes: [(key: PublicKey, sequence: UInt64, vote: Vote)] = []
     /// The playing track's position after the DJ's last turn: (track, position, DJ clock).
     private var lastPosition: (trackID: String, positionNs: Int64, djNs: Int64)?
     /// The highest request number seen waiting, and the numbers waiting after the DJ's last turn.
@@ -118,6 +120,7 @@ struct Checker {
             votersThisPlay.insert(key)
             if sequence > heardVotes[key]?.sequence ?? 0 { heardVotes[key] = (sequence, vote.choice) }
         }
+        batchVotes.append((key, sequence, vote))
         lastVote[key] = (vote.choice, vote.trackID, play)
     }
 
@@ -162,12 +165,26 @@ struct Checker {
         {
             log.fail("a crowd skip was not recorded as one", at: lan.now)
         }
+        var trackChanged = false
         for case .report(.state(let snapshot, _, .track)) in effects {
             play += 1
             votersThisPlay = []
             heardVotes = [:]
+            trackChanged = true
             if snapshot.tally != Tally() { log.fail("a new track started with votes \(snapshot.tally)", at: lan.now) }
         }
+        // A track that follows itself (repeat one, `prev`) keeps its ID: a vote of this batch naming
+        // it counts on the new play if the DJ took it after the change. The checker cannot see the
+        // order inside a batch; the book's sequence number tells which datagram it applied last,
+        // and that datagram's choice is what must be there.
+        if trackChanged, let id = machine.engine.nowPlaying?.id {
+            for sent in batchVotes where sent.vote.trackID == id {
+                guard machine.engine.votes.voterRows[sent.key]?.sequence == sent.sequence else { continue }
+                votersThisPlay.insert(sent.key)
+                heardVotes[sent.key] = (sent.sequence, sent.vote.choice)
+            }
+        }
+        batchVotes = []
         if machine.engine.votes.trackID != machine.engine.nowPlaying?.id {
             log.fail("the vote book is on another track than the one playing", at: lan.now)
         }

@@ -40,7 +40,8 @@ import Testing
                 print(
                     "seedstat \(seed) err \(run.stats.maxErrorNs) spread \(run.faults.maxDelayNs - run.faults.minDelayNs) "
                         + "min \(run.faults.minDelayNs) loss \(run.faults.loss) crowd \(run.stats.crowdSkips) "
-                        + "atshare \(run.stats.crowdSkipsAtShare) samples \(run.stats.convergenceSamples)")
+                        + "atshare \(run.stats.crowdSkipsAtShare) samples \(run.stats.convergenceSamples) "
+                        + "violations \(run.violations.count)")
             }
             totals.chats += run.stats.chats
             totals.requests += run.stats.requests

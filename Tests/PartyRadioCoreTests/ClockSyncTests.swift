@@ -222,6 +222,44 @@ struct ClockSyncTests {
         }
     }
 
+    @Test("the drift carries the offset forward in its own direction")
+    func driftSign() {
+        // The DJ's clock gains 150 µs per second of the listener's.
+        let estimate = ClockEstimate(
+            referenceLocalNs: 1_000_000_000_000, offsetNs: 2_000_000_000, driftPPM: 150, uncertaintyNs: 0,
+            samplesUsed: 8)
+        #expect(estimate.offset(at: LocalTime(ns: 1_002_000_000_000)) == 2_000_300_000)
+        #expect(estimate.offset(at: LocalTime(ns: 999_000_000_000)) == 1_999_850_000)
+        #expect(estimate.djTime(at: LocalTime(ns: 1_002_000_000_000)).ns == 1_002_000_000_000 + 2_000_300_000)
+    }
+
+    @Test("a clock 300 ppm apart: the fit finds the drift's sign and size, and 2 s on it is within 20 µs")
+    func extrapolatesWithTheDrift() {
+        // Symmetric 200 µs legs, the DJ holding each ping 10 µs, a ping every 0.5 s for 20 s.
+        let drift = 300e-6
+        let offset: Int64 = 5_000_000_000
+        func dj(_ local: Int64) -> Int64 { offset + local + Int64((Double(local) * drift).rounded()) }
+        func local(_ dj: Int64) -> Int64 { Int64((Double(dj - offset) / (1 + drift)).rounded()) }
+        var sync = ClockSync()
+        var t1: Int64 = 1_000_000_000_000
+        for _ in 0..<40 {
+            let t2 = dj(t1 + 200_000)
+            let t3 = t2 + 10_000
+            sync.add(TimeSample(t1: t1, t2: t2, t3: t3, t4: local(t3) + 200_000))
+            t1 += 500_000_000
+        }
+        guard let estimate = sync.estimate else {
+            Issue.record("no estimate from 40 samples")
+            return
+        }
+        #expect((estimate.driftPPM - 300).magnitude < 5, "drift \(estimate.driftPPM) ppm")
+        for ahead: Int64 in [0, 1_000_000_000, 2_000_000_000] {
+            let at = t1 + ahead
+            let error = estimate.djTime(at: LocalTime(ns: at)).ns - dj(at)
+            #expect(error.magnitude < 20_000, "\(error) ns off \(ahead / 1_000_000) ms past the samples")
+        }
+    }
+
     @Test("estimate inverse maps DJ time back to local time")
     func inverse() {
         let estimate = ClockEstimate(

@@ -2,18 +2,21 @@ import Foundation
 import PartyRadioCore
 
 /// The invariants of a run, checked as it goes:
-/// - votes: a tally never counts more voters than sent votes on the track playing (retries,
-///   duplicates and replays count once), and an acknowledged vote is in the DJ's book;
+/// - votes: the DJ's tally is the checker's own count of the vote datagrams that reached it (each
+///   key's newest vote on the track playing; retries, duplicates, replays and late ones change
+///   nothing), and an acknowledged vote is in the DJ's book;
 /// - tallies start from zero on every track change;
-/// - crowd skip: the DJ never leaves a due crowd skip pending, and every crowd skip it reports had
-///   at least two down votes that made the configured share of the room;
+/// - crowd skip, the product's rule restated here (``crowdSkipRuleHolds``) from the checker's own
+///   tally, the configured share and the listeners the DJ counts: the DJ never leaves a due crowd
+///   skip pending, and every crowd skip it reports met the rule and came after 10 s of the track;
 /// - listeners that are synchronised and have the current anchor are on the station position,
 ///   and their player plays the station's track, paused exactly when the station is;
 /// - chat: a line the DJ acknowledged as delivered is in its chat exactly once, each sender's
 ///   lines are in order, and no listener shows a line twice;
 /// - requests: an acknowledged request is waiting in the DJ's book or has played (or was dropped),
 ///   no track waits twice, no guest has more waiting than the limit, and what plays next lists the
-///   waiting requests in the book's order;
+///   waiting requests in the order the checker works out itself (``playOrder``: approved first, then
+///   up minus down votes, then the oldest), and request numbers only go up;
 /// - stats: the plays the DJ records come in the order they started, none counts more voters than
 ///   were heard on it, and a play recorded as a crowd skip was one;
 /// - bounded memory, and no listener that vanished silently is still counted.
@@ -21,6 +24,8 @@ struct Checker {
     let dj: SimNode
     let listenerCount: Int
     let toleranceNs: Int64
+    /// The DJ's crowd-skip share as the run configured it (the simulated DJ is never told another).
+    let crowdSkipPercent: Int
     private(set) var acknowledged = 0
     private(set) var convergenceSamples = 0
     /// Checks that a listener beyond the router held the station's current anchor.
@@ -35,6 +40,8 @@ struct Checker {
     static let offLinkLagNs: Int64 = 4_000_000_000
     private(set) var maxErrorNs: Int64 = 0
     private(set) var crowdSkips = 0
+    /// Crowd skips whose down votes made exactly the configured share of the room: the rule's boundary.
+    private(set) var crowdSkipsAtShare = 0
     private(set) var chatsDelivered = 0
     private(set) var requestsQueued = 0
     private(set) var requestVotesCounted = 0
@@ -47,34 +54,95 @@ struct Checker {
     private var lastVote: [PublicKey: (choice: VoteChoice, trackID: String, play: Int)] = [:]
     /// When the last play the DJ recorded started.
     private var lastRecordedStart: DJTime?
+    /// The votes on the playing track as the checker counts them: per key, the newest vote datagram
+    /// (highest sequence number) that reached the DJ naming the track playing then. Emptied when the
+    /// track changes.
+    private var heardVotes: [PublicKey: (sequence: UInt64, choice: VoteChoice)] = [:]
+    /// The vote datagrams handed to the DJ since its last turn (one turn takes a batch).
+    private var batchVotes: [(key: PublicKey, sequence: UInt64, vote: Vote)] = []
+    /// The playing track's position after the DJ's last turn: (track, position, DJ clock).
+    private var lastPosition: (trackID: String, positionNs: Int64, djNs: Int64)?
+    /// The highest request number seen waiting, and the numbers waiting after the DJ's last turn.
+    private var highestQueueID: UInt32 = 0
+    private var lastWaiting: Set<UInt32> = []
 
-    init(dj: SimNode, listenerCount: Int, toleranceNs: Int64) {
+    init(dj: SimNode, listenerCount: Int, toleranceNs: Int64, crowdSkipPercent: Int) {
         self.dj = dj
         self.listenerCount = listenerCount
         self.toleranceNs = toleranceNs
+        self.crowdSkipPercent = crowdSkipPercent
+    }
+
+    /// The crowd-skip rule as the product states it (docs/PROTOCOL.md, "Skips"), restated rather than
+    /// asked of the DJ: crowd skip on, the track playing (not paused) for at least 10 s, at least two
+    /// down votes, and the down votes at least `percent` % of the room, the room being the listeners
+    /// or the voters on the track if more voted.
+    static func crowdSkipRuleHolds(
+        percent: Int, tally: Tally, listeners: Int, playing: Bool, positionNs: Int64
+    ) -> Bool {
+        guard percent > 0, playing, positionNs >= 10_000_000_000, tally.down >= 2 else { return false }
+        let room = max(listeners, Int(tally.up) + Int(tally.down))
+        return Int(tally.down) * 100 >= percent * room
+    }
+
+    /// The order requests play in as the product states it (docs/PROTOCOL.md, "Queue list"),
+    /// restated: approved first, then by up minus down votes (counted here from each request's votes),
+    /// then the oldest first (request numbers go up in the order requests came).
+    static func playOrder(_ waiting: [SongRequest]) -> [UInt32] {
+        func score(_ request: SongRequest) -> Int {
+            request.votes.values.reduce(0) { $0 + ($1 == .up ? 1 : $1 == .down ? -1 : 0) }
+        }
+        return waiting.map { (approved: $0.approved, score: score($0), queueID: $0.queueID) }
+            .sorted {
+                if $0.approved != $1.approved { return $0.approved }
+                if $0.score != $1.score { return $0.score > $1.score }
+                return $0.queueID < $1.queueID
+            }
+            .map(\.queueID)
+    }
+
+    /// The tally the checker counts from the vote datagrams it saw reach the DJ.
+    private var heardTally: Tally {
+        heardVotes.values.reduce(into: Tally()) { tally, vote in
+            if vote.choice == .up { tally.up += 1 }
+            if vote.choice == .down { tally.down += 1 }
+        }
     }
 
     private var djMachine: DJMachine? {
         if case .dj(let machine) = dj.machine { machine } else { nil }
     }
 
-    mutating func voteDelivered(_ vote: Vote, from key: PublicKey) {
+    /// A vote datagram from `key` with `sequence` is about to reach the DJ.
+    mutating func voteDelivered(_ vote: Vote, from key: PublicKey, sequence: UInt64) {
         guard let machine = djMachine else { return }
-        if vote.trackID == machine.engine.nowPlaying?.id { votersThisPlay.insert(key) }
+        if vote.trackID == machine.engine.nowPlaying?.id {
+            votersThisPlay.insert(key)
+            if sequence > heardVotes[key]?.sequence ?? 0 { heardVotes[key] = (sequence, vote.choice) }
+        }
+        batchVotes.append((key, sequence, vote))
         lastVote[key] = (vote.choice, vote.trackID, play)
     }
 
     mutating func djHandled(_ effects: [Effect], lan: SimLAN, log: inout Log) {
         guard let machine = djMachine else { return }
+        let djNow = DJTime(ns: dj.local(lan.now).ns)
         for case .report(.trackSkipped(let notice)) in effects where notice.reason == .crowd {
             crowdSkips += 1
-            let percent = UInt64(machine.configuration.crowdSkipPercent)
-            if notice.down < 2 || percent == 0 || UInt64(notice.down) * 100 < percent * UInt64(notice.room) {
+            let percent = crowdSkipPercent
+            if notice.down < 2 || percent == 0 || Int(notice.down) * 100 < percent * Int(notice.room)
+                || notice.room < notice.down
+            {
                 log.fail("crowd skip of \(notice.trackID) with \(notice.down) down of \(notice.room)", at: lan.now)
             }
-        }
-        if machine.crowdSkipDue(at: DJTime(ns: dj.local(lan.now).ns)) != nil {
-            log.fail("a crowd skip is due and the DJ did not skip", at: lan.now)
+            if Int(notice.down) * 100 == percent * Int(notice.room) { crowdSkipsAtShare += 1 }
+            // At most this far into the track when skipped: where it was after the DJ's last turn,
+            // plus the time since.
+            if let last = lastPosition, last.trackID == notice.trackID,
+                last.positionNs + (djNow.ns - last.djNs) < 10_000_000_000
+            {
+                log.fail("crowd skip of \(notice.trackID) before it played 10 s", at: lan.now)
+            }
         }
         // Records come before the track change that closed them, so the voters heard are this play's.
         let crowdSkipped = effects.contains {
@@ -97,32 +165,69 @@ struct Checker {
         {
             log.fail("a crowd skip was not recorded as one", at: lan.now)
         }
+        var trackChanged = false
         for case .report(.state(let snapshot, _, .track)) in effects {
             play += 1
             votersThisPlay = []
+            heardVotes = [:]
+            trackChanged = true
             if snapshot.tally != Tally() { log.fail("a new track started with votes \(snapshot.tally)", at: lan.now) }
         }
+        // A track that follows itself (repeat one, `prev`) keeps its ID: a vote of this batch naming
+        // it counts on the new play if the DJ took it after the change. The checker cannot see the
+        // order inside a batch; the book's sequence number tells which datagram it applied last,
+        // and that datagram's choice is what must be there.
+        if trackChanged, let id = machine.engine.nowPlaying?.id {
+            for sent in batchVotes where sent.vote.trackID == id {
+                guard machine.engine.votes.voterRows[sent.key]?.sequence == sent.sequence else { continue }
+                votersThisPlay.insert(sent.key)
+                heardVotes[sent.key] = (sent.sequence, sent.vote.choice)
+            }
+        }
+        batchVotes = []
         if machine.engine.votes.trackID != machine.engine.nowPlaying?.id {
             log.fail("the vote book is on another track than the one playing", at: lan.now)
         }
         let tally = machine.engine.votes.tally
-        if Int(tally.up + tally.down) > votersThisPlay.count {
-            log.fail("tally \(tally) counts more than the \(votersThisPlay.count) voters heard", at: lan.now)
+        if tally != heardTally {
+            log.fail("the DJ's tally \(tally) is not the \(heardTally) its voters sent", at: lan.now)
+        }
+        // The DJ checks the rule after every input: after its turn, a skip it owes is one it missed.
+        if !machine.isFinished, let track = machine.engine.nowPlaying {
+            let position = machine.engine.positionNs(at: djNow)
+            if Self.crowdSkipRuleHolds(
+                percent: crowdSkipPercent, tally: heardTally, listeners: machine.engine.roster.count,
+                playing: !machine.engine.isPaused, positionNs: position)
+            {
+                log.fail(
+                    "a crowd skip is due (\(heardTally.down) down, \(heardTally.up) up, "
+                        + "\(machine.engine.roster.count) listeners, \(crowdSkipPercent) %) and the DJ did not skip",
+                    at: lan.now)
+            }
+            lastPosition = (track.id, position, djNow.ns)
+        } else {
+            lastPosition = nil
         }
         let waiting = machine.requests.waiting
         if Set(waiting.map(\.track.id)).count != waiting.count || Set(waiting.map(\.queueID)).count != waiting.count {
             log.fail("a track or request number waits twice: \(waiting.map(\.queueID))", at: lan.now)
         }
-        if let over = Set(waiting.map(\.requester)).first(where: {
-            machine.requests.count(from: $0) > machine.requests.maxPerGuest
-        }) {
-            log.fail("\(over.fingerprint) has more requests waiting than the limit", at: lan.now)
+        // A request number is given once, above every one before (which makes it the request's age):
+        // one not waiting after the DJ's last turn is above all seen so far.
+        for number in waiting.map(\.queueID) where number <= highestQueueID && !lastWaiting.contains(number) {
+            log.fail("request #\(number) waits again, or came under an old number", at: lan.now)
+        }
+        highestQueueID = max(highestQueueID, waiting.map(\.queueID).max() ?? 0)
+        lastWaiting = Set(waiting.map(\.queueID))
+        // The limit, counted here: no guest has more requests waiting than the DJ allows.
+        var perGuest: [PublicKey: Int] = [:]
+        for request in waiting { perGuest[request.requester, default: 0] += 1 }
+        if let over = perGuest.first(where: { $0.value > machine.requests.maxPerGuest }) {
+            log.fail("\(over.key.fingerprint) has \(over.value) requests waiting, over the limit", at: lan.now)
         }
         let listed = machine.upNext.entries.filter(\.isRequest).map(\.queueID)
-        if listed != Array(machine.requests.ordered.map(\.queueID).prefix(listed.count))
-            || listed.isEmpty != waiting.isEmpty
-        {
-            log.fail("what plays next \(listed) is not the book's order", at: lan.now)
+        if listed != Array(Self.playOrder(waiting).prefix(listed.count)) || listed.isEmpty != waiting.isEmpty {
+            log.fail("what plays next \(listed) is not in the order \(Self.playOrder(waiting))", at: lan.now)
         }
         if machine.engine.roster.count > listenerCount {
             log.fail("\(machine.engine.roster.count) listeners counted, only \(listenerCount) exist", at: lan.now)

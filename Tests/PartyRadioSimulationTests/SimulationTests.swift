@@ -34,6 +34,15 @@ import Testing
             totals.offLinkStale += run.stats.offLinkStale
             totals.maxErrorNs = max(totals.maxErrorNs, run.stats.maxErrorNs)
             totals.crowdSkips += run.stats.crowdSkips
+            totals.crowdSkipsAtShare += run.stats.crowdSkipsAtShare
+            totals.seedsWithCrowdSkip += run.stats.seedsWithCrowdSkip
+            if ProcessInfo.processInfo.environment["PARTYRADIO_SIM_SEED_STATS"] != nil {
+                print(
+                    "seedstat \(seed) err \(run.stats.maxErrorNs) spread \(run.faults.maxDelayNs - run.faults.minDelayNs) "
+                        + "min \(run.faults.minDelayNs) loss \(run.faults.loss) crowd \(run.stats.crowdSkips) "
+                        + "atshare \(run.stats.crowdSkipsAtShare) samples \(run.stats.convergenceSamples) "
+                        + "violations \(run.violations.count)")
+            }
             totals.chats += run.stats.chats
             totals.requests += run.stats.requests
             totals.requestVotes += run.stats.requestVotes
@@ -43,7 +52,7 @@ import Testing
                 + "(\(totals.votesAcknowledged) acknowledged; \(totals.sessionVotes) vote datagrams with a session MAC), \(totals.datagrams) datagrams "
                 + "(\(totals.batched) to the DJ in batches), "
                 + "\(totals.convergenceSamples) position checks (\(totals.offLinkChecks) beyond a router, \(totals.offLinkStale) of them a second late), worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
-                + "\(totals.crowdSkips) crowd skips, \(totals.chats) chat lines acknowledged, "
+                + "\(totals.crowdSkips) crowd skips (in \(totals.seedsWithCrowdSkip) seeds; \(totals.crowdSkipsAtShare) at exactly the share), \(totals.chats) chat lines acknowledged, "
                 + "\(totals.requests) requests queued, \(totals.requestVotes) votes on requests counted")
         for failure in failures.prefix(30) { print("FAILED \(failure)") }
         #expect(failures.isEmpty, "\(failures.count) violations; first: \(failures.first ?? "")")

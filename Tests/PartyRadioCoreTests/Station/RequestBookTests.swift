@@ -59,6 +59,26 @@ import Testing
         #expect(book.next?.queueID == 3)
     }
 
+    /// The order at its edges: one vote outranks any age, equal scores go by age (up and down
+    /// cancel), and a vote from a second guest counts as much as the first.
+    @Test func oneVoteOutranksAgeAndEqualScoresGoByAge() {
+        var book = RequestBook(maxPerGuest: 5)
+        for n in 1...3 { _ = request(&book, UInt64(n), from: alice, track: n) }
+        _ = book.vote(RequestVote(queueID: 3, choice: .up), from: bob, address: "b", sequence: 1)
+        #expect(book.ordered.map(\.queueID) == [3, 1, 2])
+        #expect(book.next?.queueID == 3 && book.position(of: 1) == 2)
+        // The oldest one up too: the tie goes to the older.
+        _ = book.vote(RequestVote(queueID: 1, choice: .up), from: bob, address: "b", sequence: 2)
+        #expect(book.ordered.map(\.queueID) == [1, 3, 2])
+        // A down vote on the newest: up and down cancel, and it goes after the older one at zero.
+        _ = book.vote(RequestVote(queueID: 3, choice: .down), from: carol, address: "c", sequence: 3)
+        #expect(book.ordered.map(\.queueID) == [1, 2, 3])
+        // The middle one down: below zero, last.
+        _ = book.vote(RequestVote(queueID: 2, choice: .down), from: carol, address: "c", sequence: 4)
+        #expect(book.ordered.map(\.queueID) == [1, 3, 2])
+        #expect(book.list(upcoming: []).entries.map(\.queueID) == [1, 3, 2])
+    }
+
     @Test func theSameTrackTwiceCountsAsAnUpVote() {
         var book = RequestBook()
         _ = request(&book, 1, from: alice, track: 7)

@@ -58,6 +58,13 @@ struct Checker {
     /// (highest sequence number) that reached the DJ naming the track playing then. Emptied when the
     /// track changes.
     private var heardVotes: [PublicKey: (sequence: UInt64, choice: VoteChoice)] = [:]
+    /// Every vote datagram (sender and sequence number) that reached the DJ: a second copy is a
+    /// replay, which changes nothing, whichever track is playing by then.
+    private var votesSeen: Set<VoteSeen> = []
+    private struct VoteSeen: Hashable {
+        var key: PublicKey
+        var sequence: UInt64
+    }
     /// The vote datagrams handed to the DJ since its last turn (one turn takes a batch).
     private var batchVotes: [(key: PublicKey, sequence: UInt64, vote: Vote)] = []
     /// The playing track's position after the DJ's last turn: (track, position, DJ clock).
@@ -115,7 +122,7 @@ struct Checker {
 
     /// A vote datagram from `key` with `sequence` is about to reach the DJ.
     mutating func voteDelivered(_ vote: Vote, from key: PublicKey, sequence: UInt64) {
-        guard let machine = djMachine else { return }
+        guard let machine = djMachine, votesSeen.insert(VoteSeen(key: key, sequence: sequence)).inserted else { return }
         if vote.trackID == machine.engine.nowPlaying?.id {
             votersThisPlay.insert(key)
             if sequence > heardVotes[key]?.sequence ?? 0 { heardVotes[key] = (sequence, vote.choice) }

@@ -96,6 +96,18 @@ enum SimMachine: NodeMachine {
         }
     }
 
+    /// What the machine's datagram filter dropped, by reason.
+    var drops: DropCounters {
+        switch self {
+        case .dj(let m): m.filter.drops
+        case .listener(let m): m.filter.drops
+        case .voter(let m): m.filter.drops
+        case .chatter(let m): m.request.filter.drops
+        case .requester(let m): m.filter.drops
+        case .requestVoter(let m): m.filter.drops
+        }
+    }
+
     var exitError: NodeError? {
         switch self {
         case .dj(let m): m.exitError
@@ -139,6 +151,9 @@ final class SimNode {
     var synchronizedAt: Int64?
     var finishedAt: Int64?
     var crashedAt: Int64?
+    /// Second copies the network made of datagrams to this node: the most replays it may see, since
+    /// every sender numbers each datagram above the last (``Outbox``).
+    var duplicatesIn = 0
     var isDJ: Bool { if case .dj = machine { true } else { false } }
 
     init(index: Int, name: String, key: PublicKey, offsetNs: Int64, driftPPM: Double) {
@@ -458,6 +473,7 @@ final class SimLAN {
 
     private func transmit(_ bytes: [UInt8], from: SimNode, to: SimNode) {
         let copies = random.chance(faults.duplicate) ? 2 : 1
+        to.duplicatesIn += copies - 1
         for _ in 0..<copies {
             if random.chance(faults.loss) { continue }
             var delay = faults.minDelayNs + Int64(random.unit() * Double(faults.maxDelayNs - faults.minDelayNs))

@@ -282,6 +282,17 @@ struct SimRun {
         if lan.clearSends > 0 {
             log.fail("\(lan.clearSends) datagrams went out in clear in a private run", at: lan.now)
         }
+        // Every datagram leaves numbered above the last its sender sent, so a machine that drops one
+        // as a replay saw a copy the network made, never a fresh datagram (a sequence that went
+        // back or stood still, or a batch handed over twice, would be dropped here).
+        for node in lan.nodes {
+            let replayed = node.machine.drops.counts["replayed"] ?? 0
+            if replayed > node.duplicatesIn {
+                log.fail(
+                    "\(node.name) dropped \(replayed) datagrams as replays; the network duplicated \(node.duplicatesIn)",
+                    at: lan.now)
+            }
+        }
         if case .dj(let machine) = dj.machine {
             let refused = ["sealed", "bad_seal", "unsealed"].compactMap { machine.filter.drops.counts[$0] }.reduce(0, +)
             if refused > 0 { log.fail("the DJ refused \(refused) of its guests' sealed datagrams", at: lan.now) }

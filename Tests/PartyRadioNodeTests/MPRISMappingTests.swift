@@ -74,32 +74,35 @@ import Testing
         #expect(listener.changedPlayerProperties(since: dj).contains("PlaybackStatus"))
     }
 
-    @Test func theDJsCallsAreItsControlLines() {
+    @Test func theDJsCallsAreItsControls() {
         let view = MPRISView(role: .dj, track: catalog)
-        let command = { (call: MPRISCall) in MPRISMapping.command(call, view: view, positionUs: 10_000_000) }
-        #expect(command(.playPause) == "toggle")
-        #expect(command(.play) == "resume")
-        #expect(command(.pause) == "pause" && command(.stop) == "pause")
-        #expect(command(.next) == "next" && command(.previous) == "prev")
-        #expect(command(.seek(offsetUs: 5_000_000)) == "seek 15.0")
-        #expect(command(.seek(offsetUs: -60_000_000)) == "seek 0.0")
+        let control = { (call: MPRISCall) in MPRISMapping.control(call, view: view, positionUs: 10_000_000) }
+        #expect(control(.playPause) == .dj(.toggle))
+        #expect(control(.play) == .dj(.resume))
+        #expect(control(.pause) == .dj(.pause) && control(.stop) == .dj(.pause))
+        #expect(control(.next) == .dj(.next) && control(.previous) == .dj(.previous))
+        #expect(control(.seek(offsetUs: 5_000_000)) == .dj(.seek(toNs: 15_000_000_000)))
+        #expect(control(.seek(offsetUs: -60_000_000)) == .dj(.seek(toNs: 0)))
+        #expect(control(.seek(offsetUs: .max)) == nil, "past any position: nothing, not a crash")
         let path = MPRISMapping.objectPath(trackID: catalog.id)
-        #expect(command(.setPosition(trackPath: path, positionUs: 2_500_000)) == "seek 2.5")
-        #expect(command(.setPosition(trackPath: "/org/partyradio/track/other", positionUs: 2_500_000)) == nil)
-        #expect(command(.setPosition(trackPath: path, positionUs: 31_000_000)) == nil)  // past its end
-        #expect(command(.setVolume(0.5)) == "volume 50")
-        #expect(command(.quit) == nil && command(.raise) == nil && command(.openURI("file:///x")) == nil)
+        #expect(control(.setPosition(trackPath: path, positionUs: 2_500_000)) == .dj(.seek(toNs: 2_500_000_000)))
+        #expect(control(.setPosition(trackPath: "/org/partyradio/track/other", positionUs: 2_500_000)) == nil)
+        #expect(control(.setPosition(trackPath: path, positionUs: 31_000_000)) == nil)  // past its end
+        #expect(control(.setVolume(0.5)) == .dj(.volume(.to(50))))
+        #expect(control(.quit) == nil && control(.raise) == nil && control(.openURI("file:///x")) == nil)
+        #expect(control(.playPause)?.input.isDJControl == true)
     }
 
     @Test func aListenersCallsAreItsOwn() {
         let view = MPRISView(role: .listener, track: catalog)
-        let command = { (call: MPRISCall) in MPRISMapping.command(call, view: view, positionUs: 0) }
-        #expect(command(.playPause) == "toggle-mute")
-        #expect(command(.play) == "unmute")
-        #expect(command(.pause) == "mute" && command(.stop) == "mute")
-        #expect(command(.next) == "vote down")
-        #expect(command(.previous) == nil && command(.seek(offsetUs: 1)) == nil)
-        #expect(command(.setVolume(2)) == "volume 100" && command(.setVolume(.nan)) == nil)
+        let control = { (call: MPRISCall) in MPRISMapping.control(call, view: view, positionUs: 0) }
+        #expect(control(.playPause) == .listener(.toggleMute))
+        #expect(control(.play) == .listener(.unmute))
+        #expect(control(.pause) == .listener(.mute) && control(.stop) == .listener(.mute))
+        #expect(control(.next) == .listener(.vote(.down)))
+        #expect(control(.previous) == nil && control(.seek(offsetUs: 1)) == nil)
+        #expect(control(.setVolume(2)) == .listener(.volume(100)) && control(.setVolume(.nan)) == nil)
+        #expect(control(.playPause)?.input.isDJControl == false)
     }
 
     @Test func thePositionMovesOnlyWhilePlayingAndStopsAtTheEnd() {
@@ -110,4 +113,8 @@ import Testing
         paused.moving = false
         #expect(MPRISService.position(paused, elapsedNs: 500_000_000) == 1_000_000)
     }
+}
+
+extension NodeInput {
+    fileprivate var isDJControl: Bool { if case .djControl = self { true } else { false } }
 }

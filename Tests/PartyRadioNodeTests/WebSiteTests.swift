@@ -80,13 +80,22 @@ import Testing
     }
 
     @Test func theDJsCommands() {
-        #expect(WebSite.commandLine("skip", nil) == "next")
-        #expect(WebSite.commandLine("seek", "42") == "seek 42")
-        #expect(WebSite.commandLine("crowd-skip", "30") == "crowd-skip 30")
-        #expect(WebSite.commandLine("seek", "") == nil)
-        #expect(WebSite.commandLine("quit", nil) == nil, "the page cannot end the station")
-        #expect(WebSite.commandLine("mute", "Bob\nquit") == nil, "one line only")
-        #expect(WebSite.commandLine("approve", String(repeating: "1", count: 101)) == nil)
+        let unknown = ControlError("Unknown DJ command.")
+        #expect(WebSite.control("skip", nil) == .success(.next))
+        #expect(WebSite.control("seek", "42") == .success(.seek(toNs: 42_000_000_000)))
+        #expect(WebSite.control("crowd-skip", "30") == .success(.crowdSkip(percent: 30)))
+        #expect(WebSite.control("approve", "#3") == .success(.approve(.number(3))))
+        #expect(WebSite.control("mute", " Bob ") == .success(.mute("Bob")))
+        #expect(WebSite.control("seek", "") == .failure(unknown))
+        #expect(WebSite.control("quit", nil) == .failure(unknown), "the page cannot end the station")
+        #expect(WebSite.control("search", "x") == .failure(unknown), "nor search or add for the DJ")
+        #expect(WebSite.control("mute", "Bob\nquit") == .failure(unknown), "one line only")
+        #expect(WebSite.control("approve", String(repeating: "1", count: 101)) == .failure(unknown))
+        // An argument that does not fit is refused with what the DJ would read on its terminal.
+        #expect(
+            WebSite.control("crowd-skip", "101")
+                == .failure(
+                    ControlError("'crowd-skip' takes a share of the room from 0 (off) to 100, e.g. 'crowd-skip 50'.")))
         #expect(
             ConstantTime.equal("abc", "abc") && !ConstantTime.equal("abc", "abd") && !ConstantTime.equal("abc", "ab"))
     }
@@ -106,7 +115,7 @@ import Testing
                     let ack = VoteAck(
                         voteSequence: action.sequence, status: .counted, trackID: "t1", choice: .up,
                         tally: Tally(up: 1, down: 0), listenerCount: 0)
-                    hub.answer(action.ticket, .voteAck(ack))
+                    hub.answer(action.ticket ?? 0, .message(.voteAck(ack)))
                     return
                 }
                 Thread.sleep(forTimeInterval: 0.01)
@@ -183,13 +192,35 @@ import Testing
             .vote(Vote(trackID: "local:a", choice: .up)),
             .requestVote(RequestVote(queueID: 1, choice: .up)),
         ].enumerated() {
-            for case .webReply(_, let answer) in web(message, sequence: UInt64(sequence + 1)) { answers.append(answer) }
+            for case .webReply(_, .message(let answer)) in web(message, sequence: UInt64(sequence + 1)) {
+                answers.append(answer)
+            }
         }
         #expect(answers.count == 4)
         let state = WebState.json(machine, at: t0, mediaPrefix: "http://10.0.0.1:8080/media/", artwork: true)
         #expect(state.contains("\"entries\":[{") && state.contains("\"chat\":[{"), "\(state)")
+        // A search goes through the machine: it asks the catalog, and answers once the catalog has.
+        let asked = machine.handle(.webSearch("first", ticket: 9), at: t0 + Nanos.ms(10))
+        #expect(asked.contains { if case .catalog(.webSearch("first", ticket: 9)) = $0 { true } else { false } })
+        let answered = machine.handle(
+            .catalog(.webResults(term: "first", tracks: [tracks[1]], status: .failed("offline"), ticket: 9)),
+            at: t0 + Nanos.ms(20))
+        let searchReply = try #require(
+            answered.compactMap { if case .webReply(9, let reply) = $0 { reply } else { nil } }.first)
+        #expect(
+            searchReply
+                == .searchResults(
+                    WebSearchResults(library: [tracks[0]], catalog: [tracks[1]], catalogStatus: .failed("offline"))))
 
-        let (site, hub, _) = site()
+        let (site, hub, inbox) = site(timeout: 5)
+        // The DJ's side of the search: the machine's answer, to whichever ticket the site gives.
+        let dj = Thread {
+            for _ in 0..<500 {
+                for case .webSearch(_, let ticket) in inbox.drain() { return hub.answer(ticket, searchReply) }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        dj.start()
         hub.publish(state, tracks: tracks, votes: VoteBook())
         func body(_ path: String, query: [String: String] = [:]) -> String {
             let response = site.respond(

@@ -235,7 +235,7 @@ private final class SimPorts: NodePorts {
     func pin(name: String, key: PublicKey) {}
     func report(_ event: NodeEvent) { node.reports.append((lan.now, event)) }
     func log(_ topic: PartyRadioCore.Log.Topic, _ message: String) {}
-    func webReply(ticket: UInt64, _ message: Message) {}
+    func webReply(ticket: UInt64, _ reply: WebReply) {}
 }
 
 /// The whole simulated LAN: hosts, a network with loss, duplication, delay and reordering,

@@ -215,12 +215,12 @@ struct SimRun {
 
         // The DJ's hands on the controls.
         for _ in 0..<random.int(0...6) {
-            let commands = [
-                "next", "prev", "pause", "resume", "seek 5", "toggle", "shuffle", "repeat one", "repeat off",
-                "repeat all", "volume 40",
+            let controls: [DJControl] = [
+                .next, .previous, .pause, .resume, .seek(toNs: Nanos.seconds(5)), .toggle, .shuffle, .setRepeat(.one),
+                .setRepeat(.off), .setRepeat(.all), .volume(.to(40)),
             ]
-            let command = commands[random.int(0...commands.count - 1)]
-            lan.schedule(at: Self.start + Int64(random.double(3e9...35e9)), .input(dj.index, .command(command)))
+            let control = controls[random.int(0...controls.count - 1)]
+            lan.schedule(at: Self.start + Int64(random.double(3e9...35e9)), .input(dj.index, .djControl(control)))
         }
         let djCrashes = random.chance(0.1)
         if djCrashes { lan.schedule(at: Self.start + Int64(random.double(20e9...35e9)), .crash(dj.index)) }

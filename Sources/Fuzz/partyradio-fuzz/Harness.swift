@@ -167,7 +167,7 @@ enum Harness: String, CaseIterable {
         if let inbound = filter.accept(bytes, from: from, at: LocalTime(ns: 0), policy: policy),
             bytes != genuineMACVote
         {
-            fatalError("fuzzed bytes passed as a \(inbound.datagram.header.kind) from \(inbound.sender)")
+            fatalError("fuzzed bytes passed as a \(inbound.message.kind) from \(inbound.sender)")
         }
         // The input as bit flips over the genuine MAC vote: only no flip at all passes.
         var tampered = genuineMACVote

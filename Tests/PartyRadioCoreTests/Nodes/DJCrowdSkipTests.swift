@@ -105,11 +105,11 @@ import Testing
     @Test("not while paused, and never when off")
     func notPausedNorOff() {
         var dj = station(percent: 50, listeners: 2)
-        _ = dj.handle(.command("pause"), at: at(ms: 10_950))
+        _ = dj.handle(.control("pause"), at: at(ms: 10_950))
         var crowd = Crowd()
         #expect(crowd.vote(.down, on: &dj, atMs: 11_000).isEmpty)
         #expect(crowd.vote(.down, on: &dj, atMs: 11_001).isEmpty)
-        #expect(Crowd.skips(dj.handle(.command("resume"), at: at(ms: 11_100))).map(\.down) == [2])
+        #expect(Crowd.skips(dj.handle(.control("resume"), at: at(ms: 11_100))).map(\.down) == [2])
 
         var off = station(percent: 0, listeners: 2)
         var everyone = Crowd()

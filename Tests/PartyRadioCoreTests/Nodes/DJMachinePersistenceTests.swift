@@ -67,7 +67,7 @@ import Testing
             positions += saves(dj.handle(.timer, at: now)).map(\.positionNs)
         }
         #expect(positions == [Nanos.seconds(1), Nanos.seconds(2), Nanos.seconds(3), Nanos.seconds(4)])
-        out = dj.handle(.command("pause"), at: now + 1)
+        out = dj.handle(.control("pause"), at: now + 1)
         #expect(saves(out).map(\.paused) == [true])
         var pausedSaves = 0
         for _ in 0..<30 {
@@ -88,7 +88,7 @@ import Testing
     @Test func aRestartedDJIsTheSameStationWhereItWas() {
         // A DJ plays the second track with votes, a chat line and a request waiting…
         var (first, _) = started()
-        _ = first.handle(.command("next"), at: at(ms: 100))
+        _ = first.handle(.control("next"), at: at(ms: 100))
         var ann = Peer("10.0.0.7", key: 7)
         var bob = Peer("10.0.0.8", key: 8)
         _ = first.handle(ann.send(.vote(Vote(trackID: "t1", choice: .up)), station: id), at: at(ms: 200))
@@ -98,9 +98,9 @@ import Testing
         _ = first.handle(
             bob.send(.requestSend(RequestSend(requestID: 9, name: "Bob", wanted: .library("first"))), station: id),
             at: at(ms: 500))
-        _ = first.handle(.command("volume 40"), at: at(ms: 600))
-        _ = first.handle(.command("repeat one"), at: at(ms: 650))
-        let last = saves(first.handle(.command("seek 7"), at: at(ms: 700))).last
+        _ = first.handle(.control("volume 40"), at: at(ms: 600))
+        _ = first.handle(.control("repeat one"), at: at(ms: 650))
+        let last = saves(first.handle(.control("seek 7"), at: at(ms: 700))).last
         guard let last else {
             Issue.record("no save")
             return
@@ -143,7 +143,7 @@ import Testing
 
     @Test func aRestartWhilePausedStaysPaused() {
         var (first, _) = started()
-        let paused = saves(first.handle(.command("pause"), at: at(ms: 2_500))).last
+        let paused = saves(first.handle(.control("pause"), at: at(ms: 2_500))).last
         let (second, out) = started(saved: paused, at: at(ms: 60_000))
         #expect(second.engine.isPaused)
         #expect(second.engine.positionNs(at: DJTime(onTheDJ: at(ms: 90_000))) == Nanos.ms(2_500))

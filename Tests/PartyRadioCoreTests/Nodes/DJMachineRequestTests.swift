@@ -38,14 +38,14 @@ import Testing
         #expect(request(&dj, from: &bob, "third", requestID: 2, name: "Bob")?.status == .queued)
         #expect(request(&dj, from: &alice, "first", requestID: 1, name: "Alice")?.status == .queued)
 
-        let out = dj.handle(.command("mute Bob"), at: at(ms: 200))
+        let out = dj.handle(.control("mute Bob"), at: at(ms: 200))
         #expect(notices(out) == ["Muted 'Bob': no chat or requests from them; dropped their 2 waiting request(s)."])
         #expect(dj.requests.waiting.map(\.requesterName) == ["Alice"])
         #expect(out.sent.contains { $0.message.tag == "queueList" }, "what plays next changed")
         #expect(dj.requests.outcome(of: 1) == .dropped)
         #expect(request(&dj, from: &bob, "first", requestID: 3, name: "Bob")?.status == .muted)
 
-        let unmuted = dj.handle(.command("unmute Bob"), at: at(ms: 300))
+        let unmuted = dj.handle(.control("unmute Bob"), at: at(ms: 300))
         #expect(notices(unmuted).first?.hasPrefix("Unmuted 'Bob'") == true)
         #expect(request(&dj, from: &bob, "second", requestID: 4, name: "Bob")?.status == .queued)
     }
@@ -53,18 +53,20 @@ import Testing
     @Test func approveNextAndDropNextTakeTheTopOfTheList() {
         var dj = started(mode: .approve)
         var bob = Peer("10.0.0.8", key: 8)
-        #expect(dj.handle(.command("approve next"), at: at(ms: 50)).warnings == ["No request waits for your approval."])
-        #expect(dj.handle(.command("drop next"), at: at(ms: 50)).warnings == ["No request waits."])
+        #expect(dj.handle(.control("approve next"), at: at(ms: 50)).warnings == ["No request waits for your approval."])
+        #expect(dj.handle(.control("drop next"), at: at(ms: 50)).warnings == ["No request waits."])
         #expect(request(&dj, from: &bob, "second", requestID: 1, name: "Bob")?.status == .awaitingApproval)
         #expect(request(&dj, from: &bob, "third", requestID: 2, name: "Bob")?.status == .awaitingApproval)
 
-        #expect(notices(dj.handle(.command("approve next"), at: at(ms: 200))) == ["Approved request #1."])
-        #expect(notices(dj.handle(.command("approve next"), at: at(ms: 210))) == ["Approved request #2."])
+        #expect(notices(dj.handle(.control("approve next"), at: at(ms: 200))) == ["Approved request #1."])
+        #expect(notices(dj.handle(.control("approve next"), at: at(ms: 210))) == ["Approved request #2."])
         #expect(
-            dj.handle(.command("approve next"), at: at(ms: 220)).warnings == ["No request waits for your approval."])
-        #expect(notices(dj.handle(.command("drop next"), at: at(ms: 230))) == ["Dropped request #1."])
+            dj.handle(.control("approve next"), at: at(ms: 220)).warnings == ["No request waits for your approval."])
+        #expect(notices(dj.handle(.control("drop next"), at: at(ms: 230))) == ["Dropped request #1."])
         #expect(dj.requests.waiting.map(\.queueID) == [2])
-        #expect(dj.handle(.command("drop"), at: at(ms: 240)).warnings.first?.contains("or 'next'") == true)
+        #expect(throws: ControlError("'drop' takes a request's number, e.g. 'drop 3', or 'next'.")) {
+            try DJControl.parse(line: "drop")
+        }
     }
 
     /// Where the next tracks are fetched from follows the play order: an approved request before
@@ -77,7 +79,7 @@ import Testing
         #expect(dj.nextSources?.entries == [t1, t2])
         #expect(request(&dj, from: &bob, "third", requestID: 1, name: "Bob")?.status == .awaitingApproval)
         #expect(dj.nextSources?.entries == [t1, t2], "a request awaiting approval does not play")
-        let out = dj.handle(.command("approve next"), at: at(ms: 200))
+        let out = dj.handle(.control("approve next"), at: at(ms: 200))
         #expect(dj.nextSources?.entries == [t2, t1])
         let sent = out.sent.map(\.message.tag)
         let list = sent.firstIndex(of: "queueList")
@@ -101,7 +103,7 @@ import Testing
         var bob = Peer("10.0.0.8", key: 8)
         var carol = Peer("10.0.0.10", key: 10)
         #expect(request(&dj, from: &bob, "third", requestID: 1, name: "Bob")?.queueID == 1)
-        _ = dj.handle(.command("next"), at: at(ms: 200))  // the request plays next
+        _ = dj.handle(.control("next"), at: at(ms: 200))  // the request plays next
         #expect(dj.engine.nowPlaying?.id == "t2")
         let out = dj.handle(
             carol.send(.requestVote(RequestVote(queueID: 1, choice: .up)), station: id), at: at(ms: 300))

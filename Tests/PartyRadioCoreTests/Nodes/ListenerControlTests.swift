@@ -24,23 +24,23 @@ import Testing
 
     @Test func muteSetsTheLocalVolumeToZeroAndUnmuteBringsItBack() {
         var (machine, _) = tunedIn()
-        let muted = machine.handle(.command("mute"), at: at(ms: 200))
+        let muted = machine.handle(.listenerControl(.mute), at: at(ms: 200))
         #expect(muted.player == [.volume(0)])
         #expect(machine.isMuted)
         #expect(muted.sent.allSatisfy { $0.message.tag == "timePing" })  // the station is not told: it plays on
-        #expect(machine.handle(.command("mute"), at: at(ms: 210)).player.isEmpty)  // already muted
-        #expect(machine.handle(.command("volume 40"), at: at(ms: 220)).player.isEmpty)  // kept for later
+        #expect(machine.handle(.listenerControl(.mute), at: at(ms: 210)).player.isEmpty)  // already muted
+        #expect(machine.handle(.listenerControl(.volume(40)), at: at(ms: 220)).player.isEmpty)  // kept for later
         #expect(machine.volume == 40)
-        let toggled = machine.handle(.command("toggle-mute"), at: at(ms: 230))
+        let toggled = machine.handle(.listenerControl(.toggleMute), at: at(ms: 230))
         #expect(toggled.player == [.volume(40)])
         #expect(!machine.isMuted)
-        #expect(machine.handle(.command("unmute"), at: at(ms: 240)).player.isEmpty)
+        #expect(machine.handle(.listenerControl(.unmute), at: at(ms: 240)).player.isEmpty)
     }
 
     @Test func aVoteGoesToTheDJAndIsResentUntilAnswered() {
         var (machine, station) = tunedIn()
         let track = Fixture.tracks[0].id
-        let out = machine.handle(.command("vote down"), at: at(ms: 200))
+        let out = machine.handle(.listenerControl(.vote(.down)), at: at(ms: 200))
         #expect(out.sent.map(\.message).contains(.vote(Vote(trackID: track, choice: .down))))
         #expect(out.sent.first?.to == .peer(Fixture.djAddress))
         let wake = machine.nextWakeup
@@ -65,7 +65,7 @@ import Testing
                 query: "Rooftop", timeoutNs: Nanos.seconds(5), interfaceName: "eth0", listenerName: "kitchen",
                 playsAudio: true), verifier: ChecksumVerifier())
         _ = machine.handle(.start, at: t0)
-        let out = machine.handle(.command("vote down"), at: at(ms: 10))
+        let out = machine.handle(.listenerControl(.vote(.down)), at: at(ms: 10))
         #expect(out.sent.isEmpty)
         #expect(out.reports.contains { if case .warning = $0 { true } else { false } })
     }

@@ -206,8 +206,21 @@ struct InputFuzzer {
                 "next", "prev", "pause", "resume", "toggle", "seek 5", "seek -3", "seek 1e12", "seek 9.99", "seek x",
                 "search daft punk", "add 1 2,3", "add", "", "   ", "bogus", "p", "n", "PLAY",
             ])
-            return (.command(line), "command '\(line)'")
-        case 92..<96: return (.playerFailed("fuzz"), "playerFailed")
+            // A line the DJ could not type (no control) is a timer; listeners get theirs besides.
+            if chance(0.3) {
+                let control = pick([ListenerControl.mute, .unmute, .toggleMute, .volume(40), .vote(.down)])
+                return (.listenerControl(control), "listener control \(control)")
+            }
+            guard let control = try? DJControl.parse(line: line) else { return (.timer, "line '\(line)' refused") }
+            return (.djControl(control), "control '\(control)'")
+        case 92..<94: return (.playerFailed("fuzz"), "playerFailed")
+        case 94..<96:
+            let tracks = (0..<int(0...2)).map { n in
+                Track(id: "new\(n)", title: "N", artist: "", album: "", durationMs: 5_000, source: "http://n/\(n)")
+            }
+            return chance(0.5)
+                ? (.libraryRescanned(new: tracks, gone: int(0...2), warnings: []), "library rescanned")
+                : (.webSearch("n", ticket: 1), "web search")
         case 96..<99:
             let tracks = (0..<int(0...3)).map { n in
                 Track(

@@ -221,6 +221,13 @@ extension NodeEvent {
     }
 }
 
+extension NodeInput {
+    /// The DJ's control a line on stdin stands for (``DJControl/parse(line:)``); the line must parse.
+    static func control(_ line: String) -> NodeInput {
+        do { return .djControl(try DJControl.parse(line: line)) } catch { fatalError("'\(line)': \(error)") }
+    }
+}
+
 /// Feeds inputs one after another at one instant and collects every effect.
 extension NodeMachine {
     mutating func handle(_ inputs: [NodeInput], at now: LocalTime) -> [Effect] {

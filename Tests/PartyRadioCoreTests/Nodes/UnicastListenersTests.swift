@@ -64,7 +64,7 @@ import Testing
         #expect(out.sent.contains { if case .queueList = $0.message { $0.to == toFar } else { false } })
 
         // A skip notice and a chat line go both ways too.
-        out = dj.handle(.command("next"), at: at(ms: 2_300))
+        out = dj.handle(.control("next"), at: at(ms: 2_300))
         #expect(out.sent.filter { if case .trackSkipped = $0.message { $0.to == toFar } else { false } }.count == 2)
         out = dj.handle(
             near.send(.chatSend(ChatSend(messageID: 1, name: "near", text: "hi")), station: id), at: at(ms: 2_400))

@@ -61,12 +61,12 @@ import Testing
         let end = dj.handle(.timer, at: at(ms: 10_000)).records
         #expect(end.map(\.trackID) == ["t0"] && end.first?.ending == .played && end.first?.up == 1)
         #expect(end.first?.listenersAtStart == 0 && end.first?.startedAt == DJTime(onTheDJ: t0))
-        let skip = dj.handle(.command("next"), at: at(ms: 12_000)).records
+        let skip = dj.handle(.control("next"), at: at(ms: 12_000)).records
         #expect(skip.map(\.trackID) == ["t1"] && skip.first?.ending == .djSkip)
         #expect(skip.first?.listenersAtStart == 1 && skip.first?.startedAt == DJTime(onTheDJ: at(ms: 10_000)))
 
         // prev cuts t2 short too; quit closes the play of t1 again.
-        #expect(dj.handle(.command("prev"), at: at(ms: 13_000)).records.map(\.ending) == [.djSkip])
+        #expect(dj.handle(.control("prev"), at: at(ms: 13_000)).records.map(\.ending) == [.djSkip])
         let quit = dj.handle(.quit, at: at(ms: 14_000)).records
         #expect(quit.map(\.trackID) == ["t1"] && quit.first?.ending == .stopped)
     }
@@ -75,7 +75,7 @@ import Testing
         var dj = DJMachine(
             configuration: Fixture.djConfiguration(queue: [a]), verifier: ChecksumVerifier(), now: t0)
         _ = dj.handle(.start, at: t0)
-        _ = dj.handle(.command("repeat off"), at: at(ms: 1))
+        _ = dj.handle(.control("repeat off"), at: at(ms: 1))
         #expect(dj.handle(.timer, at: at(ms: 10_000)).records.map(\.ending) == [.played])
         #expect(dj.handle(.quit, at: at(ms: 11_000)).records.isEmpty)
     }

@@ -32,13 +32,14 @@ final class LibraryReloadSignal {
 }
 
 /// Reads the DJ's controls from stdin on a thread of its own: single keys on a terminal (raw
-/// mode, restored on exit), otherwise one command per line. End of input is not a quit: a DJ
-/// started from a script with stdin closed keeps playing until a signal.
+/// mode, restored on exit), otherwise one command per line (``DJControl/parse(line:)``; a line it
+/// cannot take is a warning). End of input is not a quit: a DJ started from a script with stdin
+/// closed keeps playing until a signal.
 final class ControlReader {
     private var savedTerminal = termios()
     private let isTerminal: Bool
 
-    init(inbox: Inbox<NodeInput>) {
+    init(inbox: Inbox<NodeInput>, reporter: any NodeReporter) {
         isTerminal = isatty(STDIN_FILENO) == 1
         if isTerminal {
             tcgetattr(STDIN_FILENO, &savedTerminal)
@@ -48,7 +49,7 @@ final class ControlReader {
         }
         let terminal = isTerminal
         let thread = Thread {
-            if terminal { Self.readKeys(inbox) } else { Self.readLines(inbox) }
+            if terminal { Self.readKeys(inbox) } else { Self.readLines(inbox, reporter: reporter) }
         }
         thread.start()
     }
@@ -62,30 +63,38 @@ final class ControlReader {
         var byte: UInt8 = 0
         var showingDJCode = false
         while read(STDIN_FILENO, &byte, 1) == 1 {
+            let control: DJControl
             switch byte {
-            case UInt8(ascii: "n"): inbox.push(.command("next"))
-            case UInt8(ascii: "p"): inbox.push(.command("prev"))
-            case UInt8(ascii: " "): inbox.push(.command("toggle"))
-            case UInt8(ascii: "s"): inbox.push(.command("shuffle"))
-            case UInt8(ascii: "r"): inbox.push(.command("repeat"))
-            case UInt8(ascii: "+"), UInt8(ascii: "="): inbox.push(.command("volume +10"))
-            case UInt8(ascii: "-"): inbox.push(.command("volume -10"))
-            case UInt8(ascii: "a"): inbox.push(.command("approve next"))
-            case UInt8(ascii: "d"): inbox.push(.command("drop next"))
+            case UInt8(ascii: "n"): control = .next
+            case UInt8(ascii: "p"): control = .previous
+            case UInt8(ascii: " "): control = .toggle
+            case UInt8(ascii: "s"): control = .shuffle
+            case UInt8(ascii: "r"): control = .setRepeat(nil)
+            case UInt8(ascii: "+"), UInt8(ascii: "="): control = .volume(.by(10))
+            case UInt8(ascii: "-"): control = .volume(.by(-10))
+            case UInt8(ascii: "a"): control = .approve(.next)
+            case UInt8(ascii: "d"): control = .drop(.next)
             case UInt8(ascii: "w"):
                 showingDJCode.toggle()
-                inbox.push(.command(showingDJCode ? "qr dj" : "qr"))
-            case UInt8(ascii: "q"): inbox.push(.quit)
-            default: break
+                control = .qr(forDJ: showingDJCode)
+            case UInt8(ascii: "q"):
+                inbox.push(.quit)
+                continue
+            default: continue
             }
+            inbox.push(.djControl(control))
         }
     }
 
-    private static func readLines(_ inbox: Inbox<NodeInput>) {
+    private static func readLines(_ inbox: Inbox<NodeInput>, reporter: any NodeReporter) {
         while let line = Swift.readLine() {
-            let command = line.trimmingWhitespace()
-            if command.isEmpty { continue }
-            if command == "quit" || command == "q" { inbox.push(.quit) } else { inbox.push(.command(command)) }
+            if line.trimmingWhitespace().isEmpty { continue }
+            do throws(ControlError) {
+                let control = try DJControl.parse(line: line)
+                inbox.push(control == .quit ? .quit : .djControl(control))
+            } catch {
+                reporter.report(.warning(error.message))
+            }
         }
     }
 }

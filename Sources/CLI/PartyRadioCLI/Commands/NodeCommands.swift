@@ -65,7 +65,7 @@ enum NodeCommands {
                     maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
                     fresh: options.fresh, isPrivate: options.isPrivate, newCode: options.newCode),
                 settings: nodeSettings, inbox: inbox)
-            let controls = ControlReader(inbox: inbox)
+            let controls = ControlReader(inbox: inbox, reporter: printer)
             defer { controls.restore() }
             let reload = LibraryReloadSignal(node)
             defer { withExtendedLifetime(reload) {} }

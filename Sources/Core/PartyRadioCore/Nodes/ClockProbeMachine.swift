@@ -95,7 +95,7 @@ public struct ClockProbeMachine: NodeMachine {
         case .quit:
             outcome = .noStation
             return out
-        case .timer, .command, .playerFailed, .catalog, .web:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch:
             break
         }
         if target == nil { look(now: now, into: &out) }

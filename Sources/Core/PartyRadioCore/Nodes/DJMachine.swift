@@ -217,18 +217,28 @@ public struct DJMachine: NodeMachine {
             break
         case .discovery(let event):
             handle(event, now: now, into: &out)
-        case .command(let line):
-            perform(line, now: now, into: &out)
+        case .djControl(let control):
+            perform(control, now: now, into: &out)
+        case .listenerControl:
+            break
+        case .libraryRescanned(let new, let gone, let warnings):
+            for warning in warnings { out.append(.report(.warning(warning))) }
+            let goneNote =
+                gone == 0 ? "" : "; \(gone) file\(gone == 1 ? " is" : "s are") gone (dropped at the next start)"
+            out.append(
+                .report(.notice("Library reloaded: \(new.count) new track\(new.count == 1 ? "" : "s")\(goneNote).")))
+            enqueue(new, now: now, into: &out)
         case .playerFailed(let message):
             out.append(.report(.warning("The player could not play the track (\(message)); retrying.")))
             planner.playerFailed(now: now)
         case .catalog(let answer):
-            unsaved = true
             handle(answer, now: now, into: &out)
         case .quit:
             goOffAir(now: now, into: &out)
         case .web(let action):
             web(action, now: now, into: &out)
+        case .webSearch(let term, let ticket):
+            out.append(.catalog(.webSearch(term, ticket: ticket)))
         }
     }
 
@@ -324,52 +334,58 @@ public struct DJMachine: NodeMachine {
     private mutating func web(_ action: WebAction, now: LocalTime, into out: inout [Effect]) {
         switch action.message {
         case .vote, .requestSend, .requestVote, .chatSend, .hello, .heartbeat, .leave:
-            let header = MessageHeader(
-                kind: action.message.kind, stationID: stationID, sender: action.guest, sequence: action.sequence)
-            let datagram = Datagram(header: header, message: action.message, signedBytes: [], signature: [])
             let inbound = Inbound(
-                datagram: datagram, from: PeerAddress(host: action.address, port: 0), receivedAt: now,
-                webTicket: action.ticket)
+                message: action.message, sender: action.guest, stationID: stationID, sequence: action.sequence,
+                origin: .web(ticket: action.ticket, address: action.address), receivedAt: now)
             handle(inbound, now: now, into: &out)
         default:
             out.append(.log(.wire, "web action of kind \(action.message.kind) ignored"))
         }
     }
 
-    /// The answer to a guest's message: a datagram back to its node, or the web page's HTTP answer.
-    private func reply(_ message: Message, to inbound: Inbound) -> Effect {
-        if let ticket = inbound.webTicket { return .webReply(ticket: ticket, message) }
-        return send(message, to: inbound.from)
+    /// The answer to a guest's message: a datagram back to its node, or the web page's HTTP answer
+    /// (none when nobody waits for it).
+    private func reply(_ message: Message, to origin: Inbound.Origin, into out: inout [Effect]) {
+        switch origin {
+        case .node(let peer): out.append(send(message, to: peer))
+        case .web(let ticket?, _): out.append(.webReply(ticket: ticket, .message(message)))
+        case .web(nil, _): break
+        }
     }
 
     private mutating func handle(_ inbound: Inbound, now: LocalTime, into out: inout [Effect]) {
         let sender = inbound.sender
         let dj = DJTime(onTheDJ: now)
-        if inbound.webTicket == nil { recentPeers[inbound.from] = now }
+        // A node's address: where its snapshot, unicast copies and goodbye go. A web page has none
+        // (it reads the page state), and it signs nothing, so it has no session to prepare.
+        var node: PeerAddress?
+        if case .node(let peer) = inbound.origin {
+            node = peer
+            recentPeers[peer] = now
+        }
         switch inbound.message {
         case .hello(let hello):
             // The name is the guest's word, so it is cleaned and cut (escape sequences included).
             let name = GuestName.fromNetwork(hello.listenerName)?.value ?? sender.fingerprint
             let known = engine.roster.entries[sender]?.name
             let isNew = engine.hello(from: sender, name: name, now: dj)
-            if inbound.webTicket == nil {
+            if let node {
                 unicastListeners.heard(
-                    sender, at: inbound.from, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
+                    sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
+                out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
+                if isNew { filter.prepareSession(for: sender) }
             }
-            if inbound.webTicket == nil { out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from)) }
             if isNew {
-                if inbound.webTicket == nil { filter.prepareSession(for: sender) }
                 listenerJoined(name, now: now, into: &out)
             } else if known != name {
                 broadcast(now: now, change: .listeners, into: &out)  // renamed
             }
         case .heartbeat(let beat):
-            if inbound.webTicket == nil {
-                unicastListeners.heard(
-                    sender, at: inbound.from, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
+            if let node {
+                unicastListeners.heard(sender, at: node, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
             }
             if engine.heartbeat(from: sender, now: dj) {
-                if inbound.webTicket == nil { filter.prepareSession(for: sender) }
+                if node != nil { filter.prepareSession(for: sender) }
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
         case .leave:
@@ -381,16 +397,17 @@ public struct DJMachine: NodeMachine {
         case .query:
             // The list first: an observer lists a station once its snapshot is in, and a `stations`
             // that has seen it may stop right there.
-            out.append(send(.roster(engine.roster.list(now: dj)), to: inbound.from))
-            out.append(send(.queueList(upNext), to: inbound.from))
-            out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: inbound.from))
+            guard let node else { break }
+            out.append(send(.roster(engine.roster.list(now: dj)), to: node))
+            out.append(send(.queueList(upNext), to: node))
+            out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
         case .vote(let vote):
             unsaved = true
             let before = engine.votes.tally
             let ack = engine.vote(
                 from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence,
-                address: inbound.from.host, votersPerAddress: configuration.votersPerAddress)
-            out.append(reply(.voteAck(ack), to: inbound))
+                address: inbound.origin.host, votersPerAddress: configuration.votersPerAddress)
+            reply(.voteAck(ack), to: inbound.origin, into: &out)
             if ack.status == .counted && ack.tally != before {
                 out.append(
                     .report(
@@ -403,13 +420,13 @@ public struct DJMachine: NodeMachine {
             request(send, inbound: inbound, now: now, into: &out)
         case .requestVote(let vote):
             unsaved = true
-            let ack = requests.vote(vote, from: sender, address: inbound.from.host, sequence: inbound.sequence)
-            out.append(reply(.requestVoteAck(ack), to: inbound))
+            let ack = requests.vote(vote, from: sender, address: inbound.origin.host, sequence: inbound.sequence)
+            reply(.requestVoteAck(ack), to: inbound.origin, into: &out)
             if ack.status == .counted { sendUpNext(report: true, into: &out) }
         case .chatSend(let send):
             unsaved = true
             let (ack, line) = chat.submit(send, from: sender, now: dj)
-            out.append(reply(.chatAck(ack), to: inbound))
+            reply(.chatAck(ack), to: inbound.origin, into: &out)
             if let line {
                 for _ in 0..<2 { toGroup(.chatLine(line), into: &out) }
                 out.append(.report(.chat(line)))
@@ -417,14 +434,15 @@ public struct DJMachine: NodeMachine {
         case .timePing(let ping):
             // t2 is when the datagram came off the socket; the runtime stamps t3 as it sends. The
             // cookie of the pinger's address goes with it, for a listener that wants unicast copies.
+            guard let node else { break }
             out.append(
                 send(
                     .timePong(
                         TimePong(
                             clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns,
                             serverSendNs: now.ns,
-                            cookie: unicastListeners.cookie(for: sender, at: inbound.from, now: now))),
-                    to: inbound.from))
+                            cookie: unicastListeners.cookie(for: sender, at: node, now: now))),
+                    to: node))
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
             .requestVoteAck, .queueList, .nextSources:
             break  // DJ kinds never pass the listener policy
@@ -440,18 +458,15 @@ public struct DJMachine: NodeMachine {
         let name = GuestName.fromNetwork(send.name)?.value ?? guest.fingerprint
         guard !chat.muted.contains(guest.fingerprint) else {
             return answer(
-                RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.from,
-                web: inbound.webTicket, into: &out)
+                RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.origin, into: &out)
         }
-        switch requests.admit(send, from: guest, address: inbound.from.host, nowNs: DJTime(onTheDJ: now).ns) {
+        switch requests.admit(send, from: guest, address: inbound.origin.host, nowNs: DJTime(onTheDJ: now).ns) {
         case .inProgress:
             break
         case .answer(let ack):
-            answer(ack, guest: name, to: inbound.from, web: inbound.webTicket, into: &out)
+            answer(ack, guest: name, to: inbound.origin, into: &out)
         case .resolve:
-            let ticket = RequestTicket(
-                guest: guest, requestID: send.requestID, name: name, replyTo: inbound.from,
-                webTicket: inbound.webTicket)
+            let ticket = RequestTicket(guest: guest, requestID: send.requestID, name: name, origin: inbound.origin)
             switch send.wanted {
             case .library(let words):
                 resolved(ticket, track: Self.match(words, in: engine.queue), unavailable: false, now: now, into: &out)
@@ -488,10 +503,10 @@ public struct DJMachine: NodeMachine {
     ) {
         guard
             let ack = requests.resolved(
-                requestID: ticket.requestID, from: ticket.guest, address: ticket.replyTo.host, name: ticket.name,
+                requestID: ticket.requestID, from: ticket.guest, address: ticket.origin.host, name: ticket.name,
                 track: track, unavailable: unavailable)
         else { return }
-        answer(ack, guest: ticket.name, to: ticket.replyTo, web: ticket.webTicket, into: &out)
+        answer(ack, guest: ticket.name, to: ticket.origin, into: &out)
         guard ack.status.isQueued else { return }
         sendUpNext(report: true, into: &out)
         playRequestIfIdle(now: now, into: &out)
@@ -514,10 +529,8 @@ public struct DJMachine: NodeMachine {
         broadcast(now: now, change: .track, into: &out)
     }
 
-    private func answer(
-        _ ack: RequestAck, guest: String, to peer: PeerAddress, web: UInt64?, into out: inout [Effect]
-    ) {
-        out.append(web.map { .webReply(ticket: $0, .requestAck(ack)) } ?? send(.requestAck(ack), to: peer))
+    private func answer(_ ack: RequestAck, guest: String, to origin: Inbound.Origin, into out: inout [Effect]) {
+        reply(.requestAck(ack), to: origin, into: &out)
         out.append(.report(.requestAnswered(ack, guest: guest)))
     }
 
@@ -553,30 +566,30 @@ public struct DJMachine: NodeMachine {
 
     /// The DJ's `approve ID` and `drop ID`; `approve next` takes the first request waiting for
     /// approval, `drop next` the request at the top of the list (the keys `a` and `d`).
-    private mutating func decide(_ verb: String, _ argument: String?, now: LocalTime, into out: inout [Effect]) {
-        let word = argument?.trimmingWhitespace().lowercased()
-        if word == "next" {
-            let next = verb == "approve" ? requests.ordered.first { !$0.approved } : requests.ordered.first
-            guard let next else {
-                let what = verb == "approve" ? "No request waits for your approval." : "No request waits."
+    private mutating func decide(
+        approve: Bool, _ pick: DJControl.RequestPick, now: LocalTime, into out: inout [Effect]
+    ) {
+        let verb = approve ? "approve" : "drop"
+        let id: UInt32
+        switch pick {
+        case .next:
+            guard let next = approve ? requests.ordered.first(where: { !$0.approved }) : requests.ordered.first else {
+                let what = approve ? "No request waits for your approval." : "No request waits."
                 return out.append(.report(.warning(what)))
             }
-            return decide(verb, String(next.queueID), now: now, into: &out)
+            id = next.queueID
+        case .number(let number):
+            id = number
         }
-        let digits = word?.drop { $0 == "#" }
-        guard let digits, let id = UInt32(digits) else {
-            return out.append(
-                .report(.warning("'\(verb)' takes a request's number, e.g. '\(verb) 3', or 'next'.")))
-        }
-        let done = verb == "approve" ? requests.approve(id) : requests.drop(id) != nil
+        let done = approve ? requests.approve(id) : requests.drop(id) != nil
         guard done else {
             let why =
                 requests.outcome(of: id).map { "it has already been \($0.rawValue)" }
-                ?? (verb == "approve" && requests.waiting.contains { $0.queueID == id }
+                ?? (approve && requests.waiting.contains { $0.queueID == id }
                     ? "it is approved already" : "no request waits with that number")
             return out.append(.report(.warning("Cannot \(verb) request #\(id): \(why).")))
         }
-        out.append(.report(.notice(verb == "approve" ? "Approved request #\(id)." : "Dropped request #\(id).")))
+        out.append(.report(.notice(approve ? "Approved request #\(id)." : "Dropped request #\(id).")))
         sendUpNext(report: true, into: &out)
         playRequestIfIdle(now: now, into: &out)
     }
@@ -654,47 +667,79 @@ public struct DJMachine: NodeMachine {
         case .results(let term, let tracks):
             out.append(.report(.searchResults(term: term, tracks: tracks)))
         case .requestedTrack(let track, let failure, let ticket):
+            unsaved = true
             if let failure { out.append(.log(.catalog, failure)) }
             resolved(ticket, track: track, unavailable: track == nil && failure != nil, now: now, into: &out)
         case .tracks(let tracks, let failure):
             if let failure { out.append(.report(.warning(failure))) }
-            if engine.enqueue(tracks, now: DJTime(onTheDJ: now)) {
-                out.append(.report(.queued(tracks: tracks, queueLength: engine.queue.count)))
-                let first = engine.queue.count == tracks.count
-                if first { trackChanged(after: .played, tally: Tally(), now: now, into: &out) }
-                broadcast(now: now, change: first ? .track : .queue, into: &out)
-            }
+            enqueue(tracks, now: now, into: &out)
+        case .webResults(let term, let tracks, let status, let ticket):
+            webSearchAnswered(term, catalog: tracks, status: status, ticket: ticket, into: &out)
         }
     }
 
-    /// One control command: `next`, `prev`, `pause`, `resume`, `toggle`, `seek S`, `search T`,
-    /// `add ID…`, `quit`.
-    private mutating func perform(_ line: String, now: LocalTime, into out: inout [Effect]) {
-        let dj = DJTime(onTheDJ: now)
-        let words = line.trimmingWhitespace().split(separator: " ", maxSplits: 1).map(String.init)
-        guard let verb = words.first?.lowercased() else { return }
+    /// Tracks added at the end of the queue (catalog tracks the DJ added, music new to the library).
+    private mutating func enqueue(_ tracks: [Track], now: LocalTime, into out: inout [Effect]) {
         unsaved = true
-        switch verb {
-        case "next", "n", "skip":
+        guard engine.enqueue(tracks, now: DJTime(onTheDJ: now)) else { return }
+        out.append(.report(.queued(tracks: tracks, queueLength: engine.queue.count)))
+        let first = engine.queue.count == tracks.count
+        if first { trackChanged(after: .played, tally: Tally(), now: now, into: &out) }
+        broadcast(now: now, change: first ? .track : .queue, into: &out)
+    }
+
+    /// The most results a web guest's search shows from the DJ's queue, and from the catalog.
+    public static let webSearchLibraryResults = 10
+    public static let webSearchCatalogResults = 15
+
+    /// A web guest's search is answered once the catalog has: the DJ's own queue first (every
+    /// word in the title, artist or album, case ignored), then the catalog's tracks not in it.
+    private func webSearchAnswered(
+        _ term: String, catalog: [Track], status: CatalogStatus, ticket: UInt64, into out: inout [Effect]
+    ) {
+        let terms = term.lowercased().split(whereSeparator: \.isWhitespace)
+        var seen = Set<String>()
+        var library: [Track] = []
+        for track in engine.queue where library.count < Self.webSearchLibraryResults && !seen.contains(track.id) {
+            let haystack = (track.title + " " + track.artist + " " + track.album).lowercased()
+            guard !terms.isEmpty, terms.allSatisfy({ haystack.contains($0) }) else { continue }
+            seen.insert(track.id)
+            library.append(track)
+        }
+        var found: [Track] = []
+        for track in catalog.prefix(Self.webSearchCatalogResults) where !seen.contains(track.id) {
+            seen.insert(track.id)
+            found.append(track)
+        }
+        let results = WebSearchResults(library: library, catalog: found, catalogStatus: status)
+        out.append(.webReply(ticket: ticket, .searchResults(results)))
+    }
+
+    /// One of the DJ's controls (its arguments are checked where it was typed: ``DJControl``).
+    private mutating func perform(_ control: DJControl, now: LocalTime, into out: inout [Effect]) {
+        let dj = DJTime(onTheDJ: now)
+        unsaved = true
+        switch control {
+        case .next:
             guard let track = engine.nowPlaying else { return }
             let tally = engine.votes.tally
             skipTrack(
                 TrackSkipped(
                     trackID: track.id, title: track.title, reason: .dj, down: tally.down,
                     room: max(UInt32(engine.roster.count), tally.up + tally.down)), now: now, into: &out)
-        case "prev", "previous", "p", "back":
+        case .previous:
             let tally = engine.votes.tally
             if engine.previous(now: dj) {
                 trackChanged(after: .djSkip, tally: tally, now: now, into: &out)
                 broadcast(now: now, change: .track, into: &out)
             }
-        case "pause":
+        case .pause:
             if engine.pause(now: dj) { broadcast(now: now, change: .paused, into: &out) }
-        case "resume", "play":
+        case .resume:
             if engine.resume(now: dj) { broadcast(now: now, change: .resumed, into: &out) }
-        case "toggle":
-            perform(engine.isPaused ? "resume" : "pause", now: now, into: &out)
-        case "shuffle":
+        case .toggle:
+            perform(engine.isPaused ? .resume : .pause, now: now, into: &out)
+        case .shuffle:
             var random = SplitMix64(seed: UInt64(bitPattern: now.ns))
             if engine.shuffleUpcoming(using: &random) {
                 out.append(.report(.notice("Shuffled the \(engine.queue.count - engine.index - 1) tracks to come.")))
@@ -702,112 +747,85 @@ public struct DJMachine: NodeMachine {
             } else {
                 out.append(.report(.warning("Nothing to shuffle: fewer than two tracks are still to come.")))
             }
-        case "repeat":
-            let mode =
-                words.count == 2 ? StationEngine.RepeatMode(rawValue: words[1].lowercased()) : engine.repeatMode.next
-            guard let mode else {
-                return out.append(.report(.warning("'repeat' takes off, one or all (or nothing, to cycle).")))
-            }
-            engine.repeatMode = mode
+        case .setRepeat(let mode):
+            engine.repeatMode = mode ?? engine.repeatMode.next
             reportSettings(into: &out)
-        case "volume", "vol":
-            guard words.count == 2, let amount = Int(words[1].trimmingWhitespace()) else {
-                return out.append(.report(.warning("'volume' takes 0 to 100, or +N / -N, e.g. 'volume 80'.")))
+        case .volume(let change):
+            switch change {
+            case .to(let level): volume = min(100, max(0, level))
+            case .by(let step): volume = min(100, max(0, volume + min(100, max(-100, step))))
             }
-            let relative = words[1].hasPrefix("+") || words[1].hasPrefix("-")
-            volume = min(100, max(0, relative ? volume + amount : amount))
             out.append(.player(.volume(volume)))
             reportSettings(into: &out)
-        case "seek":
-            guard words.count == 2, let seconds = Double(words[1]), seconds.isFinite, seconds.magnitude < 1e9 else {
-                return out.append(.report(.warning("'seek' takes a position in seconds, e.g. 'seek 42'.")))
-            }
-            if engine.seek(toNs: Nanos.seconds(seconds), now: dj) { broadcast(now: now, change: .seek, into: &out) }
-        case "search":
-            guard words.count == 2 else {
-                return out.append(.report(.warning("'search' takes a term, e.g. 'search daft punk'.")))
-            }
-            out.append(.catalog(.search(words[1])))
-        case "add":
-            let ids =
-                words.count == 2 ? words[1].split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) : []
-            guard !ids.isEmpty else {
-                return out.append(.report(.warning("'add' takes catalog track IDs, e.g. 'add 1440857781'.")))
-            }
+        case .seek(let positionNs):
+            if engine.seek(toNs: positionNs, now: dj) { broadcast(now: now, change: .seek, into: &out) }
+        case .search(let term):
+            out.append(.catalog(.search(term)))
+        case .add(let ids):
             out.append(.catalog(.lookup(ids)))
-        case "mute", "unmute":
-            guard words.count == 2 else {
-                return out.append(
-                    .report(.warning("'\(verb)' takes a guest's name or key fingerprint, e.g. '\(verb) Bob'.")))
-            }
-            // A guest is known by the name it gave (listening or chatting) or its key's fingerprint.
-            let who = words[1]
-            let known =
-                engine.roster.entries.map { (name: $0.value.name, fingerprint: $0.key.fingerprint) }
-                + chat.lines.map { (name: $0.name, fingerprint: $0.sender) }
-                + requests.waiting.map { (name: $0.requesterName, fingerprint: $0.requester.fingerprint) }
-                // A muted guest may have nothing left in the lists above: unmute still finds them.
-                + chat.muted.map { (name: mutedNames[$0] ?? "", fingerprint: $0) }
-            // A name is one guest, whatever keys it used (`listen` and `chat` sign with two); a
-            // fingerprint prefix must name one key.
-            let byName = Set(known.filter { $0.name == who }.map(\.fingerprint))
-            let byPrint = Set(known.filter { $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
-            let targets = byName.isEmpty ? byPrint : byName
-            guard !targets.isEmpty, !byName.isEmpty || byPrint.count == 1 else {
-                let problem = targets.isEmpty ? "No guest is called" : "Several guests match"
-                return out.append(
-                    .report(.warning("\(problem) '\(who)'; use the name or key fingerprint the list shows.")))
-            }
-            guard verb == "mute" else {
-                for fingerprint in targets {
-                    chat.unmute(fingerprint: fingerprint)
-                    mutedNames[fingerprint] = nil
-                }
-                return out.append(.report(.notice("Unmuted '\(who)': chat and requests are open to them again.")))
-            }
-            var dropped: [SongRequest] = []
-            for fingerprint in targets.sorted() {
-                chat.mute(fingerprint: fingerprint)
-                mutedNames[fingerprint] = known.first { $0.fingerprint == fingerprint && !$0.name.isEmpty }?.name
-                // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
-                dropped += requests.dropAll(fingerprint: fingerprint)
-            }
-            out.append(
-                .report(
-                    .notice(
-                        "Muted '\(who)': no chat or requests from them"
-                            + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
-            if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
-        case "qr":
+        case .mute(let who):
+            setMuted(true, who, into: &out)
+        case .unmute(let who):
+            setMuted(false, who, into: &out)
+        case .qr(let forDJ):
             unsaved = false
-            out.append(.report(.webQR(forDJ: words.count == 2 && words[1].trimmingWhitespace().lowercased() == "dj")))
-        case "crowd-skip", "crowdskip":
-            guard words.count == 2, let percent = Int(words[1].trimmingWhitespace()), (0...100).contains(percent) else {
-                return out.append(
-                    .report(
-                        .warning("'crowd-skip' takes a share of the room from 0 (off) to 100, e.g. 'crowd-skip 50'.")))
-            }
-            crowdSkipPercent = percent
+            out.append(.report(.webQR(forDJ: forDJ)))
+        case .crowdSkip(let percent):
+            crowdSkipPercent = min(100, max(0, percent))
             out.append(
                 .report(
                     .notice(
-                        percent == 0
-                            ? "Crowd skip is off." : "Crowd skip: \(percent) % of the room voting down skips a track."))
-            )
+                        crowdSkipPercent == 0
+                            ? "Crowd skip is off."
+                            : "Crowd skip: \(crowdSkipPercent) % of the room voting down skips a track.")))
             reportSettings(into: &out)
-        case "approve", "drop":
-            decide(verb, words.count == 2 ? words[1] : nil, now: now, into: &out)
-        case "quit", "q", "exit":
+        case .approve(let pick):
+            decide(approve: true, pick, now: now, into: &out)
+        case .drop(let pick):
+            decide(approve: false, pick, now: now, into: &out)
+        case .quit:
             goOffAir(now: now, into: &out)
-        default:
-            out.append(
-                .report(
-                    .warning(
-                        "Unknown command '\(verb)'; use next, prev, pause, resume, seek SECONDS, shuffle, "
-                            + "repeat [off|one|all], volume N, search TERM, add ID, approve N|next, drop N|next, mute NAME, "
-                            + "unmute NAME, "
-                            + "crowd-skip PERCENT, qr [dj] or quit.")))
         }
+    }
+
+    /// `mute NAME` and `unmute NAME`: a guest is known by the name it gave (listening or chatting)
+    /// or its key's fingerprint.
+    private mutating func setMuted(_ mute: Bool, _ who: String, into out: inout [Effect]) {
+        let known =
+            engine.roster.entries.map { (name: $0.value.name, fingerprint: $0.key.fingerprint) }
+            + chat.lines.map { (name: $0.name, fingerprint: $0.sender) }
+            + requests.waiting.map { (name: $0.requesterName, fingerprint: $0.requester.fingerprint) }
+            // A muted guest may have nothing left in the lists above: unmute still finds them.
+            + chat.muted.map { (name: mutedNames[$0] ?? "", fingerprint: $0) }
+        // A name is one guest, whatever keys it used (`listen` and `chat` sign with two); a
+        // fingerprint prefix must name one key.
+        let byName = Set(known.filter { $0.name == who }.map(\.fingerprint))
+        let byPrint = Set(known.filter { $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
+        let targets = byName.isEmpty ? byPrint : byName
+        guard !targets.isEmpty, !byName.isEmpty || byPrint.count == 1 else {
+            let problem = targets.isEmpty ? "No guest is called" : "Several guests match"
+            return out.append(.report(.warning("\(problem) '\(who)'; use the name or key fingerprint the list shows.")))
+        }
+        guard mute else {
+            for fingerprint in targets {
+                chat.unmute(fingerprint: fingerprint)
+                mutedNames[fingerprint] = nil
+            }
+            return out.append(.report(.notice("Unmuted '\(who)': chat and requests are open to them again.")))
+        }
+        var dropped: [SongRequest] = []
+        for fingerprint in targets.sorted() {
+            chat.mute(fingerprint: fingerprint)
+            mutedNames[fingerprint] = known.first { $0.fingerprint == fingerprint && !$0.name.isEmpty }?.name
+            // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
+            dropped += requests.dropAll(fingerprint: fingerprint)
+        }
+        out.append(
+            .report(
+                .notice(
+                    "Muted '\(who)': no chat or requests from them"
+                        + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
+        if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
     }
 
     // MARK: Stats

@@ -32,25 +32,53 @@ public enum SenderPolicy: Sendable, Equatable {
     case stations([StationID: PublicKey])
 }
 
-/// A datagram that passed the filter.
+/// A guest's message the machine takes: a datagram that passed the filter, or (the DJ) a web
+/// guest's action, which is no datagram and carries no signature.
 public struct Inbound: Sendable {
-    public var datagram: Datagram
-    public var from: PeerAddress
-    public var receivedAt: LocalTime
-    /// Set for a web guest's action (no datagram came): the answer goes to this HTTP request.
-    public var webTicket: UInt64?
+    /// Where the message came from, and so where its answer goes.
+    public enum Origin: Hashable, Sendable {
+        /// A datagram from a node at this address: answered by a datagram there.
+        case node(PeerAddress)
+        /// The DJ's web page, from the browser at `address`: answered to the HTTP request `ticket`
+        /// names (nil: nobody waits, a listening page's hello).
+        case web(ticket: UInt64?, address: String)
 
-    public init(datagram: Datagram, from: PeerAddress, receivedAt: LocalTime, webTicket: UInt64? = nil) {
-        self.datagram = datagram
-        self.from = from
-        self.receivedAt = receivedAt
-        self.webTicket = webTicket
+        /// The source's IP address, for the one-guest-one-vote rule.
+        public var host: String {
+            switch self {
+            case .node(let peer): peer.host
+            case .web(_, let address): address
+            }
+        }
     }
 
-    public var message: Message { datagram.message }
-    public var sender: PublicKey { datagram.header.sender }
-    public var stationID: StationID { datagram.header.stationID }
-    public var sequence: UInt64 { datagram.header.sequence }
+    public var message: Message
+    /// The key that signed the datagram, or the web guest's key.
+    public var sender: PublicKey
+    public var stationID: StationID
+    /// The datagram's sequence number, or the one the web server gave the action.
+    public var sequence: UInt64
+    public var origin: Origin
+    public var receivedAt: LocalTime
+
+    public init(
+        message: Message, sender: PublicKey, stationID: StationID, sequence: UInt64, origin: Origin,
+        receivedAt: LocalTime
+    ) {
+        self.message = message
+        self.sender = sender
+        self.stationID = stationID
+        self.sequence = sequence
+        self.origin = origin
+        self.receivedAt = receivedAt
+    }
+
+    /// A datagram that passed the filter, from `peer`.
+    init(_ datagram: Datagram, from peer: PeerAddress, receivedAt: LocalTime) {
+        self.init(
+            message: datagram.message, sender: datagram.header.sender, stationID: datagram.header.stationID,
+            sequence: datagram.header.sequence, origin: .node(peer), receivedAt: receivedAt)
+    }
 }
 
 /// Decodes, checks the sender against the policy, verifies the signature and rejects replays;
@@ -110,7 +138,7 @@ public struct DatagramFilter: Sendable {
             }
             guard replay.accept(header.sequence, from: header.sender) else { throw .replayed }
             gate.accepted(sender: header.sender, host: from.host)
-            return Inbound(datagram: datagram, from: from, receivedAt: now)
+            return Inbound(datagram, from: from, receivedAt: now)
         } catch {
             drops.record(error)
             lastReason = error.counterName

@@ -208,9 +208,9 @@ public struct ListenerMachine: NodeMachine {
         case .quit:
             stop(now: now, into: &out)
             return out
-        case .command(let line):
-            perform(line, now: now, into: &out)
-        case .timer, .catalog, .web:
+        case .listenerControl(let control):
+            perform(control, now: now, into: &out)
+        case .timer, .catalog, .web, .webSearch, .djControl, .libraryRescanned:
             break
         }
         guard !isFinished else { return out }
@@ -222,22 +222,18 @@ public struct ListenerMachine: NodeMachine {
 
     // MARK: Controls (the desktop's media keys, through MPRIS)
 
-    /// One control: `mute`, `unmute`, `toggle-mute` (this node's output only), `volume N`, or
-    /// `vote up|down|clear` on the track playing now (as `partyradio vote` sends it, from this
-    /// listener's key).
-    private mutating func perform(_ line: String, now: LocalTime, into out: inout [Effect]) {
-        let words = line.trimmingWhitespace().split(separator: " ").map { $0.lowercased() }
-        switch (words.first, words.count) {
-        case ("mute", 1): setMuted(true, into: &out)
-        case ("unmute", 1): setMuted(false, into: &out)
-        case ("toggle-mute", 1): setMuted(!isMuted, into: &out)
-        case ("volume", 2):
-            guard let level = Int(words[1]) else { fallthrough }
+    /// One control: mute, unmute, toggle mute (this node's output only), the volume, or a vote
+    /// on the track playing now (as `partyradio vote` sends it, from this listener's key).
+    private mutating func perform(_ control: ListenerControl, now: LocalTime, into out: inout [Effect]) {
+        switch control {
+        case .mute: setMuted(true, into: &out)
+        case .unmute: setMuted(false, into: &out)
+        case .toggleMute: setMuted(!isMuted, into: &out)
+        case .volume(let level):
             volume = min(100, max(0, level))
             if !isMuted { out.append(.player(.volume(volume))) }
             out.append(.report(.notice("Volume \(volume).")))
-        case ("vote", 2):
-            guard let choice = VoteChoice.allCases.first(where: { $0.name == words[1] }) else { fallthrough }
+        case .vote(let choice):
             guard let tuned, let track = tuned.snapshot.nowPlaying else {
                 return out.append(.report(.warning("Nothing is playing to vote on.")))
             }
@@ -246,8 +242,6 @@ public struct ListenerMachine: NodeMachine {
                 .send(
                     .vote(Vote(trackID: track.id, choice: choice)), to: .peer(tuned.djAddress),
                     station: tuned.station.id))
-        default:
-            out.append(.log(.node, "unknown listener control '\(line)'"))
         }
     }
 

@@ -73,8 +73,13 @@ public enum NodeInput: Sendable {
     case timer
     /// DNS-SD: a service was found, resolved, removed; our own publication's fate.
     case discovery(DiscoveryEvent)
-    /// A control command from the user (the DJ's keys and lines).
-    case command(String)
+    /// One of the DJ's controls (its keys, lines, media keys and web controls), typed at the edge.
+    case djControl(DJControl)
+    /// One of a listener's controls (its media keys).
+    case listenerControl(ListenerControl)
+    /// The DJ's library folders were scanned again (SIGHUP): music new since the last scan, the
+    /// number of files gone (they stay queued until the next start), and what the scan warned of.
+    case libraryRescanned(new: [Track], gone: Int, warnings: [String])
     /// The player could not play the source.
     case playerFailed(String)
     /// The catalog answered a request the machine made.
@@ -83,6 +88,9 @@ public enum NodeInput: Sendable {
     case quit
     /// A guest on the DJ's web page voted, requested or chatted (``WebAction``).
     case web(WebAction)
+    /// A guest on the DJ's web page searched the DJ's library and catalog; the answer goes to the
+    /// HTTP request `ticket` names (``Effect/webReply(ticket:_:)``).
+    case webSearch(String, ticket: UInt64)
 }
 
 /// What a guest did on the DJ's web page, as the DJ machine takes it: the guest message a node
@@ -100,10 +108,10 @@ public struct WebAction: Sendable {
     public var address: String
     /// Increasing for every action the web server takes (replays are refused as for datagrams).
     public var sequence: UInt64
-    /// Names the HTTP request waiting for the answer.
-    public var ticket: UInt64
+    /// Names the HTTP request waiting for the answer; nil: nobody waits (a listening page's hello).
+    public var ticket: UInt64?
 
-    public init(message: Message, guest: PublicKey, address: String, sequence: UInt64, ticket: UInt64) {
+    public init(message: Message, guest: PublicKey, address: String, sequence: UInt64, ticket: UInt64?) {
         self.message = message
         self.guest = guest
         self.address = address
@@ -166,8 +174,44 @@ public enum Effect: Sendable {
     case save(SavedStation)
     /// Remember the key a station name showed (a listener's trust on first use).
     case pin(name: String, key: PublicKey)
-    /// The answer to a web guest's action (``NodeInput/web(_:)``): an acknowledgement message.
-    case webReply(ticket: UInt64, Message)
+    /// The answer to a web guest's action (``NodeInput/web(_:)``, ``NodeInput/webSearch(_:ticket:)``).
+    case webReply(ticket: UInt64, WebReply)
+}
+
+/// What the DJ answers a web guest: the acknowledgement a node would have had, or search results.
+public enum WebReply: Equatable, Sendable {
+    case message(Message)
+    case searchResults(WebSearchResults)
+}
+
+/// A web guest's search: matches in the DJ's own queue, then the catalog's, and how the catalog
+/// answered.
+public struct WebSearchResults: Equatable, Sendable {
+    public var library: [Track]
+    public var catalog: [Track]
+    public var catalogStatus: CatalogStatus
+
+    public init(library: [Track], catalog: [Track], catalogStatus: CatalogStatus) {
+        self.library = library
+        self.catalog = catalog
+        self.catalogStatus = catalogStatus
+    }
+}
+
+/// How the catalog answered a search.
+public enum CatalogStatus: Hashable, Sendable, CustomStringConvertible {
+    case ok
+    /// This DJ has no catalog.
+    case unavailable
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .ok: "ok"
+        case .unavailable: "unavailable"
+        case .failed(let why): "failed: \(why)"
+        }
+    }
 }
 
 /// What the player should do, decided by ``PlaybackPlanner``.
@@ -187,9 +231,15 @@ public enum PlayerCommand: Hashable, Sendable {
 /// A catalog question from the DJ's controls.
 public enum CatalogRequest: Hashable, Sendable {
     case search(String)
+    /// A web guest's search (``NodeInput/webSearch(_:ticket:)``): answered within
+    /// ``webSearchTimeoutNs`` even when the catalog is slow, since the guest's page waits.
+    case webSearch(String, ticket: UInt64)
     case lookup([String])
     /// A guest's request names this catalog track: find it (the DJ never plays a URL a guest sent).
     case requestedTrack(id: String, for: RequestTicket)
+
+    /// How long a web guest's search waits for the catalog (the page waits for the answer).
+    public static let webSearchTimeoutNs = Nanos.seconds(8)
 }
 
 /// A guest's request while the DJ looks its track up: who asked, and where to answer.
@@ -197,16 +247,14 @@ public struct RequestTicket: Hashable, Sendable {
     public var guest: PublicKey
     public var requestID: UInt64
     public var name: String
-    public var replyTo: PeerAddress
-    /// Set when the request came from the web page: the answer goes to this HTTP request.
-    public var webTicket: UInt64?
+    /// A node (the answer goes back as a datagram) or the web page (to the waiting HTTP request).
+    public var origin: Inbound.Origin
 
-    public init(guest: PublicKey, requestID: UInt64, name: String, replyTo: PeerAddress, webTicket: UInt64? = nil) {
-        self.webTicket = webTicket
+    public init(guest: PublicKey, requestID: UInt64, name: String, origin: Inbound.Origin) {
         self.guest = guest
         self.requestID = requestID
         self.name = name
-        self.replyTo = replyTo
+        self.origin = origin
     }
 }
 
@@ -217,4 +265,6 @@ public enum CatalogAnswer: Hashable, Sendable {
     /// The lookup for a guest's request: the track, nil if the catalog has no such track, or
     /// the failure when the catalog could not be asked.
     case requestedTrack(Track?, failure: String?, for: RequestTicket)
+    /// A web guest's search in the catalog.
+    case webResults(term: String, tracks: [Track], status: CatalogStatus, ticket: UInt64)
 }

@@ -47,7 +47,7 @@ public struct ObserverMachine: NodeMachine {
         case .quit:
             isFinished = true
             return out
-        case .timer, .command, .playerFailed, .catalog, .web:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch:
             break
         }
         changes += watch.tick(now: now, into: &out)

@@ -159,7 +159,7 @@ public struct RequesterMachine: NodeMachine {
             searching = nil
             let sentence = failure.hasSuffix(".") ? failure : failure + "."
             finish(NodeError(.catalog, sentence + " Ask by catalog ID, or by title words with --library."))
-        case .results, .tracks, .requestedTrack:
+        case .results, .tracks, .requestedTrack, .webResults:
             break
         }
     }

@@ -65,7 +65,7 @@ public struct StationRequest: Sendable {
             }
         case .quit:
             return .finished(nil)
-        case .timer, .command, .playerFailed, .catalog, .web:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch:
             break
         }
         _ = watch.tick(now: now, into: &out)

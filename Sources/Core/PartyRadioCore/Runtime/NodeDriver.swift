@@ -139,8 +139,8 @@ public final class NodeDriver<Machine: NodeMachine> {
         case .save(let station):
             // Synchronous, and first among its step's effects: nothing acknowledged is unsaved.
             ports.save(station)
-        case .webReply(let ticket, let message):
-            ports.webReply(ticket: ticket, message)
+        case .webReply(let ticket, let reply):
+            ports.webReply(ticket: ticket, reply)
         case .pin(let name, let key):
             ports.pin(name: name, key: key)
         }

@@ -56,8 +56,8 @@ public protocol NodePorts: AnyObject {
 
     // MARK: Web
 
-    /// The answer to a web guest's action.
-    func webReply(ticket: UInt64, _ message: Message)
+    /// The answer to a web guest's action or search.
+    func webReply(ticket: UInt64, _ reply: WebReply)
 }
 
 /// A datagram as it came off a socket, stamped with this node's clock as it was taken.

@@ -255,13 +255,9 @@ public final class DJNode {
         guard let library else {
             return reporter.report(.warning("Nothing to reload: this station plays no --library folders."))
         }
-        rescans.async { [inbox, reporter] in
+        rescans.async { [inbox] in
             let (new, warnings, gone) = library.rescan()
-            for warning in warnings { reporter.report(.warning(warning)) }
-            let goneNote =
-                gone == 0 ? "" : "; \(gone) file\(gone == 1 ? " is" : "s are") gone (dropped at the next start)"
-            reporter.report(.notice("Library reloaded: \(new.count) new track\(new.count == 1 ? "" : "s")\(goneNote)."))
-            if !new.isEmpty { inbox.push(.catalog(.tracks(new, failure: nil))) }
+            inbox.push(.libraryRescanned(new: new, gone: gone, warnings: warnings))
         }
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The node's thread calls ``update(_:)`` after its steps; the bus thread reads only the
 /// properties made from the last view and pushes each method call into the inbox as the
-/// control line it stands for (``MPRISMapping/command(_:view:positionUs:)``).
+/// control it stands for (``MPRISMapping/control(_:view:positionUs:)``).
 final class MPRISBridge: Sendable {
     private let service: MPRISService
     private let shared: Shared
@@ -26,11 +26,11 @@ final class MPRISBridge: Sendable {
         do {
             let service = try MPRISService(address: address, properties: MPRISMapping.properties(view)) { call in
                 let (view, positionUs) = shared.read()
-                guard let line = MPRISMapping.command(call, view: view, positionUs: positionUs) else {
+                guard let control = MPRISMapping.control(call, view: view, positionUs: positionUs) else {
                     return Log.debug(.node, "MPRIS \(call): nothing to do")
                 }
-                Log.debug(.node, "MPRIS \(call) → '\(line)'")
-                inbox.push(.command(line))
+                Log.debug(.node, "MPRIS \(call) → '\(control)'")
+                inbox.push(control.input)
             }
             shared.service.withLock { $0 = service }
             Log.debug(.node, "MPRIS player on the session bus as \(service.busName)")

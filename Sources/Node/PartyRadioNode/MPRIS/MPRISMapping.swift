@@ -88,34 +88,61 @@ enum MPRISMapping {
             seeks: view.seeks)
     }
 
-    /// The control line a method call stands for (the DJ's control lines; a listener's own), or
-    /// nil when it does nothing here. `positionUs` is where the station is now (for `Seek`).
-    static func command(_ call: MPRISCall, view: MPRISView, positionUs: Int64) -> String? {
+    /// A control for the DJ's machine or a listener's.
+    enum Control: Hashable, Sendable, CustomStringConvertible {
+        case dj(DJControl)
+        case listener(ListenerControl)
+
+        var input: NodeInput {
+            switch self {
+            case .dj(let control): .djControl(control)
+            case .listener(let control): .listenerControl(control)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .dj(let control): control.description
+            case .listener(let control): control.description
+            }
+        }
+    }
+
+    /// The control a method call stands for (the DJ's controls; a listener's own), or nil when it
+    /// does nothing here. `positionUs` is where the station is now (for `Seek`).
+    static func control(_ call: MPRISCall, view: MPRISView, positionUs: Int64) -> Control? {
         switch (view.role, call) {
-        case (.dj, .playPause): "toggle"
-        case (.dj, .play): "resume"
-        case (.dj, .pause), (.dj, .stop): "pause"
-        case (.dj, .next): "next"
-        case (.dj, .previous): "prev"
-        case (.dj, .seek(let offsetUs)): seek(toUs: positionUs + offsetUs)
+        case (.dj, .playPause): .dj(.toggle)
+        case (.dj, .play): .dj(.resume)
+        case (.dj, .pause), (.dj, .stop): .dj(.pause)
+        case (.dj, .next): .dj(.next)
+        case (.dj, .previous): .dj(.previous)
+        case (.dj, .seek(let offsetUs)):
+            seek(toUs: positionUs.addingReportingOverflow(offsetUs).overflow ? .max : positionUs + offsetUs)
         case (.dj, .setPosition(let path, let targetUs)):
             // MPRIS: ignored unless it names the track playing, or points outside it.
             view.track.map { objectPath(trackID: $0.id) } == path
                 && (view.track.map { targetUs <= Int64($0.durationMs) * 1000 || $0.durationMs == 0 } ?? false)
                 ? seek(toUs: targetUs) : nil
-        case (.listener, .playPause): "toggle-mute"
-        case (.listener, .play): "unmute"
-        case (.listener, .pause), (.listener, .stop): "mute"
-        case (.listener, .next): "vote down"
-        case (_, .setVolume(let level)) where level.isFinite:
-            "volume \(Int((min(1, max(0, level)) * 100).rounded()))"
+        case (.listener, .playPause): .listener(.toggleMute)
+        case (.listener, .play): .listener(.unmute)
+        case (.listener, .pause), (.listener, .stop): .listener(.mute)
+        case (.listener, .next): .listener(.vote(.down))
+        case (let role, .setVolume(let level)) where level.isFinite:
+            volume(Int((min(1, max(0, level)) * 100).rounded()), role: role)
         default: nil
         }
     }
 
-    private static func seek(toUs positionUs: Int64) -> String {
-        let seconds = Double(max(0, positionUs)) / 1_000_000
-        return "seek \(seconds)"
+    /// A seek to `positionUs` (before the start: to the start); nil past ``DJControl/seekLimitSeconds``,
+    /// as for a typed `seek`.
+    private static func seek(toUs positionUs: Int64) -> Control? {
+        guard positionUs < Int64(DJControl.seekLimitSeconds * 1e6) else { return nil }
+        return .dj(.seek(toNs: max(0, positionUs) * 1000))
+    }
+
+    private static func volume(_ level: Int, role: MPRISView.Role) -> Control {
+        role == .dj ? .dj(.volume(.to(level))) : .listener(.volume(level))
     }
 }
 

@@ -1,5 +1,6 @@
 import PartyRadioCore
 import PartyRadioNet
+import Synchronization
 
 /// The node's ports on real I/O (``NodePorts``): its unicast and group sockets, Avahi and unicast
 /// DNS-SD, the player, the catalog (as tasks whose answers come back through the inbox), the DJ's
@@ -23,7 +24,7 @@ final class NodeIO: NodePorts {
     private let domain: DomainSettings?
     private var domainBrowser: DomainBrowser?
     /// Where ``Effect/webReply(ticket:_:)`` answers go (the DJ's web page).
-    var webReply: ((UInt64, Message) -> Void)?
+    var webReply: ((UInt64, WebReply) -> Void)?
 
     init(
         settings: NodeSettings, interface: NetworkInterface, transport: Transport, player: PlayerDriver?,
@@ -178,6 +179,9 @@ final class NodeIO: NodePorts {
                 return inbox.push(
                     .catalog(.requestedTrack(nil, failure: "The catalog is not available to this DJ.", for: ticket)))
             }
+            if case .webSearch(let term, let ticket) = request {
+                return inbox.push(.catalog(.webResults(term: term, tracks: [], status: .unavailable, ticket: ticket)))
+            }
             return reporter.report(.warning("The catalog is not available to this DJ."))
         }
         Task {
@@ -190,6 +194,19 @@ final class NodeIO: NodePorts {
                     inbox.push(
                         .catalog(.requestedTrack(nil, failure: "Looking up \(id) failed: \(error)", for: ticket)))
                 }
+            case .webSearch(let term, let ticket):
+                // The guest's page waits: a catalog slower than the timeout answers "failed".
+                let first = FirstAnswer()
+                let answer = { @Sendable (tracks: [Track], status: CatalogStatus) in
+                    guard first.claim() else { return }
+                    inbox.push(.catalog(.webResults(term: term, tracks: tracks, status: status, ticket: ticket)))
+                }
+                let timeout = Task {
+                    try? await Task.sleep(for: .nanoseconds(CatalogRequest.webSearchTimeoutNs))
+                    answer([], .failed("no answer in time"))
+                }
+                do { answer(try await catalog.search(term), .ok) } catch { answer([], .failed("\(error)")) }
+                timeout.cancel()
             case .search(let term):
                 do { inbox.push(.catalog(.results(term: term, tracks: try await catalog.search(term)))) } catch {
                     inbox.push(.catalog(.tracks([], failure: "The search for '\(term)' failed: \(error)")))
@@ -226,5 +243,18 @@ final class NodeIO: NodePorts {
 
     // MARK: Web
 
-    func webReply(ticket: UInt64, _ message: Message) { webReply?(ticket, message) }
+    func webReply(ticket: UInt64, _ reply: WebReply) { webReply?(ticket, reply) }
+}
+
+/// Lets one of two racing tasks answer: a web search's catalog answer or its timeout.
+private final class FirstAnswer: Sendable {
+    private let answered = Mutex(false)
+
+    /// True for the first caller only.
+    func claim() -> Bool {
+        answered.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
 }

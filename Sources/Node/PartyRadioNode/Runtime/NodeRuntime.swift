@@ -30,7 +30,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         set { driver.afterStep = newValue }
     }
     /// Where ``Effect/webReply(ticket:_:)`` answers go (the DJ's web page).
-    var webReply: ((UInt64, Message) -> Void)? {
+    var webReply: ((UInt64, WebReply) -> Void)? {
         get { io.webReply }
         set { io.webReply = newValue }
     }

@@ -26,7 +26,7 @@ final class WebHub: @unchecked Sendable {
     /// The votes on the playing track (each guest sees its own on reload).
     private var votes = VoteBook()
     /// Answers waiting to be taken, by ticket (a ticket is registered before its action goes in).
-    private var answers: [UInt64: Message?] = [:]
+    private var answers: [UInt64: WebReply?] = [:]
     private var answersClosed = false
     private var nextTicket: UInt64 = 0
     private var lastSequence: UInt64 = 0
@@ -104,17 +104,17 @@ final class WebHub: @unchecked Sendable {
     }
 
     /// The DJ answered a ticket.
-    func answer(_ ticket: UInt64, _ message: Message) {
+    func answer(_ ticket: UInt64, _ reply: WebReply) {
         answering.lock()
         if answers[ticket] != nil {
-            answers[ticket] = .some(message)
+            answers[ticket] = .some(reply)
             answering.broadcast()
         }
         answering.unlock()
     }
 
     /// Waits for the answer to `ticket`; nil after `timeout` seconds or when the DJ stops.
-    func wait(for ticket: UInt64, timeout: Double) -> Message? {
+    func wait(for ticket: UInt64, timeout: Double) -> WebReply? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         answering.lock()
         defer {
@@ -122,7 +122,7 @@ final class WebHub: @unchecked Sendable {
             answering.unlock()
         }
         while !answersClosed {
-            if case .some(.some(let message)) = answers[ticket] { return message }
+            if case .some(.some(let reply)) = answers[ticket] { return reply }
             if !answering.wait(until: deadline) { return nil }
         }
         return nil

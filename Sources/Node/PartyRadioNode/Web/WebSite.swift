@@ -16,7 +16,6 @@ final class WebSite: WebHandler {
     private let hub: WebHub
     private let inbox: Inbox<NodeInput>
     private let clock: NodeClock
-    private let catalog: (any TrackCatalog)?
     /// The DJ's secret (hex); `X-DJ-Token` must carry it.
     let djToken: String
     private let page: [UInt8]
@@ -37,7 +36,6 @@ final class WebSite: WebHandler {
         self.hub = hub
         self.inbox = inbox
         self.clock = clock
-        self.catalog = catalog
         djToken = Hex.encode(Sodium.randomBytes(16))
         let origin = URLHost.httpOrigin(address, port: port)
         guestURL = "\(origin)/"
@@ -197,7 +195,7 @@ final class WebSite: WebHandler {
             .web(
                 WebAction(
                     message: message, guest: Sodium.webGuestKey(secret: secret), address: request.clientAddress,
-                    sequence: sequence, ticket: 0)))
+                    sequence: sequence, ticket: nil)))
         return Self.json(.object([("ok", .bool(true))]))
     }
 
@@ -251,7 +249,7 @@ final class WebSite: WebHandler {
                 WebAction(
                     message: message, guest: guest, address: request.clientAddress, sequence: sequence, ticket: ticket))
         )
-        guard let answer = hub.wait(for: ticket, timeout: answerTimeout) else {
+        guard case .message(let answer) = hub.wait(for: ticket, timeout: answerTimeout) else {
             return Self.problem(503, "The DJ did not answer in time; try again.")
         }
         return Self.json(WebAnswer.json(answer))
@@ -263,58 +261,53 @@ final class WebSite: WebHandler {
         guard let token = request.header("x-dj-token"), ConstantTime.equal(token, djToken) else {
             return Self.problem(403, "Only the DJ's own link may do that.")
         }
-        guard let line = Self.commandLine(form["command"] ?? "", form["arg"]) else {
-            return Self.problem(400, "Unknown DJ command.")
+        let control: DJControl
+        switch Self.control(form["command"] ?? "", form["arg"]) {
+        case .success(let typed): control = typed
+        case .failure(let error): return Self.problem(400, error.message)
         }
-        inbox.push(.command(line))
-        return Self.json(.object([("ok", .bool(true)), ("command", .string(line))]), status: 202)
+        inbox.push(.djControl(control))
+        return Self.json(.object([("ok", .bool(true)), ("command", .string(control.description))]), status: 202)
     }
 
-    /// The DJ's control line for a page command, or nil for an unknown one. Arguments are one
-    /// line of at most 100 bytes.
-    static func commandLine(_ command: String, _ argument: String?) -> String? {
+    /// The DJ's control for a page command (the page's own commands only: it cannot end the
+    /// station), or why not. Arguments are one line of at most 100 bytes.
+    static func control(_ command: String, _ argument: String?) -> Result<DJControl, ControlError> {
+        let unknown = ControlError("Unknown DJ command.")
         let arg = argument?.trimmingWhitespace() ?? ""
-        guard arg.utf8.count <= 100, !arg.contains(where: { $0.isNewline }) else { return nil }
+        guard arg.utf8.count <= 100, !arg.contains(where: { $0.isNewline }) else { return .failure(unknown) }
         switch command {
-        case "skip": return "next"
-        case "prev", "pause", "resume", "toggle": return command
+        case "skip": return .success(.next)
+        case "prev": return .success(.previous)
+        case "pause": return .success(.pause)
+        case "resume": return .success(.resume)
+        case "toggle": return .success(.toggle)
         case "seek", "approve", "drop", "mute", "unmute", "crowd-skip":
-            guard !arg.isEmpty else { return nil }
-            return "\(command) \(arg)"
-        default: return nil
+            guard !arg.isEmpty else { return .failure(unknown) }
+            return Result { () throws(ControlError) in try DJControl.parse(verb: command, argument: arg) }
+        default: return .failure(unknown)
         }
     }
 
     // MARK: Search, artwork, QR
 
+    /// Searches through the DJ machine, as every guest action goes: its own queue, then the
+    /// catalog (answered within ``CatalogRequest/webSearchTimeoutNs``).
     private func search(_ query: String) -> WebResponse {
         let words = query.trimmingWhitespace()
         guard !words.isEmpty, words.utf8.count <= RequestSend.Limit.query else {
             return Self.problem(400, "Search for 1 to \(RequestSend.Limit.query) bytes of words.")
         }
-        let terms = words.lowercased().split(whereSeparator: \.isWhitespace)
-        var seen = Set<String>()
-        var results: [JSON] = []
-        for track in hub.queue where results.count < 10 && !seen.contains(track.id) {
-            let haystack = (track.title + " " + track.artist + " " + track.album).lowercased()
-            guard terms.allSatisfy({ haystack.contains($0) }) else { continue }
-            seen.insert(track.id)
-            results.append(WebState.result(track, from: "library"))
+        let (ticket, _) = hub.ticket(realTimeNs: NodeClock.realTimeNs())
+        inbox.push(.webSearch(words, ticket: ticket))
+        guard case .searchResults(let found) = hub.wait(for: ticket, timeout: answerTimeout) else {
+            return Self.problem(503, "The DJ did not answer in time; try again.")
         }
-        var catalogStatus = "unavailable"
-        if let catalog {
-            switch Self.await(seconds: 8, { try await catalog.search(words) }) {
-            case .success(let tracks):
-                catalogStatus = "ok"
-                for track in tracks.prefix(15) where !seen.contains(track.id) {
-                    seen.insert(track.id)
-                    results.append(WebState.result(track, from: "catalog"))
-                }
-            case .failure(let error):
-                catalogStatus = "failed: \(error)"
-            }
-        }
-        return Self.json(.object([("results", .array(results)), ("catalog", .string(catalogStatus))]))
+        let results =
+            found.library.map { WebState.result($0, from: "library") }
+            + found.catalog.map { WebState.result($0, from: "catalog") }
+        return Self.json(
+            .object([("results", .array(results)), ("catalog", .string(found.catalogStatus.description))]))
     }
 
     private func art(_ id: String) -> WebResponse {

@@ -24,14 +24,16 @@ import Testing
 
     @Test func aJobRunsOffTheCallersThreadAndATurnWhileBusyIsSkipped() async {
         let worker = WorkerThread(name: "test.worker")
-        let gate = Condition((open: false, ran: 0))
+        let gate = Condition((open: false, started: 0, ran: 0))
         let job: @Sendable () -> Void = {
+            gate.change { $0.started += 1 }
             _ = gate.wait(until: .now() + 10) { $0.open ? true : nil }
             gate.change { $0.ran += 1 }
         }
         // The job waits for the gate, which only this caller opens: offer returns before it runs.
         #expect(worker.offer(job))
         #expect(gate.withLock { $0.ran } == 0)
+        _ = await onAThread { gate.wait(until: .now() + 10) { $0.started == 1 ? true : nil } }
         #expect(!worker.offer(job), "busy with the last one")
         gate.change { $0.open = true }
         _ = await onAThread { gate.wait(until: .now() + 10) { $0.ran == 1 ? true : nil } }

@@ -73,6 +73,8 @@ public struct AvahiError: Error, CustomStringConvertible, Hashable, Sendable {
 /// Calls into Avahi from other threads take the poll lock, as libavahi-client requires.
 /// C callbacks are the free functions below; they reach the session through an unretained
 /// pointer that stays valid because ``close()`` stops the poll thread before anything is freed.
+/// `@unchecked Sendable`: Avahi's poll lock, which Swift cannot see, guards its state (callers take
+/// it; the callbacks run on the poll thread, which holds it).
 public final class AvahiSession: @unchecked Sendable {
     private let poll: OpaquePointer
     private var client: OpaquePointer?

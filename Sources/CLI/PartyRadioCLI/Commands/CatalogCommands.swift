@@ -1,5 +1,6 @@
 import PartyRadioCatalog
 import PartyRadioCore
+import PartyRadioNode
 
 /// Runs the catalog commands: `search`, `lookup` and `charts` (async libcurl transfers, waited
 /// for here) and `token`. Each takes its parsed options and a ``CommandContext`` and returns the

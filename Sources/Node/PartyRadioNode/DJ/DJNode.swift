@@ -210,6 +210,7 @@ public final class DJNode {
                 tracks: machine.engine.queue, votes: machine.engine.votes)
         }
         runtime.webReply = { ticket, message in hub.answer(ticket, message) }
+        if let publisher { runtime.io.every(publisher.refreshNs) { publisher.refresh() } }
         server.setWebHandler(site)
         settings.reporter.report(.webPage(url: site.guestURL, djURL: site.djURL))
         if let seal { settings.reporter.report(.joinCode(seal.code)) }

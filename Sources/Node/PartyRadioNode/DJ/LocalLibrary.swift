@@ -2,18 +2,22 @@ import Foundation
 import PartyRadioCore
 import PartyRadioHTTP
 import PartyRadioMedia
+import Synchronization
 
 /// The DJ's local music: scanned from `--library` folders (or a generated demo library) and
 /// served to listeners over HTTP. Only the queued files are registered with the server.
-///
-/// `@unchecked Sendable`: after init its one mutable part, `tracks`, is touched only by
-/// ``rescan()``, which `DJNode` runs on one serial queue; the server locks its own registry.
-final class LocalLibrary: @unchecked Sendable {
+/// ``rescan()`` runs off the DJ's thread (`DJNode` runs them one at a time); the tracks are kept
+/// under a lock, and the server locks its own registry.
+final class LocalLibrary: Sendable {
     let server: MediaServer
-    private(set) var tracks: [Track] = []
-    private(set) var warnings: [String] = []
+    private let served: Mutex<[Track]>
+    /// What the first scan skipped.
+    let warnings: [String]
     /// The folders scanned (the demo library's when the user named none).
-    private var roots: [String] = []
+    private let roots: [String]
+
+    /// The tracks served so far.
+    var tracks: [Track] { served.withLock { $0 } }
 
     /// - Parameters:
     ///   - folders: the user's `--library` folders; empty means the demo library in `stateDirectory`.
@@ -39,7 +43,6 @@ final class LocalLibrary: @unchecked Sendable {
         }
         self.roots = roots
         let scan = LibraryScanner().scan(roots)
-        warnings = scan.warnings.map { "Skipped \($0.description)" }
         guard !scan.tracks.isEmpty else {
             throw NodeError(
                 .storage,
@@ -47,7 +50,10 @@ final class LocalLibrary: @unchecked Sendable {
                     + "pass another --library.")
         }
         self.server = server
-        (tracks, warnings) = Self.serve(scan.tracks, on: server, warnings: warnings)
+        let (tracks, warnings) = Self.serve(
+            scan.tracks, on: server, warnings: scan.warnings.map { "Skipped \($0.description)" })
+        served = Mutex(tracks)
+        self.warnings = warnings
     }
 
     /// Registers `files` with `server`: the tracks as listeners reach them, and a warning for each
@@ -79,7 +85,7 @@ final class LocalLibrary: @unchecked Sendable {
             scan.tracks.filter { !known.contains($0.id) }, on: server,
             warnings: scan.warnings.map { "Skipped \($0.description)" })
         let present = Set(scan.tracks.map(\.id))
-        tracks += new
+        served.withLock { $0 += new }
         return (new, warnings, known.subtracting(present).count)
     }
 

@@ -23,6 +23,8 @@ final class NodeIO: NodePorts {
     /// `--domain`: browsed besides mDNS once the machine browses.
     private let domain: DomainSettings?
     private var domainBrowser: DomainBrowser?
+    /// Work done every so often besides the machine's (unicast DNS-SD), fired by the runtime.
+    private var periodic: [(schedule: Periodic, fire: () -> Void)] = []
     /// Where ``Effect/webReply(ticket:_:)`` answers go (the DJ's web page).
     var webReply: ((UInt64, WebReply) -> Void)?
 
@@ -78,6 +80,21 @@ final class NodeIO: NodePorts {
         domainBrowser?.stop()
         player?.shutdown()
         for socket in groupSockets { socket.close() }
+    }
+
+    // MARK: Timers
+
+    /// Calls `fire` on the node's thread every `periodNs` from now on, between the machine's steps.
+    func every(_ periodNs: Int64, _ fire: @escaping () -> Void) {
+        periodic.append((Periodic(every: periodNs, from: clock.now()), fire))
+    }
+
+    /// When the next of ``every(_:_:)``'s turns is due.
+    var nextTimer: LocalTime? { periodic.map(\.schedule.next).min() }
+
+    /// Fires what is due at `now`.
+    func fireTimers(at now: LocalTime) {
+        for index in periodic.indices where periodic[index].schedule.fire(at: now) { periodic[index].fire() }
     }
 
     // MARK: Clock
@@ -156,8 +173,10 @@ final class NodeIO: NodePorts {
         if let name { avahi.resolveStation(named: name, interface: interface, inbox: inbox) }
         if let domain, domainBrowser == nil {
             do {
-                domainBrowser = try DomainBrowser(
+                let browser = try DomainBrowser(
                     settings: domain, families: interface.families, inbox: inbox, reporter: reporter)
+                domainBrowser = browser
+                every(Int64(DomainBrowser.intervalSeconds) * Nanos.perSecond) { browser.sweepSoon() }
             } catch {
                 inbox.push(.discovery(.failed(error.description)))
             }

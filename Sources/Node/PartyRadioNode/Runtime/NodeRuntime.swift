@@ -71,7 +71,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         }
         guard !driver.machine.isFinished else { return }
         var timeoutMs = maxWaitMs
-        if let wake = [driver.nextWakeup, io.player?.nextWakeup].compactMap({ $0 }).min() {
+        if let wake = [driver.nextWakeup, io.player?.nextWakeup, io.nextTimer].compactMap({ $0 }).min() {
             let untilNs = max(0, wake - io.now())
             timeoutMs = Int32(min(Int64(maxWaitMs), (untilNs + Nanos.perMillisecond - 1) / Nanos.perMillisecond))
         }
@@ -80,6 +80,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         // so no datagram is handled earlier than the inputs before it.
         let inputs = io.inbox.drain()
         driver.step(inputs: inputs, arrivals: io.drain())
+        io.fireTimers(at: io.now())
         io.player?.step()
         // A player made in the background that could not be made (no libmpv) stops the node.
         if let failure = io.player?.failure { driver.fail(failure) }

@@ -1,7 +1,7 @@
-import Dispatch
 import Foundation
 import PartyRadioCore
 import PartyRadioNet
+import Synchronization
 
 /// `--domain`, `--dns-server`, `--dns-key`: a unicast DNS-SD domain, for stations beyond the
 /// multicast link (docs/NETWORKS.md).
@@ -43,47 +43,55 @@ public struct DomainSettings: Sendable, Equatable {
 /// Keeps the DJ's station published in a unicast DNS-SD domain: the first update before the DJ
 /// goes on air (a refused update stops it with the server's answer), a renewal every
 /// ``DNSLease/refreshSeconds`` (with the interface's addresses then, so a new address is published,
-/// and a new lease), and the records deleted at ``stop()``. The ldns client is used on `queue` only.
-final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are touched on `queue` only
-    private let dns: UnicastDNSSD
-    private var service: DNSService
-    private let lease: DNSLease
+/// and a new lease), and the records deleted at ``stop()``. The node's loop says when to renew
+/// (``refresh()``, on its timer); the renewal runs on the publisher's worker thread, off the node's.
+final class DomainPublisher: Sendable {
+    /// What the publisher keeps: the ldns client and the records, under one lock (a renewal on
+    /// the worker, or the deletion at the end, holds it for its queries).
+    private struct Publication {
+        let dns: UnicastDNSSD
+        let lease: DNSLease
+        var service: DNSService
+        var published = false
+        var warnedNoAddress = false
+    }
+
+    private let publication: Mutex<Publication>
+    private let domain: String
     private let interfaceName: String
     /// The station name as given (`--name`): the instance names are tried from it.
     private let name: String
     private let reporter: any NodeReporter
-    private let queue = DispatchQueue(label: "partyradio.dns.publish")
-    private var timer: DispatchSourceTimer?
-    private var published = false
-    private var warnedNoAddress = false
+    private let worker = WorkerThread(name: "partyradio.dns.publish")
+    /// How often the node's loop calls ``refresh()``.
+    let refreshNs: Int64
 
     init(
         settings: DomainSettings, name: String, station: StationID, interface: NetworkInterface, port: UInt16,
         txt: [String], reporter: any NodeReporter
     ) throws(NodeError) {
-        dns = try settings.client()
-        lease = settings.lease
+        let dns = try settings.client()
+        domain = dns.domain
+        refreshNs = Int64(settings.lease.refreshSeconds) * Nanos.perSecond
         let host = DNSName.hostName(station: station, domain: settings.domain)
         let (ipv4, ipv6) = Self.addresses(interface)
-        service = DNSService(instance: name, host: host, ipv4: ipv4, ipv6: ipv6, port: port, txt: txt)
+        var publication = Publication(
+            dns: dns, lease: settings.lease,
+            service: DNSService(instance: name, host: host, ipv4: ipv4, ipv6: ipv6, port: port, txt: txt))
         interfaceName = interface.name
         self.name = name
         self.reporter = reporter
-        warnIfNoAddress()
+        Self.warnIfNoAddress(&publication, reporter: reporter)
         let claim: Claim
         do throws(DNSSDError) {
-            claim = try claimName()
+            claim = try Self.claimName(name, &publication)
         } catch { throw NodeError(.discovery, error.description) }
-        published = true
-        let renamed = service.instance == name ? "" : " as '\(service.instance)' ('\(name)' is another DJ's there)"
-        reporter.report(.notice("Published in the DNS domain \(dns.domain)\(renamed) (unicast DNS-SD)."))
+        publication.published = true
+        let instance = publication.service.instance
+        self.publication = Mutex(publication)
+        let renamed = instance == name ? "" : " as '\(instance)' ('\(name)' is another DJ's there)"
+        reporter.report(.notice("Published in the DNS domain \(domain)\(renamed) (unicast DNS-SD)."))
         report(claim)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let period = DispatchTimeInterval.seconds(lease.refreshSeconds)
-        timer.schedule(deadline: .now() + period, repeating: period)
-        timer.setEventHandler { [weak self] in self?.refresh() }
-        timer.resume()
-        self.timer = timer
     }
 
     /// The instance name a DJ publishes under, and the dead DJ it takes it from, if any.
@@ -107,25 +115,25 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
     }
 
     /// Finds a free instance name and publishes the station under it.
-    private func claimName() throws(DNSSDError) -> Claim {
-        let now = Self.unixNow()
-        let dns = self.dns
+    private static func claimName(_ name: String, _ publication: inout Publication) throws(DNSSDError) -> Claim {
+        let now = unixNow()
+        let dns = publication.dns
         guard
-            let claim = try Self.claim(
-                DNSName.instanceCandidates(name), host: service.host, now: now,
+            let claim = try claim(
+                DNSName.instanceCandidates(name), host: publication.service.host, now: now,
                 holder: { (name) throws(DNSSDError) in try dns.holder(of: name) })
         else {
             throw DNSSDError("'\(name)' and \(name) #2 to #9 are all taken in \(dns.domain) by other DJs.")
         }
-        service.instance = claim.instance
-        try dns.publish(service, lease: lease, now: now, replacing: claim.took)
+        publication.service.instance = claim.instance
+        try dns.publish(publication.service, lease: publication.lease, now: now, replacing: claim.took)
         return claim
     }
 
     private func report(_ claim: Claim) {
         guard let took = claim.took else { return }
         reporter.report(
-            .notice("Took over '\(claim.instance)' in \(dns.domain) from \(took), whose lease had passed."))
+            .notice("Took over '\(claim.instance)' in \(domain) from \(took), whose lease had passed."))
     }
 
     /// What the DJ publishes of its interface's addresses: its IPv4 address, and its IPv6 ones that
@@ -142,37 +150,43 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
 
     static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
-    private func warnIfNoAddress() {
-        guard service.ipv4.isEmpty && service.ipv6.isEmpty else {
-            warnedNoAddress = false
+    private static func warnIfNoAddress(_ publication: inout Publication, reporter: any NodeReporter) {
+        guard publication.service.ipv4.isEmpty && publication.service.ipv6.isEmpty else {
+            publication.warnedNoAddress = false
             return
         }
-        guard !warnedNoAddress else { return }
-        warnedNoAddress = true
+        guard !publication.warnedNoAddress else { return }
+        publication.warnedNoAddress = true
         reporter.report(
             .warning(
                 "The interface has no IPv4 address and no IPv6 address beyond link-local: guests beyond this link "
-                    + "cannot reach the station through \(dns.domain)."))
+                    + "cannot reach the station through \(publication.dns.domain)."))
     }
 
-    private func refresh() {
+    /// Renews the records on the worker thread (skipped while the last renewal still runs).
+    func refresh() {
+        worker.offer { [self] in publication.withLock { renew(&$0) } }
+    }
+
+    private func renew(_ publication: inout Publication) {
         if let interface = try? NetworkInterface.choose(interfaceName) {
-            (service.ipv4, service.ipv6) = Self.addresses(interface)
-            warnIfNoAddress()
+            (publication.service.ipv4, publication.service.ipv6) = Self.addresses(interface)
+            Self.warnIfNoAddress(&publication, reporter: reporter)
         }
+        let dns = publication.dns
         do throws(DNSSDError) {
             let now = Self.unixNow()
             // Another DJ may have taken the name while this one could not renew it (its network
             // was down, or it was stopped, for longer than the lease): leave it to that DJ rather
             // than overwrite its records every renewal, and move to the next free name.
-            if let holder = try dns.holder(of: service.instance), holder.host != service.host,
+            if let holder = try dns.holder(of: publication.service.instance), holder.host != publication.service.host,
                 !DNSLease.hasPassed(holder.lease, now: now)
             {
-                let lost = service.instance
+                let lost = publication.service.instance
                 // Not ours to withdraw any more, until another name is.
-                published = false
-                let claim = try claimName()
-                published = true
+                publication.published = false
+                let claim = try Self.claimName(name, &publication)
+                publication.published = true
                 reporter.report(
                     .notice(
                         "Another DJ took '\(lost)' in \(dns.domain) while this one could not renew its lease; "
@@ -180,20 +194,22 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
                 report(claim)
                 return
             }
-            try dns.publish(service, lease: lease, now: now)
+            try dns.publish(publication.service, lease: publication.lease, now: now)
         } catch {
             reporter.report(.warning("Could not refresh the station in \(dns.domain): \(error.description)"))
         }
     }
 
-    /// Deletes the station's records (waits for the server's answer, a few seconds at most).
+    /// Deletes the station's records once a renewal under way is done (waits for the server's
+    /// answer, a few seconds at most).
     func stop() {
-        timer?.cancel()
-        queue.sync {
-            guard published else { return }
-            published = false
-            do throws(DNSSDError) { try dns.withdraw(service) } catch {
-                reporter.report(.warning("Could not withdraw the station from \(dns.domain): \(error.description)"))
+        worker.stop(waiting: true)
+        publication.withLock { publication in
+            guard publication.published else { return }
+            publication.published = false
+            do throws(DNSSDError) { try publication.dns.withdraw(publication.service) } catch {
+                reporter.report(
+                    .warning("Could not withdraw the station from \(domain): \(error.description)"))
             }
         }
     }
@@ -205,21 +221,25 @@ final class DomainPublisher: @unchecked Sendable {  // `dns` and `service` are t
 /// DJ was killed) counts as gone, and one with no address in a family this node speaks is left
 /// out. What is left out, whole or in part, is told the node as `refused` with its reason
 /// (``DomainDrop``), once for as long as it lasts, and the node counts it among its drops. The
-/// first sweep runs before the node starts, so a listing waits for what the domain holds. The ldns
-/// client is used on `queue` only.
-final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touched on `queue` only
+/// first sweep runs before the node starts, so a listing waits for what the domain holds; the node's
+/// loop asks for the others (``sweepSoon()``, on its timer), which run on the browser's worker thread.
+final class DomainBrowser: Sendable {
     static let intervalSeconds = 1
 
-    private let dns: UnicastDNSSD
+    /// What the browser keeps between sweeps, with the ldns client, under one lock.
+    private struct Sweeper {
+        let dns: UnicastDNSSD
+        var known: [String: Sighting] = [:]
+        var failing = false
+        /// What the last sweep left out, by instance name and reason: told the node once each.
+        var refused: [String: Set<DomainDrop>] = [:]
+    }
+
+    private let sweeper: Mutex<Sweeper>
     private let families: [SocketAddress.Family]
     private let inbox: Inbox<NodeInput>
     private let reporter: any NodeReporter
-    private let queue = DispatchQueue(label: "partyradio.dns.browse")
-    private var timer: DispatchSourceTimer?
-    private var known: [String: Sighting] = [:]
-    private var failing = false
-    /// What the last sweep left out, by instance name and reason: told the node once each.
-    private var refused: [String: Set<DomainDrop>] = [:]
+    private let worker = WorkerThread(name: "partyradio.dns.browse")
 
     /// What the node was told of one instance.
     struct Sighting: Equatable {
@@ -232,21 +252,23 @@ final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touch
         settings: DomainSettings, families: [SocketAddress.Family], inbox: Inbox<NodeInput>,
         reporter: any NodeReporter
     ) throws(NodeError) {
-        dns = try settings.client()
+        var sweeper = Sweeper(dns: try settings.client())
         self.families = families
         self.inbox = inbox
         self.reporter = reporter
-        queue.sync { sweep() }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .seconds(Self.intervalSeconds), repeating: .seconds(Self.intervalSeconds))
-        timer.setEventHandler { [weak self] in self?.sweep() }
-        timer.resume()
-        self.timer = timer
+        Self.sweep(&sweeper, families: families, inbox: inbox, reporter: reporter)
+        self.sweeper = Mutex(sweeper)
     }
 
-    deinit { timer?.cancel() }
+    /// Sweeps the domain again on the worker thread (skipped while the last sweep still runs).
+    func sweepSoon() {
+        worker.offer { [self] in
+            sweeper.withLock { Self.sweep(&$0, families: families, inbox: inbox, reporter: reporter) }
+        }
+    }
 
-    func stop() { timer?.cancel() }
+    /// No more sweeps; one under way ends on its own.
+    func stop() { worker.stop(waiting: false) }
 
     /// What a node speaking `families` makes of a browse at `now` (Unix seconds): each live
     /// station's address, port and advert, by instance name; and what was left out, by instance
@@ -280,26 +302,33 @@ final class DomainBrowser: @unchecked Sendable {  // `dns` and `known` are touch
         }
     }
 
-    private func sweep() {
+    private static func sweep(
+        _ sweeper: inout Sweeper, families: [SocketAddress.Family], inbox: Inbox<NodeInput>,
+        reporter: any NodeReporter
+    ) {
         let found: DNSBrowse
-        do throws(DNSSDError) { found = try dns.browse() } catch {
-            if !failing { reporter.report(.warning("Cannot browse \(dns.domain): \(error.description)")) }
-            failing = true
+        do throws(DNSSDError) { found = try sweeper.dns.browse() } catch {
+            if !sweeper.failing {
+                reporter.report(.warning("Cannot browse \(sweeper.dns.domain): \(error.description)"))
+            }
+            sweeper.failing = true
             return
         }
-        failing = false
-        let (now, refused) = Self.sightings(found, families: families, now: DomainPublisher.unixNow())
-        for (name, reason) in Self.newlyRefused(refused, since: self.refused) {
+        sweeper.failing = false
+        let (now, refused) = sightings(found, families: families, now: DomainPublisher.unixNow())
+        for (name, reason) in newlyRefused(refused, since: sweeper.refused) {
             inbox.push(.discovery(.refused(name: name, reason: reason)))
         }
-        self.refused = refused
-        for (name, sighting) in now.sorted(by: { $0.key < $1.key }) where known[name] != sighting {
-            if known[name] == nil { inbox.push(.discovery(.discovered(name: name))) }
+        sweeper.refused = refused
+        for (name, sighting) in now.sorted(by: { $0.key < $1.key }) where sweeper.known[name] != sighting {
+            if sweeper.known[name] == nil { inbox.push(.discovery(.discovered(name: name))) }
             inbox.push(
                 .discovery(
                     .resolved(name: name, address: sighting.address, port: sighting.port, txt: sighting.txt)))
         }
-        for name in known.keys.sorted() where now[name] == nil { inbox.push(.discovery(.removed(name: name))) }
-        known = now
+        for name in sweeper.known.keys.sorted() where now[name] == nil {
+            inbox.push(.discovery(.removed(name: name)))
+        }
+        sweeper.known = now
     }
 }

@@ -333,27 +333,6 @@ final class WebSite: WebHandler {
             body: .bytes(Array(svg.utf8)))
     }
 
-    /// Runs async work from a connection thread and waits for it (at most `seconds`).
-    static func await<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async throws -> T) -> Result<
-        T, any Error
-    > {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        let task = Task {
-            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + seconds) == .success, let result = box.result else {
-            task.cancel()
-            return .failure(TimedOut())
-        }
-        return result
-    }
-
-    struct TimedOut: Error, CustomStringConvertible {
-        var description: String { "no answer in time" }
-    }
-
     // MARK: Responses
 
     static func json(_ value: JSON, status: UInt32 = 200) -> WebResponse {
@@ -376,9 +355,4 @@ final class WebSite: WebHandler {
         response.headers.append(("Allow", allowed))
         return response
     }
-}
-
-/// A result written once by a task and read after its semaphore.
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, any Error>?
 }

@@ -124,15 +124,20 @@ let package = Package(
         .target(
             name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi", "CLDNS", "CLDNSShim"],
             path: "Sources/Adapters/PartyRadioNet"),
+        // The one way partyradio fetches over HTTP (the catalog's client, the media cache): libcurl's
+        // load and global init, its options and C callbacks, in one place.
+        .target(
+            name: "PartyRadioCurl", dependencies: ["PartyRadioCore", "CCurl", "CCurlShim"],
+            path: "Sources/Adapters/PartyRadioCurl"),
         .target(
             name: "PartyRadioCatalog",
             dependencies: [
-                "PartyRadioCore", "PartyRadioStorage", "CCurl", "CCurlShim", "CSQLite", "COpenSSL", "COpenSSLShim",
+                "PartyRadioCore", "PartyRadioStorage", "PartyRadioCurl", "CSQLite", "COpenSSL", "COpenSSLShim",
             ],
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
-            dependencies: ["PartyRadioCore", "CMpvLoader", "CTagLibShim", "CCurl", "CCurlShim"],
+            dependencies: ["PartyRadioCore", "CMpvLoader", "CTagLibShim", "PartyRadioCurl"],
             path: "Sources/Adapters/PartyRadioMedia"),
         // The DJ's HTTP server (music for listeners, the web page) and the page's QR codes.
         .target(
@@ -201,7 +206,10 @@ let package = Package(
         .testTarget(name: "PartyRadioSimulationTests", dependencies: ["PartyRadioCore", "NodeTestSupport"]),
         .testTarget(
             name: "PartyRadioAdapterTests",
-            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "CSodium"]),
+            dependencies: [
+                "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "CSodium", "PartyRadioCurl",
+                "CatalogTestSupport",
+            ]),
         .testTarget(
             name: "PartyRadioNodeTests",
             dependencies: [
@@ -214,7 +222,7 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioCatalogTests",
-            dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"],
+            dependencies: ["PartyRadioCatalog", "PartyRadioCurl", "COpenSSL", "CSQLite", "CatalogTestSupport"],
             // The tests check signatures with libcrypto itself (the catalog loads it with dlopen).
             linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(

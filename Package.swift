@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "PartyRadioCatalog",
             dependencies: [
-                "PartyRadioCore", "PartyRadioStorage", "PartyRadioCurl", "CSQLite", "COpenSSL", "COpenSSLShim",
+                "PartyRadioCore", "PartyRadioSQLite", "PartyRadioCurl", "CSQLite", "COpenSSL", "COpenSSLShim",
             ],
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
@@ -143,8 +143,11 @@ let package = Package(
         .target(
             name: "PartyRadioHTTP", dependencies: ["PartyRadioCore", "CMicroHTTPDShim", "CQRencode"],
             path: "Sources/Adapters/PartyRadioHTTP"),
+        // A small SQLite connection (prepared statements kept, transactions), shared by the DJ's store
+        // and the catalog's cache.
+        .target(name: "PartyRadioSQLite", dependencies: ["CSQLite"], path: "Sources/Adapters/PartyRadioSQLite"),
         .target(
-            name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],
+            name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "PartyRadioSQLite", "CSQLite"],
             path: "Sources/Adapters/PartyRadioStorage"),
         // The desktop's media controls: an MPRIS 2 player on the D-Bus session bus (sd-bus).
         .target(
@@ -233,7 +236,8 @@ let package = Package(
                 "PartyRadioHTTP",
             ]),
         .testTarget(name: "PartyRadioHTTPTests", dependencies: ["PartyRadioHTTP", "PartyRadioCore"]),
-        .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
+        .testTarget(
+            name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioSQLite", "PartyRadioCore"]),
     ]
 )
 

@@ -171,7 +171,9 @@ let package = Package(
         // MARK: CLI and app
         .target(
             name: "PartyRadioCLI",
-            dependencies: ["PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog", "PartyRadioStorage"],
+            dependencies: [
+                "PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog", "PartyRadioStorage", "PartyRadioMedia",
+            ],
             path: "Sources/CLI/PartyRadioCLI"),
         .executableTarget(
             name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio",
@@ -221,7 +223,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "PartyRadioCLITests",
-            dependencies: ["PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "CatalogTestSupport"]),
+            dependencies: [
+                "PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "PartyRadioCatalog", "PartyRadioNode",
+                "CatalogTestSupport",
+            ]),
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioCatalogTests",

@@ -11,6 +11,8 @@
 //   Node/      the DJ, listener, observer and voter that wire core and adapters together
 //   CLI/       argument parsing (a pure function) and the commands' terminal/JSON output
 //   App/       the `partyradio` executable
+//   Fuzz/, Bench/  the fuzzing harness and the benchmarks; Support/ what they and the tests share
+//              (the catalog fixture server), in no product
 import PackageDescription
 
 #if canImport(Glibc)
@@ -185,6 +187,11 @@ let package = Package(
             name: "partyradio-fuzz", dependencies: ["PartyRadioCore", "PartyRadioCatalog", "PartyRadioSecurity"],
             path: "Sources/Fuzz/partyradio-fuzz", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
+        // MARK: Support for tests and benchmarks
+        // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the tests and the catalog
+        // benchmark: under Sources, since a benchmark in Sources/Bench should not reach into Tests/.
+        .target(name: "CatalogTestSupport", path: "Sources/Support/CatalogTestSupport"),
+
         // MARK: Benchmarks
         .executableTarget(
             name: "partyradio-bench-catalog", dependencies: ["PartyRadioCatalog", "CatalogTestSupport"],
@@ -201,9 +208,6 @@ let package = Package(
             path: "Sources/Bench/partyradio-bench-votes"),
 
         // MARK: Tests
-        // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the catalog and CLI tests and
-        // the catalog benchmark; a plain target, since the benchmark cannot depend on a test target.
-        .target(name: "CatalogTestSupport", path: "Tests/CatalogTestSupport"),
         // A stand-in signer for the node tests and the simulator (a plain target: two test targets use it).
         .target(name: "NodeTestSupport", dependencies: ["PartyRadioCore"], path: "Tests/NodeTestSupport"),
         .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore", "NodeTestSupport"]),

@@ -11,6 +11,8 @@
 //   Node/      the DJ, listener, observer and voter that wire core and adapters together
 //   CLI/       argument parsing (a pure function) and the commands' terminal/JSON output
 //   App/       the `partyradio` executable
+//   Fuzz/, Bench/  the fuzzing harness and the benchmarks; Support/ what they and the tests share
+//              (the catalog fixture server), in no product
 import PackageDescription
 
 #if canImport(Glibc)
@@ -124,22 +126,30 @@ let package = Package(
         .target(
             name: "PartyRadioNet", dependencies: ["PartyRadioCore", "CAvahi", "CLDNS", "CLDNSShim"],
             path: "Sources/Adapters/PartyRadioNet"),
+        // The one way partyradio fetches over HTTP (the catalog's client, the media cache): libcurl's
+        // load and global init, its options and C callbacks, in one place.
+        .target(
+            name: "PartyRadioCurl", dependencies: ["PartyRadioCore", "CCurl", "CCurlShim"],
+            path: "Sources/Adapters/PartyRadioCurl"),
         .target(
             name: "PartyRadioCatalog",
             dependencies: [
-                "PartyRadioCore", "PartyRadioStorage", "CCurl", "CCurlShim", "CSQLite", "COpenSSL", "COpenSSLShim",
+                "PartyRadioCore", "PartyRadioSQLite", "PartyRadioCurl", "CSQLite", "COpenSSL", "COpenSSLShim",
             ],
             path: "Sources/Adapters/PartyRadioCatalog"),
         .target(
             name: "PartyRadioMedia",
-            dependencies: ["PartyRadioCore", "CMpvLoader", "CTagLibShim", "CCurl", "CCurlShim"],
+            dependencies: ["PartyRadioCore", "CMpvLoader", "CTagLibShim", "PartyRadioCurl"],
             path: "Sources/Adapters/PartyRadioMedia"),
         // The DJ's HTTP server (music for listeners, the web page) and the page's QR codes.
         .target(
             name: "PartyRadioHTTP", dependencies: ["PartyRadioCore", "CMicroHTTPDShim", "CQRencode"],
             path: "Sources/Adapters/PartyRadioHTTP"),
+        // A small SQLite connection (prepared statements kept, transactions), shared by the DJ's store
+        // and the catalog's cache.
+        .target(name: "PartyRadioSQLite", dependencies: ["CSQLite"], path: "Sources/Adapters/PartyRadioSQLite"),
         .target(
-            name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "CSQLite"],
+            name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "PartyRadioSQLite", "CSQLite"],
             path: "Sources/Adapters/PartyRadioStorage"),
         // The desktop's media controls: an MPRIS 2 player on the D-Bus session bus (sd-bus).
         .target(
@@ -163,7 +173,9 @@ let package = Package(
         // MARK: CLI and app
         .target(
             name: "PartyRadioCLI",
-            dependencies: ["PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog", "PartyRadioStorage"],
+            dependencies: [
+                "PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog", "PartyRadioStorage", "PartyRadioMedia",
+            ],
             path: "Sources/CLI/PartyRadioCLI"),
         .executableTarget(
             name: "partyradio", dependencies: ["PartyRadioCLI"], path: "Sources/App/partyradio",
@@ -174,6 +186,11 @@ let package = Package(
         .executableTarget(
             name: "partyradio-fuzz", dependencies: ["PartyRadioCore", "PartyRadioCatalog", "PartyRadioSecurity"],
             path: "Sources/Fuzz/partyradio-fuzz", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+
+        // MARK: Support for tests and benchmarks
+        // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the tests and the catalog
+        // benchmark: under Sources, since a benchmark in Sources/Bench should not reach into Tests/.
+        .target(name: "CatalogTestSupport", path: "Sources/Support/CatalogTestSupport"),
 
         // MARK: Benchmarks
         .executableTarget(
@@ -191,9 +208,6 @@ let package = Package(
             path: "Sources/Bench/partyradio-bench-votes"),
 
         // MARK: Tests
-        // The catalog fixture server (a fake Apple on 127.0.0.1), one copy for the catalog and CLI tests and
-        // the catalog benchmark; a plain target, since the benchmark cannot depend on a test target.
-        .target(name: "CatalogTestSupport", path: "Tests/CatalogTestSupport"),
         // A stand-in signer for the node tests and the simulator (a plain target: two test targets use it).
         .target(name: "NodeTestSupport", dependencies: ["PartyRadioCore"], path: "Tests/NodeTestSupport"),
         .testTarget(name: "PartyRadioCoreTests", dependencies: ["PartyRadioCore", "NodeTestSupport"]),
@@ -201,7 +215,10 @@ let package = Package(
         .testTarget(name: "PartyRadioSimulationTests", dependencies: ["PartyRadioCore", "NodeTestSupport"]),
         .testTarget(
             name: "PartyRadioAdapterTests",
-            dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "CSodium"]),
+            dependencies: [
+                "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "CSodium", "PartyRadioCurl",
+                "CatalogTestSupport",
+            ]),
         .testTarget(
             name: "PartyRadioNodeTests",
             dependencies: [
@@ -210,11 +227,14 @@ let package = Package(
             ]),
         .testTarget(
             name: "PartyRadioCLITests",
-            dependencies: ["PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "CatalogTestSupport"]),
+            dependencies: [
+                "PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "PartyRadioCatalog", "PartyRadioNode",
+                "CatalogTestSupport",
+            ]),
         .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioCatalogTests",
-            dependencies: ["PartyRadioCatalog", "COpenSSL", "CSQLite", "CatalogTestSupport"],
+            dependencies: ["PartyRadioCatalog", "PartyRadioCurl", "COpenSSL", "CSQLite", "CatalogTestSupport"],
             // The tests check signatures with libcrypto itself (the catalog loads it with dlopen).
             linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(
@@ -225,7 +245,8 @@ let package = Package(
                 "PartyRadioHTTP",
             ]),
         .testTarget(name: "PartyRadioHTTPTests", dependencies: ["PartyRadioHTTP", "PartyRadioCore"]),
-        .testTarget(name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioCore"]),
+        .testTarget(
+            name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioSQLite", "PartyRadioCore"]),
     ]
 )
 

@@ -1,3 +1,4 @@
+import PartyRadioCurl
 import Testing
 
 @testable import PartyRadioCatalog

@@ -1,5 +1,6 @@
 import Foundation
 import PartyRadioCore
+import PartyRadioSQLite
 import Testing
 
 @testable import PartyRadioStorage

@@ -1,7 +1,6 @@
-import CCurl
-import CCurlShim
 import Foundation
 import PartyRadioCore
+import PartyRadioCurl
 import Synchronization
 
 /// A listener's media cache: each track is fetched as several byte ranges on separate connections
@@ -44,7 +43,6 @@ public final class MediaCache: Sendable {
         var recent: [String] = []
     }
     private let state = Mutex(State())
-    private static let globalInit: CURLcode = prcurl_global_init()
     /// Downloads for the cache's thread to start, in order, and what wakes it; `nil` ends it.
     private let starts = Starts()
 
@@ -65,7 +63,7 @@ public final class MediaCache: Sendable {
         where name.hasSuffix(".part") {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
-        _ = Self.globalInit  // libcurl is loaded here, not by the first download (CCurlShim)
+        CurlHandle.load()  // libcurl is loaded here, not by the first download
         let thread = Thread { [weak self, starts] in
             nameCurrentThread("partyradio-fetch")
             while let url = starts.next() {
@@ -237,7 +235,7 @@ public final class MediaCache: Sendable {
     /// The whole download: `workers` threads, each taking transfers from the plan; the file is
     /// renamed into place once every byte is there. Nil when it was stopped for the station's track.
     private func download(_ url: String) -> Status? {
-        guard Self.globalInit == CURLE_OK else { return .failed(String(cString: prcurl_load_error())) }
+        if let failure = CurlHandle.load() { return .failed(failure.detail) }
         let path = finalPath(for: url)
         let partial = path + ".part"
         let descriptor = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
@@ -361,8 +359,7 @@ final class RangeJob: Sendable {
     /// One worker: takes transfers until the plan is complete or failed; one easy handle, so its
     /// connection is kept alive from one range to the next. `forReader`: only what a reader needs.
     func work(forReader: Bool = false) {
-        guard let easy = prcurl_easy_init() else { return }
-        defer { prcurl_easy_cleanup(easy) }
+        guard let easy = try? CurlHandle() else { return }
         // The reader's connection is made before the reader needs it: on a lossy link a new
         // connection costs a second or more (a lost SYN), which a player waiting to start would pay.
         if forReader { _ = perform(RangeTransfer(job: self, request: Self.warmUp, isWarmUp: true), easy: easy) }
@@ -396,17 +393,17 @@ final class RangeJob: Sendable {
 
     /// One ranged GET; true when it ended well (or its chunk got done by another).
     private func transfer(
-        _ request: RangeFetchPlan.Request, easy: UnsafeMutableRawPointer, forReader: Bool = false
+        _ request: RangeFetchPlan.Request, easy: CurlHandle, forReader: Bool = false
     ) -> Bool {
         let context = RangeTransfer(job: self, request: request)
         let began = DispatchTime.now().uptimeNanoseconds
-        let code = perform(context, easy: easy)
+        let failure = perform(context, easy: easy)
         if Log.isEnabled {
             let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
             Log.debug(
                 .media,
                 "transfer\(forReader ? " (reader)" : "") chunk \(request.chunk) \(request.start)-\(request.end): "
-                    + "\(context.written) bytes in \(ms) ms, curl \(code.rawValue), status \(context.status)")
+                    + "\(context.written) bytes in \(ms) ms, curl \(failure?.code ?? 0), status \(context.status)")
         }
         return plan.withLock { plan in
             if context.status == 416 {
@@ -414,51 +411,35 @@ final class RangeJob: Sendable {
                 return true
             }
             if context.status == 200 { plan.fail("the server does not answer byte ranges") }
-            let ok = code == CURLE_OK && context.status == 206 && context.written >= request.length
+            let ok = failure == nil && context.status == 206 && context.written >= request.length
             plan.ended(request, ok: ok || !plan.isWanted(request))
             return ok || !plan.isWanted(request)
         }
     }
 
-    /// Runs `context`'s GET on `easy` and counts it for the log.
-    private func perform(_ context: RangeTransfer, easy: UnsafeMutableRawPointer) -> CURLcode {
-        let request = context.request
-        var headers: UnsafeMutablePointer<curl_slist>?
-        headers = prcurl_slist_append(headers, "Range: \(request.rangeHeader)")
-        for (name, value) in self.headers { headers = prcurl_slist_append(headers, "\(name): \(value)") }
-        defer { prcurl_slist_free_all(headers) }
-        prcurl_easy_reset(easy)
-        let code: CURLcode = withExtendedLifetime(context) {
-            let opaque = Unmanaged.passUnretained(context).toOpaque()
-            var setup = CURLE_OK
-            func set(_ result: CURLcode) { if setup == CURLE_OK { setup = result } }
-            set(
-                prcurl_setup_transfer(
-                    easy, url, "partyradio/0.1", headers, rangeWriteBody, rangeWriteHeader, rangeCheckWanted, opaque))
-            // A lost SYN costs a 1 s retransmission; a fresh connection after 1.5 s races the kernel's next one.
-            set(prcurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, 1500))
-            // A connection stuck in retransmission back-off is dropped and the chunk asked again.
-            set(prcurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 2048))
-            set(prcurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, 2))
-            set(prcurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, 60_000))
-            guard setup == CURLE_OK else { return setup }
-            return prcurl_easy_perform(easy)
-        }
-        var connects = 0
-        _ = prcurl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
+    /// Runs `context`'s GET on `easy` and counts it for the log; libcurl's failure, if any.
+    private func perform(_ context: RangeTransfer, easy: CurlHandle) -> CurlFailure? {
+        let outcome = easy.perform(
+            CurlRequest(
+                url: url, headers: [("Range", context.request.rangeHeader)] + headers, timeout: 60,
+                // A lost SYN costs a 1 s retransmission; a fresh connection after 1.5 s races the kernel's next one.
+                connectTimeout: 1.5,
+                // A connection stuck in retransmission back-off is dropped and the chunk asked again.
+                lowSpeed: (bytesPerSecond: 2048, seconds: 2)),
+            into: context)
         counts.withLock { counts in
             counts["transfers", default: 0] += 1
-            counts["connects", default: 0] += connects
-            if code != CURLE_OK { counts["curl\(code.rawValue)", default: 0] += 1 }
+            counts["connects", default: 0] += outcome.connectionsOpened
+            if let failure = outcome.failure { counts["curl\(failure.code)", default: 0] += 1 }
             if context.status != 206 { counts["status\(context.status)", default: 0] += 1 }
             if context.isWarmUp { counts["warm-up", default: 0] += 1 }
         }
-        return code
+        return outcome.failure
     }
 }
 
 /// What the callbacks of one transfer fill; only its worker thread touches it.
-final class RangeTransfer {
+final class RangeTransfer: CurlReceiver {
     let job: RangeJob
     let request: RangeFetchPlan.Request
     /// Only opens the connection (``RangeJob/warmUp``): the plan is not told of it.
@@ -471,68 +452,46 @@ final class RangeTransfer {
         self.request = request
         self.isWarmUp = isWarmUp
     }
-}
 
-private func rangeWriteHeader(
-    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
-) -> Int {
-    guard let data, let context else { return 0 }
-    let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
-    switch HTTPHeaderLine(data: data, size: size, count: count) {
-    case .status(let code): transfer.status = code
-    case .field("content-range", let value) where transfer.status == 206 || transfer.status == 416:
+    func received(status: Int) { self.status = status }
+
+    func received(field name: String, value: String) {
+        guard name == "content-range", status == 206 || status == 416 else { return }
         if let slash = value.lastIndex(of: "/"), let total = Int64(value[value.index(after: slash)...]) {
-            transfer.job.plan.withLock { $0.learned(totalBytes: total) }
+            job.plan.withLock { $0.learned(totalBytes: total) }
         }
-    default: break
     }
-    return size * count
-}
 
-private func rangeWriteBody(
-    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
-) -> Int {
-    guard let data, let context else { return 0 }
-    let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    guard transfer.status == 206 else { return 0 }  // a whole file (200) or an error page: stop
-    if transfer.isWarmUp { return length }
-    let job = transfer.job
-    let writable = job.plan.withLock {
-        $0.writableBytes(transfer.request, offset: transfer.written, count: Int64(length))
-    }
-    var done: Int64 = 0
-    while done < writable {
-        let result = pwrite(
-            job.descriptor, data + Int(done), Int(writable - done),
-            off_t(transfer.request.start + transfer.written + done))
-        guard result > 0 else {
-            job.plan.withLock { $0.fail("cannot write the cache file: errno \(errno)") }
-            return 0
+    func received(body bytes: UnsafeRawBufferPointer) -> Bool {
+        guard status == 206 else { return false }  // a whole file (200) or an error page: stop
+        if isWarmUp { return true }
+        let writable = job.plan.withLock { $0.writableBytes(request, offset: written, count: Int64(bytes.count)) }
+        var done: Int64 = 0
+        while done < writable {
+            let result = pwrite(
+                job.descriptor, bytes.baseAddress! + Int(done), Int(writable - done),
+                off_t(request.start + written + done))
+            guard result > 0 else {
+                job.plan.withLock { $0.fail("cannot write the cache file: errno \(errno)") }
+                return false
+            }
+            done += Int64(result)
         }
-        done += Int64(result)
+        written += writable
+        let wanted = job.plan.withLock { plan in
+            plan.progress(request, bytes: written, nowNs: RangeJob.nowNs)
+            return plan.isWanted(request)
+        }
+        job.progressed.notify()
+        // Once the chunk is complete (by this transfer or another), the rest is not needed.
+        return wanted || written >= request.length
     }
-    transfer.written += writable
-    let wanted = job.plan.withLock { plan in
-        plan.progress(transfer.request, bytes: transfer.written, nowNs: RangeJob.nowNs)
-        return plan.isWanted(transfer.request)
-    }
-    job.progressed.notify()
-    // Once the chunk is complete (by this transfer or another), the rest is not needed.
-    if !wanted && transfer.written < transfer.request.length { return 0 }
-    return length
-}
 
-private func rangeCheckWanted(
-    _ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t,
-    _ uploadTotal: curl_off_t, _ uploaded: curl_off_t
-) -> Int32 {
-    guard let context else { return 0 }
-    let transfer = Unmanaged<RangeTransfer>.fromOpaque(context).takeUnretainedValue()
-    guard !transfer.job.isCancelled else { return 1 }
-    if transfer.isWarmUp { return 0 }
-    return transfer.job.plan.withLock { $0.isWanted(transfer.request) || transfer.written >= transfer.request.length }
-        ? 0 : 1
+    func shouldContinue() -> Bool {
+        guard !job.isCancelled else { return false }
+        if isWarmUp { return true }
+        return job.plan.withLock { $0.isWanted(request) } || written >= request.length
+    }
 }
 
 /// The downloads handed to a cache's thread: a queue and a semaphore that counts its entries.

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import PartyRadioCore
+import PartyRadioSQLite
 
 /// The saved station: what a DJ needs to start again where it was after any exit, `kill -9`
 /// included.

@@ -1,4 +1,5 @@
 import PartyRadioCore
+import PartyRadioSQLite
 
 /// The DJ's stats: one session (a night) per DJ run, one row per finished play.
 extension DJStore {

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import PartyRadioCore
+import PartyRadioSQLite
 
 /// The DJ's one database, `dj.sqlite` in the state directory: its stats (one `sessions` row per DJ
 /// run, a "night", and one `plays` row per finished play) and its saved station (queue, position,

@@ -1,4 +1,5 @@
 import CSQLite
+import PartyRadioSQLite
 
 /// Why the DJ's database could not be opened, read or written: a code callers can switch on, a
 /// sentence for the user, and the SQLite failure underneath.

@@ -72,18 +72,6 @@ CURLcode prcurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
     return (table.curl_easy_setopt)(handle, option, value);
 }
 
-CURLcode prcurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list) {
-    return (table.curl_easy_setopt)(handle, option, list);
-}
-
-CURLcode prcurl_setopt_data_callback(CURL *handle, CURLoption option, prcurl_data_callback callback) {
-    return (table.curl_easy_setopt)(handle, option, callback);
-}
-
-CURLcode prcurl_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback) {
-    return (table.curl_easy_setopt)(handle, CURLOPT_XFERINFOFUNCTION, callback);
-}
-
 CURLcode prcurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return (table.curl_easy_getinfo)(handle, info, value);
 }

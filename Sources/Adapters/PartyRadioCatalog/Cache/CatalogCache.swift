@@ -1,6 +1,6 @@
 import CSQLite
 import PartyRadioCore
-import PartyRadioStorage
+import PartyRadioSQLite
 import Synchronization
 
 /// Catalog responses on disk (SQLite), so a repeated search or lookup answers without the network.

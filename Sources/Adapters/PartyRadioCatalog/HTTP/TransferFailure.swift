@@ -1,4 +1,5 @@
 import PartyRadioCore
+import PartyRadioCurl
 
 /// Maps a failed transfer to a sentence a user can act on. Pure: takes libcurl's numeric
 /// `CURLcode` (stable ABI values), so every branch is unit-tested without a network.

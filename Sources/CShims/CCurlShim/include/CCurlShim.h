@@ -17,15 +17,6 @@ CURLcode prcurl_setopt_string(CURL *handle, CURLoption option, const char *value
 /// curl_easy_setopt is variadic; options taking an opaque pointer (WRITEDATA, HEADERDATA, ERRORBUFFER).
 CURLcode prcurl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 
-/// curl_easy_setopt is variadic; a header list (CURLOPT_HTTPHEADER) must be passed as `struct curl_slist *`.
-CURLcode prcurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list);
-
-/// curl_easy_setopt is variadic; a function pointer must arrive as a function pointer, not a data pointer.
-CURLcode prcurl_setopt_data_callback(CURL *handle, CURLoption option, prcurl_data_callback callback);
-
-/// curl_easy_setopt is variadic; the progress callback (CURLOPT_XFERINFOFUNCTION) lets a transfer be cancelled.
-CURLcode prcurl_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback);
-
 /// The options every transfer of ours shares, set in one place: `url`, `user_agent`, http and https
 /// only (also after a redirect, at most 5 redirects), no signals, the `headers` list, and the body,
 /// header and progress callbacks, each called with `context`. Returns the first option that failed.

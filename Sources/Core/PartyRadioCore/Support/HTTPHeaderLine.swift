@@ -1,6 +1,6 @@
 /// One line of an HTTP response head, as libcurl hands it to a header callback (status line and
-/// fields alike, each with its CRLF). Both of partyradio's HTTP clients read their lines with it:
-/// the catalog's (`HTTPClient`) and the listener's media cache (`MediaCache`).
+/// fields alike, each with its CRLF). The libcurl adapter's header callback (`CurlHandle`, which the
+/// catalog and the listener's media cache fetch through) reads its lines with it.
 public enum HTTPHeaderLine: Equatable, Sendable {
     /// `HTTP/1.1 206 Partial Content`: a response begins (after a redirect or a `100 Continue`,
     /// another one follows); the code is 0 when it is not a number.

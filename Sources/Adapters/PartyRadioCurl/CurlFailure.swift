@@ -1,5 +1,6 @@
-/// libcurl's own account of a failed transfer: the `CURLcode` and the text of its error buffer.
-/// The ``CatalogError/underlying`` error of every failure ``TransferFailure`` maps.
+/// libcurl's own account of a failed transfer: the `CURLcode` and the text of its error buffer (or,
+/// when libcurl cannot be used at all, why not). What the catalog keeps as the cause of its
+/// transfer errors, and what the media cache counts and reports.
 public struct CurlFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `CURLcode` (stable ABI values: 6 is `CURLE_COULDNT_RESOLVE_HOST`, 28 a timeout).
     public var code: Int

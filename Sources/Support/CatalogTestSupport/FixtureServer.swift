@@ -3,8 +3,8 @@ import Foundation
 /// Runs Tests/Fixtures/catalog_fixture_server.py on 127.0.0.1 (loopback only) and knows its URL.
 /// The script exits when its stdin closes, so it never outlives the process that started it.
 ///
-/// Shared by the catalog and CLI tests and by partyradio-bench-catalog, which all talk to the
-/// same fake Apple.
+/// Shared by the catalog, CLI, media and adapter tests and by partyradio-bench-catalog, which all
+/// talk to the same fake Apple; so it is a plain target under Sources/Support, in no product.
 public final class FixtureServer: @unchecked Sendable {
     public let port: Int
     private let process = Process()
@@ -19,7 +19,9 @@ public final class FixtureServer: @unchecked Sendable {
 
     /// Tests/Fixtures: the server script and, under `catalog/`, the responses it serves.
     public static var fixturesDirectory: URL {
+        // This file is Sources/Support/CatalogTestSupport/FixtureServer.swift.
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tests")
             .appendingPathComponent("Fixtures")
     }
 

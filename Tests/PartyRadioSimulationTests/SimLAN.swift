@@ -196,6 +196,8 @@ private final class SimPorts: NodePorts {
             node.loads.append((lan.now, track.id, track.source))
         case .prefetch(let urls):
             node.prefetches.append((lan.now, urls))
+        case .fetch:
+            break
         case .pause: node.playerPaused = true
         case .resume: node.playerPaused = false
         case .volume:

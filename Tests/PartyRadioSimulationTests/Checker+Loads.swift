@@ -59,7 +59,11 @@ extension Checker {
                     case .cachedFile: if case .ready = cache { true } else { false }
                     case .partialFile: cache == .fetching(startReadable: true)
                     case .url:
-                        if case .failed = cache { true } else { asked.map { load.time - $0 >= Self.cacheWaitNs - 1_000_000 } ?? false }
+                        if case .failed = cache {
+                            true
+                        } else {
+                            asked.map { load.time - $0 >= Self.cacheWaitNs - 1_000_000 } ?? false
+                        }
                     }
                 if !fair {
                     log.fail(

@@ -2,9 +2,9 @@ import PartyRadioCore
 
 /// A listener's media cache on the simulated LAN: each source it is asked for arrives after a time
 /// drawn from the run's seed, the source and the attempt (so the draws take nothing from the
-/// network's generator): most in under 4 s, some so slowly that the load plan gives up on them
-/// (4–20 s), a few fail; a file being fetched has the bytes a start needs from 40 % of its time
-/// on. The checker reads its record of what was where when (``state(of:at:)``).
+/// network's generator): most in under 4 s, a fifth slowly (10–40 s, so that the load plan gives
+/// up on some), one in twenty fails; a file being fetched has the bytes a start needs from half its
+/// time on. The checker reads its record of what was where when (``state(of:at:)``).
 struct SimCache {
     /// One fetch of a source: when it was asked for, and when it finishes or fails.
     struct Fetch {
@@ -30,11 +30,11 @@ struct SimCache {
         let durationNs: Int64 =
             switch kind {
             case 0: Int64(1e9 + unit * 2e9)  // fails after 1–3 s
-            case 1, 2: Int64(4e9 + unit * 16e9)  // slow
+            case 1, 2, 3, 4: Int64(10e9 + unit * 30e9)  // slow: the plan gives up on some
             default: Int64(0.1e9 + unit * 3.9e9)
             }
         fetches[url, default: []].append(
-            Fetch(askedAt: t, readableAt: t + durationNs * 2 / 5, doneAt: t + durationNs, fails: kind == 0))
+            Fetch(askedAt: t, readableAt: t + durationNs / 2, doneAt: t + durationNs, fails: kind == 0))
     }
 
     /// The cache's state of `url` at true time `t`, as the load plan is told it.

@@ -133,8 +133,8 @@ final class SimNode {
     /// The player as the machine commanded it: what is loaded, and whether it plays.
     var playerTrack: String?
     var playerPaused = true
-    /// The machine's load commands (true time, track ID) and every list of sources to fetch ahead.
-    var asked: [(time: Int64, trackID: String)] = []
+    /// The machine's load commands (true time, track ID, source) and every list of sources to fetch ahead.
+    var asked: [(time: Int64, trackID: String, source: String)] = []
     var prefetches: [(time: Int64, urls: [String])] = []
     /// The real load plan, carrying out the machine's player commands as the player driver does,
     /// on the simulated cache (a listener's; the DJ has none) and a player that is always made.
@@ -204,7 +204,7 @@ private final class SimPorts: NodePorts {
         case .load(let track, let paused):
             node.playerTrack = track.id
             node.playerPaused = paused
-            node.asked.append((lan.now, track.id))
+            node.asked.append((lan.now, track.id, track.source))
         case .prefetch(let urls):
             node.prefetches.append((lan.now, urls))
         case .fetch:

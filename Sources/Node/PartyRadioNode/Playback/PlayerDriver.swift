@@ -113,7 +113,10 @@ final class PlayerDriver {
             return
         }
         if playsAudio { takePlayer() }
-        Log.debug(.player, "\(command)")
+        switch command {
+        case .load, .pause, .resume, .stop: if playsAudio && view != nil { Log.debug(.player, "\(command)") }
+        case .volume, .prefetch, .fetch: break
+        }
         run(plan.handle(command, view: view, now: now), now: now)
         guard case .load = command else { return }
         run(plan.loadNow(view: view, cache: lookAtCache(now: now), player: playerState, now: now), now: now)

@@ -69,12 +69,12 @@ import Testing
         let start = ContinuousClock.now
         async let answer = onAThread { hub.wait(for: mine, timeout: 30) }
         try? await Task.sleep(for: .milliseconds(50))
-        hub.answer(other, .hello(Hello(listenerName: "other")))  // someone else's: waits on
+        hub.answer(other, .message(.hello(Hello(listenerName: "other"))))  // someone else's: waits on
         try? await Task.sleep(for: .milliseconds(50))
-        hub.answer(mine, .hello(Hello(listenerName: "mine")))
-        #expect(await answer == .hello(Hello(listenerName: "mine")))
+        hub.answer(mine, .message(.hello(Hello(listenerName: "mine"))))
+        #expect(await answer == .message(.hello(Hello(listenerName: "mine"))))
         #expect(seconds(since: start) < 4)
-        #expect(await onAThread { hub.wait(for: other, timeout: 0.1) } == .hello(Hello(listenerName: "other")))
+        #expect(await onAThread { hub.wait(for: other, timeout: 0.1) } == .message(.hello(Hello(listenerName: "other"))))
     }
 
     @Test func aGuestGivesUpAfterItsTimeout() async {
@@ -83,7 +83,7 @@ import Testing
         let start = ContinuousClock.now
         #expect(await onAThread { hub.wait(for: ticket, timeout: 0.2) } == nil)
         #expect(seconds(since: start) >= 0.2)
-        hub.answer(ticket, .hello(Hello(listenerName: "late")))  // gone with its waiter: nothing is kept
+        hub.answer(ticket, .message(.hello(Hello(listenerName: "late"))))  // gone with its waiter: nothing is kept
         #expect(await onAThread { hub.wait(for: ticket, timeout: 0.05) } == nil)
     }
 

@@ -116,7 +116,18 @@ struct Checker {
         }
     }
 
-    private var djMachine: DJMachine? {
+    /// The DJ's track after each of its turns, when it changed: (true time, track ID).
+    private(set) var djTracks: [(time: Int64, trackID: String?)] = []
+
+    /// Whether the station played `trackID` at some instant from `start` to `end` (true times).
+    func stationPlayed(_ trackID: String, from start: Int64, to end: Int64) -> Bool {
+        djTracks.indices.contains { index in
+            let until = index + 1 < djTracks.count ? djTracks[index + 1].time : Int64.max
+            return djTracks[index].trackID == trackID && djTracks[index].time <= end && until >= start
+        }
+    }
+
+    var djMachine: DJMachine? {
         if case .dj(let machine) = dj.machine { machine } else { nil }
     }
 
@@ -133,6 +144,9 @@ struct Checker {
 
     mutating func djHandled(_ effects: [Effect], lan: SimLAN, log: inout Log) {
         guard let machine = djMachine else { return }
+        if djTracks.last.map({ $0.trackID != machine.engine.nowPlaying?.id }) ?? true {
+            djTracks.append((lan.now, machine.engine.nowPlaying?.id))
+        }
         let djNow = DJTime(ns: dj.local(lan.now).ns)
         for case .report(.trackSkipped(let notice)) in effects where notice.reason == .crowd {
             crowdSkips += 1

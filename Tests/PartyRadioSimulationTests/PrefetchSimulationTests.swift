@@ -46,12 +46,20 @@ import Testing
         return listener
     }
 
-    /// For each load after the first: how long before it the listener was told to fetch its source
-    /// (nil: never before the load).
+    /// For each load the machine asked for after the first: how long before it the listener was
+    /// told to fetch its source (nil: never before the load).
     static func leads(_ node: SimNode) -> [(trackID: String, leadNs: Int64?)] {
-        node.loads.dropFirst().map { load in
+        node.asked.dropFirst().map { load in
             let told = node.prefetches.first { $0.time <= load.time && $0.urls.contains(load.source) }
             return (load.trackID, told.map { load.time - $0.time })
+        }
+    }
+
+    /// The same for what the load plan asked of the cache: how long before the machine asked for
+    /// each load after the first its source was asked for.
+    static func fetchLeads(_ node: SimNode) -> [Int64?] {
+        node.asked.dropFirst().map { load in
+            node.fetches.first { $0.time <= load.time && $0.url == load.source }.map { load.time - $0.time }
         }
     }
 
@@ -62,13 +70,15 @@ import Testing
         let queue = [Self.catalogTrack(1), Self.catalogTrack(2), Self.localTrack("c3"), Self.localTrack("d4")]
         let listener = Self.run(queue, loss: loss, seed: 11)
         let leads = Self.leads(listener)
-        #expect(leads.map(\.trackID) == ["144085772", "local:c3", "local:d4"], "\(listener.loads.map(\.trackID))")
+        #expect(leads.map(\.trackID) == ["144085772", "local:c3", "local:d4"], "\(listener.asked.map(\.trackID))")
         for (track, lead) in leads {
             // Known well before the boundary: the next sources come with the queue list, every 2 s at the latest.
             #expect(
                 (lead ?? 0) >= 4_000_000_000,
                 "\(track): told \(lead.map { "\($0 / 1_000_000) ms" } ?? "never") before it played")
         }
+        // The load plan asked the cache for each as early.
+        #expect(Self.fetchLeads(listener).allSatisfy { ($0 ?? 0) >= 4_000_000_000 })
         // Whatever it was told to fetch is a fetchable URL, and never the track playing then.
         #expect(listener.prefetches.allSatisfy { $0.urls.allSatisfy(MediaSource.isFetchable) })
         #expect(listener.prefetches.allSatisfy { !$0.urls.isEmpty && $0.urls.count <= MediaCachePlan.prefetchCount })
@@ -81,6 +91,7 @@ import Testing
         let leads = Self.leads(listener)
         #expect(leads.map(\.trackID) == ["local:b2", "local:c3", "local:a1"])  // the queue repeats
         #expect(leads.allSatisfy { ($0.leadNs ?? 0) >= 4_000_000_000 })
+        #expect(Self.fetchLeads(listener).allSatisfy { ($0 ?? 0) >= 4_000_000_000 })
         guard case .listener(let machine) = listener.machine else { return }
         #expect(machine.nextSources == nil)
     }

@@ -142,12 +142,21 @@ final class SimNode {
     var timerGeneration = 0
     var reports: [(time: Int64, event: NodeEvent)] = []
     var view: StationClockView?
-    /// The player as the node commanded it: what is loaded, and whether it plays.
+    /// The player as the machine commanded it: what is loaded, and whether it plays.
     var playerTrack: String?
     var playerPaused = true
-    /// Every load (true time, track ID, source) and every list of sources to fetch ahead.
-    var loads: [(time: Int64, trackID: String, source: String)] = []
+    /// The machine's load commands (true time, track ID, source) and every list of sources to fetch ahead.
+    var asked: [(time: Int64, trackID: String, source: String)] = []
     var prefetches: [(time: Int64, urls: [String])] = []
+    /// The real load plan, carrying out the machine's player commands as the player driver does,
+    /// on the simulated cache (a listener's; the DJ has none) and a player that is always made.
+    var plan = LoadPlan(configuration: .init())
+    var cache: SimCache
+    /// What the load plan loaded (true time, track ID, the track's URL, where from), and what it
+    /// asked of the cache (true time, URL, whether at once).
+    var loads: [(time: Int64, trackID: String, source: String, from: LoadPlan.Source)] = []
+    var fetches: [(time: Int64, url: String, now: Bool)] = []
+    var playerGeneration = 0
     var synchronizedAt: Int64?
     var finishedAt: Int64?
     var crashedAt: Int64?
@@ -156,7 +165,8 @@ final class SimNode {
     var duplicatesIn = 0
     var isDJ: Bool { if case .dj = machine { true } else { false } }
 
-    init(index: Int, name: String, key: PublicKey, offsetNs: Int64, driftPPM: Double) {
+    init(index: Int, name: String, key: PublicKey, offsetNs: Int64, driftPPM: Double, cacheSeed: UInt64) {
+        cache = SimCache(seed: cacheSeed)
         self.index = index
         self.name = name
         address = PeerAddress(host: "10.9.0.\(index + 1)", port: UInt16(40_000 + index))
@@ -204,13 +214,16 @@ private final class SimPorts: NodePorts {
     func browse(resolving name: String?) { lan.browse(by: node) }
 
     func drivePlayer(_ command: PlayerCommand) {
+        lan.drivePlan(node, command)
         switch command {
         case .load(let track, let paused):
             node.playerTrack = track.id
             node.playerPaused = paused
-            node.loads.append((lan.now, track.id, track.source))
+            node.asked.append((lan.now, track.id, track.source))
         case .prefetch(let urls):
             node.prefetches.append((lan.now, urls))
+        case .fetch:
+            break
         case .pause: node.playerPaused = true
         case .resume: node.playerPaused = false
         case .volume:
@@ -251,6 +264,9 @@ final class SimLAN {
         case timer(Int, generation: Int)
         case crash(Int)
         case hook(Int)
+        /// The node's load plan is due (``LoadPlan/nextWakeup(player:)``), as the runtime steps
+        /// the player driver.
+        case player(Int, generation: Int)
     }
 
     struct Event {
@@ -260,6 +276,7 @@ final class SimLAN {
     }
 
     private(set) var now: Int64 = 0
+    let seed: UInt64
     var random: SimRandom
     let faults: SimFaults
     private(set) var nodes: [SimNode] = []
@@ -281,6 +298,7 @@ final class SimLAN {
     private(set) var batched = 0
 
     init(seed: UInt64, faults: SimFaults) {
+        self.seed = seed
         random = SimRandom(seed: seed)
         self.faults = faults
     }
@@ -307,7 +325,10 @@ final class SimLAN {
     /// A host running `machine` on the real driver and outbox, signing with `key` (a keyed
     /// checksum), holding the run's seal if it is private.
     func add(name: String, machine: SimMachine, key: PublicKey, offsetNs: Int64, driftPPM: Double) -> SimNode {
-        let node = SimNode(index: nodes.count, name: name, key: key, offsetNs: offsetNs, driftPPM: driftPPM)
+        let node = SimNode(
+            index: nodes.count, name: name, key: key, offsetNs: offsetNs, driftPPM: driftPPM,
+            cacheSeed: seed &+ UInt64(nodes.count))
+        if case .listener = machine { node.plan = LoadPlan(configuration: .init(hasCache: true)) }
         let outbox = Outbox(
             signer: node.signer, seal: seal,
             sessionSigner: { stationKey in ChecksumSessionSigner(publicKey: key, stationKey: stationKey) })
@@ -379,6 +400,10 @@ final class SimLAN {
                 nodes[index].alive = false
                 nodes[index].crashedAt = now
             case .hook(let id): hooks[id]?()
+            case .player(let index, let generation):
+                let node = nodes[index]
+                guard node.playerGeneration == generation, node.alive, !node.machine.isFinished else { break }
+                stepPlan(node)
             }
         }
         now = end
@@ -413,12 +438,55 @@ final class SimLAN {
         if arrivals.count > 1 { batched += arrivals.count }
         for arrival in arrivals { datagramObserver?(node, arrival.bytes, arrival.from) }
         node.driver.step(inputs: inputs, arrivals: arrivals)
+        stepPlan(node)
         if node.machine.isFinished {
             node.finishedAt = now
             withdraw(node)
         } else if let wake = node.driver.nextWakeup {
             node.timerGeneration += 1
             schedule(at: max(now, node.trueTime(reaching: wake)), .timer(node.index, generation: node.timerGeneration))
+        }
+    }
+
+    /// The player as the load plan sees it: always made, settled (corrections every 500 ms).
+    static let player = LoadPlan.PlayerState(isPreparing: false, readingIntervalNs: 500_000_000)
+
+    /// One of the machine's player commands through the node's load plan, as the player driver
+    /// carries it out: the plan's fetches first, then a load at once if it can.
+    fileprivate func drivePlan(_ node: SimNode, _ command: PlayerCommand) {
+        let local = node.local(now)
+        execute(node.plan.handle(command, view: node.view, now: local), on: node)
+        guard case .load = command else { return }
+        let wanted = node.plan.wanted(view: node.view, playerMade: true, now: local)
+        let cache = wanted.map { node.cache.state(of: $0.track.source, at: now) }
+        execute(node.plan.loadNow(view: node.view, cache: cache, player: Self.player, now: local), on: node)
+    }
+
+    /// A step of the node's load plan, then its next one scheduled.
+    private func stepPlan(_ node: SimNode) {
+        let local = node.local(now)
+        let wanted = node.plan.wanted(view: node.view, playerMade: true, now: local)
+        let cache = wanted.map { node.cache.state(of: $0.track.source, at: now) }
+        execute(node.plan.step(view: node.view, cache: cache, player: Self.player, now: local), on: node)
+        node.playerGeneration += 1
+        if let wake = node.plan.nextWakeup(player: Self.player) {
+            schedule(
+                at: max(now, node.trueTime(reaching: wake)),
+                .player(node.index, generation: node.playerGeneration))
+        }
+    }
+
+    private func execute(_ commands: [LoadPlan.Command], on node: SimNode) {
+        for command in commands {
+            switch command {
+            case .fetch(let url, let first):
+                node.fetches.append((now, url, first))
+                node.cache.request(url, at: now)
+            case .load(let track, let from, _):
+                node.loads.append((now, track.id, track.source, from))
+            case .pause, .resume, .stop, .correct, .releasePages:
+                break
+            }
         }
     }
 

@@ -270,7 +270,10 @@ struct SimRun {
                 node.synchronizedAt = lan.now
             }
         }
-        lan.hooks[0] = { checker.checkConvergence(lan: lan, log: &log) }
+        lan.hooks[0] = {
+            checker.checkConvergence(lan: lan, log: &log)
+            checker.checkLoading(lan: lan, log: &log)
+        }
         var t = Self.start
         while t < Self.start + Self.durationNs {
             t += 500_000_000
@@ -278,6 +281,7 @@ struct SimRun {
         }
         lan.run(until: Self.start + Self.durationNs)
         checker.checkEnd(lan: lan, log: &log)
+        checker.checkLoads(lan: lan, log: &log)
         if let stall = lan.stall { log.fail(stall, at: lan.now) }
         if lan.clearSends > 0 {
             log.fail("\(lan.clearSends) datagrams went out in clear in a private run", at: lan.now)

@@ -78,9 +78,7 @@ public final class MediaCache: Sendable {
     deinit { starts.end() }
 
     /// Whether `url` is something this cache fetches (http or https).
-    public static func handles(_ url: String) -> Bool {
-        url.hasPrefix("http://") || url.hasPrefix("https://")
-    }
+    public static func handles(_ url: String) -> Bool { LoadPlan.isCached(url) }
 
     /// Where `url`'s file is, whether it is being fetched, or why it could not be.
     public func status(of url: String) -> Status {

@@ -81,7 +81,8 @@ import Testing
         #expect(out.joinedGroups == [Fixture.group])
         #expect(out.reports.map(\.brief) == ["tuned in Rooftop"])
         #expect(out.follows.count == 1 && out.follows.first?.estimate == nil)
-        #expect(out.player.isEmpty)  // the DJ clock is not known yet
+        // The DJ clock is not known yet: no load, but the station's track is fetched at once.
+        #expect(out.player == [.fetch(Fixture.tracks[0].source)])
         #expect(machine.tuned?.station.id == id)
         // Hello and the first ping go out with the tune-in itself, not a timer later.
         #expect(
@@ -290,7 +291,7 @@ import Testing
         next.anchor = .playing(at: 0, djTime: dj(now))
         let track = receive(next)
         #expect(track.stateChanges.filter { $0 != .progress } == [.track])
-        #expect(track.player == [.load(Fixture.tracks[1], paused: false)])
+        #expect(track.player == [.load(Fixture.tracks[1], paused: false), .fetch(Fixture.tracks[1].source)])
     }
 
     @Test func goodbyeEndsItAndStopsThePlayer() {

@@ -84,7 +84,7 @@ import Testing
         func pin(name: String, key: PublicKey) { calls.append("pin") }
         func report(_ event: NodeEvent) { calls.append("report") }
         func log(_ topic: Log.Topic, _ message: String) { calls.append("log") }
-        func webReply(ticket: UInt64, _ message: Message) { calls.append("web") }
+        func webReply(ticket: UInt64, _ reply: WebReply) { calls.append("web") }
     }
 
     static let key = PublicKey(bytes: [UInt8](repeating: 7, count: 32))!

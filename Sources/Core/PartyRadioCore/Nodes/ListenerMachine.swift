@@ -99,6 +99,8 @@ public struct ListenerMachine: NodeMachine {
     public private(set) var nextSources: NextSources?
     /// What the player was last told to fetch ahead.
     public private(set) var prefetching: [String] = []
+    /// The station's track the player was last told to fetch at once (its ID).
+    private var fetching: String?
     /// The local output is muted (the desktop's pause): the station plays on, unheard here.
     public private(set) var isMuted = false
     /// The local volume, 0–100 (kept while muted).
@@ -433,13 +435,20 @@ public struct ListenerMachine: NodeMachine {
         planPrefetch(into: &out)
     }
 
-    /// Tells the player what to fetch ahead when that changed (docs/MEDIA.md, "Fetching ahead").
+    /// Tells the player what to fetch ahead when that changed (docs/MEDIA.md, "Fetching ahead"), and
+    /// to fetch the station's track at once when it is new: from the first snapshot on, while the
+    /// clock is still being synchronised, before the planner asks for the load.
     private mutating func planPrefetch(into out: inout [Effect]) {
         guard planner.isEnabled, let tuned else { return }
         let urls = MediaCachePlan.prefetch(current: tuned.snapshot.nowPlaying, upNext: upNext, sources: nextSources)
-        guard urls != prefetching else { return }
-        prefetching = urls
-        if !urls.isEmpty { out.append(.player(.prefetch(urls))) }
+        if urls != prefetching {
+            prefetching = urls
+            if !urls.isEmpty { out.append(.player(.prefetch(urls))) }
+        }
+        if let track = tuned.snapshot.nowPlaying, track.id != fetching {
+            fetching = track.id
+            out.append(.player(.fetch(track.source)))
+        }
     }
 
     /// When the next time ping is due, and the interval it keeps: at once after tuning in, then at

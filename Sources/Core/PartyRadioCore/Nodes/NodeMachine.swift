@@ -226,6 +226,9 @@ public enum PlayerCommand: Hashable, Sendable {
     case volume(Int)
     /// Fetch these sources ahead, in this order (they play next): a listener's media cache.
     case prefetch([String])
+    /// Fetch this source at once, before anything fetched ahead: the station's track, as soon as
+    /// the listener learns of it (while its clock is still being synchronised, before the load).
+    case fetch(String)
 }
 
 /// A catalog question from the DJ's controls.

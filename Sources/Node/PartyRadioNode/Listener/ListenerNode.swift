@@ -79,18 +79,7 @@ public final class ListenerNode {
         }
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }
-            for case .report(.tunedIn(let station)) in effects {
-                recent.remember([station], at: now)
-                // The track is fetched from the first snapshot on, while the clock is synchronised.
-                if let track = station.snapshot.nowPlaying { player.stationPlays(track) }
-            }
-            // The station's track is fetched as soon as it changes (what plays next is the
-            // machine's `.prefetch`).
-            for effect in effects {
-                if case .report(.state(let snapshot, _, _)) = effect, let track = snapshot.nowPlaying {
-                    player.stationPlays(track)
-                }
-            }
+            for case .report(.tunedIn(let station)) in effects { recent.remember([station], at: now) }
         }
     }
 

@@ -5,11 +5,13 @@ import PartyRadioHTTP
 import PartyRadioMedia
 import Synchronization
 
-/// Carries out the machine's player commands on libmpv and keeps the player on the station
-/// position between them (the `SyncController`'s corrections), and writes `--trace`.
+/// Carries out the machine's player commands on libmpv and the media cache as the ``LoadPlan``
+/// decides (what to load, from where, when to correct the player and release the start-up pages),
+/// and writes `--trace`. It reads the player's and the cache's state for the plan and decides
+/// nothing itself.
 ///
-/// Owned by the node's thread: the runtime calls it; mpv's event thread only pushes a failure
-/// into the node's inbox.
+/// Owned by the node's thread: the runtime calls it with its clock's `now`; mpv's event thread
+/// only pushes a failure into the node's inbox.
 final class PlayerDriver {
     /// The player, once made (never with `--no-audio`).
     private var sync: SyncController?
@@ -25,49 +27,18 @@ final class PlayerDriver {
     let playsAudio: Bool
     /// Where the station is, as the machine last said.
     private(set) var view: StationClockView?
-    private var playing = false
     /// The local volume last asked for (0–100).
     private var volume = 100
-    private var lastTick = LocalTime(ns: 0)
     /// A listener's media cache (nil for the DJ, which plays its own files, and with `--no-audio`).
     private let cache: MediaCache?
-    /// A load waiting for its file to be in the cache, or for the player to be made.
-    private var pending: (track: Track, paused: Bool, since: LocalTime)?
-    /// The track last loaded from its file while the cache was still fetching it, and since when.
-    private var partialLoad: (source: String, since: LocalTime)?
-    /// Whether a track being fetched is played from what is there (``PlayerTuning/playsPartialFiles``).
-    private let playsPartialFiles: Bool
-    /// What the machine last asked to fetch ahead (asked again after each load: the station's
-    /// own track goes first, and a prefetch it stopped is queued again).
-    private var prefetching: [String] = []
-    /// The last track ``stationPlays(_:)`` was told of.
-    private var announced: String?
+    /// What to load, from where and when.
+    private var plan: LoadPlan
     /// The local instant a prepared start is armed for, until it has happened (for `-v`).
     private var armedStart: Int64?
-    /// Where the next release of the pages a start touched (``StartupPages``) stands: due a while
-    /// after the player plays a newly loaded track, then done until the next load (never without
-    /// ``PlayerTuning/releasesStartupPages``).
-    private var pageOut = PageOut.off
     /// Whether `-v` has said what PulseAudio granted the player's stream (once).
     private var pulseStreamNoted = false
     /// When the timing updates so far are logged (`-v`), 10 s after the stream was first noted.
     private var pulseTimingLogAt: LocalTime?
-    private enum PageOut: Equatable {
-        case off, waiting
-        case due(LocalTime)
-        case done
-    }
-
-    /// How long a load waits for the cache before the player streams the URL itself. Long: the
-    /// download retries and resumes by itself, and on a link so lossy that it is slow, mpv's one
-    /// stream (competing with it) would only starve.
-    static let cacheWaitNs = Nanos.seconds(12)
-    /// While a start is being prepared, so the player is unpaused as soon as it is ready. Otherwise
-    /// the corrector says how often (``SyncController/readingIntervalNs``: 100 ms, 500 ms settled).
-    static let fastTickIntervalNs = Nanos.ms(10)
-    /// How long the player plays before the start-up pages are released: by then every path
-    /// that playing a track takes (demuxing, decoding, the audio output) has run and stays resident.
-    static let pageOutAfterNs = Nanos.seconds(5)
 
     /// A machine with no sound card gets mpv's null output straight away, instead of ALSA and
     /// PipeWire filling the terminal with their complaints on the way to the same fallback.
@@ -89,16 +60,10 @@ final class PlayerDriver {
         self.clock = clock
         self.inbox = inbox
         playsAudio = !options.noAudio
-        playsPartialFiles = options.tuning.playsPartialFiles
-        if options.tuning.releasesStartupPages { pageOut = .waiting }
         trace = try options.tracePath.map { path throws(NodeError) in try TraceWriter(path: path) }
-        guard !options.noAudio else {
-            cache = nil
-            return
-        }
         // The media cache first: its thread, and libcurl's load (about 5 ms), come before libmpv's
         // load begins, which would hold both up (see the note on PlayerMaker).
-        if let cacheDirectory, options.tuning.mediaCache {
+        if !options.noAudio, let cacheDirectory, options.tuning.mediaCache {
             // A private station's media needs proof of its code, the cache's fetches as mpv's.
             cache = try? MediaCache(
                 directory: cacheDirectory, headers: options.mediaProof.map { [(MediaServer.proofHeader, $0)] } ?? [])
@@ -106,6 +71,12 @@ final class PlayerDriver {
         } else {
             cache = nil
         }
+        plan = LoadPlan(
+            configuration: LoadPlan.Configuration(
+                playsAudio: !options.noAudio, hasCache: cache != nil,
+                playsPartialFiles: options.tuning.playsPartialFiles,
+                releasesStartupPages: options.tuning.releasesStartupPages))
+        guard !options.noAudio else { return }
         let recipe = PlayerMaker.Recipe(options: options, clock: clock, inbox: inbox, cache: cache)
         if inBackground {
             maker = PlayerMaker(recipe)
@@ -133,138 +104,104 @@ final class PlayerDriver {
 
     func follow(_ view: StationClockView) { self.view = view }
 
-    func execute(_ command: PlayerCommand) {
+    /// Carries out one of the machine's commands at `now` (the runtime's clock): the volume at
+    /// once, everything else as the plan says; a load goes ahead at once if it can.
+    func execute(_ command: PlayerCommand, now: LocalTime) {
         if case .volume(let level) = command {  // needs no station: the DJ may set it before anything plays
             volume = level
             try? sync?.player.setVolume(level)
             return
         }
-        if case .prefetch(let urls) = command {  // needs no player: only the cache
-            prefetching = urls
-            prefetch()
-            return
+        if playsAudio { takePlayer() }
+        switch command {
+        case .load, .pause, .resume, .stop: if playsAudio && view != nil { Log.debug(.player, "\(command)") }
+        case .volume, .prefetch, .fetch: break
         }
-        guard playsAudio, let view else { return }
-        takePlayer()
-        Log.debug(.player, "\(command)")
-        let position = stationPosition(view)
-        do {
-            switch command {
-            case .load(let track, let paused):
-                // Loads and resumes come only once the DJ clock is known (the planner sees to it).
-                guard view.stationPosition(at: clock.now()) != nil else { return }
-                pending = nil
-                // Another track: a later load of this one may read its partial file afresh.
-                if partialLoad?.source != track.source { partialLoad = nil }
-                if let cache, MediaCache.handles(track.source) {
-                    cache.request(track.source, now: true)
-                    prefetch()
-                }
-                if sync != nil, let source = readySource(of: track, waitingSince: clock.now()) {
-                    try load(track, from: source, paused: paused)
-                } else {
-                    // The file or the player is not there yet: the old track stops (it is no longer
-                    // the station's), and step() loads this one as soon as both are.
-                    try sync?.stop()
-                    playing = false
-                    pending = (track, paused, clock.now())
-                }
-            case .pause:
-                if pending != nil { pending?.paused = true }
-                try sync?.pause()
-                playing = false
-            case .resume:
-                guard view.stationPosition(at: clock.now()) != nil else { return }
-                if pending != nil {
-                    pending?.paused = false
-                    return
-                }
-                try sync?.resume(stationPositionAt: position)
-                playing = sync != nil
-            case .stop:
-                pending = nil
-                try sync?.stop()
-                playing = false
-            case .volume(let level):
-                try sync?.player.setVolume(level)
-            case .prefetch:
-                break  // done above
-            }
-        } catch {
-            if case .load = command { inbox.push(.playerFailed("\(error)")) }
-            Log.debug(.player, "\(command) failed: \(error)")
-        }
+        run(plan.handle(command, view: view, now: now), now: now)
+        guard case .load = command else { return }
+        run(plan.loadNow(view: view, cache: lookAtCache(now: now), player: playerState, now: now), now: now)
     }
 
-    /// Loads `track` from `source` (its URL or the cache's file) at the station position.
-    private func load(_ track: Track, from source: String, paused: Bool) throws(PlayerError) {
-        guard let sync, let view else { return }
-        if cache != nil {
-            let origin =
-                source == track.source
-                ? "from its URL"
-                : source.hasPrefix(Player.streamProtocol) ? "from the cache while it downloads" : "from the cache"
-            Log.debug(.player, "playing \(track.id) \(origin)")
-        }
-        if pageOut != .off { pageOut = .waiting }  // a load touches pages of its own (demuxers, decoders)
-        if paused {
-            try sync.loadPaused(source, startNs: stationPosition(view)(clock.now().ns))
-        } else {
-            try sync.load(source, stationPositionAt: stationPosition(view))
-        }
-        playing = !paused
+    /// The player's state for the plan (nil until it is made).
+    private var playerState: LoadPlan.PlayerState? {
+        sync.map { LoadPlan.PlayerState(isPreparing: $0.isPreparing, readingIntervalNs: $0.readingIntervalNs) }
     }
 
-    /// The station plays `track` (a listener's `.state` report): its file is fetched at once, while
-    /// the clock is still being synchronised, before the planner asks for the load.
-    func stationPlays(_ track: Track) {
-        guard let cache, announced != track.id else { return }
-        announced = track.id
-        cache.request(track.source, now: true)
-    }
-
-    /// Asks the cache for what plays next, after whatever the station's track needs (the machine
-    /// plans it: `MediaCachePlan.prefetch`, with the catalog tracks' sources the DJ sends).
-    private func prefetch() {
-        guard let cache else { return }
-        for url in prefetching where MediaCache.handles(url) { cache.request(url, now: false) }
-    }
-
-    /// What to load for `track`: its file once the cache has it; while it is being fetched, the
-    /// file as far as it has come (read by the player as the rest arrives: docs/MEDIA.md) once its
-    /// first bytes are there; its URL when the cache failed, or has taken ``cacheWaitNs`` since
-    /// `since` (or since the partial file was first loaded), or when there is no cache; nil while
-    /// it waits for the first bytes.
-    private func readySource(of track: Track, waitingSince since: LocalTime) -> String? {
-        guard let cache, MediaCache.handles(track.source) else { return track.source }
-        switch cache.status(of: track.source) {
-        case .ready(let path): return path
+    /// The cache's state of the track the plan waits on, if it asks.
+    private func lookAtCache(now: LocalTime) -> LoadPlan.CacheState? {
+        guard let cache, let wanted = plan.wanted(view: view, playerMade: sync != nil, now: now) else { return nil }
+        let url = wanted.track.source
+        switch cache.status(of: url) {
+        case .absent: return .absent
+        case .ready(let path): return .ready(path: path)
         case .failed(let reason):
-            Log.debug(.player, "cache failed (\(reason)): streaming \(track.source)")
-            return track.source
-        case .fetching where playsPartialFiles && partialLoad?.source != track.source && isReadable(track, in: cache):
-            partialLoad = (track.source, clock.now())
-            return Player.streamURL(named: MediaCache.streamName(for: track.source))
-        case .fetching where partialLoad?.source == track.source:
-            // Loaded before from the partial file: a reload (the player failed) waits no longer than that did.
-            guard let first = partialLoad?.since, clock.now() - first >= Self.cacheWaitNs else {
-                return Player.streamURL(named: MediaCache.streamName(for: track.source))
+            Log.debug(.player, "cache failed (\(reason)): streaming \(url)")
+            return .failed(reason)
+        case .fetching:
+            return .fetching(startReadable: wanted.asksStart && isReadable(wanted.track, in: cache, now: now))
+        }
+    }
+
+    /// Carries out the plan's commands.
+    private func run(_ commands: [LoadPlan.Command], now: LocalTime) {
+        for command in commands {
+            do throws(PlayerError) {
+                switch command {
+                case .fetch(let url, let first): cache?.request(url, now: first)
+                case .load(let track, let from, let paused): try load(track, from: from, paused: paused, now: now)
+                case .pause: try sync?.pause()
+                case .resume:
+                    guard let view else { break }
+                    try sync?.resume(stationPositionAt: stationPosition(view))
+                case .stop: try sync?.stop()
+                case .correct:
+                    guard let view else { break }
+                    sync?.tick(stationPositionAt: stationPosition(view))
+                case .releasePages:
+                    let thread = Thread {
+                        if let release = StartupPages.release() { Log.debug(.player, "\(release)") }
+                    }
+                    thread.name = "partyradio.pageout"
+                    thread.start()
+                }
+            } catch {
+                if case .load = command {
+                    plan.loadFailed()
+                    inbox.push(.playerFailed("\(error)"))
+                }
+                Log.debug(.player, "\(command) failed: \(error)")
             }
-            Log.debug(.player, "cache too slow: streaming \(track.source)")
-            return track.source
-        case .fetching, .absent:
-            guard clock.now() - since >= Self.cacheWaitNs else { return nil }
-            Log.debug(.player, "cache too slow: streaming \(track.source)")
-            return track.source
+        }
+    }
+
+    /// Loads `track` from `source` at the station position.
+    private func load(_ track: Track, from source: LoadPlan.Source, paused: Bool, now: LocalTime) throws(PlayerError) {
+        guard let sync, let view else { return }
+        let path: String
+        switch source {
+        case .url:
+            path = track.source
+            if cache != nil { Log.debug(.player, "playing \(track.id) from its URL") }
+        case .cachedFile(let file):
+            path = file
+            Log.debug(.player, "playing \(track.id) from the cache")
+        case .partialFile:
+            path = Player.streamURL(named: MediaCache.streamName(for: track.source))
+            Log.debug(.player, "playing \(track.id) from the cache while it downloads")
+        }
+        if paused {
+            try sync.loadPaused(path, startNs: stationPosition(view)(now.ns))
+        } else {
+            try sync.load(path, stationPositionAt: stationPosition(view))
         }
     }
 
     /// Whether `track`'s file, still being fetched, has the bytes a start at the station position
     /// needs: what the player reads first, and ``partialStartSpanNs`` of audio from just ahead of
     /// the position (the cache then fetches from there first).
-    private func isReadable(_ track: Track, in cache: MediaCache) -> Bool {
+    private func isReadable(_ track: Track, in cache: MediaCache, now: LocalTime) -> Bool {
         let header = Player.streamStartBytes
-        guard track.durationMs > 0, let position = view?.stationPosition(at: clock.now()) else {
+        guard track.durationMs > 0, let position = view?.stationPosition(at: now) else {
             return cache.isReadable(track.source, headerBytes: header, tailBytes: Player.streamTailBytes)
         }
         let duration = Double(track.durationMs) * Double(Nanos.perMillisecond)
@@ -290,57 +227,21 @@ final class PlayerDriver {
     static let partialStartPrerollNs = Nanos.ms(250)
     static let partialStartSpanNs = Nanos.seconds(2)
 
-    /// Loads a pending track once the player is made and the track's file is in the cache (or
-    /// its URL is to be streamed).
-    private func loadPendingIfReady() {
-        guard let (track, paused, since) = pending, takePlayer(), let view,
-            view.stationPosition(at: clock.now()) != nil, let source = readySource(of: track, waitingSince: since)
-        else { return }
-        pending = nil
-        do { try load(track, from: source, paused: paused) } catch {
-            inbox.push(.playerFailed("\(error)"))
-        }
-    }
-
-    /// How long after the last tick the next is due.
-    private func tickInterval(_ sync: SyncController) -> Int64 {
-        sync.isPreparing ? Self.fastTickIntervalNs : sync.readingIntervalNs
-    }
-
-    /// How much earlier than due a tick runs when the node's thread is awake anyway: a settled tick
-    /// (500 ms) from 300 ms on, so that it rides on the listener's progress report (every 250 ms) or
-    /// a snapshot instead of waking the thread itself; none at the faster intervals.
-    static func earlyBy(interval: Int64) -> Int64 {
-        interval > Nanos.ms(100) ? interval * 2 / 5 : 0
-    }
-
-    /// When ``step()`` next has work.
+    /// When ``step(now:)`` next has work.
     var nextWakeup: LocalTime? {
         var wakeups: [LocalTime] = []
-        if pending != nil { wakeups.append(clock.now() + Self.fastTickIntervalNs) }
-        if let sync, playing { wakeups.append(lastTick + tickInterval(sync)) }
+        if let wake = plan.nextWakeup(player: playerState) { wakeups.append(wake) }
         if let trace { wakeups.append(LocalTime(ns: trace.nextDueNs)) }
         return wakeups.min()
     }
 
     /// Corrects the player and writes the trace when they are due.
-    func step() {
+    func step(now: LocalTime) {
         if maker != nil { takePlayer() }
-        if pending != nil { loadPendingIfReady() }
-        let now = clock.now()
-        if let sync, playing, let view {
-            let interval = tickInterval(sync)
-            if now - lastTick >= interval - Self.earlyBy(interval: interval) {
-                lastTick = now
-                // No corrections against a guessed clock: while the estimate is lost (the DJ's clock
-                // stepped), the player plays on untouched until it is back (and the next look is a
-                // tick later, not at once: the tick's instant is past).
-                if view.stationPosition(at: now) != nil { sync.tick(stationPositionAt: stationPosition(view)) }
-            }
-        }
+        run(plan.step(view: view, cache: lookAtCache(now: now), player: playerState, now: now), now: now)
         if Log.isEnabled, let sync {
             noteStart(sync, now: now)
-            if !pulseStreamNoted, playing, let stream = Player.pulseStream {
+            if !pulseStreamNoted, plan.playing, let stream = Player.pulseStream {
                 pulseStreamNoted = true
                 Log.debug(
                     .player,
@@ -354,7 +255,6 @@ final class PlayerDriver {
                 Log.debug(.player, "PulseAudio timing updates: \(updates.sent) sent, \(updates.reused) reused")
             }
         }
-        if let sync { pageOutWhenPlaying(sync, now: now) }
         guard let trace, trace.isDue(now.ns) else { return }
         let real = NodeClock.realTimeNs()
         let local = clock.localTime(atRealTime: real)
@@ -373,26 +273,6 @@ final class PlayerDriver {
         sync?.shutdown()
     }
 
-    /// Releases the pages the start touched, ``pageOutAfterNs`` after the player plays a newly loaded
-    /// track, on a thread of its own (a few milliseconds of `madvise`; the node's thread keeps time).
-    private func pageOutWhenPlaying(_ sync: SyncController, now: LocalTime) {
-        guard playing, !sync.isPreparing else { return }
-        switch pageOut {
-        case .off, .done: return
-        case .waiting:
-            pageOut = .due(now + Self.pageOutAfterNs)
-            return
-        case .due(let at):
-            guard now >= at else { return }
-            pageOut = .done
-        }
-        let thread = Thread {
-            if let release = StartupPages.release() { Log.debug(.player, "\(release)") }
-        }
-        thread.name = "partyradio.pageout"
-        thread.start()
-    }
-
     /// Logs the instant a prepared start let the player go (`-v`; the first-audio benchmark reads it).
     private func noteStart(_ sync: SyncController, now: LocalTime) {
         if let armed = sync.pendingStartNs {
@@ -408,11 +288,11 @@ final class PlayerDriver {
     /// Where the player is at local instant `local`, if it is playing.
     private func playerPosition(at local: LocalTime) -> Int64? {
         guard let sync, !sync.isPreparing, let position = sync.player.position() else { return nil }
-        return playing ? position.position(at: local.ns) : position.positionNs
+        return plan.playing ? position.position(at: local.ns) : position.positionNs
     }
 
     /// The station position at a raw local instant, as the media adapter asks for it. Only
-    /// called while the view has a DJ clock (see ``execute(_:)`` and ``step()``); without one it
+    /// called while the view has a DJ clock (the plan sees to it); without one it
     /// answers the anchor's own position rather than guess.
     private func stationPosition(_ view: StationClockView) -> (Int64) -> Int64 {
         { local in view.stationPosition(at: LocalTime(ns: local)) ?? view.anchor.positionNs }

@@ -185,7 +185,7 @@ final class NodeIO: NodePorts {
 
     // MARK: Player
 
-    func drivePlayer(_ command: PlayerCommand) { player?.execute(command) }
+    func drivePlayer(_ command: PlayerCommand) { player?.execute(command, now: now()) }
     func follow(_ view: StationClockView) { player?.follow(view) }
 
     // MARK: Catalog

@@ -81,7 +81,7 @@ final class NodeRuntime<Machine: NodeMachine> {
         let inputs = io.inbox.drain()
         driver.step(inputs: inputs, arrivals: io.drain())
         io.fireTimers(at: io.now())
-        io.player?.step()
+        io.player?.step(now: io.now())
         // A player made in the background that could not be made (no libmpv) stops the node.
         if let failure = io.player?.failure { driver.fail(failure) }
     }

@@ -21,10 +21,10 @@ struct SimFaults: CustomStringConvertible {
 enum SimMachine: NodeMachine {
     case dj(DJMachine)
     case listener(ListenerMachine)
-    case voter(VoterMachine)
-    case chatter(ChatterMachine)
-    case requester(RequesterMachine)
-    case requestVoter(RequestVoterMachine)
+    case voter(GuestExchange<GuestVote>)
+    case chatter(GuestExchange<GuestChat>)
+    case requester(GuestExchange<GuestTrackRequest>)
+    case requestVoter(GuestExchange<GuestRequestVote>)
 
     mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         switch self {

@@ -18,7 +18,7 @@ public enum AckText {
             return "Not counted: \(station.map { "'\(GuestName.cleaned($0))'" } ?? "the station") is between tracks; "
                 + "try again in a moment."
         case .addressLimit:
-            return "Not counted: another guest on your network address has voted on this track already (one guest, "
+            return "Not counted: another guest on this machine's address has voted on this track already (one guest, "
                 + "one vote; the DJ can allow more with --voters-per-address)."
         }
     }
@@ -40,7 +40,7 @@ public enum AckText {
         case .unknown:
             return "No request #\(id) waits\(at); the numbers are in the list of what plays next."
         case .addressLimit:
-            return "Another guest on your network address has voted on request #\(id)\(at) already (one guest, one "
+            return "Another guest on this machine's address has voted on request #\(id)\(at) already (one guest, one "
                 + "vote; the DJ can allow more with --voters-per-address)."
         }
     }
@@ -77,7 +77,8 @@ public enum AckText {
             return refusal(who, station, "the DJ muted this guest")
         case .addressLimit:
             return refusal(
-                who, station, "guests on your network address already have as many requests waiting as one address may"
+                who, station,
+                "guests on this machine's address already have as many requests waiting as one address may"
             )
         }
     }

@@ -11,17 +11,17 @@ import Testing
     @Test func sentencesSayWhatHappenedAndDropControlCharacters() {
         let queued = RequestAck(
             requestID: 1, status: .queued, queueID: 7, position: 2, limit: 3, title: hostile, artist: "Band\u{1B}]0;x")
-        let text = RequestText.sentence(queued)
+        let text = AckText.sentence(queued)
         #expect(text == "Queued “Evil[2J Title” by Band]0;x: number 2 of the requests (request #7).")
         #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control })
         let over = RequestAck(requestID: 1, status: .overLimit, limit: 2)
         #expect(
-            RequestText.sentence(over, station: "Roof\u{1B}top")
+            AckText.sentence(over, station: "Roof\u{1B}top")
                 == "The DJ of 'Rooftop' refused the request: at most 2 requests per guest may wait; vote for others "
                 + "meanwhile.")
-        #expect(RequestText.sentence(over, guest: "Bob\u{1B}") == RequestText.sentence(over, guest: "Bob"))
+        #expect(AckText.sentence(over, guest: "Bob\u{1B}") == AckText.sentence(over, guest: "Bob"))
         for status in RequestAck.Status.allCases {
-            #expect(!RequestText.sentence(RequestAck(requestID: 1, status: status)).isEmpty)
+            #expect(!AckText.sentence(RequestAck(requestID: 1, status: status)).isEmpty)
             #expect(status.name.allSatisfy { $0.isLowercase || $0 == "_" }, "\(status.name)")
         }
         #expect(Set(RequestAck.Status.allCases.map(\.name)).count == RequestAck.Status.allCases.count)

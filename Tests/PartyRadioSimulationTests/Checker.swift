@@ -255,7 +255,7 @@ struct Checker {
         }
     }
 
-    mutating func voterFinished(_ voter: VoterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+    mutating func voterFinished(_ voter: GuestExchange<GuestVote>, node: SimNode, lan: SimLAN, log: inout Log) {
         guard let result = voter.result else {
             // Without an answer only a dead or absent DJ, or nothing to vote on, is an excuse.
             if dj.alive && !(djMachine?.isFinished ?? true) && dj.finishedAt == nil, let error = voter.exitError,
@@ -265,23 +265,24 @@ struct Checker {
             }
             return
         }
+        guard result.answer.ack.status == .counted else { return }
         acknowledged += 1
-        guard result.ack.status == .counted, let machine = djMachine, dj.alive else { return }
+        guard let machine = djMachine, dj.alive else { return }
         let key = node.signer.publicKey
         // The ack answers the last vote this key got through, if that one was in the current play.
         guard let last = lastVote[key], last.play == play, last.trackID == machine.engine.nowPlaying?.id,
-            last.choice == result.ack.choice
+            last.choice == result.answer.ack.choice
         else { return }
-        if machine.engine.votes.choice(of: key) != result.ack.choice {
+        if machine.engine.votes.choice(of: key) != result.answer.ack.choice {
             log.fail(
-                "\(node.name)'s acknowledged \(result.ack.choice.name) is not in the DJ's book "
+                "\(node.name)'s acknowledged \(result.answer.ack.choice.name) is not in the DJ's book "
                     + "(\(machine.engine.votes.choice(of: key).name))", at: lan.now)
         }
     }
 
-    mutating func chatterFinished(_ chatter: ChatterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+    mutating func chatterFinished(_ chatter: GuestExchange<GuestChat>, node: SimNode, lan: SimLAN, log: inout Log) {
         guard let result = chatter.result, let machine = djMachine,
-            result.ack.status == .delivered || result.ack.status == .duplicate
+            result.answer.status == .delivered || result.answer.status == .duplicate
         else {
             if dj.alive && dj.finishedAt == nil && chatter.result == nil, let error = chatter.exitError {
                 log.fail("\(node.name) got no chat acknowledgement from a live DJ: \(error)", at: lan.now)
@@ -290,22 +291,24 @@ struct Checker {
         }
         chatsDelivered += 1
         let sender = node.signer.publicKey.fingerprint
-        let copies = machine.chat.lines.filter { $0.sender == sender && $0.messageID == chatter.send.messageID }
+        let copies = machine.chat.lines.filter { $0.sender == sender && $0.messageID == chatter.request.send.messageID }
         if copies.count != 1 {
             log.fail("\(node.name)'s acknowledged line is in the DJ's chat \(copies.count) times", at: lan.now)
         }
     }
 
-    mutating func requesterFinished(_ requester: RequesterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+    mutating func requesterFinished(
+        _ requester: GuestExchange<GuestTrackRequest>, node: SimNode, lan: SimLAN, log: inout Log
+    ) {
         guard let result = requester.result else {
             if dj.alive && dj.finishedAt == nil, let error = requester.exitError {
                 log.fail("\(node.name) got no answer to its request from a live DJ: \(error)", at: lan.now)
             }
             return
         }
-        guard result.ack.status.isQueued, let machine = djMachine, dj.alive else { return }
+        guard result.answer.ack.status.isQueued, let machine = djMachine, dj.alive else { return }
         requestsQueued += 1
-        let number = result.ack.queueID
+        let number = result.answer.ack.queueID
         if !machine.requests.waiting.contains(where: { $0.queueID == number })
             && machine.requests.outcome(of: number) == nil
         {
@@ -313,7 +316,9 @@ struct Checker {
         }
     }
 
-    mutating func requestVoterFinished(_ voter: RequestVoterMachine, node: SimNode, lan: SimLAN, log: inout Log) {
+    mutating func requestVoterFinished(
+        _ voter: GuestExchange<GuestRequestVote>, node: SimNode, lan: SimLAN, log: inout Log
+    ) {
         guard let result = voter.result else {
             if dj.alive && dj.finishedAt == nil, let error = voter.exitError {
                 log.fail("\(node.name) got no answer to its request vote from a live DJ: \(error)", at: lan.now)
@@ -321,19 +326,20 @@ struct Checker {
             return
         }
         guard let machine = djMachine, dj.alive else { return }
-        let number = voter.vote.queueID
-        switch result.ack.status {
+        let number = voter.request.vote.queueID
+        switch result.answer.status {
         case .counted:
             requestVotesCounted += 1
             // Still waiting (it may have started playing since): the DJ's book holds the vote.
             if let request = machine.requests.waiting.first(where: { $0.queueID == number }),
-                (request.votes[node.signer.publicKey] ?? .clear) != result.ack.choice
+                (request.votes[node.signer.publicKey] ?? .clear) != result.answer.choice
             {
                 log.fail("\(node.name)'s acknowledged vote on request #\(number) is not in the book", at: lan.now)
             }
         case .played, .dropped:
             if machine.requests.outcome(of: number) == nil {
-                log.fail("request #\(number) answered \(result.ack.status) but the DJ never finished it", at: lan.now)
+                log.fail(
+                    "request #\(number) answered \(result.answer.status) but the DJ never finished it", at: lan.now)
             }
         case .unknown, .addressLimit:
             // A number not given out yet (it may be by the time the answer lands); every simulated

@@ -21,10 +21,10 @@ struct SimFaults: CustomStringConvertible {
 enum SimMachine: NodeMachine {
     case dj(DJMachine)
     case listener(ListenerMachine)
-    case voter(VoterMachine)
-    case chatter(ChatterMachine)
-    case requester(RequesterMachine)
-    case requestVoter(RequestVoterMachine)
+    case voter(GuestExchange<GuestVote>)
+    case chatter(GuestExchange<GuestChat>)
+    case requester(GuestExchange<GuestTrackRequest>)
+    case requestVoter(GuestExchange<GuestRequestVote>)
 
     mutating func handle(_ input: NodeInput, at now: LocalTime) -> [Effect] {
         switch self {
@@ -102,7 +102,7 @@ enum SimMachine: NodeMachine {
         case .dj(let m): m.filter.drops
         case .listener(let m): m.filter.drops
         case .voter(let m): m.filter.drops
-        case .chatter(let m): m.request.filter.drops
+        case .chatter(let m): m.filter.drops
         case .requester(let m): m.filter.drops
         case .requestVoter(let m): m.filter.drops
         }

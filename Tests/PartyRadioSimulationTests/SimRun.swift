@@ -158,15 +158,16 @@ struct SimRun {
                     name: "voter\(machine).\(run)",
                     machine: chatting
                         ? .chatter(
-                            ChatterMachine(
-                                send: send, query: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
+                            GuestExchange(
+                                GuestChat(send), station: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
                                 verifier: verifier))
                         : .voter(
-                            VoterMachine(
-                                choice: hostileCrowd
-                                    ? [.up, .down, .down, .down, .clear][random.int(0...4)]
-                                    : choices[random.int(0...2)],
-                                query: nil, timeoutNs: 10_000_000_000,
+                            GuestExchange(
+                                GuestVote(
+                                    hostileCrowd
+                                        ? [.up, .down, .down, .down, .clear][random.int(0...4)]
+                                        : choices[random.int(0...2)]),
+                                station: nil, timeoutNs: 10_000_000_000,
                                 interfaceName: "sim0", verifier: verifier)),
                     key: key, offsetNs: offset, driftPPM: drift)
                 lan.schedule(at: at, .input(node.index, .start))
@@ -190,16 +191,17 @@ struct SimRun {
                 let guest: SimMachine =
                     if random.chance(0.3) {
                         .requestVoter(
-                            RequestVoterMachine(
-                                vote: RequestVote(
-                                    queueID: UInt32(random.int(1...6)), choice: choices[random.int(0...2)]),
+                            GuestExchange(
+                                GuestRequestVote(
+                                    RequestVote(queueID: UInt32(random.int(1...6)), choice: choices[random.int(0...2)])),
                                 station: nil, timeoutNs: 10_000_000_000, interfaceName: "sim0",
                                 verifier: verifier))
                     } else {
                         .requester(
-                            RequesterMachine(
-                                query: .library("track \(random.int(0...tracks.count - 1))"),
-                                name: "requester\(machine)", station: nil, timeoutNs: 10_000_000_000,
+                            GuestExchange(
+                                GuestTrackRequest(
+                                    .library("track \(random.int(0...tracks.count - 1))"), name: "requester\(machine)"),
+                                station: nil, timeoutNs: 10_000_000_000,
                                 interfaceName: "sim0", verifier: verifier))
                     }
                 let node = lan.add(

@@ -53,7 +53,7 @@ import Testing
         let answered = machine.handle(station.send(.voteAck(ack), station: id), at: at(ms: 500))
         #expect(
             answered.reports.contains {
-                if case .notice(let text) = $0 { text.contains("down vote counted") } else { false }
+                if case .notice(let text) = $0 { text.hasPrefix("Voted down on “First”: 0 up, 1 down") } else { false }
             })
         let later = machine.handle(.timer, at: at(ms: 900))
         #expect(!later.sent.map(\.message).contains(.vote(Vote(trackID: track, choice: .down))))

@@ -53,8 +53,8 @@ import Testing
         let reached = fuzz.exercise(
             steps: Self.steps, marks: { $0.result != nil ? ["result"] : [] },
             make: { _ in
-                VoterMachine(
-                    choice: .up, query: seed % 2 == 0 ? nil : "Rooftop", timeoutNs: Nanos.seconds(20),
+                GuestExchange(
+                    GuestVote(.up), station: seed % 2 == 0 ? nil : "Rooftop", timeoutNs: Nanos.seconds(20),
                     interfaceName: "eth0", verifier: ChecksumVerifier())
             })
         #expect(reached.isSuperset(of: ["sent vote", "result"]), "reached only \(reached.sorted())")

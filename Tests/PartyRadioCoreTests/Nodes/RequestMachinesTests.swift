@@ -3,8 +3,9 @@ import Testing
 
 @testable import PartyRadioCore
 
-/// The guests' request commands as machines: `request` (``RequesterMachine``), `queue`
-/// (``QueueReaderMachine``) and `vote --request` (``RequestVoterMachine``), input by input.
+/// The guests' request commands as machines: ``GuestExchange`` over `request`
+/// (``GuestTrackRequest``), `queue` (``GuestQueueRead``) and `vote --request`
+/// (``GuestRequestVote``), input by input.
 @Suite struct RequestMachinesTests {
     let id = Fixture.stationID
     let toDJ = Destination.peer(Fixture.djAddress)
@@ -13,10 +14,10 @@ import Testing
         Track(id: "697195462", title: "One More Time", artist: "Daft Punk", album: "", durationMs: 30_000, source: "b"),
     ]
 
-    func requester(_ query: RequesterMachine.Query, timeoutMs: Int64 = 3_000) -> RequesterMachine {
-        RequesterMachine(
-            query: query, name: "Bob", station: "Rooftop", timeoutNs: Nanos.ms(timeoutMs), interfaceName: "eth0",
-            verifier: ChecksumVerifier())
+    func requester(_ query: GuestTrackRequest.Query, timeoutMs: Int64 = 3_000) -> GuestExchange<GuestTrackRequest> {
+        GuestExchange(
+            GuestTrackRequest(query, name: "Bob"), station: "Rooftop", timeoutNs: Nanos.ms(timeoutMs),
+            interfaceName: "eth0", verifier: ChecksumVerifier())
     }
 
     /// Started and resolved; the station answers at 100 ms. Returns the effects of every input.
@@ -62,10 +63,13 @@ import Testing
         #expect(machine.handle(ack(&station, requestID, .queued), at: at(ms: 520)).sent.isEmpty)
         #expect(machine.isFinished && machine.exitError == nil && machine.nextWakeup == nil)
         let result = machine.result
-        #expect(result?.ack.status == .queued && result?.ack.queueID == 4 && result?.ack.position == 2)
-        #expect(result?.resolution == .catalogID && result?.trackID == "617154366" && result?.picked == nil)
+        #expect(
+            result?.answer.ack.status == .queued && result?.answer.ack.queueID == 4 && result?.answer.ack.position == 2)
+        #expect(
+            result?.answer.resolution == .catalogID && result?.answer.trackID == "617154366"
+                && result?.answer.picked == nil)
         #expect(result?.attempts == 3 && result?.latencyNs == Nanos.ms(420))
-        #expect(result?.station.id == id && result?.libraryMissed == false)
+        #expect(result?.station.id == id && result?.answer.libraryMissed == false)
     }
 
     @Test func wordsTryTheLibraryThenSearchTheCatalogHereAndAskForTheFirstPlayable() {
@@ -86,7 +90,7 @@ import Testing
 
         // Results for another term are not this search's.
         _ = machine.handle(.catalog(.results(term: "other", tracks: catalogTracks)), at: at(ms: 610))
-        #expect(machine.pending == nil)
+        #expect(machine.request.pending == nil)
         let asked = requests(
             machine.handle(.catalog(.results(term: "get lucky", tracks: catalogTracks)), at: at(ms: 620)))
         #expect(asked.map(\.wanted) == [.catalogID("617154366")])
@@ -94,8 +98,8 @@ import Testing
         #expect(secondID > firstID, "a new request needs a higher ID: the DJ answered the first")
         _ = machine.handle(ack(&station, secondID, .queued), at: at(ms: 625))
         let result = machine.result
-        #expect(result?.resolution == .search && result?.libraryMissed == true)
-        #expect(result?.picked?.id == "617154366" && result?.trackID == "617154366")
+        #expect(result?.answer.resolution == .search && result?.answer.libraryMissed == true)
+        #expect(result?.answer.picked?.id == "617154366" && result?.answer.trackID == "617154366")
         #expect(result?.latencyNs == Nanos.ms(5))
     }
 
@@ -105,7 +109,7 @@ import Testing
         let sent = requests(found(&machine, &station))
         let out = machine.handle(ack(&station, sent[0].requestID, .queued), at: at(ms: 110))
         #expect(out.catalog.isEmpty)
-        #expect(machine.result?.resolution == .library && machine.result?.trackID == nil)
+        #expect(machine.result?.answer.resolution == .library && machine.result?.answer.trackID == nil)
     }
 
     @Test func aRefusalOtherThanUnknownIsTheAnswerAndLibraryOnlyNeverSearches() {
@@ -115,14 +119,14 @@ import Testing
             let sent = requests(found(&machine, &station))
             let out = machine.handle(ack(&station, sent[0].requestID, status), at: at(ms: 110))
             #expect(out.catalog.isEmpty, "\(status)")
-            #expect(machine.isFinished && machine.exitError == nil && machine.result?.ack.status == status)
+            #expect(machine.isFinished && machine.exitError == nil && machine.result?.answer.ack.status == status)
         }
         var library = requester(.library("nothing like it"))
         var station = Fixture.djPeer
         let sent = requests(found(&library, &station))
         let out = library.handle(ack(&station, sent[0].requestID, .unknownTrack), at: at(ms: 110))
         #expect(out.catalog.isEmpty)
-        #expect(library.result?.ack.status == .unknownTrack && library.result?.resolution == .library)
+        #expect(library.result?.answer.ack.status == .unknownTrack && library.result?.answer.resolution == .library)
     }
 
     @Test func anExplicitSearchStartsAtOnceAndPicks() {
@@ -137,8 +141,8 @@ import Testing
         let sent = requests(machine.handle(station.send(.stateSnapshot(snapshot), station: id), at: at(ms: 100)))
         #expect(sent.map(\.wanted) == [.catalogID("697195462")])
         _ = machine.handle(ack(&station, sent[0].requestID, .awaitingApproval), at: at(ms: 110))
-        #expect(machine.result?.resolution == .search && machine.result?.libraryMissed == false)
-        #expect(machine.result?.picked?.title == "One More Time")
+        #expect(machine.result?.answer.resolution == .search && machine.result?.answer.libraryMissed == false)
+        #expect(machine.result?.answer.picked?.title == "One More Time")
     }
 
     @Test func searchesThatFindNothingFailOrPickTooFarEndClearly() {
@@ -195,8 +199,9 @@ import Testing
     // MARK: queue
 
     @Test func theQueueReaderAsksUntilTheListComes() {
-        var machine = QueueReaderMachine(
-            station: "Rooftop", timeoutNs: Nanos.ms(3_000), interfaceName: "eth0", verifier: ChecksumVerifier())
+        var machine = GuestExchange(
+            GuestQueueRead(), station: "Rooftop", timeoutNs: Nanos.ms(3_000), interfaceName: "eth0",
+            verifier: ChecksumVerifier())
         var station = Fixture.djPeer
         let out = found(&machine, &station)
         #expect(out.sent.last?.message.tag == "query" && out.sent.last?.to == toDJ)
@@ -213,13 +218,14 @@ import Testing
             ])
         _ = machine.handle(station.send(.queueList(list), station: id), at: at(ms: 320))
         #expect(machine.isFinished && machine.exitError == nil)
-        #expect(machine.result?.list == list && machine.result?.attempts == 2)
+        #expect(machine.result?.answer == list && machine.result?.attempts == 2)
         #expect(machine.result?.latencyNs == Nanos.ms(220))
     }
 
     @Test func theQueueReaderTimesOut() {
-        var machine = QueueReaderMachine(
-            station: "Rooftop", timeoutNs: Nanos.ms(500), interfaceName: "eth0", verifier: ChecksumVerifier())
+        var machine = GuestExchange(
+            GuestQueueRead(), station: "Rooftop", timeoutNs: Nanos.ms(500), interfaceName: "eth0",
+            verifier: ChecksumVerifier())
         var station = Fixture.djPeer
         _ = found(&machine, &station)
         _ = machine.run(until: at(ms: 500), from: at(ms: 100))
@@ -229,8 +235,8 @@ import Testing
     // MARK: vote --request
 
     @Test func aRequestVoteIsRetriedUntilTheAnswerForThatRequest() {
-        var machine = RequestVoterMachine(
-            vote: RequestVote(queueID: 7, choice: .up), station: "Rooftop", timeoutNs: Nanos.ms(3_000),
+        var machine = GuestExchange(
+            GuestRequestVote(RequestVote(queueID: 7, choice: .up)), station: "Rooftop", timeoutNs: Nanos.ms(3_000),
             interfaceName: "eth0", verifier: ChecksumVerifier())
         var station = Fixture.djPeer
         let out = found(&machine, &station)
@@ -245,7 +251,7 @@ import Testing
         let played = RequestVoteAck(voteSequence: 2, queueID: 7, status: .played)
         _ = machine.handle(station.send(.requestVoteAck(played), station: id), at: at(ms: 320))
         #expect(machine.isFinished && machine.exitError == nil)
-        #expect(machine.result?.ack.status == .played && machine.result?.attempts == 2)
+        #expect(machine.result?.answer.status == .played && machine.result?.attempts == 2)
     }
 
     // MARK: The DJ's side of the conversation
@@ -269,8 +275,8 @@ import Testing
             }
             now = now + Nanos.ms(1)
         }
-        #expect(machine.result?.ack.status == .queued)
-        #expect(machine.result?.ack.title == "Third" && machine.result?.ack.position == 1)
+        #expect(machine.result?.answer.ack.status == .queued)
+        #expect(machine.result?.answer.ack.title == "Third" && machine.result?.answer.ack.position == 1)
         #expect(dj.upNext.entries.first?.requester == "Bob" && dj.upNext.entries.first?.trackID == "t2")
     }
 }

@@ -3,7 +3,7 @@ import PartyRadioCatalog
 import PartyRadioCore
 import PartyRadioNode
 
-/// Runs the networked commands: dj, listen, vote (stations has its own file).
+/// Runs the networked commands: dj and listen (the guests' one-shot commands and stations have their own files).
 enum NodeCommands {
     static func settings(
         _ common: CommonOptions, network: NetworkOptions, playback: PlaybackFlags = PlaybackFlags(),
@@ -147,101 +147,5 @@ enum NodeCommands {
     static func defaultGuestName(_ context: CommandContext) -> GuestName {
         GuestName.defaultName(
             user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "", host: ListenerNode.hostName())
-    }
-
-    static func vote(_ options: Command.VoteOptions, context: CommandContext) -> Int32 {
-        if let id = options.request { return RequestCommands.vote(options, request: id, context: context) }
-        let console = context.console
-        let inbox = Inbox<NodeInput>()
-        let interrupts = Interrupts(inbox: inbox)
-        defer { withExtendedLifetime(interrupts) {} }
-        let silent = EventPrinter(jsonEvents: true, role: "voter", console: console)
-        do {
-            guard
-                let result = try VoteClient.vote(
-                    options.choice, station: options.station, timeoutNs: Nanos.seconds(options.timeout),
-                    settings: settings(options.common, network: options.network, reporter: silent, context: context),
-                    inbox: inbox)
-            else { return ExitCode.failure.rawValue }
-            let ack = result.ack
-            if options.json {
-                console.out(
-                    JSON.object([
-                        ("station", .string(result.station.name)), ("station_id", .string(result.station.id.hex)),
-                        ("track_id", .string(ack.trackID)), ("title", result.trackTitle.map(JSON.string) ?? .null),
-                        ("choice", .string(ack.choice.name)), ("up", .int(ack.tally.up)),
-                        ("down", .int(ack.tally.down)), ("listeners", .int(ack.listenerCount)),
-                        ("attempts", .int(result.attempts)), ("latency_ms", .double(Double(result.latencyNs) / 1e6)),
-                    ]).rendered)
-            } else {
-                let what = result.trackTitle.map { "“\(Render.plain($0))”" } ?? "track \(Render.plain(ack.trackID))"
-                let verb = ack.choice == .clear ? "Cleared your vote on" : "Voted \(ack.choice.name) on"
-                console.out(
-                    "\(verb) \(what) at '\(Render.plain(result.station.name))': \(ack.tally.up) up, \(ack.tally.down) down, "
-                        + "\(ack.listenerCount) listening.")
-            }
-            return ExitCode.success.rawValue
-        } catch { return fail(error, console: console) }
-    }
-
-    static func chat(_ options: Command.ChatOptions, context: CommandContext) -> Int32 {
-        let console = context.console
-        let inbox = Inbox<NodeInput>()
-        let interrupts = Interrupts(inbox: inbox)
-        defer { withExtendedLifetime(interrupts) {} }
-        let silent = EventPrinter(jsonEvents: true, role: "chatter", console: console)
-        let name =
-            options.displayName
-            ?? GuestName.defaultName(
-                user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "", host: ListenerNode.hostName()
-            )
-        do {
-            guard
-                let result = try ChatClient.send(
-                    options.text, as: name, station: options.station, timeoutNs: Nanos.seconds(options.timeout),
-                    settings: settings(options.common, network: options.network, reporter: silent, context: context),
-                    inbox: inbox)
-            else { return ExitCode.failure.rawValue }
-            let ack = result.ack
-            let station = GuestName.cleaned(result.station.name)
-            let refusal: String? =
-                switch ack.status {
-                case .delivered, .duplicate: nil
-                case .rateLimited:
-                    "'\(station)' takes at most 5 lines per 10 s from one guest; try again in "
-                        + "\((ack.retryAfterMs + 999) / 1000) s."
-                case .muted: "The DJ of '\(station)' has muted you in the chat."
-                case .rejected: "'\(station)' refused the line: it must be 1 to 280 characters of plain text."
-                case .stale: "'\(station)' already has a newer line from you; this one was not shown."
-                }
-            if options.json {
-                console.out(
-                    JSON.object([
-                        ("station", .string(result.station.name)), ("station_id", .string(result.station.id.hex)),
-                        ("message_id", .int(ack.messageID)), ("delivered", .bool(refusal == nil)),
-                        ("status", .string(String(describing: ack.status).snakeCased)),
-                        ("retry_after_ms", .int(ack.retryAfterMs)), ("attempts", .int(result.attempts)),
-                    ]).rendered)
-            }
-            if let refusal {
-                console.error(refusal)
-                return ExitCode.failure.rawValue
-            }
-            if !options.json { console.out("Said to '\(station)' as \(name.value).") }
-            return ExitCode.success.rawValue
-        } catch { return fail(error, console: console) }
-    }
-}
-
-extension String {
-    /// `rateLimited` → `rate_limited`, for JSON values.
-    var snakeCased: String {
-        reduce(into: "") { out, character in
-            if character.isUppercase {
-                out += "_" + character.lowercased()
-            } else {
-                out.append(character)
-            }
-        }
     }
 }

@@ -267,7 +267,7 @@ final class EventPrinter: NodeReporter {
             let requests = RequestText.lines(list, limit: 3, requestsOnly: true)
             return requests.isEmpty ? nil : "Requests: " + requests.joined(separator: " | ")
         case .requestAnswered(let ack, let guest):
-            return RequestText.sentence(ack, guest: guest)
+            return AckText.sentence(ack, guest: guest)
         case .stationsChanged:
             return nil
         }

@@ -6,7 +6,7 @@ extension Command {
         /// What to ask for: a catalog ID (all digits, or `--id`), title words of the DJ's library
         /// (`--library`), a catalog search on this node (`--search`, `--pick N`), or words, which
         /// are tried in the DJ's library first and then searched in the catalog.
-        public var query: RequesterMachine.Query
+        public var query: GuestTrackRequest.Query
         /// `--station S`: name, unique name prefix or ID; nil: the only station on the air.
         public var station: String?
         /// `--as NAME`: the name shown with the request; nil: `user@host`.

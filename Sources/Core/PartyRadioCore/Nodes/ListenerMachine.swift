@@ -106,19 +106,13 @@ public struct ListenerMachine: NodeMachine {
     /// The local volume, 0–100 (kept while muted).
     public private(set) var volume = 100
     /// A vote sent from this listener (the desktop's "next"), resent until the DJ answers.
-    private var pendingVote: PendingVote?
+    private var pendingVote: Retry<GuestVote>?
     private var chatSeen: Set<ChatKey> = []
     private var chatOrder: [ChatKey] = []
 
     /// A vote is resent this often, at most ``voteAttempts`` times, until the DJ acknowledges it.
-    public static let voteRetryNs = StationRequest.retryIntervalNs
+    public static let voteRetryNs = GuestVote(.up).retryIntervalNs
     public static let voteAttempts = 15
-
-    private struct PendingVote: Sendable {
-        var vote: Vote
-        var lastSent: LocalTime
-        var attempts: Int
-    }
 
     private struct ChatKey: Hashable, Sendable {
         var sender: String
@@ -160,7 +154,7 @@ public struct ListenerMachine: NodeMachine {
         let ping = pingSchedule(tuned)
         if !Self.ridesOnProgress(tuned, intervalNs: ping.intervalNs) { wakeups.append(ping.due) }
         if let retry = planner.nextRetry { wakeups.append(retry) }
-        if let pendingVote { wakeups.append(pendingVote.lastSent + Self.voteRetryNs) }
+        if let pendingVote { wakeups.append(pendingVote.nextWakeup) }
         if let watchWakeup = watch.nextWakeup { wakeups.append(watchWakeup) }
         return wakeups.min()
     }
@@ -239,11 +233,11 @@ public struct ListenerMachine: NodeMachine {
             guard let tuned, let track = tuned.snapshot.nowPlaying else {
                 return out.append(.report(.warning("Nothing is playing to vote on.")))
             }
-            pendingVote = PendingVote(vote: Vote(trackID: track.id, choice: choice), lastSent: now, attempts: 1)
-            out.append(
-                .send(
-                    .vote(Vote(trackID: track.id, choice: choice)), to: .peer(tuned.djAddress),
-                    station: tuned.station.id))
+            // The track it names, never another: the listener hears what plays next for itself.
+            pendingVote = Retry(
+                GuestVote(choice, trackID: track.id, retargets: 0),
+                deadline: now + Int64(Self.voteAttempts) * Self.voteRetryNs)
+            resendVote(now: now, into: &out)
         }
     }
 
@@ -256,36 +250,27 @@ public struct ListenerMachine: NodeMachine {
 
     /// Resends the vote the DJ has not answered yet; gives up after ``voteAttempts``.
     private mutating func resendVote(now: LocalTime, into out: inout [Effect]) {
-        guard var pending = pendingVote, let tuned, now - pending.lastSent >= Self.voteRetryNs else { return }
-        guard pending.attempts < Self.voteAttempts else {
+        guard var pending = pendingVote, let tuned else { return }
+        switch pending.due(at: now) {
+        case .wait:
+            pendingVote = pending
+        case .send(let message):
+            pendingVote = pending
+            out.append(.send(message, to: .peer(tuned.djAddress), station: tuned.station.id))
+        case .expired:
             pendingVote = nil
-            return out.append(.report(.warning("The DJ did not answer the vote.")))
+            out.append(.report(.warning("The DJ did not answer the vote.")))
         }
-        pending.attempts += 1
-        pending.lastSent = now
-        pendingVote = pending
-        out.append(.send(.vote(pending.vote), to: .peer(tuned.djAddress), station: tuned.station.id))
     }
 
-    private mutating func answered(_ ack: VoteAck, into out: inout [Effect]) {
-        guard let pending = pendingVote, ack.trackID == pending.vote.trackID || ack.status == .staleTrack else {
+    private mutating func answered(_ ack: VoteAck, now: LocalTime, into out: inout [Effect]) {
+        guard var pending = pendingVote, let tuned else { return }
+        guard case .answered(let answer) = pending.read(.voteAck(ack), from: tuned.station, at: now, into: &out) else {
             return
         }
         pendingVote = nil
-        switch ack.status {
-        case .counted:
-            out.append(
-                .report(
-                    .notice(
-                        "Your \(pending.vote.choice.name) vote counted: \(ack.tally.up) up, \(ack.tally.down) down.")))
-        case .staleTrack, .noTrack:
-            out.append(.report(.warning("Not counted: the track changed before the vote arrived.")))
-        case .addressLimit:
-            out.append(
-                .report(
-                    .warning(
-                        "Not counted: another guest on this machine's address has voted on this track already.")))
-        }
+        let text = AckText.sentence(answer.ack, title: answer.trackTitle)
+        out.append(.report(answer.ack.status == .counted ? .notice(text) : .warning(text)))
     }
 
     // MARK: Finding
@@ -397,7 +382,7 @@ public struct ListenerMachine: NodeMachine {
             lastSkip = (notice, now)
             out.append(.report(.trackSkipped(notice)))
         case .voteAck(let ack):
-            answered(ack, into: &out)
+            answered(ack, now: now, into: &out)
         case .timePong(let pong):
             if configuration.wantsUnicast, let cookie = pong.cookie, tuned.cookie != cookie {
                 // A new cookie (the first, or the DJ's next epoch): shown at once, so that the

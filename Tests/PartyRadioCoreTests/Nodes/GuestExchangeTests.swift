@@ -3,19 +3,24 @@ import Testing
 
 @testable import PartyRadioCore
 
-/// The voter machine: find the station, vote on what plays, retry until acknowledged.
-@Suite struct VoterMachineTests {
+/// The guests' exchange machine over a vote (`partyradio vote`): find the station, vote on what
+/// plays, send again every 200 ms until the answer to this vote comes, or the timeout.
+@Suite struct GuestExchangeTests {
     let id = Fixture.stationID
     let toDJ = Destination.peer(Fixture.djAddress)
 
-    func voter(choice: VoteChoice = .up, query: String? = "Rooftop", timeoutMs: Int64 = 3_000) -> VoterMachine {
-        VoterMachine(
-            choice: choice, query: query, timeoutNs: Nanos.ms(timeoutMs), interfaceName: "eth0",
+    func voter(choice: VoteChoice = .up, query: String? = "Rooftop", timeoutMs: Int64 = 3_000)
+        -> GuestExchange<GuestVote>
+    {
+        GuestExchange(
+            GuestVote(choice), station: query, timeoutNs: Nanos.ms(timeoutMs), interfaceName: "eth0",
             verifier: ChecksumVerifier())
     }
 
     /// Started and resolved; the station answers at 100 ms, playing `track`. Returns that input's effects.
-    func found(_ machine: inout VoterMachine, _ station: inout Peer, track: Track? = Fixture.tracks[0]) -> [Effect] {
+    func found(_ machine: inout GuestExchange<GuestVote>, _ station: inout Peer, track: Track? = Fixture.tracks[0])
+        -> [Effect]
+    {
         _ = machine.handle(.start, at: t0)
         _ = machine.handle(Fixture.resolved(), at: at(ms: 20))
         let snapshot = Fixture.snapshot(track: track, dj: DJTime(ns: 5))
@@ -63,8 +68,8 @@ import Testing
         let result = machine.result
         #expect(result?.attempts == 4)
         #expect(result?.latencyNs == Nanos.ms(650))
-        #expect(result?.trackTitle == "First")
-        #expect(result?.ack.tally == Tally(up: 1, down: 0))
+        #expect(result?.answer.trackTitle == "First")
+        #expect(result?.answer.ack.tally == Tally(up: 1, down: 0))
         #expect(result?.station.id == id)
         // A late duplicate of the ack finds the machine finished.
         #expect(machine.handle(ack(&station, .counted), at: at(ms: 760)).isEmpty)
@@ -79,9 +84,10 @@ import Testing
             #expect(votes(out) == [Vote(trackID: track, choice: .up)], "retarget \(n + 1)")
             #expect(!machine.isFinished)
         }
+        // The fourth is the answer: a refusal, for the command to say.
         _ = machine.handle(ack(&station, .staleTrack, track: "t1"), at: at(ms: 200))
-        #expect(machine.isFinished && machine.result == nil)
-        #expect(machine.exitError?.code == .refused)
+        #expect(machine.isFinished && machine.exitError == nil)
+        #expect(machine.result?.answer.ack.status == .staleTrack)
     }
 
     @Test func aRetargetedVoteCanStillBeCounted() {
@@ -90,9 +96,24 @@ import Testing
         _ = found(&machine, &station)
         _ = machine.handle(ack(&station, .staleTrack, track: "t1"), at: at(ms: 150))
         _ = machine.handle(ack(&station, .counted, track: "t1"), at: at(ms: 160))
-        #expect(machine.result?.ack.trackID == "t1")
+        #expect(machine.result?.answer.ack.trackID == "t1")
         #expect(machine.result?.attempts == 2)
+        // Measured from the first datagram of the vote answered, the retargeted one.
+        #expect(machine.result?.latencyNs == Nanos.ms(10))
         #expect(machine.exitError == nil)
+    }
+
+    @Test func aCountedAnswerForAnotherTrackIsNotThisVotesAnswer() {
+        var machine = voter()
+        var station = Fixture.djPeer
+        _ = found(&machine, &station)
+        _ = machine.handle(ack(&station, .staleTrack, track: "t1"), at: at(ms: 150))
+        // A late answer to the first vote (on t0) does not answer the vote on t1.
+        _ = machine.handle(ack(&station, .counted, track: "t0"), at: at(ms: 160))
+        #expect(!machine.isFinished && machine.result == nil)
+        #expect(votes(machine.handle(.timer, at: at(ms: 350))) == [Vote(trackID: "t1", choice: .up)])
+        _ = machine.handle(ack(&station, .counted, track: "t1"), at: at(ms: 360))
+        #expect(machine.result?.answer.ack.trackID == "t1" && machine.result?.attempts == 3)
     }
 
     @Test func aStationBetweenTracksRefuses() {
@@ -100,7 +121,8 @@ import Testing
         var station = Fixture.djPeer
         _ = found(&between, &station)
         _ = between.handle(ack(&station, .noTrack, track: ""), at: at(ms: 150))
-        #expect(between.isFinished && between.exitError?.code == .refused)
+        #expect(between.isFinished && between.exitError == nil && between.result?.answer.ack.status == .noTrack)
+        #expect(votes(between.handle(.timer, at: at(ms: 400))).isEmpty)
 
         var silent = voter()
         var quiet = Fixture.djPeer

@@ -74,7 +74,8 @@ import Testing
         hub.answer(mine, .message(.hello(Hello(listenerName: "mine"))))
         #expect(await answer == .message(.hello(Hello(listenerName: "mine"))))
         #expect(seconds(since: start) < 4)
-        #expect(await onAThread { hub.wait(for: other, timeout: 0.1) } == .message(.hello(Hello(listenerName: "other"))))
+        #expect(
+            await onAThread { hub.wait(for: other, timeout: 0.1) } == .message(.hello(Hello(listenerName: "other"))))
     }
 
     @Test func aGuestGivesUpAfterItsTimeout() async {

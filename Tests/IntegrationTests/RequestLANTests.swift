@@ -202,4 +202,47 @@ struct RequestLANTests {
             #expect(station.wait(timeout: .seconds(5)) == 0)
         }
     }
+
+    /// A DJ whose catalog never answers (no internet: DNS and connects that hang) answers a
+    /// request for an unknown catalog ID "could not reach the catalog" while the guest still
+    /// waits, and refuses a non-numeric ID without asking its catalog.
+    @Test("A catalog that never answers: the request is answered 'unavailable' in time; a non-numeric ID is no track")
+    func catalogThatNeverAnswers() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        // Accepts connections and never says a word.
+        let silent = try lan.spawn(
+            host: 1,
+            [
+                "python3", "-c",
+                "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(64); "
+                    + "print('PORT', s.getsockname()[1], flush=True); held=[]\nwhile True: held.append(s.accept())",
+            ], stdin: true)
+        let line = try silent.waitForLine(containing: "PORT ", timeout: .seconds(10))
+        defer { silent.kill() }
+        let url = "http://127.0.0.1:\(line.split(separator: " ").last ?? "")"
+        let dj = try lan.startDJ(host: 1, name: "Offline", env: ["PARTYRADIO_ITUNES_URL": url])
+        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
+        let base = String(try #require(page.string("url")).dropLast())
+
+        let started = Date()
+        let asked = try guest(lan, host: 2, role: "bob", station: "Offline", ["request", "1440857781", "--as", "Bob"])
+        let seconds = Date().timeIntervalSince(started)
+        #expect(asked.exit == 1, "\(asked.stdout) \(asked.stderr)")
+        #expect(asked.stderr.contains("could not reach the catalog"), "after \(seconds) s: \(asked.stderr)")
+
+        // The page may send any ID: a word is no track, answered without a lookup (a lookup of
+        // this catalog could only end "unavailable").
+        let posted = try lan.run(
+            host: 2,
+            [
+                "curl", "-sS", "-m", "15", "-H", "Origin: \(base)", "--data-urlencode", "id=abc",
+                base + "/api/request",
+            ], timeout: .seconds(20))
+        let answer = parseJSON(posted.stdout) as? [String: Any] ?? [:]
+        #expect(answer["status"] as? String == "unknown_track", "\(posted.stdout) \(posted.stderr)")
+    }
 }

@@ -117,6 +117,40 @@ import Testing
         #expect(dj.requests.waiting.isEmpty)
     }
 
+    /// A DJ without internet: its lookups hang on DNS and connect timeouts for seconds, longer
+    /// than a guest waits. The guest hears "unavailable" one second after asking, and a lookup
+    /// answered later queues nothing.
+    @Test func aLookupWithNoAnswerWithinASecondIsUnavailable() {
+        var dj = started()
+        var bob = Peer("10.0.0.8", key: 8)
+        let send = Message.requestSend(
+            RequestSend(requestID: 5, name: "Bob", wanted: .catalogID(Self.catalogTrack.id)))
+        let asked = dj.handle(bob.send(send, station: id), at: at(ms: 100))
+        guard case .requestedTrack(_, let ticket) = asked.catalog.first else {
+            Issue.record("no lookup: \(asked.catalog)")
+            return
+        }
+        #expect(acks(dj.run(until: at(ms: 1_050), from: at(ms: 100)), to: bob).isEmpty)
+        let expired = dj.run(until: at(ms: 1_150), from: at(ms: 1_050))
+        #expect(acks(expired, to: bob).map(\.status) == [.unavailable])
+        let late = dj.handle(
+            .catalog(.requestedTrack(Self.catalogTrack, failure: nil, for: ticket)), at: at(ms: 9_000))
+        #expect(acks(late, to: bob).isEmpty)
+        #expect(dj.requests.waiting.isEmpty)
+    }
+
+    /// Catalog IDs are digits: anything else is answered "no such track" at once, never looked up.
+    @Test func aNonNumericCatalogIDIsNoTrackWithoutALookup() {
+        var dj = started()
+        var bob = Peer("10.0.0.8", key: 8)
+        for (n, raw) in ["abc", "12a4", "../1", "１２３"].enumerated() {
+            let send = Message.requestSend(RequestSend(requestID: UInt64(n + 1), name: "Bob", wanted: .catalogID(raw)))
+            let out = dj.handle(bob.send(send, station: id), at: at(ms: 100 + 100 * Int64(n)))
+            #expect(out.catalog.isEmpty, "\(raw) was looked up")
+            #expect(acks(out, to: bob).map(\.status) == [.unknownTrack], "\(raw)")
+        }
+    }
+
     @Test func badRequestsAreRefusedAndChangeNothing() {
         var dj = started(maxRequests: 1)
         var bob = Peer("10.0.0.8", key: 8)

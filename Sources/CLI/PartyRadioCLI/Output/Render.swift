@@ -5,11 +5,11 @@ import PartyRadioNode
 enum Render {
     /// Text for a terminal: station names, titles, tags and guests' words come from the network
     /// and from files, so every control character (an escape sequence's ESC, a bell, a carriage
-    /// return) is dropped; line breaks the program itself puts in are kept.
+    /// return) and bidirectional control is dropped; line breaks the program itself puts in are kept.
     static func plain(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
-                text.unicodeScalars.filter { $0 == "\n" || $0.properties.generalCategory != .control }))
+                text.unicodeScalars.filter { $0 == "\n" || !$0.isNeverShown }))
     }
 
     static func time(_ ns: Int64) -> String {

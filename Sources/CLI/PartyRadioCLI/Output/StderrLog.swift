@@ -21,7 +21,7 @@ enum StderrLog {
         // Messages quote network text (service names, datagram senders): any other control
         // character, an escape sequence's ESC included, is written as `\u{…}`, never raw.
         let flat = message.replacing("\r\n", with: "\\n").replacing("\n", with: "\\n").unicodeScalars.map {
-            $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+            $0.isNeverShown ? "\\u{\(String($0.value, radix: 16))}" : String($0)
         }.joined()
         return "\(timestamp(milliseconds: milliseconds)) [\(topic.rawValue)] \(flat)\n"
     }

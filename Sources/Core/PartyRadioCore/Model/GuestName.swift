@@ -33,9 +33,10 @@ public struct GuestName: Hashable, Sendable, CustomStringConvertible {
         try? GuestName(validating: fitted(cleaned(raw)))
     }
 
-    /// `raw` without control characters (escape sequences included) or surrounding white space.
+    /// `raw` without control characters (escape sequences included), bidirectional controls
+    /// (``Unicode/Scalar/isNeverShown``) or surrounding white space.
     public static func cleaned(_ raw: String) -> String {
-        String(String.UnicodeScalarView(raw.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        String(String.UnicodeScalarView(raw.unicodeScalars.filter { !$0.isNeverShown }))
             .trimmingWhitespace()
     }
 

@@ -15,9 +15,17 @@ enum PlainName {
         guard !trimmed.isEmpty else { throw .empty }
         guard trimmed.count <= maxCharacters else { throw .tooLong(trimmed.count) }
         guard trimmed.utf8.count <= maxBytes else { throw .tooManyBytes(trimmed.utf8.count, limit: maxBytes) }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !trimmed.unicodeScalars.contains(where: \.isNeverShown) else {
             throw .controlCharacters
         }
         return trimmed
     }
+}
+
+extension Unicode.Scalar {
+    /// Never shown from untrusted text (names, chat, titles, the catalog's words): control
+    /// characters, escape sequences among them, and the bidirectional controls (U+061C,
+    /// U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), which reorder the text after them on a
+    /// terminal or a page ("Bob\u{202E}3pm.exe"). Joiners and variation selectors stay: emoji need them.
+    public var isNeverShown: Bool { properties.generalCategory == .control || properties.isBidiControl }
 }

@@ -68,6 +68,10 @@ public struct DJMachine: NodeMachine {
     public static let saveIntervalNs = Nanos.seconds(1)
     /// The DJ's own queue tracks shown after the requests in the list of what plays next.
     public static let upcomingShown = 5
+    /// A guest's request waits this long for the catalog's lookup of its ID; then it is answered
+    /// "unavailable" (try again), so that a DJ without internet answers within the guest's
+    /// patience instead of after DNS and connect timeouts.
+    public static let lookupDeadlineNs = Nanos.seconds(1)
 
     public let configuration: Configuration
     public private(set) var engine: StationEngine
@@ -103,6 +107,8 @@ public struct DJMachine: NodeMachine {
     /// The names muted guests went by, so that `unmute NAME` finds a guest whose requests were
     /// dropped (not saved: after a restart `unmute` takes the key fingerprint).
     private var mutedNames: [String: String] = [:]
+    /// Guests' requests whose catalog lookup is out, with the instant each is answered "unavailable".
+    private var lookups: [RequestTicket: LocalTime] = [:]
 
     public var stationID: StationID { configuration.advert.stationID }
     /// A private station's secret (from its join code): its TXT record goes out sealed, and its
@@ -156,6 +162,7 @@ public struct DJMachine: NodeMachine {
             wakeups.append(LocalTime(ns: end.ns))
         }
         if let retry = planner.nextRetry { wakeups.append(retry) }
+        if let lookup = lookups.values.min() { wakeups.append(lookup) }
         return wakeups.min()
     }
 
@@ -283,6 +290,12 @@ public struct DJMachine: NodeMachine {
         if let skip = crowdSkipDue(at: dj) {
             unsaved = true
             skipTrack(skip, now: now, into: &out)
+        }
+        for (ticket, deadline) in lookups where deadline <= now {
+            lookups[ticket] = nil
+            unsaved = true
+            out.append(.log(.catalog, "No answer from the catalog within 1 s for request \(ticket.requestID)."))
+            resolved(ticket, track: nil, unavailable: true, now: now, into: &out)
         }
         if now - lastSnapshotAt >= Self.snapshotIntervalNs {
             broadcast(now: now, change: .progress, into: &out)
@@ -473,7 +486,11 @@ public struct DJMachine: NodeMachine {
             case .catalogID(let id):
                 if let known = engine.queue.first(where: { $0.id == id }) {
                     resolved(ticket, track: known, unavailable: false, now: now, into: &out)
+                } else if id.isEmpty || !id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                    // Catalog IDs are digits (as the CLI checks): anything else is no track, not a lookup.
+                    resolved(ticket, track: nil, unavailable: false, now: now, into: &out)
                 } else {
+                    lookups[ticket] = now + Self.lookupDeadlineNs
                     out.append(.catalog(.requestedTrack(id: id, for: ticket)))
                 }
             }
@@ -667,8 +684,10 @@ public struct DJMachine: NodeMachine {
         case .results(let term, let tracks):
             out.append(.report(.searchResults(term: term, tracks: tracks)))
         case .requestedTrack(let track, let failure, let ticket):
-            unsaved = true
             if let failure { out.append(.log(.catalog, failure)) }
+            // After the deadline the guest has its answer already; a retry asks again.
+            guard lookups.removeValue(forKey: ticket) != nil else { return }
+            unsaved = true
             resolved(ticket, track: track, unavailable: track == nil && failure != nil, now: now, into: &out)
         case .tracks(let tracks, let failure):
             if let failure { out.append(.report(.warning(failure))) }

@@ -111,7 +111,7 @@ final class WebSite: WebHandler {
             // The shared state with `you` added before the closing brace.
             if state.last == UInt8(ascii: "}") && state.count > 2 {
                 state.removeLast()
-                state += Array(",\"you\":\(you.rendered)}".utf8)
+                state += Array(",\"you\":\(you.shown.rendered)}".utf8)
             }
             return Self.json(bytes: state)
         case "/api/events":
@@ -336,7 +336,7 @@ final class WebSite: WebHandler {
     // MARK: Responses
 
     static func json(_ value: JSON, status: UInt32 = 200) -> WebResponse {
-        json(bytes: Array(value.rendered.utf8), status: status)
+        json(bytes: Array(value.shown.rendered.utf8), status: status)
     }
 
     static func json(bytes: [UInt8], status: UInt32 = 200) -> WebResponse {

@@ -1,7 +1,8 @@
 import PartyRadioCore
 
 /// The page state (docs/WEB.md, "The page state") made from the DJ machine, on the DJ's thread.
-/// Text goes in as the guests and the catalog wrote it (JSON-quoted): the page shows it as text.
+/// Text goes in as the guests and the catalog wrote it (JSON-quoted, without the characters that
+/// are never shown): the page shows it as text.
 enum WebState {
     /// Chat lines the page gets.
     static let chatLines = 50
@@ -59,7 +60,7 @@ enum WebState {
             ("crowd_skip_percent", .int(machine.crowdSkipPercent)),
             ("requests", .string(list.mode.rawValue)),
         ])
-        return state.rendered
+        return state.shown.rendered
     }
 
     static func entry(_ entry: QueueList.Entry) -> JSON {

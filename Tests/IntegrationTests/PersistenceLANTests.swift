@@ -112,6 +112,9 @@ struct PersistenceLANTests {
         // One night: the killed run's night carries on.
         again.send("quit")
         #expect(again.wait(timeout: .seconds(5)) == 0)
+        // A clean quit folds the write-ahead log in: dj.sqlite alone is the whole database.
+        let log = (try? FileManager.default.attributesOfItem(atPath: database + "-wal"))?[.size] as? Int ?? 0
+        #expect(log == 0, "the DJ quit leaving \(log) bytes in dj.sqlite-wal")
         #expect(try query(database, "SELECT count(*) FROM sessions") == ["1"])
         listener.kill(signal: SIGINT)
         _ = listener.wait(timeout: .seconds(5))

@@ -254,6 +254,44 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    /// A saved station whose `station` row was deleted (by hand, a bad copy) but whose queue is
+    /// there is damaged, not "nothing saved": the DJ must not start a fresh station over it.
+    @Test func aStationRowThatIsGoneWhileItsQueueIsThereIsCorruption() throws {
+        do {
+            let store = try DJStore(directory: directory)
+            try store.saveStation(Self.station(), at: LocalTime(ns: 1))
+            try SQLiteConnection(path: path).query("DELETE FROM station")
+        }
+        let error = #expect(throws: DJStoreError.self) { try DJStore(directory: directory).loadStation() }
+        #expect(
+            error?.code == .corrupt && error?.description.contains("untouched") == true, "\(String(describing: error))")
+    }
+
+    /// A dj.sqlite of 0 bytes is no database SQLite would refuse (it takes it for a new one): it
+    /// is told like a damaged file and left as it is.
+    @Test func anEmptyFileIsToldAndLeftAsItIs() throws {
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let error = #expect(throws: DJStoreError.self) { try DJStore(directory: directory) }
+        #expect(
+            error?.code == .corrupt && error?.description.contains("0 bytes") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+    }
+
+    /// After a checkpoint (what a DJ's clean quit does) the database file alone holds the saved
+    /// station: a copy of dj.sqlite without its -wal is whole.
+    @Test func afterACheckpointTheFileAloneHoldsTheStation() throws {
+        let store = try DJStore(directory: directory)
+        try store.saveStation(Self.station(), at: LocalTime(ns: 1))
+        try store.markStopped()
+        try store.checkpoint()
+        let copy = storageScratchRoot.appendingPathComponent("partyradio-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try FileManager.default.copyItem(atPath: path, toPath: DJStore.path(in: copy))
+        let loaded = try DJStore(directory: copy).loadStation()
+        #expect(loaded?.station == Self.station() && loaded?.stopped == true)
+    }
+
     @Test func thousandsOfSavesKeepTheFileIntact() throws {
         let store = try DJStore(directory: directory)
         var saved = Self.station()

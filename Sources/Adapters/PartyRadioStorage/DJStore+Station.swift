@@ -24,7 +24,9 @@ extension DJStore {
         public var stopped: Bool
     }
 
-    /// The saved station; nil when none is saved.
+    /// The saved station; nil when none is saved. A station row that is gone while the rest of
+    /// the saved station is there (a row deleted by hand or a damaged copy) is an error, not a
+    /// fresh station.
     public func loadStation() throws(DJStoreError) -> Saved? {
         let row: [SQLiteConnection.Value]
         let queueRows: [[SQLiteConnection.Value]]
@@ -38,7 +40,20 @@ extension DJStore {
                     FROM station
                     """
                 ).first
-            else { return nil }
+            else {
+                let rest =
+                    try connection.query(
+                        """
+                        SELECT (SELECT count(*) FROM station_queue) + (SELECT count(*) FROM station_books)
+                            + (SELECT count(*) FROM station_voters)
+                        """
+                    ).first?.first?.integer ?? 0
+                if rest > 0 {
+                    throw SQLiteError(
+                        code: SQLITE_CORRUPT, message: "the saved station's row is missing but its queue is there")
+                }
+                return nil
+            }
             row = first
             queueRows = try connection.query(
                 "SELECT track_id, title, artist, album, duration_ms, source FROM station_queue ORDER BY position")

@@ -103,6 +103,11 @@ public final class DJStore {
 
     public init(path: String) throws(DJStoreError) {
         self.path = path
+        // SQLite takes an empty file for an empty database and would make a fresh one in it: a
+        // dj.sqlite that lost its bytes (truncated, a copy that failed) is told like a damaged one.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            throw DJStoreError.corrupt(path: path, "the file is empty (0 bytes)")
+        }
         connection = try Self.open(path)
         let version = try Self.checkedVersion(connection, path: path)
         do throws(SQLiteError) {
@@ -127,6 +132,15 @@ public final class DJStore {
             return Int(try connection.query("PRAGMA user_version").first?.first?.integer ?? 0)
         } catch {
             throw DJStoreError.from(error, "read", path: path)
+        }
+    }
+
+    /// Folds the write-ahead log into the file and empties it (`wal_checkpoint(TRUNCATE)`), so that
+    /// `dj.sqlite` alone holds everything: a copy of it after the DJ quits is whole. Done on a clean
+    /// quit; a killed DJ's log is folded in when the file is next opened.
+    public func checkpoint() throws(DJStoreError) {
+        do throws(SQLiteError) { try connection.query("PRAGMA wal_checkpoint(TRUNCATE)") } catch {
+            throw DJStoreError.from(error, "write to", path: path)
         }
     }
 

@@ -67,9 +67,14 @@ final class DJRecorder {
     /// stopped on purpose. Idempotent.
     func end(at now: LocalTime) {
         do throws(DJStoreError) { try store.markStopped() } catch { warnSave(error) }
-        guard let session else { return }
-        self.session = nil
-        do throws(DJStoreError) { try store.endSession(session, at: DJTime(onTheDJ: now)) } catch { warnStats(error) }
+        if let session {
+            self.session = nil
+            do throws(DJStoreError) { try store.endSession(session, at: DJTime(onTheDJ: now)) } catch {
+                warnStats(error)
+            }
+        }
+        // dj.sqlite alone then holds everything, so a copy of it is whole.
+        do throws(DJStoreError) { try store.checkpoint() } catch { warnSave(error) }
     }
 
     private func warnSave(_ error: DJStoreError) {

@@ -42,7 +42,7 @@ import Testing
             _ voter: PublicKey, _ choice: VoteChoice, _ address: String, _ limit: Int, _ sequence: UInt64?
         ) -> VoteAck.Status {
             if let sequence {
-                if let last = sequences[voter], sequence <= last { return .counted }
+                if let last = sequences[voter], sequence <= last { return .superseded }  // old: nothing changes
                 sequences[voter] = sequence
             }
             if choice == .clear {

@@ -131,7 +131,8 @@ import Testing
         // An old vote replayed after the restart changes nothing: its voter's sequence was kept.
         var replayed = loaded
         #expect(
-            replayed.apply(voter: Self.key(12), trackID: "b", choice: .up, from: "10.0.0.12", sequence: 1) == .counted)
+            replayed.apply(voter: Self.key(12), trackID: "b", choice: .up, from: "10.0.0.12", sequence: 1)
+                == .superseded)
         #expect(replayed.choice(of: Self.key(12)) == .clear)
         saved.votes.reset(trackID: "c")
         _ = saved.votes.apply(voter: Self.key(1), trackID: "c", choice: .up, from: "10.0.0.1", sequence: 3)

@@ -92,7 +92,8 @@ import Testing
         var ann = Peer("10.0.0.7", key: 7)
         var bob = Peer("10.0.0.8", key: 8)
         _ = first.handle(ann.send(.vote(Vote(trackID: "t1", choice: .up)), station: id), at: at(ms: 200))
-        _ = first.handle(bob.send(.vote(Vote(trackID: "t1", choice: .down)), station: id), at: at(ms: 300))
+        let bobsVote = bob.send(.vote(Vote(trackID: "t1", choice: .down)), station: id)
+        _ = first.handle(bobsVote, at: at(ms: 300))
         _ = first.handle(
             ann.send(.chatSend(ChatSend(messageID: 4, name: "Ann", text: "yay")), station: id), at: at(ms: 400))
         _ = first.handle(
@@ -139,6 +140,14 @@ import Testing
         }
         #expect(answers == [.queued])
         #expect(second.requests.waiting.count == 1)
+
+        // Bob's vote datagram replayed (the restart emptied the replay windows): the saved sequence
+        // stops it, and the answer says it was not counted rather than "counted".
+        let replayed = second.handle(bobsVote, at: restart + 4)
+        let acks: [VoteAck] = replayed.sent.compactMap { if case .voteAck(let a) = $0.message { a } else { nil } }
+        #expect(acks.map(\.status) == [.superseded])
+        #expect(acks.first.map { AckText.sentence($0).hasPrefix("Not counted") } == true)
+        #expect(second.engine.votes.tally == Tally(up: 1, down: 1))
     }
 
     @Test func aRestartWhilePausedStaysPaused() {

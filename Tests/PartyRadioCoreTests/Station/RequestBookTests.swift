@@ -278,7 +278,7 @@ import Testing
         // The restart: the book comes back from the saved station.
         var restored = try JSONDecoder().decode(VoteBook.self, from: JSONEncoder().encode(book))
         // A captured datagram from before (sequence 100, "up") is replayed: the vote stays down.
-        #expect(restored.apply(voter: voter, trackID: "t", choice: .up, sequence: 100) == .counted)
+        #expect(restored.apply(voter: voter, trackID: "t", choice: .up, sequence: 100) == .superseded)
         #expect(restored.choice(of: voter) == .down && restored.tally == Tally(down: 1))
         // A newer vote still counts.
         #expect(restored.apply(voter: voter, trackID: "t", choice: .clear, sequence: 300) == .counted)

@@ -93,7 +93,8 @@ public struct VoteBook: Sendable, Equatable, Codable {
     /// Records `voter`'s vote on `trackID` and says how it went. Applying the same vote twice
     /// changes nothing, which is what makes retried datagrams safe.
     /// A vote whose datagram `sequence` is not above the voter's last one applied is old (a replay,
-    /// or overtaken by a newer vote): it changes nothing and is answered with the vote as it stands.
+    /// or overtaken by a newer vote): it changes nothing and is answered `superseded`, with the vote
+    /// as it stands.
     public mutating func apply(
         voter: PublicKey, trackID: String, choice: VoteChoice, from address: String = "", votersPerAddress: Int = .max,
         sequence: UInt64? = nil
@@ -102,7 +103,7 @@ public struct VoteBook: Sendable, Equatable, Codable {
         guard current == trackID else { return .staleTrack }
         var row = voterRows[voter] ?? .empty
         if let sequence {
-            if let last = row.sequence, sequence <= last { return .counted }
+            if let last = row.sequence, sequence <= last { return .superseded }
             row.sequence = sequence
         }
         if choice == .clear {

@@ -6,6 +6,7 @@ extension VoteAck.Status {
         switch self {
         case .counted: "counted"
         case .staleTrack: "stale_track"
+        case .superseded: "superseded"
         case .noTrack: "no_track"
         case .addressLimit: "address_limit"
         }

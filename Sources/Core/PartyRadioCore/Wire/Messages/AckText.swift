@@ -14,6 +14,9 @@ public enum AckText {
             return "\(verb) \(track)\(at): \(ack.tally.up) up, \(ack.tally.down) down, \(ack.listenerCount) listening."
         case .staleTrack:
             return "Not counted: the track changed before the vote arrived; vote on the one playing now."
+        case .superseded:
+            let stands = ack.choice == .clear ? "no vote" : "a vote \(ack.choice.name)"
+            return "Not counted: a newer vote from this guest was counted already; \(stands) stands\(at)."
         case .noTrack:
             return "Not counted: \(station.map { "'\(GuestName.cleaned($0))'" } ?? "the station") is between tracks; "
                 + "try again in a moment."

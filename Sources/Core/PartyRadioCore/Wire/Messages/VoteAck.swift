@@ -12,6 +12,9 @@ public struct VoteAck: WireMessage {
         /// Other keys from the same address have voted on this track already: the DJ counts at
         /// most `--voters-per-address` voters per address (one guest, one vote).
         case addressLimit = 3
+        /// The datagram is older than the last vote applied from this key (a replay, or a vote
+        /// overtaken by the guest's newer one): nothing changed; `choice` is the vote as it stands.
+        case superseded = 4
     }
 
     /// The sequence number of the vote datagram this answers.

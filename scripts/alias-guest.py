@@ -45,7 +45,7 @@ class Guest:
         self.key = Ed25519PrivateKey.generate()
         self.public = self.key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         self.station = station
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock = socket.socket(socket.AF_INET6 if ":" in alias else socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((alias, 0))
         self.sock.setblocking(False)
 

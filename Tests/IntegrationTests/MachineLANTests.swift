@@ -11,12 +11,16 @@ import Testing
 struct MachineLANTests {
     static var aliasGuest: String { Testbed.repoRoot.appendingPathComponent("scripts/alias-guest.py").path }
 
-    /// Gives `host` `count` more addresses on its eth0, in its own /24; returns them.
+    /// Gives `host` `count` more addresses on its eth0, in its own /24 (or /64 on an IPv6-only LAN);
+    /// returns them.
     static func addAliases(_ lan: Testbed, host: Int, count: Int) throws -> [String] {
         let own = try lan.ip(host: host)
-        let prefix = own.split(separator: ".").dropLast().joined(separator: ".")
-        let aliases = (0..<count).map { "\(prefix).\(100 + $0)" }
-        let script = aliases.map { "ip addr add \($0)/24 dev eth0" }.joined(separator: " && ")
+        let v6 = own.contains(":")
+        let prefix = own.split(separator: v6 ? ":" : ".", omittingEmptySubsequences: false).dropLast()
+            .joined(separator: v6 ? ":" : ".")
+        let aliases = (0..<count).map { v6 ? "\(prefix):\(String(256 + $0, radix: 16))" : "\(prefix).\(100 + $0)" }
+        let script = aliases.map { v6 ? "ip addr add \($0)/64 dev eth0 nodad" : "ip addr add \($0)/24 dev eth0" }
+            .joined(separator: " && ")
         let added = try lan.run(host: host, ["sh", "-c", script])
         #expect(added.exit == 0, "\(added.stderr)")
         return aliases
@@ -80,9 +84,29 @@ struct MachineLANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
-    @Test(
-        "500 chat lines from fresh keys and 30 cookie-less posts from 64 addresses of one machine: its rate; real lines stay"
-    )
+    @Test("IPv6 only: 16 fresh keys from 16 addresses of one machine count as one voter (its NDP entries)")
+    func ipv6AliasesAreOneVoter() throws {
+        let lan = try Testbed(hosts: 2, ip: .v6)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Six")
+        let station = try Self.station(dj)
+        #expect(station[0].contains(":"), "\(station)")
+        let track = try #require(
+            try dj.waitForEvent("state") { $0.name == "state" && $0.string("track_id") != nil }.string("track_id"))
+        let aliases = try Self.addAliases(lan, host: 2, count: 16)
+        let vote = try lan.run(
+            host: 2, ["python3", Self.aliasGuest, "vote"] + station + [track, "up"] + aliases, timeout: .seconds(30))
+        print("16 IPv6 aliases of one machine voting up with fresh keys: \(vote.stdout)")
+        let counts = Self.counts(vote.stdout)
+        #expect(counts["counted"] == 1 && counts["address_limit"] == 15, "\(vote.stdout) \(vote.stderr)")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
+    @Test("500 chat lines and 30 cookie-less posts from 64 aliases of one machine: its rate; real lines stay")
     func chatFromAliasesIsLimitedPerMachine() throws {
         let lan = try Testbed(hosts: 3)
         defer {

@@ -130,6 +130,9 @@ final class SimNode {
     fileprivate(set) var driver: NodeDriver<SimMachine>!
     var machine: SimMachine { driver.machine }
     let address: PeerAddress
+    /// The machine it runs on, as the DJ's runtime would find it in the neighbour table (nil: its
+    /// address stands for it). Hosts sharing one are one machine with several addresses.
+    var machineID: MachineID?
     let signer: ChecksumSigner
     let offsetNs: Int64
     let driftPPM: Double
@@ -389,8 +392,8 @@ final class SimLAN {
             }
             now = next.time
             switch next.action {
-            case .input(let index, .datagram(let bytes, let from)):
-                let first = Arrival(bytes: bytes, from: from, at: nodes[index].local(now))
+            case .input(let index, .datagram(let bytes, let from, let machine)):
+                let first = Arrival(bytes: bytes, from: from, at: nodes[index].local(now), machine: machine)
                 step(nodes[index], arrivals: [first] + moreDatagrams(to: index))
             case .input(let index, .start): step(nodes[index])
             case .input(let index, let input): step(nodes[index], inputs: [input])
@@ -417,11 +420,11 @@ final class SimLAN {
         var more: [Arrival] = []
         let first = now
         while more.count < 63, let next = queue.first, next.time <= first + 1_000_000,
-            case .input(index, .datagram(let bytes, let from)) = next.action
+            case .input(index, .datagram(let bytes, let from, let machine)) = next.action
         {
             _ = pop()
             now = next.time
-            more.append(Arrival(bytes: bytes, from: from, at: nodes[index].local(next.time)))
+            more.append(Arrival(bytes: bytes, from: from, at: nodes[index].local(next.time), machine: machine))
         }
         return more
     }
@@ -546,7 +549,7 @@ final class SimLAN {
             if random.chance(faults.loss) { continue }
             var delay = faults.minDelayNs + Int64(random.unit() * Double(faults.maxDelayNs - faults.minDelayNs))
             if random.chance(faults.spike) { delay += Int64(random.double(20e6...200e6)) }
-            schedule(at: now + delay, .input(to.index, .datagram(bytes, from: from.address)))
+            schedule(at: now + delay, .input(to.index, .datagram(bytes, from: from.address, machine: from.machineID)))
         }
     }
 }

@@ -170,6 +170,8 @@ struct SimRun {
                                 station: nil, timeoutNs: 10_000_000_000,
                                 interfaceName: "sim0", verifier: verifier)),
                     key: key, offsetNs: offset, driftPPM: drift)
+                // Each run comes from an address of its own, all on the one machine (its link-layer address).
+                node.machineID = .linkLayer("02:00:00:00:01:\(machine)")
                 lan.schedule(at: at, .input(node.index, .start))
                 stats.voters += 1
                 run += 1

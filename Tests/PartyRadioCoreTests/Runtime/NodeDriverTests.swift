@@ -25,7 +25,7 @@ import Testing
         static func name(_ input: NodeInput) -> String {
             switch input {
             case .start: "start"
-            case .datagram(let bytes, _): "datagram \(bytes.first ?? 0)"
+            case .datagram(let bytes, _, _): "datagram \(bytes.first ?? 0)"
             case .timer: "timer"
             case .quit: "quit"
             default: "other"
@@ -138,7 +138,7 @@ import Testing
     @Test func aBatchSavesOnceBeforeItsOtherEffects() {
         var machine = ScriptedMachine()
         machine.answer = { input in
-            guard case .datagram(let bytes, _) = input else { return [] }
+            guard case .datagram(let bytes, _, _) = input else { return [] }
             return [.log(.node, "heard \(bytes[0])"), .save(Self.saved)]
         }
         let ports = RecordingPorts()

@@ -27,7 +27,7 @@ extension Command {
         public var requestMode = RequestMode.open
         /// `--max-requests N`: requests one guest may have waiting at once.
         public var maxRequestsPerGuest = 3
-        /// `--voters-per-address N`: voter keys counted per source address (one guest, one vote).
+        /// `--voters-per-address N`: voter keys counted per machine (one guest, one vote).
         public var votersPerAddress = 1
         /// `--fresh`: start over, without the station saved in the state directory.
         public var fresh = false

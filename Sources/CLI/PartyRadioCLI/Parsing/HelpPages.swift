@@ -89,7 +89,7 @@ enum HelpPages {
             ("--max-requests <n>", "Requests one guest may have waiting at once, 1-100 (default: 3)."),
             (
                 "--voters-per-address <n>",
-                "Voters counted per machine address (default: 1, one guest one vote; raise it for shared machines)."
+                "Voters counted per machine (default: 1, one guest one vote; raise it for shared machines)."
             ),
             ("--fresh", "Start over: forget the station saved in the state directory (the stats stay)."),
             (

@@ -80,7 +80,7 @@ public struct ClockProbeMachine: NodeMachine {
             return out
         case .discovery(let event):
             _ = watch.handle(event, into: &out)
-        case .datagram(let bytes, let from):
+        case .datagram(let bytes, let from, _):
             guard let inbound = filter.accept(bytes, from: from, at: now, policy: watch.policy, logInto: &out) else {
                 break
             }

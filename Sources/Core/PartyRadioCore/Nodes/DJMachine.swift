@@ -21,7 +21,8 @@ public struct DJMachine: NodeMachine {
         /// How requests are taken (`--requests`), and how many one guest may have waiting.
         public var requestMode: RequestMode
         public var maxRequestsPerGuest: Int
-        /// One guest, one vote: voter keys counted per source address (`--voters-per-address`).
+        /// One guest, one vote: voter keys counted per machine (``MachineID``; `--voters-per-address`),
+        /// and the chat lines and waiting requests a machine may have, times this.
         public var votersPerAddress: Int
         /// The station as it was saved (a restart): its queue, position, requests, votes and chat
         /// replace `queue`, and the settings above apply from now on.
@@ -109,6 +110,9 @@ public struct DJMachine: NodeMachine {
     private var mutedNames: [String: String] = [:]
     /// Guests' requests whose catalog lookup is out, with the instant each is answered "unavailable".
     private var lookups: [RequestTicket: LocalTime] = [:]
+    /// The machine each guest key last voted, chatted or requested from, so that `mute` reaches the
+    /// machine behind a key (a fresh key or name on it stays muted).
+    private var guests = GuestMachines()
 
     public var stationID: StationID { configuration.advert.stationID }
     /// A private station's secret (from its join code): its TXT record goes out sealed, and its
@@ -215,9 +219,11 @@ public struct DJMachine: NodeMachine {
             reportSettings(into: &out)
             trackChanged(after: .played, tally: Tally(), now: now, into: &out)
             broadcast(now: now, change: .track, into: &out)
-        case .datagram(let bytes, let from):
+        case .datagram(let bytes, let from, let machine):
             // A dropped datagram still falls through to the periodic work below.
-            if let inbound = filter.accept(bytes, from: from, at: now, policy: .listenersOf(stationID), logInto: &out) {
+            if let inbound = filter.accept(
+                bytes, from: from, machine: machine, at: now, policy: .listenersOf(stationID), logInto: &out)
+            {
                 handle(inbound, now: now, into: &out)
             }
         case .timer:
@@ -349,7 +355,8 @@ public struct DJMachine: NodeMachine {
         case .vote, .requestSend, .requestVote, .chatSend, .hello, .heartbeat, .leave:
             let inbound = Inbound(
                 message: action.message, sender: action.guest, stationID: stationID, sequence: action.sequence,
-                origin: .web(ticket: action.ticket, address: action.address), receivedAt: now)
+                origin: .web(ticket: action.ticket, address: action.address), machine: action.machine,
+                receivedAt: now)
             handle(inbound, now: now, into: &out)
         default:
             out.append(.log(.wire, "web action of kind \(action.message.kind) ignored"))
@@ -375,6 +382,17 @@ public struct DJMachine: NodeMachine {
         if case .node(let peer) = inbound.origin {
             node = peer
             recentPeers[peer] = now
+        }
+        switch inbound.message {
+        case .vote, .requestSend, .requestVote, .chatSend:
+            // Counted per machine: one whose machine is not known yet waits for its retry (the
+            // runtime has asked the kernel for its link-layer address meanwhile).
+            guard inbound.machine.isResolved else {
+                return out.append(.log(.wire, "a guest at \(inbound.origin.host) waits for its machine to be known"))
+            }
+            guests.heard(sender.fingerprint, on: inbound.machine.key)
+        default:
+            break
         }
         switch inbound.message {
         case .hello(let hello):
@@ -419,7 +437,7 @@ public struct DJMachine: NodeMachine {
             let before = engine.votes.tally
             let ack = engine.vote(
                 from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence,
-                address: inbound.origin.host, votersPerAddress: configuration.votersPerAddress)
+                address: inbound.machine.key, votersPerAddress: configuration.votersPerAddress)
             reply(.voteAck(ack), to: inbound.origin, into: &out)
             if ack.status == .counted && ack.tally != before {
                 out.append(
@@ -433,12 +451,14 @@ public struct DJMachine: NodeMachine {
             request(send, inbound: inbound, now: now, into: &out)
         case .requestVote(let vote):
             unsaved = true
-            let ack = requests.vote(vote, from: sender, address: inbound.origin.host, sequence: inbound.sequence)
+            let ack = requests.vote(vote, from: sender, address: inbound.machine.key, sequence: inbound.sequence)
             reply(.requestVoteAck(ack), to: inbound.origin, into: &out)
             if ack.status == .counted { sendUpNext(report: true, into: &out) }
         case .chatSend(let send):
             unsaved = true
-            let (ack, line) = chat.submit(send, from: sender, now: dj)
+            let (ack, line) = chat.submit(
+                send, from: sender, machine: inbound.machine.key,
+                machineLimit: ChatBook.rateLimit * configuration.votersPerAddress, now: dj)
             reply(.chatAck(ack), to: inbound.origin, into: &out)
             if let line {
                 for _ in 0..<2 { toGroup(.chatLine(line), into: &out) }
@@ -469,17 +489,19 @@ public struct DJMachine: NodeMachine {
     private mutating func request(_ send: RequestSend, inbound: Inbound, now: LocalTime, into out: inout [Effect]) {
         let guest = inbound.sender
         let name = GuestName.fromNetwork(send.name)?.value ?? guest.fingerprint
-        guard !chat.muted.contains(guest.fingerprint) else {
+        guard !chat.isMuted(guest.fingerprint, machine: inbound.machine.key) else {
             return answer(
                 RequestAck(requestID: send.requestID, status: .muted), guest: name, to: inbound.origin, into: &out)
         }
-        switch requests.admit(send, from: guest, address: inbound.origin.host, nowNs: DJTime(onTheDJ: now).ns) {
+        switch requests.admit(send, from: guest, address: inbound.machine.key, nowNs: DJTime(onTheDJ: now).ns) {
         case .inProgress:
             break
         case .answer(let ack):
             answer(ack, guest: name, to: inbound.origin, into: &out)
         case .resolve:
-            let ticket = RequestTicket(guest: guest, requestID: send.requestID, name: name, origin: inbound.origin)
+            let ticket = RequestTicket(
+                guest: guest, requestID: send.requestID, name: name, origin: inbound.origin,
+                machine: inbound.machine.key)
             switch send.wanted {
             case .library(let words):
                 resolved(ticket, track: Self.match(words, in: engine.queue), unavailable: false, now: now, into: &out)
@@ -520,7 +542,7 @@ public struct DJMachine: NodeMachine {
     ) {
         guard
             let ack = requests.resolved(
-                requestID: ticket.requestID, from: ticket.guest, address: ticket.origin.host, name: ticket.name,
+                requestID: ticket.requestID, from: ticket.guest, address: ticket.machine, name: ticket.name,
                 track: track, unavailable: unavailable)
         else { return }
         answer(ack, guest: ticket.name, to: ticket.origin, into: &out)
@@ -828,16 +850,23 @@ public struct DJMachine: NodeMachine {
         guard mute else {
             for fingerprint in targets {
                 chat.unmute(fingerprint: fingerprint)
+                if let machine = guests.machine(of: fingerprint) ?? chat.mutedMachine(of: fingerprint) {
+                    chat.unmute(machine: machine)
+                }
                 mutedNames[fingerprint] = nil
             }
             return out.append(.report(.notice("Unmuted '\(who)': chat and requests are open to them again.")))
         }
         var dropped: [SongRequest] = []
         for fingerprint in targets.sorted() {
-            chat.mute(fingerprint: fingerprint)
+            chat.mute(fingerprint: fingerprint, machine: guests.machine(of: fingerprint))
             mutedNames[fingerprint] = known.first { $0.fingerprint == fingerprint && !$0.name.isEmpty }?.name
             // A muted guest's waiting requests go too: muting is how a DJ stops a spammer.
             dropped += requests.dropAll(fingerprint: fingerprint)
+        }
+        // Whatever else waits from a muted machine (its other keys) goes too.
+        for machine in chat.mutedMachines {
+            dropped += requests.dropAll(fromAddress: machine)
         }
         out.append(
             .report(

@@ -59,25 +59,29 @@ public struct Inbound: Sendable {
     /// The datagram's sequence number, or the one the web server gave the action.
     public var sequence: UInt64
     public var origin: Origin
+    /// The sender's machine as the LAN sees it: what the DJ counts voters, limits and mutes by.
+    public var machine: MachineID
     public var receivedAt: LocalTime
 
+    /// - Parameter machine: the sender's machine; nil: its address stands for it.
     public init(
         message: Message, sender: PublicKey, stationID: StationID, sequence: UInt64, origin: Origin,
-        receivedAt: LocalTime
+        machine: MachineID? = nil, receivedAt: LocalTime
     ) {
         self.message = message
         self.sender = sender
         self.stationID = stationID
         self.sequence = sequence
         self.origin = origin
+        self.machine = machine ?? .address(origin.host)
         self.receivedAt = receivedAt
     }
 
-    /// A datagram that passed the filter, from `peer`.
-    init(_ datagram: Datagram, from peer: PeerAddress, receivedAt: LocalTime) {
+    /// A datagram that passed the filter, from `peer` on `machine`.
+    init(_ datagram: Datagram, from peer: PeerAddress, machine: MachineID?, receivedAt: LocalTime) {
         self.init(
             message: datagram.message, sender: datagram.header.sender, stationID: datagram.header.stationID,
-            sequence: datagram.header.sequence, origin: .node(peer), receivedAt: receivedAt)
+            sequence: datagram.header.sequence, origin: .node(peer), machine: machine, receivedAt: receivedAt)
     }
 }
 
@@ -99,9 +103,10 @@ public struct DatagramFilter: Sendable {
         gate = SenderGate(limits: limits)
     }
 
-    /// The datagram, if it passes; nil (and counted) if not.
+    /// The datagram, if it passes; nil (and counted) if not. `machine`: the sender's, as the runtime
+    /// found it (nil: the address stands for it).
     public mutating func accept(
-        _ bytes: [UInt8], from: PeerAddress, at now: LocalTime, policy: SenderPolicy
+        _ bytes: [UInt8], from: PeerAddress, machine: MachineID? = nil, at now: LocalTime, policy: SenderPolicy
     ) -> Inbound? {
         do throws(WireError) {
             let datagram = try Datagram.decode(try unsealed(bytes, policy: policy))
@@ -138,7 +143,7 @@ public struct DatagramFilter: Sendable {
             }
             guard replay.accept(header.sequence, from: header.sender) else { throw .replayed }
             gate.accepted(sender: header.sender, host: from.host)
-            return Inbound(datagram, from: from, receivedAt: now)
+            return Inbound(datagram, from: from, machine: machine, receivedAt: now)
         } catch {
             drops.record(error)
             lastReason = error.counterName
@@ -173,10 +178,11 @@ public struct DatagramFilter: Sendable {
     /// ``accept(_:from:at:policy:)``, logging a drop for `-v` into `effects`: one line per
     /// ``dropLogIntervalNs`` at most, so that a flood costs counting, not a line per datagram.
     public mutating func accept(
-        _ bytes: [UInt8], from: PeerAddress, at now: LocalTime, policy: SenderPolicy, logInto effects: inout [Effect]
+        _ bytes: [UInt8], from: PeerAddress, machine: MachineID? = nil, at now: LocalTime, policy: SenderPolicy,
+        logInto effects: inout [Effect]
     ) -> Inbound? {
         let total = drops.total
-        let inbound = accept(bytes, from: from, at: now, policy: policy)
+        let inbound = accept(bytes, from: from, machine: machine, at: now, policy: policy)
         guard inbound == nil, drops.total > total else { return inbound }
         guard now - lastDropLogAt >= Self.dropLogIntervalNs else {
             unloggedDrops += 1

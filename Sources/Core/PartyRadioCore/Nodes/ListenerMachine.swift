@@ -186,7 +186,7 @@ public struct ListenerMachine: NodeMachine {
                 }
                 followAddress()
             }
-        case .datagram(let bytes, let from):
+        case .datagram(let bytes, let from, _):
             let policy: SenderPolicy =
                 if let tuned { .stations([tuned.station.id: tuned.station.advert.publicKey]) } else { watch.policy }
             // A dropped datagram still falls through to the periodic work below, so no deadline is

@@ -67,8 +67,10 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 public enum NodeInput: Sendable {
     /// The node starts: the first input every machine gets.
     case start
-    /// A datagram came off a socket (raw: the machine decodes, verifies and de-duplicates it).
-    case datagram([UInt8], from: PeerAddress)
+    /// A datagram came off a socket (raw: the machine decodes, verifies and de-duplicates it), with
+    /// the sender's machine as the neighbour table says (nil: the runtime did not look; the address
+    /// stands for the machine).
+    case datagram([UInt8], from: PeerAddress, machine: MachineID? = nil)
     /// A deadline the machine asked for (``NodeMachine/nextWakeup``) is due.
     case timer
     /// DNS-SD: a service was found, resolved, removed; our own publication's fate.
@@ -104,17 +106,23 @@ public struct WebAction: Sendable {
     public var message: Message
     /// The guest's key (derived from its browser's secret; never a node's).
     public var guest: PublicKey
-    /// The browser's IP address, for the one-guest-one-vote rule.
+    /// The browser's IP address.
     public var address: String
+    /// The browser's machine, for the rules that count machines (nil: its address stands for it).
+    public var machine: MachineID?
     /// Increasing for every action the web server takes (replays are refused as for datagrams).
     public var sequence: UInt64
     /// Names the HTTP request waiting for the answer; nil: nobody waits (a listening page's hello).
     public var ticket: UInt64?
 
-    public init(message: Message, guest: PublicKey, address: String, sequence: UInt64, ticket: UInt64?) {
+    public init(
+        message: Message, guest: PublicKey, address: String, machine: MachineID? = nil, sequence: UInt64,
+        ticket: UInt64?
+    ) {
         self.message = message
         self.guest = guest
         self.address = address
+        self.machine = machine
         self.sequence = sequence
         self.ticket = ticket
     }
@@ -252,12 +260,15 @@ public struct RequestTicket: Hashable, Sendable {
     public var name: String
     /// A node (the answer goes back as a datagram) or the web page (to the waiting HTTP request).
     public var origin: Inbound.Origin
+    /// The guest's machine (``MachineID/key``), which the request limits count by.
+    public var machine: String
 
-    public init(guest: PublicKey, requestID: UInt64, name: String, origin: Inbound.Origin) {
+    public init(guest: PublicKey, requestID: UInt64, name: String, origin: Inbound.Origin, machine: String? = nil) {
         self.guest = guest
         self.requestID = requestID
         self.name = name
         self.origin = origin
+        self.machine = machine ?? origin.host
     }
 }
 

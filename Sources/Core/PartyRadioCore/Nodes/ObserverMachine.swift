@@ -40,7 +40,7 @@ public struct ObserverMachine: NodeMachine {
             return out
         case .discovery(let event):
             changes += watch.handle(event, into: &out)
-        case .datagram(let bytes, let from):
+        case .datagram(let bytes, let from, _):
             if let inbound = filter.accept(bytes, from: from, at: now, policy: watch.policy, logInto: &out) {
                 changes += watch.handle(inbound, now: now)
             }

@@ -68,7 +68,11 @@ public final class NodeDriver<Machine: NodeMachine> {
         var start = 0
         while start < ordered.count {
             let batch = ordered[start..<min(start + Self.datagramBatch, ordered.count)]
-            deliver(batch: batch.map { (.datagram($0.element.bytes, from: $0.element.from), $0.element.at) })
+            deliver(
+                batch: batch.map { arrival in
+                    let a = arrival.element
+                    return (.datagram(a.bytes, from: a.from, machine: a.machine), a.at)
+                })
             start += batch.count
         }
         if let wake = machine.nextWakeup, ports.now() >= wake { deliver(.timer) }

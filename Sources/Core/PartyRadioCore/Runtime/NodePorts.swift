@@ -67,11 +67,17 @@ public struct Arrival: Sendable {
     public var at: LocalTime
     /// The family of the group socket it came from; nil when it came to the node's own address.
     public var group: AddressFamily?
+    /// The sender's machine, if the node looked it up (the DJ: ``MachineID``); nil: its address
+    /// stands for it.
+    public var machine: MachineID?
 
-    public init(bytes: [UInt8], from: PeerAddress, at: LocalTime, group: AddressFamily? = nil) {
+    public init(
+        bytes: [UInt8], from: PeerAddress, at: LocalTime, group: AddressFamily? = nil, machine: MachineID? = nil
+    ) {
         self.bytes = bytes
         self.from = from
         self.at = at
         self.group = group
+        self.machine = machine
     }
 }

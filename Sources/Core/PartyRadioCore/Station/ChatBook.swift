@@ -1,5 +1,8 @@
 /// The DJ's chat: which lines it delivered, from whom, in what order; rate limits; muted guests.
 ///
+/// Limits and mutes hold per key and per machine (``MachineID/key``): fresh keys from one machine
+/// share its rate, and a muted guest's machine stays muted under any key or name.
+///
 /// Exactly once and in order per sender: a sender's message IDs only go up, so a retry of the
 /// last delivered line is recognised (``ChatAck/Status/duplicate``) and an older one refused
 /// (``ChatAck/Status/stale``). Everything kept per sender is bounded, so a guest who makes up
@@ -21,19 +24,36 @@ public struct ChatBook: Sendable, Equatable, Codable {
     }
 
     private var senders: [PublicKey: Sender] = [:]
+    /// The lines each machine delivered lately (any key), for its rate; not saved (a restart
+    /// forgets a few seconds of rate).
+    private var machines: [String: Sender] = [:]
     /// Muted guests, by key fingerprint.
     public private(set) var muted: Set<String> = []
+    /// Muted machines (``MachineID/key``), and the machine muted with each muted fingerprint.
+    public private(set) var mutedMachines: Set<String> = []
+    private var machineOfMuted: [String: String] = [:]
     public private(set) var lines: [ChatLine] = []
 
     public init() {}
 
-    /// A guest's line at DJ time `now`: delivered (returned with the status) or refused.
-    public mutating func submit(_ send: ChatSend, from key: PublicKey, now: DJTime) -> (ChatAck, ChatLine?) {
+    /// Whether the guest with key `fingerprint` on `machine` is muted (by key or by machine).
+    public func isMuted(_ fingerprint: String, machine: String) -> Bool {
+        muted.contains(fingerprint) || mutedMachines.contains(machine)
+    }
+
+    /// A guest's line at DJ time `now`: delivered (returned with the status) or refused. A machine
+    /// may deliver `machineLimit` lines per ``rateWindowNs``, whatever keys it uses (nil: the key is
+    /// its own machine).
+    public mutating func submit(
+        _ send: ChatSend, from key: PublicKey, machine: String? = nil, machineLimit: Int = ChatBook.rateLimit,
+        now: DJTime
+    ) -> (ChatAck, ChatLine?) {
+        let machine = machine ?? "key:\(key.fingerprint)"
         func ack(_ status: ChatAck.Status, retryAfterNs: Int64 = 0) -> (ChatAck, ChatLine?) {
             let retry = UInt32(clamping: max(0, retryAfterNs) / Nanos.perMillisecond)
             return (ChatAck(messageID: send.messageID, status: status, retryAfterMs: retry), nil)
         }
-        guard !muted.contains(key.fingerprint) else { return ack(.muted) }
+        guard !isMuted(key.fingerprint, machine: machine) else { return ack(.muted) }
         guard let text = Self.validText(send.text) else { return ack(.rejected) }
         var sender = senders[key] ?? Sender(lastID: nil, recent: [], lastHeard: now)
         sender.lastHeard = now
@@ -46,9 +66,17 @@ public struct ChatBook: Sendable, Equatable, Codable {
             senders[key] = sender
             return ack(.rateLimited, retryAfterNs: oldest + Self.rateWindowNs - now)
         }
+        var host = machines[machine] ?? Sender(lastID: nil, recent: [], lastHeard: now)
+        host.recent = host.recent.filter { now - $0 < Self.rateWindowNs }
+        if host.recent.count >= max(1, machineLimit), let oldest = host.recent.first {
+            return ack(.rateLimited, retryAfterNs: oldest + Self.rateWindowNs - now)
+        }
+        host.recent.append(now)
+        host.lastHeard = now
+        Self.remember(machine, host, in: &machines)
         sender.lastID = send.messageID
         sender.recent.append(now)
-        remember(key, sender)
+        Self.remember(key, sender, in: &senders)
         let name = GuestName.fromNetwork(send.name)?.value ?? key.fingerprint
         let line = ChatLine(sender: key.fingerprint, messageID: send.messageID, name: name, text: text)
         lines.append(line)
@@ -56,8 +84,26 @@ public struct ChatBook: Sendable, Equatable, Codable {
         return (ChatAck(messageID: send.messageID, status: .delivered), line)
     }
 
-    public mutating func mute(fingerprint: String) { muted.insert(fingerprint) }
-    public mutating func unmute(fingerprint: String) { muted.remove(fingerprint) }
+    /// Mutes a key, and the machine it was heard from (if known): a fresh key or name there stays muted.
+    public mutating func mute(fingerprint: String, machine: String? = nil) {
+        muted.insert(fingerprint)
+        guard let machine else { return }
+        mutedMachines.insert(machine)
+        machineOfMuted[fingerprint] = machine
+    }
+
+    public mutating func unmute(fingerprint: String) {
+        muted.remove(fingerprint)
+        if let machine = machineOfMuted.removeValue(forKey: fingerprint) { unmute(machine: machine) }
+    }
+
+    public mutating func unmute(machine: String) {
+        mutedMachines.remove(machine)
+        machineOfMuted = machineOfMuted.filter { $0.value != machine }
+    }
+
+    /// The machine muted with `fingerprint`, if any.
+    public func mutedMachine(of fingerprint: String) -> String? { machineOfMuted[fingerprint] }
 
     /// The text as it may be shown: control characters dropped (a chat line is one line, and
     /// escape sequences never reach a terminal), trimmed, 1–280 characters; nil otherwise.
@@ -69,12 +115,41 @@ public struct ChatBook: Sendable, Equatable, Codable {
         return cleaned
     }
 
-    private mutating func remember(_ key: PublicKey, _ sender: Sender) {
-        if senders[key] == nil, senders.count >= Self.maxSenders,
-            let oldest = senders.min(by: { $0.value.lastHeard < $1.value.lastHeard })
+    private static func remember<Key: Hashable>(_ key: Key, _ sender: Sender, in table: inout [Key: Sender]) {
+        if table[key] == nil, table.count >= Self.maxSenders,
+            let oldest = table.min(by: { $0.value.lastHeard < $1.value.lastHeard })
         {
-            senders.removeValue(forKey: oldest.key)
+            table.removeValue(forKey: oldest.key)
         }
-        senders[key] = sender
+        table[key] = sender
+    }
+
+    public static func == (a: ChatBook, b: ChatBook) -> Bool {
+        a.senders == b.senders && a.muted == b.muted && a.lines == b.lines && a.mutedMachines == b.mutedMachines
+            && a.machineOfMuted == b.machineOfMuted
+    }
+
+    // What is saved: the senders' last IDs and rates, the mutes and the lines (a book saved before
+    // machines were muted has no machines).
+    private enum CodingKeys: String, CodingKey {
+        case senders, muted, lines, mutedMachines, machineOfMuted
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        senders = try container.decode([PublicKey: Sender].self, forKey: .senders)
+        muted = try container.decode(Set<String>.self, forKey: .muted)
+        lines = try container.decode([ChatLine].self, forKey: .lines)
+        mutedMachines = try container.decodeIfPresent(Set<String>.self, forKey: .mutedMachines) ?? []
+        machineOfMuted = try container.decodeIfPresent([String: String].self, forKey: .machineOfMuted) ?? [:]
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(senders, forKey: .senders)
+        try container.encode(muted, forKey: .muted)
+        try container.encode(lines, forKey: .lines)
+        try container.encode(mutedMachines, forKey: .mutedMachines)
+        try container.encode(machineOfMuted, forKey: .machineOfMuted)
     }
 }

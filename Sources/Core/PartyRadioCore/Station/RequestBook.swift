@@ -237,6 +237,14 @@ public struct RequestBook: Sendable, Equatable, Codable {
         return theirs
     }
 
+    /// Drops every waiting request from the machine `address` names (``MachineID/key``; a muted
+    /// machine's other keys), and returns them.
+    public mutating func dropAll(fromAddress address: String) -> [SongRequest] {
+        let theirs = waiting.filter { $0.requesterAddress == address }
+        for request in theirs { finish(request.queueID, as: .dropped) }
+        return theirs
+    }
+
     @discardableResult
     private mutating func finish(_ queueID: UInt32, as outcome: Finished) -> SongRequest? {
         guard let index = waiting.firstIndex(where: { $0.queueID == queueID }) else { return nil }

@@ -23,7 +23,7 @@ public struct DJConfiguration: Sendable {
     public var requestMode: RequestMode
     /// `--max-requests`: requests one guest may have waiting at once.
     public var maxRequestsPerGuest: Int
-    /// `--voters-per-address`: voter keys counted per source address.
+    /// `--voters-per-address`: voter keys counted per machine (``MachineID``).
     public var votersPerAddress: Int
     /// `--fresh`: forget the saved station and start from `libraries` and `extraTracks`.
     public var fresh: Bool
@@ -186,12 +186,15 @@ public final class DJNode {
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, outbox: outbox,
             player: player, catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
+        // Guests are counted per machine: each sender's link-layer address, from the neighbour table.
+        let neighbours = NeighbourTable(interface: interface)
+        runtime.neighbours = neighbours
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub
         let site = WebSite(
             hub: hub, inbox: inbox, clock: settings.clock, catalog: configuration.catalog, address: address,
-            port: server.port,
+            port: server.port, neighbours: neighbours,
             gate: seal.map { PrivateGate(code: $0.code, proof: $0.webProof, clock: settings.clock) })
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil

@@ -27,6 +27,8 @@ final class NodeIO: NodePorts {
     private var periodic: [(schedule: Periodic, fire: () -> Void)] = []
     /// Where ``Effect/webReply(ticket:_:)`` answers go (the DJ's web page).
     var webReply: ((UInt64, WebReply) -> Void)?
+    /// The DJ's: each datagram's sender's machine is looked up here (``Arrival/machine``).
+    var neighbours: NeighbourTable?
 
     init(
         settings: NodeSettings, interface: NetworkInterface, transport: Transport, player: PlayerDriver?,
@@ -59,7 +61,8 @@ final class NodeIO: NodePorts {
         [inbox.wakeDescriptor] + transport.sockets.sockets.map(\.descriptor) + groupSockets.map(\.descriptor)
     }
 
-    /// What waits on every socket, each datagram stamped as it came off its socket.
+    /// What waits on every socket, each datagram stamped as it came off its socket (and, on the DJ,
+    /// with its sender's machine).
     func drain() -> [Arrival] {
         var arrived = transport.sockets.sockets.flatMap { socket in
             Transport.drain(socket, clock: clock).map { Arrival(bytes: $0.bytes, from: $0.from, at: $0.at) }
@@ -68,6 +71,16 @@ final class NodeIO: NodePorts {
             let family: AddressFamily = socket.family == .ipv4 ? .ipv4 : .ipv6
             arrived += Transport.drain(socket, clock: clock).map {
                 Arrival(bytes: $0.bytes, from: $0.from, at: $0.at, group: family)
+            }
+        }
+        if let neighbours {
+            for index in arrived.indices {
+                let counted = MachineID.isCountedPerMachine(arrived[index].bytes)
+                let (machine, probe) = neighbours.lookUp(arrived[index].from.host, probing: counted)
+                arrived[index].machine = machine
+                // An empty datagram back: the kernel resolves the sender's link-layer address to send
+                // it, so the guest's retry finds its machine known (docs/PROTOCOL.md, "One machine").
+                if probe, let address = SocketAddress(peer: arrived[index].from) { transport.send([], to: [address]) }
             }
         }
         return arrived

@@ -34,6 +34,11 @@ final class NodeRuntime<Machine: NodeMachine> {
         get { io.webReply }
         set { io.webReply = newValue }
     }
+    /// Where each datagram's sender's machine is looked up (the DJ's).
+    var neighbours: NeighbourTable? {
+        get { io.neighbours }
+        set { io.neighbours = newValue }
+    }
 
     /// Waits at most this long between looks at the clock, whatever the machine asks.
     static var maxWaitMs: Int32 { 250 }

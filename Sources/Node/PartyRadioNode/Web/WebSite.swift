@@ -1,6 +1,7 @@
 import Foundation
 import PartyRadioCore
 import PartyRadioHTTP
+import PartyRadioNet
 import PartyRadioSecurity
 
 /// The DJ's web page and its API (docs/WEB.md): runs on the media server's connection threads,
@@ -26,11 +27,15 @@ final class WebSite: WebHandler {
     private let artwork: ArtworkCache?
     /// A private station's door: every path but `POST /api/join` needs its cookie. nil: public.
     private let gate: PrivateGate?
+    /// Where a guest's machine is looked up (nil: its address stands for it).
+    private let neighbours: NeighbourTable?
 
     init(
         hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
-        port: UInt16, answerTimeout: Double = WebSite.answerTimeout, gate: PrivateGate? = nil
+        port: UInt16, neighbours: NeighbourTable? = nil, answerTimeout: Double = WebSite.answerTimeout,
+        gate: PrivateGate? = nil
     ) {
+        self.neighbours = neighbours
         self.answerTimeout = answerTimeout
         self.gate = gate
         self.hub = hub
@@ -176,6 +181,14 @@ final class WebSite: WebHandler {
         return (Sodium.randomBytes(32), true)
     }
 
+    /// The guest's machine: a browser's TCP connection made the kernel resolve its link-layer
+    /// address already, so it is looked up without a probe (still unknown: its address stands for it).
+    private func machine(of request: WebRequest) -> MachineID? {
+        guard let machine = neighbours?.machine(of: request.clientAddress) else { return nil }
+        if case .unresolved(let host) = machine { return .address(host) }
+        return machine
+    }
+
     /// The guest's name from its cookie (base64url of UTF-8), if set.
     private func name(_ request: WebRequest) -> String? {
         request.cookies[Self.nameCookie].flatMap(Base64URL.decode).map { String(decoding: $0, as: UTF8.self) }
@@ -195,7 +208,7 @@ final class WebSite: WebHandler {
             .web(
                 WebAction(
                     message: message, guest: Sodium.webGuestKey(secret: secret), address: request.clientAddress,
-                    sequence: sequence, ticket: nil)))
+                    machine: machine(of: request), sequence: sequence, ticket: nil)))
         return Self.json(.object([("ok", .bool(true))]))
     }
 
@@ -247,7 +260,8 @@ final class WebSite: WebHandler {
         inbox.push(
             .web(
                 WebAction(
-                    message: message, guest: guest, address: request.clientAddress, sequence: sequence, ticket: ticket))
+                    message: message, guest: guest, address: request.clientAddress, machine: machine(of: request),
+                    sequence: sequence, ticket: ticket))
         )
         guard case .message(let answer) = hub.wait(for: ticket, timeout: answerTimeout) else {
             return Self.problem(503, "The DJ did not answer in time; try again.")

@@ -60,7 +60,7 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
             finish(NodeError(.discovery, message))
         case .discovery(let event):
             _ = watch.handle(event, into: &out)
-        case .datagram(let bytes, let from):
+        case .datagram(let bytes, let from, _):
             let policy: SenderPolicy =
                 if let station { .stations([station.id: station.advert.publicKey]) } else { watch.policy }
             guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else { break }

@@ -21,7 +21,7 @@ public enum AckText {
             return "Not counted: \(station.map { "'\(GuestName.cleaned($0))'" } ?? "the station") is between tracks; "
                 + "try again in a moment."
         case .addressLimit:
-            return "Not counted: another guest on this machine's address has voted on this track already (one guest, "
+            return "Not counted: another guest on this machine has voted on this track already (one guest, "
                 + "one vote; the DJ can allow more with --voters-per-address)."
         }
     }
@@ -43,7 +43,7 @@ public enum AckText {
         case .unknown:
             return "No request #\(id) waits\(at); the numbers are in the list of what plays next."
         case .addressLimit:
-            return "Another guest on this machine's address has voted on request #\(id)\(at) already (one guest, one "
+            return "Another guest on this machine has voted on request #\(id)\(at) already (one guest, one "
                 + "vote; the DJ can allow more with --voters-per-address)."
         }
     }
@@ -81,7 +81,7 @@ public enum AckText {
         case .addressLimit:
             return refusal(
                 who, station,
-                "guests on this machine's address already have as many requests waiting as one address may"
+                "guests on this machine already have as many requests waiting as one machine may"
             )
         }
     }

@@ -9,8 +9,8 @@ public struct VoteAck: WireMessage {
         case staleTrack = 1
         /// Nothing is playing.
         case noTrack = 2
-        /// Other keys from the same address have voted on this track already: the DJ counts at
-        /// most `--voters-per-address` voters per address (one guest, one vote).
+        /// Other keys from the same machine have voted on this track already: the DJ counts at
+        /// most `--voters-per-address` voters per machine (one guest, one vote).
         case addressLimit = 3
         /// The datagram is older than the last vote applied from this key (a replay, or a vote
         /// overtaken by the guest's newer one): nothing changed; `choice` is the vote as it stands.

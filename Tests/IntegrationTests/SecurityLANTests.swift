@@ -33,6 +33,167 @@ struct SecurityLANTests {
             print(response.status, len(body), round(time.monotonic() - start, 3))
         """
 
+    /// One machine with many addresses (issue 27): keeps `total` connections to host:port open from
+    /// the aliases prefix.first … prefix.(first+aliases-1), opening again (after 0.2 s) whatever the
+    /// server closes. `slow`: a request's headers a line at a time, one every 4 s; `stream`: the
+    /// page's event stream, read as it comes. Prints `held N` (connections open) every second.
+    static let aliasFlood = """
+        import selectors, socket, sys, time
+        host, port, prefix = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+        first, aliases, total, mode, seconds = (int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7],
+            float(sys.argv[8]))
+        SLOW, STREAM = b"GET / HTTP/1.1\\r\\nHost: dj\\r\\n", b"GET /api/events HTTP/1.1\\r\\nHost: dj\\r\\n\\r\\n"
+        sel = selectors.DefaultSelector()
+        state, again = {}, []
+        def start(alias):
+            s = socket.socket()
+            s.setblocking(False)
+            s.bind((alias, 0))
+            s.connect_ex((host, port))
+            state[s] = [alias, False, 0.0]
+            sel.register(s, selectors.EVENT_WRITE)
+        def drop(s):
+            alias = state.pop(s)[0]
+            sel.unregister(s)
+            s.close()
+            again.append((time.monotonic() + 0.2, alias))
+        for n in range(total):
+            start("%s.%d" % (prefix, first + n % aliases))
+        end, report = time.monotonic() + seconds, 0.0
+        while time.monotonic() < end:
+            for key, _ in sel.select(0.1):
+                s = key.fileobj
+                if s not in state:
+                    continue
+                entry = state[s]
+                if not entry[1]:
+                    if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0:
+                        drop(s)
+                        continue
+                    entry[1], entry[2] = True, time.monotonic() + 4
+                    request = SLOW if mode == "slow" else STREAM
+                    try:
+                        s.send(request)
+                    except OSError:
+                        drop(s)
+                        continue
+                    sel.modify(s, selectors.EVENT_READ)
+                else:
+                    try:
+                        data = s.recv(65536)
+                    except OSError:
+                        data = b""
+                    if not data:
+                        drop(s)
+            now = time.monotonic()
+            if mode == "slow":
+                for s, entry in list(state.items()):
+                    if entry[1] and now >= entry[2]:
+                        entry[2] = now + 4
+                        try:
+                            s.send(b"X-Slow: 1\\r\\n")
+                        except OSError:
+                            drop(s)
+            while again and again[0][0] <= now:
+                start(again.pop(0)[1])
+            if now >= report:
+                print("held", sum(1 for e in state.values() if e[1]), flush=True)
+                report = now + 1
+        """
+
+    @Test(
+        "64 aliases of one machine holding 600 connections (slow headers, event streams) leave room for real guests",
+        arguments: ["slow", "stream"])
+    func manyAliasesDoNotFillTheServer(mode: String) throws {
+        let lan = try Testbed(hosts: 4)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Crowded")
+        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        let base = String(url.dropLast())
+        let nowPlaying = try #require(dj.events.first { $0.name == "state" }?["now_playing"] as? [String: Any])
+        let media = try #require(nowPlaying["source"] as? String)
+        let djAddress = try lan.ip(host: 1)
+        let port = try #require(URL(string: base)?.port)
+
+        // The attacker's machine: 64 more addresses on its one network card.
+        let prefix = (try lan.ip(host: 2)).split(separator: ".").dropLast().joined(separator: ".")
+        let added = try lan.run(
+            host: 2, ["sh", "-c", "for i in $(seq 100 163); do ip addr add \(prefix).$i/24 dev eth0 || exit 1; done"])
+        #expect(added.exit == 0, "\(added.stderr)")
+        let attacker = try lan.spawn(
+            host: 2,
+            ["python3", "-c", Self.aliasFlood, djAddress, String(port), prefix, "100", "64", "600", mode, "150"])
+        defer { attacker.kill() }
+        // It holds the server full (512) or more (more wait in the kernel's queue on an older DJ).
+        let deadline = ContinuousClock.now + .seconds(20)
+        var held = 0
+        while ContinuousClock.now < deadline && held < 500 {
+            Thread.sleep(forTimeInterval: 0.5)
+            held =
+                attacker.readLines().compactMap { line in line.split(separator: " ").last.flatMap { Int($0) } }.last
+                ?? 0
+        }
+        #expect(held >= 500, "the attacker held \(held) connections")
+        Thread.sleep(forTimeInterval: 2)  // the server has seen them all
+
+        // A listener's media fetch (host 3).
+        let fetch = try lan.run(host: 3, ["python3", "-c", Self.fetch, media], timeout: .seconds(20))
+        let fields = fetch.stdout.split(separator: " ")
+        #expect(fetch.exit == 0 && fields.first == "200", "the media fetch failed: \(fetch.stdout) \(fetch.stderr)")
+        // A guest's browser (host 4): the page five times, its state, its live stream, a vote.
+        let jar = lan.stateDir("browser") + "/cookies"
+        var loads: [Double] = []
+        for _ in 0..<5 {
+            let page = try lan.run(
+                host: 4,
+                [
+                    "curl", "-sS", "-m", "15", "-b", jar, "-c", jar, "-o", "/dev/null", "-w",
+                    "%{http_code} %{time_total}", url,
+                ],
+                timeout: .seconds(20))
+            let parts = page.stdout.split(separator: " ")
+            #expect(parts.first == "200", "the page did not load: \(page.stdout) \(page.stderr)")
+            if parts.first == "200", let seconds = parts.last.flatMap({ Double($0) }) { loads.append(seconds) }
+        }
+        let state = try lan.run(
+            host: 4, ["curl", "-sS", "-m", "15", "-b", jar, "-c", jar, base + "/api/state"], timeout: .seconds(20))
+        let now = ((parseJSON(state.stdout) as? [String: Any])?["now"] as? [String: Any])?["id"] as? String
+        #expect(now != nil, "no page state: \(state.stdout) \(state.stderr)")
+        let events = try lan.run(
+            host: 4, ["curl", "-sS", "-N", "-m", "3", "-b", jar, base + "/api/events"], timeout: .seconds(10))
+        #expect(events.stdout.contains("event: state"), "no live stream: \(events.stdout) \(events.stderr)")
+        let vote = try lan.run(
+            host: 4,
+            [
+                "curl", "-sS", "-m", "15", "-b", jar, "-c", jar, "-H", "Origin: \(base)", "--data-urlencode",
+                "track=\(now ?? "")", "--data-urlencode", "choice=up", base + "/api/vote",
+            ], timeout: .seconds(20))
+        let answer = parseJSON(vote.stdout) as? [String: Any]
+        #expect(answer?["status"] as? String == "counted", "the vote: \(vote.stdout) \(vote.stderr)")
+        // A listener that tunes in now plays (its player fetched the track from the DJ).
+        let listener = try lan.startListener(host: 3, role: "listener", station: "Crowded")
+        defer { listener.kill(signal: SIGINT) }
+        let started = ContinuousClock.now
+        _ = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }
+        var plays = false
+        while ContinuousClock.now < started + .seconds(20) && !plays {
+            Thread.sleep(forTimeInterval: 0.25)
+            plays = TraceLine.read(lan.tracePath("listener")).contains { $0.playerPositionMs != nil }
+        }
+        let playingAfter = ContinuousClock.now - started
+        #expect(plays, "the listener's player did not start under the attack")
+        let stillHeld = attacker.readLines().last ?? ""
+        loads.sort()
+        print(
+            "HTTP server under 600 \(mode) connections from 64 aliases (attacker: \(stillHeld)): media fetch "
+                + "\(fetch.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) (status, bytes, s), page loads "
+                + "\(loads.map { String(format: "%.3f", $0) }.joined(separator: " ")) s, vote "
+                + "\(answer?["status"] ?? "none"), a new listener playing after \(playingAfter)")
+    }
+
     @Test("An advert with a real station's ID but another key is refused: listings and listeners keep the real one")
     func impostorAdvertIsRefused() throws {
         let lan = try Testbed(hosts: 3)

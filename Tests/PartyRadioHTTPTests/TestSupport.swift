@@ -112,6 +112,12 @@ final class IdleConnections {
         }
     }
 
+    /// Sends `text` on every one of them (a slow client's next header line).
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        for fd in descriptors { _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) }
+    }
+
     /// How many of them the server has closed (a read says end of file at once).
     func closedByServer(waitingMs: Int32 = 300) -> Int {
         var closed = 0

@@ -24,33 +24,55 @@ public final class MediaServer: Sendable {
     private let daemon: Mutex<DaemonHandle?>
 
     /// What one client, and all of them, may hold: a guest who opens connections and sends
-    /// nothing (or a byte now and then) must not starve the listeners' fetches.
+    /// nothing (or a byte now and then), from one address or from many aliases of one machine,
+    /// must not starve the listeners' fetches nor keep guests off the page (``ConnectionTable``).
     public struct Limits: Sendable, Equatable {
         /// Connections open at once from one client address; more are closed at once.
         public var perClient: UInt32
-        /// Connections open at once in all.
+        /// Connections open at once in all; when full, the machine holding the most gives way.
         public var total: UInt32
-        /// A connection that sends or takes nothing for this long is closed.
+        /// Event streams open at once in all, shared the same way.
+        public var streams: UInt32
+        /// A connection that sends or takes nothing for this long is closed; so is one that has
+        /// not sent a request's whole headers this long after it opened (or after its last answer).
         public var idleTimeoutSeconds: UInt32
 
-        public init(perClient: UInt32 = 8, total: UInt32 = 512, idleTimeoutSeconds: UInt32 = 10) {
+        public init(perClient: UInt32 = 8, total: UInt32 = 512, streams: UInt32 = 256, idleTimeoutSeconds: UInt32 = 10)
+        {
             self.perClient = max(1, perClient)
             self.total = max(self.perClient, total)
+            self.streams = min(self.total, max(1, streams))
             self.idleTimeoutSeconds = max(1, idleTimeoutSeconds)
         }
+
+        var table: ConnectionTable.Limits {
+            ConnectionTable.Limits(
+                perAddress: Int(perClient), total: Int(total), streams: Int(streams),
+                headerDeadlineNs: Int64(idleTimeoutSeconds) * 1_000_000_000)
+        }
+
+        /// libmicrohttpd's own limit sits above ours: connections the table has given way are
+        /// still open for the moment their threads take to close them, and libmicrohttpd stops
+        /// accepting (so our policy never sees a newcomer) once its limit is reached.
+        var daemonTotal: UInt32 { total + 128 }
     }
 
     public let limits: Limits
 
     /// Starts serving on `address` (an IPv4 or IPv6 literal) and `port` (0 = any free port).
-    public init(address: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits()) throws(MediaServerError) {
+    /// - Parameter machineOf: the machine a client address belongs to (its link-layer address from
+    ///   the neighbour table), nil when unknown: aliases of one machine then share its fair share.
+    public init(
+        address: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(),
+        machineOf: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) throws(MediaServerError) {
         // libmicrohttpd is loaded here, by the DJ's server only (CMicroHTTPDShim); every call below
         // and in WebHandling goes through `mhd`.
         guard prmhd_load() == 0 else { throw MediaServerError(String(cString: prmhd_load_error()) + ".") }
         self.address = address
         self.limits = limits
-        Self.allowOpenFiles(Int(limits.total) + 256)
-        let registry = Registry()
+        Self.allowOpenFiles(Int(limits.daemonTotal) + 256)
+        let registry = Registry(connections: ConnectionGuard(limits: limits.table, machineOf: machineOf))
         self.registry = registry
         if !mhd.MHD_is_feature_supported!(.FEATURE_AUTOSUPPRESS_SIGPIPE).isYes {
             signal(SIGPIPE, SIG_IGN)  // a listener hanging up mid-file must not kill the DJ
@@ -79,8 +101,8 @@ public final class MediaServer: Sendable {
             started = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     prmhd_start_daemon(
-                        flags, $0, mediaServerAccess, context, webRequestCompleted, limits.idleTimeoutSeconds,
-                        limits.total, limits.perClient)
+                        flags, $0, mediaServerAcceptPolicy, mediaServerConnectionNotice, context, mediaServerAccess,
+                        context, webRequestCompleted, limits.idleTimeoutSeconds, limits.daemonTotal)
                 }
             }
         } else {
@@ -94,8 +116,8 @@ public final class MediaServer: Sendable {
             started = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     prmhd_start_daemon(
-                        flags, $0, mediaServerAccess, context, webRequestCompleted, limits.idleTimeoutSeconds,
-                        limits.total, limits.perClient)
+                        flags, $0, mediaServerAcceptPolicy, mediaServerConnectionNotice, context, mediaServerAccess,
+                        context, webRequestCompleted, limits.idleTimeoutSeconds, limits.daemonTotal)
                 }
             }
         }
@@ -223,6 +245,9 @@ public final class MediaServer: Sendable {
         let entries = Mutex<[String: Entry]>([:])
         let web = Mutex<(any WebHandler)?>(nil)
         let proof = Mutex<Proof?>(nil)
+        let connections: ConnectionGuard
+
+        init(connections: ConnectionGuard) { self.connections = connections }
 
         /// Whether the request on `connection` shows the proof asked for (or none is asked for).
         func admits(_ connection: OpaquePointer) -> Bool {
@@ -265,12 +290,14 @@ private func mediaServerAccess(
 ) -> MHD_Result {
     guard let context, let connection, let url, let method else { return .NO }
     let registry = Unmanaged<MediaServer.Registry>.fromOpaque(context).takeUnretainedValue()
+    registry.connections.requestStarted(connection)
     let methodName = String(cString: method)
     let path = String(cString: url)
     if !path.hasPrefix(MediaServer.pathPrefix) {
         guard let handler = registry.web.withLock({ $0 }) else { return sendStatus(connection, 404) }
         return webAccess(
-            handler: handler, connection: connection, path: path, method: methodName, uploadData: uploadData,
+            handler: handler, connections: registry.connections, connection: connection, path: path, method: methodName,
+            uploadData: uploadData,
             uploadDataSize: uploadDataSize, connectionContext: connectionContext)
     }
     guard methodName == "GET" || methodName == "HEAD" else {

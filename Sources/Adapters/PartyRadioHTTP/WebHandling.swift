@@ -81,11 +81,15 @@ final class PendingBody {
     var tooLarge = false
 }
 
-/// A request is over (answered, or the client went away): frees its pending body, if any.
+/// A request is over (answered, or the client went away): the connection waits for the next
+/// request's headers; frees its pending body, if any.
 func webRequestCompleted(
     context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     connectionContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_RequestTerminationCode
 ) {
+    if let context, let connection {
+        Unmanaged<MediaServer.Registry>.fromOpaque(context).takeUnretainedValue().connections.requestEnded(connection)
+    }
     guard let connectionContext, let pending = connectionContext.pointee else { return }
     Unmanaged<PendingBody>.fromOpaque(pending).release()
     connectionContext.pointee = nil
@@ -94,7 +98,7 @@ func webRequestCompleted(
 /// Handles a request for a path outside `/media/`: collects a POST's body over the calls
 /// libmicrohttpd makes, then asks the web handler and queues its response.
 func webAccess(
-    handler: any WebHandler, connection: OpaquePointer, path: String, method: String,
+    handler: any WebHandler, connections: ConnectionGuard, connection: OpaquePointer, path: String, method: String,
     uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>?,
     connectionContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
@@ -140,7 +144,19 @@ func webAccess(
         method: method, path: path, clientAddress: client, body: body,
         headers: values(connection, .HEADER_KIND, lowercased: true), query: values(connection, .GET_ARGUMENT_KIND),
         cookies: values(connection, .COOKIE_KIND))
-    return queue(connection, handler.respond(to: request))
+    let response = handler.respond(to: request)
+    // Event streams hold their connection for as long as the page is open: they have a share of
+    // their own (ConnectionTable); over it, the machine holding the most streams is refused.
+    if case .stream = response.body, !connections.streamStarting(connection) {
+        return queue(connection, busy())
+    }
+    return queue(connection, response)
+}
+
+private func busy() -> WebResponse {
+    WebResponse(
+        status: 503, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Retry-After", "10")],
+        body: .bytes(Array("This machine holds too many live connections to the station; close some pages.\n".utf8)))
 }
 
 private func tooLarge() -> WebResponse {

@@ -39,14 +39,20 @@
 PRDL_DECLARE(prmhd, PRMHD_FUNCTIONS)
 
 /// MHD_start_daemon is variadic: starts a daemon on `address` (IPv4 or IPv6, port inside) with the
-/// given flags, the access handler, a request-completed callback (its context is NULL), an idle
-/// timeout per connection, a total limit and a limit per client address.
+/// given flags, an accept policy and a connection notification (both with `policy_context`, which
+/// the request-completed callback gets too), the access handler, an idle timeout per connection and
+/// a total limit.
 struct MHD_Daemon *prmhd_start_daemon(unsigned int flags, const struct sockaddr *address,
+                                      MHD_AcceptPolicyCallback accept_policy,
+                                      MHD_NotifyConnectionCallback notify_connection, void *policy_context,
                                       MHD_AccessHandlerCallback handler, void *handler_context,
                                       MHD_RequestCompletedCallback completed,
                                       unsigned int connection_timeout_seconds,
-                                      unsigned int connection_limit,
-                                      unsigned int per_ip_connection_limit);
+                                      unsigned int connection_limit);
+
+/// A socket address's IP address as text (IPv4-mapped IPv6 addresses as plain IPv4) into `out`;
+/// 0 on success, -1 if it is neither family (the accept policy sees only the address).
+int prmhd_address_text(const struct sockaddr *address, char *out, size_t length);
 
 /// MHD_get_daemon_info is variadic: the port the daemon listens on, 0 if unknown.
 uint16_t prmhd_daemon_port(struct MHD_Daemon *daemon);

@@ -114,12 +114,21 @@ public final class DJNode {
         let transport = Transport(sockets: sockets, identity: identity, seal: seal)
         // The HTTP server (music and the web page) on the port of the DJ's last run if it is free
         // (listeners' players still hold its URLs), else any; its port goes in the advert.
+        // A client's machine is its link-layer address: aliases of one machine share its fair share
+        // of the server's connections (docs/SECURITY.md).
         let address = interface.address.host
+        // Guests are counted per machine: each sender's link-layer address, from the neighbour table.
+        let neighbours = NeighbourTable(interface: interface)
+        let machineOf: @Sendable (String) -> String? = {
+            if case .linkLayer(let mac) = neighbours.machine(of: $0) { mac } else { nil }
+        }
         let server: MediaServer
-        if let last = lastPorts["media"], let same = try? MediaServer(address: address, port: last) {
+        if let last = lastPorts["media"],
+            let same = try? MediaServer(address: address, port: last, machineOf: machineOf)
+        {
             server = same
         } else {
-            do { server = try MediaServer(address: address, port: 0) } catch {
+            do { server = try MediaServer(address: address, port: 0, machineOf: machineOf) } catch {
                 throw NodeError(.network, "Cannot serve the music and the web page over HTTP on \(address) (\(error)).")
             }
         }
@@ -186,8 +195,6 @@ public final class DJNode {
         runtime = try NodeRuntime(
             machine: machine, settings: settings, interface: interface, transport: transport, outbox: outbox,
             player: player, catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
-        // Guests are counted per machine: each sender's link-layer address, from the neighbour table.
-        let neighbours = NeighbourTable(interface: interface)
         runtime.neighbours = neighbours
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()

@@ -334,7 +334,7 @@ final class EventPrinter: NodeReporter {
             "   \(Render.progressBar(positionNs, duration)) \(Render.time(positionNs)) / \(Render.time(duration))",
             "   votes \(Render.voteBar(tally))  " + style.green("\(tally.up) up") + "  "
                 + style.red("\(tally.down) down"),
-        ] + (own.map { [$0] } ?? []) + [listening, style.dim("   " + keys)]
+        ] + (own.map { [$0] } ?? []) + (listening.isEmpty ? [] : [listening]) + [style.dim("   " + keys)]
     }
 
     private func live(_ event: NodeEvent) {

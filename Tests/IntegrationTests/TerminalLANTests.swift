@@ -5,7 +5,7 @@ private let hasTmux = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmu
 
 /// A tmux server on one testbed host (its socket in the testbed's state directory): windows that
 /// run a command in a real terminal, typed into with `send-keys` and read with `capture-pane`.
-private struct Tmux {
+struct Tmux {
     let lan: Testbed
     let host: Int
     let socket: String
@@ -108,7 +108,21 @@ struct TerminalLANTests {
             sourceLocation: sourceLocation)
     }
 
-    @Test("dj and listen redraw in place in tmux: a track change, a listener joining, voting and leaving, resizes")
+    /// `stations --watch` shows its table once: one header row, one row for Rooftop.
+    func expectOneTable(_ tmux: Tmux, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let screen = try tmux.capture("watch")
+        let shown = screen.joined(separator: "\n")
+        #expect(
+            screen.filter { $0.hasPrefix("STATION ") }.count == 1, "stations --watch, \(what)\n\(shown)",
+            sourceLocation: sourceLocation)
+        #expect(
+            screen.filter { $0.hasPrefix("Rooftop ") }.count == 1, "stations --watch, \(what)\n\(shown)",
+            sourceLocation: sourceLocation)
+    }
+
+    @Test(
+        "dj, listen and stations --watch redraw in place in tmux: a track change, a listener joining, voting and leaving, resizes"
+    )
     func liveViewsInTmux() throws {
         let lan = try Testbed(hosts: 2)
         defer {
@@ -143,6 +157,11 @@ struct TerminalLANTests {
             "env PULSE_SERVER=\(sound[2] ?? "") \(binary) listen Rooftop --as Ann --audio-driver pulse "
                 + "--state-dir \(lan.stateDir("ann")); echo EXITED $?")
         var guest = try guestTmux.waitFor("listen", "the listener's view", Self.isHeader)
+        // And `stations --watch` beside it, on the same host.
+        try guestTmux.start(
+            "watch", columns: 110, rows: 40,
+            "\(binary) stations --watch --state-dir \(lan.stateDir("watch")); echo EXITED $?")
+        try guestTmux.waitFor("watch", "the stations table") { $0.hasPrefix("Rooftop ") }
         dj = try djTmux.waitFor("dj", "the listener joining") { $0.hasPrefix("Rooftop  1 listening") }
         expectOneView(dj, "DJ, a listener joined")
         expectOneView(guest, "listener, tuned in")
@@ -168,6 +187,7 @@ struct TerminalLANTests {
         }
         expectOneView(dj, "DJ, after a track change")
         expectOneView(guest, "listener, after a track change")
+        try expectOneTable(guestTmux, "after a track change")
         // Nothing stale in the scrollback either (no resize has pushed the view up yet).
         #expect(try djTmux.capture("dj", history: true).filter(Self.isHeader).count == 1, "the DJ's scrollback")
         #expect(try guestTmux.capture("listen", history: true).filter(Self.isHeader).count == 1, "the scrollback")
@@ -200,6 +220,9 @@ struct TerminalLANTests {
             guest = try guestTmux.capture("listen")
             expectOneView(dj, "DJ, \(columns)×\(rows)")
             expectOneView(guest, "listener, \(columns)×\(rows)")
+            try guestTmux.resize("watch", columns: columns, rows: rows)
+            Thread.sleep(forTimeInterval: 1)
+            try expectOneTable(guestTmux, "\(columns)×\(rows)")
             #expect(guest.contains { $0.contains("your vote:") }, "\(guest.joined(separator: "\n"))")
         }
 

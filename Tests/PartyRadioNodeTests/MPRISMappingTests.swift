@@ -101,7 +101,7 @@ import Testing
         #expect(control(.pause) == .listener(.mute) && control(.stop) == .listener(.mute))
         #expect(control(.next) == .listener(.vote(.down)))
         #expect(control(.previous) == nil && control(.seek(offsetUs: 1)) == nil)
-        #expect(control(.setVolume(2)) == .listener(.volume(100)) && control(.setVolume(.nan)) == nil)
+        #expect(control(.setVolume(2)) == .listener(.volume(.to(100))) && control(.setVolume(.nan)) == nil)
         #expect(control(.playPause)?.input.isDJControl == false)
     }
 

@@ -208,7 +208,7 @@ struct InputFuzzer {
             ])
             // A line the DJ could not type (no control) is a timer; listeners get theirs besides.
             if chance(0.3) {
-                let control = pick([ListenerControl.mute, .unmute, .toggleMute, .volume(40), .vote(.down)])
+                let control = pick([ListenerControl.mute, .unmute, .toggleMute, .volume(.to(40)), .vote(.down)])
                 return (.listenerControl(control), "listener control \(control)")
             }
             guard let control = try? DJControl.parse(line: line) else { return (.timer, "line '\(line)' refused") }

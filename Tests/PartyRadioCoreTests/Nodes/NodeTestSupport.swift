@@ -210,6 +210,7 @@ extension NodeEvent {
         case .stationBack: "stationBack"
         case .stationGone: "stationGone"
         case .stationKeyChanged: "stationKeyChanged"
+        case .listenerSettings: "listenerSettings"
         case .listenerStopped: "listenerStopped"
         case .state: "state"
         case .warning: "warning"
@@ -275,6 +276,8 @@ extension NodeEvent {
         case .stationBack(let name): "back \(name)"
         case .stationGone(let name, let reason): "gone \(name): \(reason)"
         case .stationKeyChanged(let name, let known, let shown): "key changed \(name) \(known) → \(shown)"
+        case .listenerSettings(let settings):
+            "listener settings \(settings.muted ? "muted" : "on") \(settings.volume) \(settings.vote?.name ?? "-")"
         case .listenerStopped(let dropped): "listener stopped dropped \(dropped.total)"
         case .state(let snapshot, _, let change): "state \(change.rawValue) \(snapshot.nowPlaying?.id ?? "-")"
         case .warning(let text): "warning \(text)"

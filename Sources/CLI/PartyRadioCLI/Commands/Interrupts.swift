@@ -31,67 +31,73 @@ final class LibraryReloadSignal {
     }
 }
 
-/// Reads the DJ's controls from stdin on a thread of its own: single keys on a terminal (raw
-/// mode, restored on exit), otherwise one command per line (``DJControl/parse(line:)``; a line it
-/// cannot take is a warning). End of input is not a quit: a DJ started from a script with stdin
-/// closed keeps playing until a signal.
+/// Reads a node's controls from stdin on a thread of its own: single keys on a terminal (raw
+/// mode, restored on exit; ``TerminalKeys``), otherwise one command per line
+/// (``DJControl/parse(line:)``, ``ListenerControl/parse(line:)``; a line it cannot take is a
+/// warning). End of input is not a quit: a node started from a script with stdin closed keeps
+/// playing until a signal.
 final class ControlReader {
+    /// Whose controls: the DJ's or a listener's.
+    enum Role: Sendable { case dj, listener }
+
     private var savedTerminal = termios()
     private let isTerminal: Bool
+    private let isInBackground: Bool
 
-    init(inbox: Inbox<NodeInput>, reporter: any NodeReporter) {
-        isTerminal = isatty(STDIN_FILENO) == 1
+    init(_ role: Role, inbox: Inbox<NodeInput>, reporter: any NodeReporter) {
+        let onTerminal = isatty(STDIN_FILENO) == 1
+        isTerminal = onTerminal
+        // In a shell's background (`partyradio listen &`) the terminal is the shell's: changing its
+        // mode or reading it would stop this process (SIGTTOU, SIGTTIN). No controls then.
+        if onTerminal && tcgetpgrp(STDIN_FILENO) != getpgrp() {
+            isInBackground = true
+            return
+        }
+        isInBackground = false
         if isTerminal {
             tcgetattr(STDIN_FILENO, &savedTerminal)
             var raw = savedTerminal
+            // No line editing and no echo: a key acts at once, and nothing typed lands in the view.
             raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
             tcsetattr(STDIN_FILENO, TCSANOW, &raw)
         }
         let terminal = isTerminal
         let thread = Thread {
-            if terminal { Self.readKeys(inbox) } else { Self.readLines(inbox, reporter: reporter) }
+            if terminal { Self.readKeys(role, inbox) } else { Self.readLines(role, inbox, reporter: reporter) }
         }
         thread.start()
     }
 
     /// Puts the terminal back as it was.
     func restore() {
-        if isTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
+        if isTerminal && !isInBackground { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
     }
 
-    private static func readKeys(_ inbox: Inbox<NodeInput>) {
+    /// The input a control stands for: a quit is the node's own.
+    static func input(_ control: DJControl) -> NodeInput { control == .quit ? .quit : .djControl(control) }
+    static func input(_ control: ListenerControl) -> NodeInput {
+        control == .quit ? .quit : .listenerControl(control)
+    }
+
+    private static func readKeys(_ role: Role, _ inbox: Inbox<NodeInput>) {
         var byte: UInt8 = 0
-        var showingDJCode = false
+        var djKeys = TerminalKeys.DJ()
         while read(STDIN_FILENO, &byte, 1) == 1 {
-            let control: DJControl
-            switch byte {
-            case UInt8(ascii: "n"): control = .next
-            case UInt8(ascii: "p"): control = .previous
-            case UInt8(ascii: " "): control = .toggle
-            case UInt8(ascii: "s"): control = .shuffle
-            case UInt8(ascii: "r"): control = .setRepeat(nil)
-            case UInt8(ascii: "+"), UInt8(ascii: "="): control = .volume(.by(10))
-            case UInt8(ascii: "-"): control = .volume(.by(-10))
-            case UInt8(ascii: "a"): control = .approve(.next)
-            case UInt8(ascii: "d"): control = .drop(.next)
-            case UInt8(ascii: "w"):
-                showingDJCode.toggle()
-                control = .qr(forDJ: showingDJCode)
-            case UInt8(ascii: "q"):
-                inbox.push(.quit)
-                continue
-            default: continue
+            switch role {
+            case .dj: if let control = djKeys.control(for: byte) { inbox.push(input(control)) }
+            case .listener: if let control = TerminalKeys.listener(byte) { inbox.push(input(control)) }
             }
-            inbox.push(.djControl(control))
         }
     }
 
-    private static func readLines(_ inbox: Inbox<NodeInput>, reporter: any NodeReporter) {
+    private static func readLines(_ role: Role, _ inbox: Inbox<NodeInput>, reporter: any NodeReporter) {
         while let line = Swift.readLine() {
             if line.trimmingWhitespace().isEmpty { continue }
             do throws(ControlError) {
-                let control = try DJControl.parse(line: line)
-                inbox.push(control == .quit ? .quit : .djControl(control))
+                switch role {
+                case .dj: inbox.push(input(try DJControl.parse(line: line)))
+                case .listener: inbox.push(input(try ListenerControl.parse(line: line)))
+                }
             } catch {
                 reporter.report(.warning(error.message))
             }

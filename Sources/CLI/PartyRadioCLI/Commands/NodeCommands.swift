@@ -34,7 +34,9 @@ enum NodeCommands {
 
     static func dj(_ options: Command.DJOptions, context: CommandContext) -> Int32 {
         let console = context.console
-        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "dj", console: console)
+        let printer = EventPrinter(
+            jsonEvents: options.jsonEvents, role: "dj", console: console, environment: context.environment)
+        defer { printer.finish() }
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
@@ -65,7 +67,7 @@ enum NodeCommands {
                     maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
                     fresh: options.fresh, isPrivate: options.isPrivate, newCode: options.newCode),
                 settings: nodeSettings, inbox: inbox)
-            let controls = ControlReader(inbox: inbox, reporter: printer)
+            let controls = ControlReader(.dj, inbox: inbox, reporter: printer)
             defer { controls.restore() }
             let reload = LibraryReloadSignal(node)
             defer { withExtendedLifetime(reload) {} }
@@ -119,7 +121,10 @@ enum NodeCommands {
     }
 
     static func listen(_ options: Command.ListenOptions, context: CommandContext) -> Int32 {
-        let printer = EventPrinter(jsonEvents: options.jsonEvents, role: "listener", console: context.console)
+        let printer = EventPrinter(
+            jsonEvents: options.jsonEvents, role: "listener", console: context.console,
+            environment: context.environment)
+        defer { printer.finish() }
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
@@ -138,6 +143,8 @@ enum NodeCommands {
                         context: context),
                     inbox: inbox)
             else { return ExitCode.success.rawValue }
+            let controls = ControlReader(.listener, inbox: inbox, reporter: printer)
+            defer { controls.restore() }
             try node.run()
             return ExitCode.success.rawValue
         } catch { return fail(error, console: context.console) }

@@ -21,7 +21,11 @@ enum StationsCommand {
         defer { observer.close() }
         let clock = NodeClock()
         do {
-            if options.watch { return try watch(observer, options: options, console: console) }
+            if options.watch {
+                return try watch(
+                    observer, options: options, console: console,
+                    style: TerminalStyle(console: console, environment: context.environment))
+            }
             let deadline = clock.now() + Nanos.seconds(options.timeout)
             while clock.now() < deadline && !observer.settled {
                 _ = try observer.pump(timeoutMs: 50)
@@ -63,10 +67,12 @@ enum StationsCommand {
     static func isQuit(_ input: NodeInput) -> Bool { if case .quit = input { true } else { false } }
 
     private static func watch(
-        _ observer: StationObserver, options: Command.StationsOptions, console: Console
+        _ observer: StationObserver, options: Command.StationsOptions, console: Console, style: TerminalStyle
     ) throws(NodeError) -> Int32 {
-        let live = !options.json && console.isTerminal
-        var redraw = LiveRedraw()
+        let live = !options.json && style.redraws
+        let screen = live ? LiveScreen.make(for: console) : nil
+        if let screen, console.isProcessTerminal { screen.attach() }
+        defer { screen?.detach() }
         var lastDraw: Int64 = 0
         let clock = NodeClock()
         while true {
@@ -90,11 +96,11 @@ enum StationsCommand {
                     console.out(Render.plain(describe(change, stations: stations)))
                 }
             }
-            if live && (!changes.isEmpty || clock.now().ns - lastDraw > Nanos.ms(500)) {
+            if let screen, !changes.isEmpty || clock.now().ns - lastDraw > Nanos.ms(500) {
                 lastDraw = clock.now().ns
                 let text = stations.isEmpty ? "No stations on the air (watching; Ctrl-C to stop)." : table(stations)
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                console.write(redraw.frame(lines), to: .out)
+                screen.show([LiveSection(lines)])
             }
         }
     }

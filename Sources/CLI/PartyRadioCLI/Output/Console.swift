@@ -12,18 +12,25 @@ public struct Console: Sendable {
 
     /// Whether stdout is a terminal: the live views redraw in place only there.
     public let isTerminal: Bool
+    /// Whether this is ``standard``: a live view then owns this process's terminal (``LiveScreen``).
+    let isProcessTerminal: Bool
     private let sink: @Sendable (Stream, String) -> Void
 
     /// A console that hands each write to `sink`: the text exactly as written, newline included.
     public init(isTerminal: Bool = false, _ sink: @escaping @Sendable (_ stream: Stream, _ text: String) -> Void) {
         self.isTerminal = isTerminal
         self.sink = sink
+        isProcessTerminal = false
+    }
+
+    private init(processTerminal: Bool) {
+        isTerminal = processTerminal
+        isProcessTerminal = true
+        sink = { stream, text in DescriptorOutput.write(text, to: stream) }
     }
 
     /// stdout and stderr of this process, each write whole (see ``DescriptorOutput``).
-    public static let standard = Console(isTerminal: isatty(STDOUT_FILENO) == 1) { stream, text in
-        DescriptorOutput.write(text, to: stream)
-    }
+    public static let standard = Console(processTerminal: isatty(STDOUT_FILENO) == 1)
 
     /// Writes `text` as it is (a live view's escape sequences, a help page).
     public func write(_ text: String, to stream: Stream) { sink(stream, text) }

@@ -8,12 +8,26 @@ enum DescriptorOutput {
     /// cut into by another thread's; a blocked stdout does not hold up stderr.
     private static let outLock = Mutex(())
     private static let errLock = Mutex(())
+    /// While a live view is on the terminal, its screen (``LiveScreen/attach()``): every write goes
+    /// through it, so that nothing lands in the middle of the view.
+    private static let owner = Mutex<(@Sendable (String, Console.Stream) -> Void)?>(nil)
 
     static func write(_ text: String, to stream: Console.Stream) {
+        if let owner = owner.withLock({ $0 }) { return owner(text, stream) }
+        writeDirectly(text, to: stream)
+    }
+
+    /// Writes past the owner: the live screen's own drawing.
+    static func writeDirectly(_ text: String, to stream: Console.Stream) {
         switch stream {
         case .out: outLock.withLock { _ in write(text, descriptor: STDOUT_FILENO) }
         case .err: errLock.withLock { _ in write(text, descriptor: STDERR_FILENO) }
         }
+    }
+
+    /// Hands every later write to `owner` (nil: back to the descriptors).
+    static func setOwner(_ newOwner: (@Sendable (String, Console.Stream) -> Void)?) {
+        owner.withLock { $0 = newOwner }
     }
 
     /// Writes all of `text`, retrying after a signal and after a short write; gives up silently

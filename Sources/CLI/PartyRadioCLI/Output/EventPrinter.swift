@@ -4,34 +4,47 @@ import PartyRadioNode
 import Synchronization
 
 /// Prints a long-running node's events: a live view redrawn in place on a terminal, one line
-/// per change when stdout is a pipe, or one JSON object per line with `--json-events`.
+/// per change when stdout is a pipe (or `TERM=dumb`), or one JSON object per line with `--json-events`.
+///
+/// The live view owns the terminal (``LiveScreen``): the view itself (what plays, the votes, the
+/// keys, the QR codes, what plays next) is redrawn in place, and every other event's line is
+/// printed above it, where it stays as the terminal's scrollback.
 final class EventPrinter: NodeReporter {
     enum Mode { case live, lines, json }
 
     private let mode: Mode
     private let role: String
     private let console: Console
+    private let style: TerminalStyle
+    /// The terminal, in live mode.
+    private let screen: LiveScreen?
     private let state = Mutex(ViewState())
 
     private struct ViewState {
-        var header: [String] = []
+        var snapshot: StateSnapshot?
+        var positionNs: Int64 = 0
         var listening = ""
         var settings = "all, 100"
-        var redraw = LiveRedraw()
-        var notes: [String] = []
+        var listener = ListenerSettings()
         var upNext: [String] = []
         /// The web page's URLs and the QR code shown (the guests' unless the DJ asked for its own).
-        var web: [String] = []
+        var web: LiveSection?
         var urls: (guests: String, dj: String)?
         /// A private station's join code and its QR code.
-        var code: [String] = []
+        var code: LiveSection?
     }
 
-    init(jsonEvents: Bool, role: String, console: Console) {
+    init(jsonEvents: Bool, role: String, console: Console, environment: [String: String] = [:]) {
         self.role = role
         self.console = console
-        mode = jsonEvents ? .json : (console.isTerminal ? .live : .lines)
+        style = TerminalStyle(console: console, environment: environment)
+        mode = jsonEvents ? .json : (style.redraws ? .live : .lines)
+        screen = mode == .live ? LiveScreen.make(for: console) : nil
+        if let screen, console.isProcessTerminal { screen.attach() }
     }
+
+    /// Gives the terminal back (the last frame stays); what is printed next goes below the view.
+    func finish() { screen?.detach() }
 
     func report(_ event: NodeEvent) {
         if case .webPage(let url, let djURL) = event { state.withLock { $0.urls = (url, djURL) } }
@@ -109,6 +122,13 @@ final class EventPrinter: NodeReporter {
         case .stationStopped(let station, let dropped):
             name = "station_stopped"
             fields = [("station", .string(station)), ("dropped", Self.json(dropped))]
+        case .listenerSettings(let settings):
+            name = "listener_settings"
+            fields = [
+                ("muted", .bool(settings.muted)), ("volume", .int(settings.volume)),
+                ("vote", settings.vote.map { .string($0.name) } ?? .null),
+                ("vote_track_id", settings.voteTrackID.map(JSON.string) ?? .null),
+            ]
         case .listenerStopped(let dropped):
             name = "listener_stopped"
             fields = [("dropped", Self.json(dropped))]
@@ -232,6 +252,8 @@ final class EventPrinter: NodeReporter {
             return "Vote \(choice.name) from \(voter): \(tally.up) up, \(tally.down) down."
         case .stationStopped(let station, let dropped):
             return "Station '\(station)' is off the air." + Self.describe(dropped)
+        case .listenerSettings:
+            return nil  // the notices say what changed; the live view shows the settings
         case .listenerStopped(let dropped):
             return dropped.total > 0 ? "Stopped listening." + Self.describe(dropped) : nil
         case .tunedIn(let summary):
@@ -276,57 +298,87 @@ final class EventPrinter: NodeReporter {
     // MARK: Live view
 
     /// The page's two links with one QR code: the guests' (to share), or the DJ's (`w`, to open
-    /// the DJ's page on a phone; `w` again hides it).
-    static func webLines(guests: String, dj: String, forDJ: Bool) -> [String] {
+    /// the DJ's page on a phone; `w` again hides it). On a terminal too short for the code, the
+    /// links alone.
+    static func webSection(guests: String, dj: String, forDJ: Bool) -> LiveSection {
         let qr = WebQRCode.terminalLines(forDJ ? dj : guests).map { "   " + $0 }
         return forDJ
-            ? ["   your DJ page (keep it to yourself; w: back to the guests' code): \(dj)"] + qr
-            : ["   guests: \(guests)  (scan to join)"] + qr + ["   your DJ page: \(dj)  (w: its QR code)"]
+            ? LiveSection(
+                ["   your DJ page (keep it to yourself; w: back to the guests' code): \(dj)"] + qr,
+                compact: ["   your DJ page (keep it to yourself): \(dj)", "   guests: \(guests)"])
+            : LiveSection(
+                ["   guests: \(guests)  (scan to join)"] + qr + ["   your DJ page: \(dj)  (w: its QR code)"],
+                compact: ["   guests: \(guests)  (a taller terminal shows its QR code)", "   your DJ page: \(dj)"])
+    }
+
+    /// The view's first lines: the station, the track and its progress, the votes (a listener's
+    /// own among them), who listens, and the keys. Network text is cleaned before it is styled.
+    static func header(
+        _ snapshot: StateSnapshot?, positionNs: Int64, listening: String, keys: String,
+        listener: ListenerSettings?, style: TerminalStyle
+    ) -> [String] {
+        guard let snapshot else { return [listening, style.dim("   " + keys)].filter { !$0.isEmpty } }
+        let track = snapshot.nowPlaying
+        let duration = Render.durationNs(track)
+        let tally = snapshot.tally
+        // A listener's own line: its vote (none after a track change: the DJ resets votes), volume, mute.
+        let own = listener.map { listener in
+            let mine = listener.vote(on: track?.id).flatMap { $0 == .clear ? nil : $0.name }
+            return "   your vote: " + (mine.map { style.inverse(" \($0) ") } ?? "none") + "   volume \(listener.volume)"
+                + (listener.muted ? "   " + style.inverse(" muted here ") : "")
+        }
+        return [
+            style.bold(Render.plain(snapshot.stationName))
+                + "  \(snapshot.listenerCount) listening  track \(snapshot.queueIndex + 1)/\(snapshot.queueLength)",
+            (snapshot.anchor.isPaused ? "|| " : "▶  ") + Render.plain(Render.trackLine(track)),
+            "   \(Render.progressBar(positionNs, duration)) \(Render.time(positionNs)) / \(Render.time(duration))",
+            "   votes \(Render.voteBar(tally))  " + style.green("\(tally.up) up") + "  "
+                + style.red("\(tally.down) down"),
+        ] + (own.map { [$0] } ?? []) + (listening.isEmpty ? [] : [listening]) + [style.dim("   " + keys)]
     }
 
     private func live(_ event: NodeEvent) {
+        guard let screen else { return }
         state.withLock { view in
             switch event {
             case .state(let snapshot, let position, _):
-                let track = snapshot.nowPlaying
-                let duration = Render.durationNs(track)
-                view.header = [
-                    "\(snapshot.stationName)  \(snapshot.listenerCount) listening  "
-                        + "track \(snapshot.queueIndex + 1)/\(snapshot.queueLength)",
-                    (snapshot.anchor.isPaused ? "|| " : "▶  ") + Render.trackLine(track),
-                    "   \(Render.progressBar(position, duration)) \(Render.time(position)) / \(Render.time(duration))",
-                    "   votes \(Render.voteBar(snapshot.tally))  \(snapshot.tally.up) up  \(snapshot.tally.down) down",
-                    view.listening,
-                    role == "dj"
-                        ? "   keys: n next  p prev  space pause  s shuffle  r repeat (\(view.settings))  +/- volume  "
-                            + "a approve  d drop  w DJ QR  q quit"
-                        : "   Ctrl-C to stop",
-                ]
+                view.snapshot = snapshot
+                view.positionNs = position
             case .webPage(let url, let djURL):
-                view.web = Self.webLines(guests: url, dj: djURL, forDJ: false)
+                view.web = Self.webSection(guests: url, dj: djURL, forDJ: false)
             case .webQR(let forDJ):
-                if let urls = view.urls { view.web = Self.webLines(guests: urls.guests, dj: urls.dj, forDJ: forDJ) }
+                if let urls = view.urls { view.web = Self.webSection(guests: urls.guests, dj: urls.dj, forDJ: forDJ) }
             case .joinCode(let code):
-                view.code =
-                    ["   join code: \(code.grouped)  (guests: --code \(code.grouped), or scan)"]
-                    + WebQRCode.terminalLines(code.grouped).map { "   " + $0 }
+                let line = "   join code: \(code.grouped)  (guests: --code \(code.grouped), or scan)"
+                view.code = LiveSection(
+                    [line] + WebQRCode.terminalLines(code.grouped).map { "   " + $0 }, compact: [line])
             case .djSettings(let repeatMode, let volume):
                 view.settings = "\(repeatMode), \(volume)"
+            case .listenerSettings(let settings):
+                view.listener = settings
             case .roster(let roster):
                 view.listening = Render.listeningLine(roster)
-                if view.header.count > 4 { view.header[4] = view.listening }
             case .upNext(let list):
-                let lines = RequestText.lines(list, limit: 4)
-                view.upNext = lines.isEmpty ? [] : ["   up next:"] + lines.map { "     " + $0 }
+                let lines = RequestText.lines(list, limit: 4).map { "     " + Render.plain($0) }
+                view.upNext = lines.isEmpty ? [] : ["   up next:"] + lines
             default:
-                if let text = line(event) {
-                    view.notes += text.split(separator: "\n").map(String.init)
-                    view.notes = Array(view.notes.suffix(12))
-                }
+                if let text = line(event) { screen.print(Render.plain(text)) }
+                return
             }
-            let out = view.redraw.frame(
-                (view.header + view.web + view.code + view.upNext + view.notes).map(Render.plain))
-            console.write(out, to: .out)
+            screen.show(sections(view))
         }
+    }
+
+    private func sections(_ view: ViewState) -> [LiveSection] {
+        let dj = role == "dj"
+        let keys =
+            dj
+            ? TerminalKeys.djHelp(settings: view.settings)
+            : TerminalKeys.listenerHelp(muted: view.listener.muted)
+        let header = Self.header(
+            view.snapshot, positionNs: view.positionNs, listening: view.listening, keys: keys,
+            listener: dj ? nil : view.listener, style: style)
+        return [LiveSection(header)] + [view.web, view.code].compactMap { $0 }
+            + [LiveSection(view.upNext, compact: Array(view.upNext.prefix(2)))]
     }
 }

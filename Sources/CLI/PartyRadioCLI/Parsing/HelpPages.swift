@@ -107,6 +107,7 @@ enum HelpPages {
               repeat off|one|all, volume N, search TERM (numbered results with their IDs), add ID [ID…],
               approve N|next, drop N|next (a guest's request, by the number 'up next' shows),
               mute NAME, unmute NAME (chat and requests), quit.
+              The live view needs a terminal (not TERM=dumb); NO_COLOR turns its colours off.
 
             SAVED STATION:
               The DJ saves its queue, position, votes, requests and chat in dj.sqlite in the state
@@ -152,7 +153,16 @@ enum HelpPages {
                 "--trust-new-key",
                 "Accept a station that shows another key than the one met before (a DJ with a new key)."
             ),
-        ] + PlaybackFlags.help + NetworkOptions.guestHelp + CommonOptions.help)
+        ] + PlaybackFlags.help + NetworkOptions.guestHelp + CommonOptions.help,
+        discussion: """
+            CONTROLS:
+              On a terminal: u vote up, d vote down, c clear your vote (on the track playing now),
+              m mute/unmute this machine (the station plays on), +/- this machine's volume, q quit.
+              The view shows your vote once the DJ counted it. Otherwise one command per line on
+              stdin: up, down, clear (or vote up|down|clear), mute, unmute, volume N (or +N/-N), quit.
+
+            The live view needs a terminal (not TERM=dumb); NO_COLOR turns its colours off.
+            """)
 
     static let vote = HelpText(
         overview: "Vote the track playing now (or a guest's request) up or down, or clear your vote; returns once "

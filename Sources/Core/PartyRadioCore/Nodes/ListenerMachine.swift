@@ -105,8 +105,17 @@ public struct ListenerMachine: NodeMachine {
     public private(set) var isMuted = false
     /// The local volume, 0–100 (kept while muted).
     public private(set) var volume = 100
-    /// A vote sent from this listener (the desktop's "next"), resent until the DJ answers.
+    /// A vote sent from this listener (the desktop's "next", the `u`/`d`/`c` keys), resent until
+    /// the DJ answers.
     private var pendingVote: Retry<GuestVote>?
+    /// The listener's vote as the DJ last counted it, and on which track.
+    private var countedVote: (trackID: String, choice: VoteChoice)?
+
+    /// What the listener set for itself, as its view shows it (reported on each change).
+    public var settings: ListenerSettings {
+        ListenerSettings(
+            muted: isMuted, volume: volume, vote: countedVote?.choice, voteTrackID: countedVote?.trackID)
+    }
     private var chatSeen: Set<ChatKey> = []
     private var chatOrder: [ChatKey] = []
 
@@ -203,6 +212,9 @@ public struct ListenerMachine: NodeMachine {
         case .quit:
             stop(now: now, into: &out)
             return out
+        case .listenerControl(.quit):
+            stop(now: now, into: &out)
+            return out
         case .listenerControl(let control):
             perform(control, now: now, into: &out)
         case .timer, .catalog, .web, .webSearch, .djControl, .libraryRescanned:
@@ -215,7 +227,7 @@ public struct ListenerMachine: NodeMachine {
         return out
     }
 
-    // MARK: Controls (the desktop's media keys, through MPRIS)
+    // MARK: Controls (the desktop's media keys through MPRIS, the terminal's keys, stdin's lines)
 
     /// One control: mute, unmute, toggle mute (this node's output only), the volume, or a vote
     /// on the track playing now (as `partyradio vote` sends it, from this listener's key).
@@ -224,10 +236,16 @@ public struct ListenerMachine: NodeMachine {
         case .mute: setMuted(true, into: &out)
         case .unmute: setMuted(false, into: &out)
         case .toggleMute: setMuted(!isMuted, into: &out)
-        case .volume(let level):
+        case .volume(let change):
+            let level =
+                switch change {
+                case .to(let target): target
+                case .by(let step): volume + step
+                }
             volume = min(100, max(0, level))
             if !isMuted { out.append(.player(.volume(volume))) }
             out.append(.report(.notice("Volume \(volume).")))
+            out.append(.report(.listenerSettings(settings)))
         case .vote(let choice):
             guard let tuned, let track = tuned.snapshot.nowPlaying else {
                 return out.append(.report(.warning("Nothing is playing to vote on.")))
@@ -237,6 +255,8 @@ public struct ListenerMachine: NodeMachine {
                 GuestVote(choice, trackID: track.id, retargets: 0),
                 deadline: now + Int64(Self.voteAttempts) * Self.voteRetryNs)
             resendVote(now: now, into: &out)
+        case .quit:
+            break  // taken in handle(_:at:): it stops the listener
         }
     }
 
@@ -245,6 +265,7 @@ public struct ListenerMachine: NodeMachine {
         isMuted = muted
         out.append(.player(.volume(muted ? 0 : volume)))
         out.append(.report(.notice(muted ? "Muted here (the station plays on)." : "Unmuted.")))
+        out.append(.report(.listenerSettings(settings)))
     }
 
     /// Resends the vote the DJ has not answered yet; gives up after ``voteAttempts``.
@@ -270,6 +291,10 @@ public struct ListenerMachine: NodeMachine {
         pendingVote = nil
         let text = AckText.sentence(answer.ack, title: answer.trackTitle)
         out.append(.report(answer.ack.status == .counted ? .notice(text) : .warning(text)))
+        if answer.ack.status == .counted {
+            countedVote = (answer.ack.trackID, answer.ack.choice)
+            out.append(.report(.listenerSettings(settings)))
+        }
     }
 
     // MARK: Finding

@@ -69,6 +69,8 @@ public enum NodeEvent: Sendable {
     /// A station name met before shows another key (key fingerprints): an impostor, or a DJ
     /// with a new key. The listener refuses it unless told to trust the new key.
     case stationKeyChanged(name: String, known: String, shown: String)
+    /// The listener's own settings changed (or it tuned in): its mute, its volume, its vote.
+    case listenerSettings(ListenerSettings)
     /// The listener stopped; `dropped` counts the datagrams it refused, by reason.
     case listenerStopped(dropped: DropCounters)
     // Both: the state changed (track, pause, votes, listeners), or a periodic progress update.

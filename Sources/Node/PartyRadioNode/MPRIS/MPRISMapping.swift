@@ -142,7 +142,7 @@ enum MPRISMapping {
     }
 
     private static func volume(_ level: Int, role: MPRISView.Role) -> Control {
-        role == .dj ? .dj(.volume(.to(level))) : .listener(.volume(level))
+        role == .dj ? .dj(.volume(.to(level))) : .listener(.volume(.to(level)))
     }
 }
 

@@ -1,0 +1,60 @@
+import PartyRadioCore
+import Testing
+
+@testable import PartyRadioCLI
+
+/// The live views' keys are the controls MPRIS and stdin's lines give: each key's control, written
+/// as a line, is the control the line gives.
+@Suite struct TerminalKeysTests {
+    func key(_ character: Character) -> UInt8 { character.asciiValue! }
+
+    @Test func aListenerVotesMutesAndTurnsItsOwnVolume() {
+        #expect(TerminalKeys.listener(key("u")) == .vote(.up))
+        #expect(TerminalKeys.listener(key("d")) == .vote(.down))
+        #expect(TerminalKeys.listener(key("c")) == .vote(.clear))
+        #expect(TerminalKeys.listener(key("m")) == .toggleMute)
+        #expect(TerminalKeys.listener(key("+")) == .volume(.by(10)))
+        #expect(TerminalKeys.listener(key("=")) == .volume(.by(10)))
+        #expect(TerminalKeys.listener(key("-")) == .volume(.by(-10)))
+        #expect(TerminalKeys.listener(key("q")) == .quit)
+        #expect(TerminalKeys.listener(key("n")) == nil && TerminalKeys.listener(key(" ")) == nil)
+        #expect(ControlReader.input(ListenerControl.quit).isQuit)
+        #expect(!ControlReader.input(ListenerControl.vote(.up)).isQuit)
+    }
+
+    @Test func theListenersKeysAreTheLinesItsStdinTakes() throws {
+        for byte in UInt8(0)..<128 {
+            guard let control = TerminalKeys.listener(byte), control != .toggleMute else { continue }
+            #expect(try ListenerControl.parse(line: control.description) == control, "key \(byte)")
+        }
+        #expect(try ListenerControl.parse(line: "toggle-mute") == .toggleMute)
+    }
+
+    @Test func theDJsKeysAsBeforeWithWFlippingTheQRCode() {
+        var keys = TerminalKeys.DJ()
+        #expect(keys.control(for: key("n")) == .next)
+        #expect(keys.control(for: key("p")) == .previous)
+        #expect(keys.control(for: key(" ")) == .toggle)
+        #expect(keys.control(for: key("s")) == .shuffle)
+        #expect(keys.control(for: key("r")) == .setRepeat(nil))
+        #expect(keys.control(for: key("+")) == .volume(.by(10)) && keys.control(for: key("-")) == .volume(.by(-10)))
+        #expect(keys.control(for: key("a")) == .approve(.next) && keys.control(for: key("d")) == .drop(.next))
+        #expect(keys.control(for: key("w")) == .qr(forDJ: true))
+        #expect(keys.control(for: key("w")) == .qr(forDJ: false))
+        #expect(keys.control(for: key("q")) == .quit && ControlReader.input(DJControl.quit).isQuit)
+        #expect(keys.control(for: key("u")) == nil)
+    }
+
+    @Test func eachViewNamesItsKeys() {
+        let listener = TerminalKeys.listenerHelp(muted: false)
+        for word in ["u vote up", "d down", "c clear", "m mute", "+/- volume", "q quit"] {
+            #expect(listener.contains(word), "\(word)")
+        }
+        #expect(TerminalKeys.listenerHelp(muted: true).contains("m unmute"))
+        #expect(TerminalKeys.djHelp(settings: "all, 100").contains("n next"))
+    }
+}
+
+extension NodeInput {
+    fileprivate var isQuit: Bool { if case .quit = self { true } else { false } }
+}

@@ -44,6 +44,41 @@ extension Testbed {
         return (fixture, "http://\(address):\(port)")
     }
 
+    /// PulseAudio's daemon and its client tools (parec, pactl).
+    static let hasPulseAudio = ["/usr/bin/pulseaudio", "/usr/bin/parec", "/usr/bin/pactl"].allSatisfy {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// Starts PulseAudio on `host` with a null sink `party` (48 kHz stereo); the process and the
+    /// environment that points a client at it.
+    func startSoundServer(host: Int) throws -> (TestbedProcess, [String: String]) {
+        let home = stateDir("pulse\(host)")
+        let socket = "\(home)/native"
+        // In a session of its own, its output in a file: started straight under the test process,
+        // no later `run` on its host returned (seen; scripts/bench-speaker.py starts it the same way).
+        // `setsid -w`: where the shell leads its process group setsid forks, and then waits, so the
+        // process stays PulseAudio's for as long as it runs (the testbed's teardown ends both).
+        let server = try spawn(
+            host: host,
+            [
+                "sh", "-c",
+                "exec setsid -w /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "
+                    + "--exit-idle-time=-1 --use-pid-file=no --disallow-exit --log-target=stderr "
+                    + "-L 'module-null-sink sink_name=party rate=48000 channels=2' "
+                    + "-L 'module-native-protocol-unix socket=\(socket) auth-anonymous=1' > \(home)/pulse.log 2>&1",
+            ])
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard ContinuousClock.now < deadline, server.isRunning else {
+                let log = (try? String(contentsOfFile: "\(home)/pulse.log", encoding: .utf8)) ?? ""
+                throw TestbedError(
+                    "PulseAudio did not start on host \(host): \(server.text(.stderr)) \(log.suffix(2_000))")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return (server, ["PULSE_SERVER": "unix:\(socket)"])
+    }
+
     func cleanStateDirs() { try? FileManager.default.removeItem(atPath: "/tmp/partyradio-it-\(name)") }
 }
 

@@ -1,49 +1,14 @@
 import Foundation
 import Testing
 
-/// PulseAudio's daemon and its client tools (parec, pactl).
-private let hasPulseAudio = ["/usr/bin/pulseaudio", "/usr/bin/parec", "/usr/bin/pactl"].allSatisfy {
-    FileManager.default.isExecutableFile(atPath: $0)
-}
-
 /// A listener playing into a real sound server (issue 11, items 5 and 8): a PulseAudio of its own
 /// on the listener's host, with a null sink, as scripts/bench-speaker.py runs it; its socket in the
 /// test's state directory, no network module, no D-Bus.
 @Suite(
     "A listener into a real PulseAudio", .serialized,
     .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"),
-    .enabled(if: hasPulseAudio, "PulseAudio is not installed (scripts/ensure-packages.sh --for test)"))
+    .enabled(if: Testbed.hasPulseAudio, "PulseAudio is not installed (scripts/ensure-packages.sh --for test)"))
 struct SpeakerLANTests {
-    /// Starts PulseAudio on `host` with a null sink `party` (48 kHz stereo); the process and the
-    /// environment that points a client at it.
-    func startSoundServer(_ lan: Testbed, host: Int) throws -> (TestbedProcess, [String: String]) {
-        let home = lan.stateDir("pulse\(host)")
-        let socket = "\(home)/native"
-        // In a session of its own, its output in a file: started straight under the test process,
-        // no later `run` on its host returned (seen; scripts/bench-speaker.py starts it the same way).
-        // `setsid -w`: where the shell leads its process group setsid forks, and then waits, so the
-        // process stays PulseAudio's for as long as it runs (the testbed's teardown ends both).
-        let server = try lan.spawn(
-            host: host,
-            [
-                "sh", "-c",
-                "exec setsid -w /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "
-                    + "--exit-idle-time=-1 --use-pid-file=no --disallow-exit --log-target=stderr "
-                    + "-L 'module-null-sink sink_name=party rate=48000 channels=2' "
-                    + "-L 'module-native-protocol-unix socket=\(socket) auth-anonymous=1' > \(home)/pulse.log 2>&1",
-            ])
-        let deadline = ContinuousClock.now + .seconds(15)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard ContinuousClock.now < deadline, server.isRunning else {
-                let log = (try? String(contentsOfFile: "\(home)/pulse.log", encoding: .utf8)) ?? ""
-                throw TestbedError(
-                    "PulseAudio did not start on host \(host): \(server.text(.stderr)) \(log.suffix(2_000))")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return (server, ["PULSE_SERVER": "unix:\(socket)"])
-    }
-
     /// The peak of about 2 s of the null sink's monitor (16-bit samples): what the speaker plays.
     func speakerPeak(_ lan: Testbed, host: Int, env: [String: String]) throws -> Int {
         let file = "\(lan.stateDir("pulse\(host)"))/monitor.raw"
@@ -80,7 +45,7 @@ struct SpeakerLANTests {
         }
         var environments: [Int: [String: String]] = [:]
         for host in [2, 3] {
-            let (server, env) = try startSoundServer(lan, host: host)
+            let (server, env) = try lan.startSoundServer(host: host)
             servers.append(server)
             environments[host] = env
             // Host 2 plays as shipped: a request every 50 ms (half mpv's buffer), a timing report

@@ -26,17 +26,12 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
     private let timeoutNs: Int64
     private let interfaceName: String
     private var finder: StationFinder?
-    /// The keys this state directory met before: a station that shows another is refused.
-    private let pins: KeyPins
 
-    /// - Parameters:
-    ///   - query: the station the user named (nil: the only one there is).
-    ///   - pins: the keys station names showed before (`known_stations`), checked as `listen` does.
+    /// - Parameter query: the station the user named (nil: the only one there is).
     public init(
         _ request: Request, station query: String?, timeoutNs: Int64, interfaceName: String,
-        verifier: any DatagramVerifier, pins: KeyPins = KeyPins()
+        verifier: any DatagramVerifier
     ) {
-        self.pins = pins
         self.query = query
         self.timeoutNs = timeoutNs
         self.interfaceName = interfaceName
@@ -104,11 +99,7 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
             case .found(let found):
                 watch.isQuerying = false
                 station = found
-                if let refusal = pins.check(found, into: &out) {
-                    finish(refusal)
-                } else if let refusal = retry.found(found) {
-                    finish(refusal)
-                }
+                if let refusal = retry.found(found) { finish(refusal) }
             }
         }
         guard !isFinished, let station else { return out }

@@ -86,9 +86,7 @@ public struct Inbound: Sendable {
 }
 
 /// Decodes, checks the sender against the policy, verifies the signature and rejects replays;
-/// everything dropped is counted by reason in ``drops`` (docs/PROTOCOL.md, "Drops"). A DJ's filter
-/// answers an unknown sender with a cookie challenge when its verification budget is short
-/// (``SenderGate``); a guest's takes the challenges its station sends.
+/// everything dropped is counted by reason in ``drops`` (docs/PROTOCOL.md, "Drops").
 public struct DatagramFilter: Sendable {
     private let verifier: any DatagramVerifier
     private var replay = ReplayWindow()
@@ -99,21 +97,10 @@ public struct DatagramFilter: Sendable {
     /// The session keys of guests this node has checked (their signature or MAC): a vote's MAC
     /// is then checked in a microsecond instead of a signature's tens.
     private var sessions = SessionKeys()
-    /// What the last datagram asked to be sent: the DJ's cookie challenge to its sender, or the
-    /// cookie a station's challenge gave this node (``accept(_:from:at:policy:logInto:)`` turns it
-    /// into an effect).
-    private var pending: Effect?
-    /// Cookie challenges taken from stations (each one's cookie goes into what this node sends
-    /// there next, if the outbox finds that it answers one of them).
-    public private(set) var challengesTaken = 0
 
-    /// - Parameter cookieSecret: the admission cookies' key (a DJ's), random unless a test sets it.
-    public init(
-        verifier: any DatagramVerifier, limits: SenderGate.Limits = SenderGate.Limits(),
-        cookieSecret: (UInt64, UInt64)? = nil
-    ) {
+    public init(verifier: any DatagramVerifier, limits: SenderGate.Limits = SenderGate.Limits()) {
         self.verifier = verifier
-        gate = SenderGate(limits: limits, cookieSecret: cookieSecret)
+        gate = SenderGate(limits: limits)
     }
 
     /// The datagram, if it passes; nil (and counted) if not. `machine`: the sender's, as the runtime
@@ -121,7 +108,6 @@ public struct DatagramFilter: Sendable {
     public mutating func accept(
         _ bytes: [UInt8], from: PeerAddress, machine: MachineID? = nil, at now: LocalTime, policy: SenderPolicy
     ) -> Inbound? {
-        pending = nil
         do throws(WireError) {
             let datagram = try Datagram.decode(try unsealed(bytes, policy: policy))
             let header = datagram.header
@@ -134,25 +120,13 @@ public struct DatagramFilter: Sendable {
                 guard header.kind.isFromDJ else { throw .unexpectedSender }
                 guard header.sender == key else { throw .badSignature }
             }
-            if case .cookieChallenge(let challenge) = datagram.message {
-                // Unauthenticated by design: its cookie is all that is taken from it (the outbox
-                // checks that it answers a datagram sent there), and it is never a message.
-                challengesTaken += 1
-                pending = .cookieFrom(header.stationID, challenge)
-                return nil
-            }
             // Cheap checks before the expensive one: a replay, or a sender over its share, costs no
             // signature check.
             guard replay.wouldAccept(header.sequence, from: header.sender) else { throw .replayed }
-            switch gate.admit(sender: header.sender, from: from, cookie: header.cookie, now: now) {
+            switch gate.admit(sender: header.sender, host: from.host, now: now) {
             case .verify: break
             case .rateLimited: throw .rateLimited
             case .overBudget: throw .overBudget
-            case .challenge(let cookie):
-                pending = .send(
-                    .cookieChallenge(CookieChallenge(echo: header.sequence, cookie: cookie)), to: .peer(from),
-                    station: header.stationID)
-                throw .challenged
             }
             switch header.authentication {
             case .signature:
@@ -166,8 +140,6 @@ public struct DatagramFilter: Sendable {
                     verifier.verify(datagram, sessionKey: key)
                 else { throw .badMAC }
                 if known == nil { sessions.insert(key, for: header.sender) }
-            case .unsigned:
-                throw .unexpectedSender  // only a challenge comes so, and it was taken above
             }
             guard replay.accept(header.sequence, from: header.sender) else { throw .replayed }
             gate.accepted(sender: header.sender, host: from.host)
@@ -211,10 +183,6 @@ public struct DatagramFilter: Sendable {
     ) -> Inbound? {
         let total = drops.total
         let inbound = accept(bytes, from: from, machine: machine, at: now, policy: policy)
-        if let pending {
-            effects.append(pending)
-            self.pending = nil
-        }
         guard inbound == nil, drops.total > total else { return inbound }
         guard now - lastDropLogAt >= Self.dropLogIntervalNs else {
             unloggedDrops += 1

@@ -332,6 +332,26 @@ avahi_ready() {
         --dest=org.freedesktop.Avahi / org.freedesktop.Avahi.Server.GetState 2>/dev/null | grep -q 'int32 2'
 }
 
+# wait_avahi DIR I PID DEADLINE — wait until host I's avahi-daemon answers. A daemon that exited on
+# its way up (on a loaded machine it can give up on a D-Bus bus that is not there yet) is started
+# again through its init (USR1), up to three times; 1 when the init dies or DEADLINE passes.
+wait_avahi() {
+    local dir=$1 i=$2 pid=$3 deadline=$4 restarts=0 apid
+    until avahi_ready "$pid"; do
+        kill -0 "$pid" 2>/dev/null || { echo "testbed: host $i's init died" >&2; return 1; }
+        (($(date +%s) < deadline)) || return 1
+        apid=$(cat "$dir/avahi-$i.pid" 2>/dev/null || true)
+        if [[ -n $apid ]] && ! kill -0 "$apid" 2>/dev/null && ((restarts < 3)); then
+            restarts=$((restarts + 1))
+            log "avahi-daemon on host $i exited on its way up; starting it again ($restarts of 3)."
+            echo "testbed: avahi-daemon $apid exited; restart $restarts" >>"$dir/host$i.log"
+            kill -USR1 "$pid"
+            sleep 0.5
+        fi
+        sleep 0.1
+    done
+}
+
 cmd_up() {
     local n="" name="" tag="" family=v4 subnets=1 start
     start=$(date +%s.%N)
@@ -499,11 +519,8 @@ cmd_up() {
     done
     for ((i = 1; i <= hosts; i++)); do
         pid=$(host_pid "$name" "$i")
-        until avahi_ready "$pid"; do
-            kill -0 "$pid" 2>/dev/null || die "host $i's init died (see $dir/host$i.log)."
-            (($(date +%s) < deadline)) || die "avahi-daemon on host $i is not running after ${READY_TIMEOUT_S}s (see $dir/host$i.log)."
-            sleep 0.1
-        done
+        wait_avahi "$dir" "$i" "$pid" "$deadline" || die "avahi-daemon on host $i is not running after ${READY_TIMEOUT_S}s; its host's log:
+$(tail -n 20 "$dir/host$i.log" 2>/dev/null)"
     done
     refuse_if_root_avahi
     trap - EXIT
@@ -545,7 +562,8 @@ cmd_host_init() {
     local dbus_pid avahi_pid="" sleep_pid
     dbus-daemon --system --nofork --nopidfile &
     dbus_pid=$!
-    for _ in $(seq 100); do [[ -S /run/dbus/system_bus_socket ]] && break; sleep 0.05; done
+    # avahi-daemon gives up without its bus: wait for the socket as long as `up` waits for us.
+    for _ in $(seq $((READY_TIMEOUT_S * 20))); do [[ -S /run/dbus/system_bus_socket ]] && break; sleep 0.05; done
 
     start_avahi() {
         if [[ -n $avahi_pid ]] && kill -0 "$avahi_pid" 2>/dev/null; then return 0; fi
@@ -717,10 +735,8 @@ cmd_start_avahi() {
     pid=$(host_pid "$1" "$i")
     kill -USR1 "$pid"
     deadline=$(($(date +%s) + READY_TIMEOUT_S))
-    until avahi_ready "$pid"; do
-        (($(date +%s) < deadline)) || die "avahi-daemon on host $i did not come back (see $(state_dir "$1")/host$i.log)."
-        sleep 0.1
-    done
+    wait_avahi "$(state_dir "$1")" "$i" "$pid" "$deadline" ||
+        die "avahi-daemon on host $i did not come back (see $(state_dir "$1")/host$i.log)."
 }
 
 # ---------------------------------------------------------------------------------------------

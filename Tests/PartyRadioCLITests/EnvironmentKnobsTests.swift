@@ -112,4 +112,26 @@ import Testing
         }
         #expect(scanned > 100)
     }
+
+    /// The environment is the command's: `main` reads the process's once and hands it down (the
+    /// knobs, `PULSE_SERVER`, `DBUS_SESSION_BUS_ADDRESS`, the locale), so that a command run in
+    /// process by a test sees only the environment it was given. No other file reads it.
+    @Test func nothingButMainReadsTheProcessEnvironment() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources")
+        // The benchmarks and the fuzzer are programs of their own, in no product; libcurl reads its
+        // proxy variables from the process itself, and `CurlHandle` keeps its no_proxy the same.
+        let allowed = [
+            "App/partyradio/main.swift", "Fuzz/partyradio-fuzz/Entry.swift", "Adapters/PartyRadioCurl/CurlHandle.swift",
+        ]
+        let files = try FileManager.default.subpathsOfDirectory(atPath: sources.path)
+        for path in files where path.hasSuffix(".swift") && !allowed.contains(path) && !path.hasPrefix("Bench/") {
+            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+            for line in text.split(separator: "\n")
+            where line.contains("processInfo.environment") || line.contains("getenv(") {
+                Issue.record("Sources/\(path) reads the process environment: \(line)")
+            }
+        }
+    }
 }

@@ -31,29 +31,54 @@ import Testing
         terminal.state.allRows.filter { $0.contains("Rooftop") && $0.contains("listening  track") }
     }
 
-    @Test func theDJsStatusLinesGoAboveTheQRCodeAndTheViewIsDrawnOnce() {
+    /// The DJ's station (ID, key, addresses, the name it is announced as) is in the view, below the
+    /// keys and above the QR code, not printed above the view once it has started; the keys take
+    /// two rows, each whole on 80 columns; and the view is drawn once, in the scrollback too (the
+    /// terminal keeps a copy of its screen when erased from its top left corner, as tmux does).
+    @Test func theDJsStationIsInTheViewAboveTheQRCodeAndTheViewIsDrawnOnce() {
         let (printer, terminal) = printer(role: "dj")
+        printer.report(.webPage(url: "http://10.0.0.1:8080/", djURL: "http://10.0.0.1:8080/#dj=secret"))
         printer.report(
             .stationStarted(
                 name: "Rooftop", id: StationID(rawValue: 7), interface: "eth0", address: "10.0.0.1", port: 4000,
                 group: StationID(rawValue: 7).multicastGroup, fingerprint: "ab:cd", queueLength: 6))
-        printer.report(.webPage(url: "http://10.0.0.1:8080/", djURL: "http://10.0.0.1:8080/#dj=secret"))
+        printer.report(.notice("Carrying on from the saved station."))
         printer.report(.state(snapshot(track: 0, listeners: 0), positionNs: 0, change: .track))
+        #expect(terminal.state.screen.contains { $0.contains("announcing…") })
         printer.report(.stationPublished(name: "Rooftop"))
         printer.report(.listenersChanged(count: 1, joined: "ann", left: false))
         printer.report(.roster(Roster(total: 1, entries: [.init(name: "ann", listeningForMs: 1000)])))
         printer.report(.state(snapshot(track: 1), positionNs: 0, change: .track))
         let rows = terminal.state.allRows
         #expect(headers(terminal).count == 1, "\(rows)")
-        let announced = rows.firstIndex { $0.hasPrefix("Announced as 'Rooftop'") }
-        let station = rows.firstIndex { $0.hasPrefix("Station 'Rooftop'") }
+        #expect(rows.filter { $0.contains("guests: http://10.0.0.1:8080/") }.count == 1, "\(rows)")
+        #expect(!rows.contains { $0.hasPrefix("Station 'Rooftop'") || $0.hasPrefix("Announced as") }, "\(rows)")
         let header = rows.firstIndex { $0.contains("listening  track 2/6") }
+        let keys = rows.firstIndex { $0.contains("keys: n next") }
+        let moreKeys = rows.firstIndex { $0.contains("q quit") }
+        let station = rows.firstIndex { $0.contains("station ID \(StationID(rawValue: 7).hex)") && $0.contains("eth0") }
+        let announced = rows.firstIndex { $0.contains("announced as 'Rooftop' on the local network") }
         let guests = rows.firstIndex { $0.contains("guests: http://10.0.0.1:8080/") }
-        #expect(station != nil && announced != nil && header != nil && guests != nil, "\(rows)")
-        if let station, let announced, let header, let guests {
-            #expect(station < announced && announced < header && header < guests, "\(rows)")
+        #expect(
+            header != nil && keys != nil && moreKeys != nil && station != nil && announced != nil && guests != nil,
+            "\(rows)")
+        if let header, let keys, let moreKeys, let station, let announced, let guests {
+            #expect(
+                header < keys && keys + 1 == moreKeys && moreKeys < station && station < announced
+                    && announced < guests, "\(rows)")
+            #expect(rows[keys].hasSuffix("r repeat (all)") && rows[moreKeys].hasSuffix("w DJ QR  q quit"), "\(rows)")
         }
         #expect(rows.contains { $0.hasPrefix("Listener joined: ann") })
+        #expect(rows.contains { $0.hasPrefix("Carrying on") })
+    }
+
+    /// The DJ sends who listens when someone joins or leaves; the time each has listened goes on
+    /// between (the view added none, and every guest stayed at "0 s").
+    @Test func listeningTimesGoOnBetweenRosters() {
+        let roster = Roster(
+            total: 2, entries: [.init(name: "ann", listeningForMs: 1_500), .init(name: "bob", listeningForMs: 0)])
+        #expect(Render.listeningLine(roster) == "   listening: ann (1 s), bob (0 s)")
+        #expect(Render.listeningLine(roster, plusMs: 59_000) == "   listening: ann (1 min), bob (59 s)")
     }
 
     @Test func aListenerSeesItsKeysItsVoteAndItsMute() {

@@ -46,12 +46,26 @@ import Testing
     }
 
     @Test func eachViewNamesItsKeys() {
-        let listener = TerminalKeys.listenerHelp(muted: false)
+        let listener = TerminalKeys.listenerHelp(muted: false).joined(separator: " ")
         for word in ["u vote up", "d down", "c clear", "m mute", "+/- volume", "q quit"] {
             #expect(listener.contains(word), "\(word)")
         }
-        #expect(TerminalKeys.listenerHelp(muted: true).contains("m unmute"))
-        #expect(TerminalKeys.djHelp(settings: "all, 100").contains("n next"))
+        #expect(TerminalKeys.listenerHelp(muted: true).joined().contains("m unmute"))
+        let dj = TerminalKeys.djHelp(repeatMode: "all", volume: 100)
+        for word in [
+            "n next", "p prev", "space pause", "s shuffle", "r repeat (all)", "+/- volume (100)", "a approve",
+            "d drop", "w DJ QR", "q quit",
+        ] {
+            #expect(dj.contains { $0.contains(word) }, "\(word)")
+        }
+    }
+
+    /// Every key shows on an 80-column terminal: each help line, as the view indents it, is
+    /// narrower than the 79 columns the view leaves a line (it cuts the rest).
+    @Test func everyKeyLineFitsEightyColumns() {
+        let lines =
+            TerminalKeys.djHelp(repeatMode: "all", volume: 100) + TerminalKeys.listenerHelp(muted: true)
+        for line in lines { #expect(("   " + line).count <= 79, "\(line.count + 3) columns: \(line)") }
     }
 }
 

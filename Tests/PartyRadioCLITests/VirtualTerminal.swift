@@ -2,7 +2,8 @@ import Synchronization
 
 /// A small terminal for the live views' tests: it does what a terminal does with the bytes the
 /// views write (printable text with autowrap and scrolling into history, CR, LF, cursor up/down,
-/// erase line, erase below; colours are ignored), and resizes as tmux does (lines reflowed to the
+/// erase line, erase below — from the top left corner, as tmux does, keeping the screen in the
+/// scrollback; automatic wrap on and off; colours are ignored), and resizes as tmux does (lines reflowed to the
 /// new width) or as xterm does (lines cut). Its character widths are its own short table, not the
 /// code's: 2 for the CJK and emoji the tests use, 1 for the rest.
 struct VirtualTerminal {
@@ -23,6 +24,8 @@ struct VirtualTerminal {
     private(set) var x = 0
     private(set) var y = 0
     private var escape: String?
+    /// DECAWM: off, a character at the right edge overwrites the last column instead of wrapping.
+    private var autowrap = true
 
     static let wide: Set<Character> = ["界", "世", "🎸", "💬"]
 
@@ -88,7 +91,9 @@ struct VirtualTerminal {
 
     private mutating func put(_ character: Character) {
         let columns = Self.wide.contains(character) ? 2 : 1
-        if x + columns > width {
+        if x + columns > width && !autowrap {
+            x = max(0, width - columns)
+        } else if x + columns > width {
             grid[top + y].wrapped = true
             lineFeed()
             x = 0
@@ -111,6 +116,10 @@ struct VirtualTerminal {
 
     private mutating func perform(_ sequence: String) {
         guard sequence.hasPrefix("["), let final = sequence.last else { return }
+        if sequence == "[?7l" || sequence == "[?7h" {
+            autowrap = sequence == "[?7h"
+            return
+        }
         let n = max(1, Int(sequence.dropFirst().dropLast()) ?? 1)
         switch final {
         case "A": y = max(0, y - n)
@@ -124,6 +133,9 @@ struct VirtualTerminal {
         case "K":
             grid[top + y] = Row()
         case "J":
+            // tmux (`scroll-on-clear`): erasing below from the top left corner clears the screen,
+            // and keeps what it showed in the scrollback.
+            if reflows && x == 0 && y == 0 { grid.append(contentsOf: Array(repeating: Row(), count: height)) }
             grid[top + y].cells = Array(grid[top + y].cells.prefix(min(x, width)))
             grid[top + y].wrapped = false
             for index in (top + y + 1)..<grid.count { grid[index] = Row() }

@@ -13,7 +13,7 @@ import Testing
 
     @Test func aStreamWaitsForThePublishThatWakesIt() async {
         let hub = WebHub()
-        hub.publish("{\"n\":1}", tracks: [], votes: VoteBook())
+        hub.publish("{\"n\":1}", votes: VoteBook())
         let stream = hub.stream()
         let first = text(stream.next(clientGone: { false }))
         #expect(first?.contains("{\"n\":1}") == true && first?.hasPrefix("retry: 1000") == true)
@@ -21,7 +21,7 @@ import Testing
         let start = ContinuousClock.now
         async let next = onAThread { self.text(stream.next(clientGone: { false })) }
         try? await Task.sleep(for: .milliseconds(600))  // longer than a hang-up slice: it still waits
-        hub.publish("{\"n\":2}", tracks: [], votes: VoteBook())
+        hub.publish("{\"n\":2}", votes: VoteBook())
         let second = await next
         #expect(second == "event: state\ndata: {\"n\":2}\n\n")
         #expect(seconds(since: start) < WebHub.keepAliveSeconds, "woken by the publish, not the keep-alive")

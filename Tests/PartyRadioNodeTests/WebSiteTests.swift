@@ -11,7 +11,7 @@ import Testing
 @Suite struct WebSiteTests {
     func site(timeout: Double = 0.05) -> (WebSite, WebHub, Inbox<NodeInput>) {
         let hub = WebHub()
-        hub.publish("{\"station\":\"Test\"}", tracks: [], votes: VoteBook())
+        hub.publish("{\"station\":\"Test\"}", votes: VoteBook())
         let inbox = Inbox<NodeInput>()
         let site = WebSite(
             hub: hub, inbox: inbox, clock: NodeClock(), catalog: nil, address: "10.0.0.1", port: 8080,
@@ -221,7 +221,7 @@ import Testing
             }
         }
         dj.start()
-        hub.publish(state, tracks: tracks, votes: VoteBook())
+        hub.publish(state, votes: VoteBook())
         func body(_ path: String, query: [String: String] = [:]) -> String {
             let response = site.respond(
                 to: WebRequest(

@@ -61,4 +61,30 @@ import Testing
         await onAThread { worker.stop(waiting: true) }
         #expect(done.withLock { $0 }, "the job under way finished before stop returned")
     }
+
+    /// The DJ's rescans: a request while a scan runs is not dropped (files added during the scan
+    /// would be missed) but runs once the scan is done, and many such requests make one more run.
+    @Test func enqueuedJobsWaitForTheOneUnderWayAndCollapseIntoOne() async {
+        let worker = WorkerThread(name: "test.worker")
+        let gate = Condition((open: false, started: 0, ran: [Int]()))
+        let job: @Sendable (Int) -> @Sendable () -> Void = { number in
+            {
+                gate.change { $0.started += 1 }
+                _ = gate.wait(until: .now() + 10) { $0.open ? true : nil }
+                gate.change { $0.ran.append(number) }
+            }
+        }
+        #expect(worker.enqueue(job(1)))
+        _ = await onAThread { gate.wait(until: .now() + 10) { $0.started == 1 ? true : nil } }
+        // Busy: these wait, and the last one stands for them all.
+        #expect(worker.enqueue(job(2)))
+        #expect(worker.enqueue(job(3)))
+        gate.change { $0.open = true }
+        let ran = await onAThread { gate.wait(until: .now() + 10) { $0.ran.count == 2 ? $0.ran : nil } }
+        #expect(ran == [1, 3])
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(gate.withLock { $0.ran } == [1, 3], "job 2 was replaced, not run")
+        worker.stop(waiting: true)
+        #expect(!worker.enqueue(job(4)), "a stopped worker takes nothing")
+    }
 }

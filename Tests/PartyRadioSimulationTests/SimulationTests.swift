@@ -15,7 +15,28 @@ import Testing
         return (1...UInt64(max(1, count))).map { $0 }
     }
 
-    @Test func partiesKeepTheirInvariantsAcrossSeeds() {
+    @Test func partiesKeepTheirInvariantsAcrossSeeds() async {
+        // The seeds run off the concurrency pool (``offThePool``); the checks come back here.
+        let (failures, totals, loss) = await offThePool { Self.runSeeds() }
+        print(
+            "simulation: \(Self.seeds.count) seeds\(loss.map { " at \(Int($0 * 100)) % loss" } ?? ""), \(totals.listeners) listeners, \(totals.voters) voters "
+                + "(\(totals.votesAcknowledged) acknowledged; \(totals.sessionVotes) vote datagrams with a session MAC), \(totals.datagrams) datagrams "
+                + "(\(totals.batched) to the DJ in batches), "
+                + "\(totals.convergenceSamples) position checks (\(totals.offLinkChecks) beyond a router, \(totals.offLinkStale) of them a second late), worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
+                + "\(totals.crowdSkips) crowd skips (in \(totals.seedsWithCrowdSkip) seeds; \(totals.crowdSkipsAtShare) at exactly the share), \(totals.chats) chat lines acknowledged, "
+                + "\(totals.requests) requests queued, \(totals.requestVotes) votes on requests counted")
+        for failure in failures.prefix(30) { print("FAILED \(failure)") }
+        #expect(failures.isEmpty, "\(failures.count) violations; first: \(failures.first ?? "")")
+        // A third of the listeners are beyond a router: the invariant on them must have had its say.
+        // They hear the station as well as listeners on the link do: a snapshot over a second old only when loss ate two.
+        if Self.seeds.count >= 20 {
+            #expect(totals.offLinkChecks > 0)
+            #expect(totals.offLinkStale * 20 <= totals.offLinkChecks, "beyond a router, snapshots late too often")
+        }
+    }
+
+    /// Every seed's run: the violations, the totals, and the loss every link was given, if any.
+    static func runSeeds() -> (failures: [String], totals: SimRun.Stats, loss: Double?) {
         var failures: [String] = []
         var totals = SimRun.Stats()
         let loss = ProcessInfo.processInfo.environment["PARTYRADIO_SIM_LOSS"].flatMap(Double.init)
@@ -47,40 +68,31 @@ import Testing
             totals.requests += run.stats.requests
             totals.requestVotes += run.stats.requestVotes
         }
-        print(
-            "simulation: \(Self.seeds.count) seeds\(loss.map { " at \(Int($0 * 100)) % loss" } ?? ""), \(totals.listeners) listeners, \(totals.voters) voters "
-                + "(\(totals.votesAcknowledged) acknowledged; \(totals.sessionVotes) vote datagrams with a session MAC), \(totals.datagrams) datagrams "
-                + "(\(totals.batched) to the DJ in batches), "
-                + "\(totals.convergenceSamples) position checks (\(totals.offLinkChecks) beyond a router, \(totals.offLinkStale) of them a second late), worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
-                + "\(totals.crowdSkips) crowd skips (in \(totals.seedsWithCrowdSkip) seeds; \(totals.crowdSkipsAtShare) at exactly the share), \(totals.chats) chat lines acknowledged, "
-                + "\(totals.requests) requests queued, \(totals.requestVotes) votes on requests counted")
-        for failure in failures.prefix(30) { print("FAILED \(failure)") }
-        #expect(failures.isEmpty, "\(failures.count) violations; first: \(failures.first ?? "")")
-        // A third of the listeners are beyond a router: the invariant on them must have had its say.
-        // They hear the station as well as listeners on the link do: a snapshot over a second old only when loss ate two.
-        if Self.seeds.count >= 20 {
-            #expect(totals.offLinkChecks > 0)
-            #expect(totals.offLinkStale * 20 <= totals.offLinkChecks, "beyond a router, snapshots late too often")
+        return (failures, totals, loss)
+    }
+
+    @Test func aSeedReplaysTheSameRun() async {
+        let (first, second) = await offThePool {
+            var first = SimRun(seed: 4242)
+            first.run()
+            var second = SimRun(seed: 4242)
+            second.run()
+            return (first.stats, second.stats)
         }
+        #expect(first.datagrams == second.datagrams)
+        #expect(first.inputs == second.inputs)
+        #expect(first.maxErrorNs == second.maxErrorNs)
+        #expect(first.datagrams > 100)
     }
 
-    @Test func aSeedReplaysTheSameRun() {
-        var first = SimRun(seed: 4242)
-        first.run()
-        var second = SimRun(seed: 4242)
-        second.run()
-        #expect(first.stats.datagrams == second.stats.datagrams)
-        #expect(first.stats.inputs == second.stats.inputs)
-        #expect(first.stats.maxErrorNs == second.stats.maxErrorNs)
-        #expect(first.stats.datagrams > 100)
-    }
-
-    @Test func theChecksCanFail() {
+    @Test func theChecksCanFail() async {
         // Demand a position no estimate over a jittery link can meet: the checker must object.
-        let seed = Self.firstSeedWithListeners()
-        var strict = SimRun(seed: seed, positionToleranceNs: 1)
-        strict.run()
-        #expect(strict.stats.convergenceSamples > 0)
+        let strict = await offThePool {
+            var strict = SimRun(seed: Self.firstSeedWithListeners(), positionToleranceNs: 1)
+            strict.run()
+            return (samples: strict.stats.convergenceSamples, violations: strict.violations)
+        }
+        #expect(strict.samples > 0)
         #expect(!strict.violations.isEmpty)
         #expect(strict.violations.allSatisfy { $0.contains("off the station position") })
     }

@@ -7,6 +7,11 @@ public struct CommandContext: Sendable {
     public let environment: [String: String]
     /// Its `PARTYRADIO_*` variables, parsed once, here.
     public let knobs: EnvironmentKnobs
+    /// The desktop's variables the nodes act on, read once, here: the PulseAudio server
+    /// (`PULSE_SERVER`, for the player) and the session bus (`DBUS_SESSION_BUS_ADDRESS`, where
+    /// MPRIS offers the player). Empty is unset.
+    public let soundServer: String?
+    public let sessionBus: String?
     /// Where the command prints (``Console/standard`` outside tests).
     public var console: Console
     /// Unix time in seconds: developer-token issue times and log timestamps.
@@ -19,6 +24,8 @@ public struct CommandContext: Sendable {
     ) {
         self.environment = environment
         knobs = EnvironmentKnobs(environment)
+        soundServer = environment["PULSE_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        sessionBus = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
         self.console = console
         self.clock = clock
     }

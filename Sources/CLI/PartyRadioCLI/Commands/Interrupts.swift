@@ -35,7 +35,7 @@ final class LibraryReloadSignal {
 /// mode, restored on exit; ``TerminalKeys``), otherwise one command per line
 /// (``DJControl/parse(line:)``, ``ListenerControl/parse(line:)``; a line it cannot take is a
 /// warning). End of input is not a quit: a node started from a script with stdin closed keeps
-/// playing until a signal.
+/// playing until a signal. The end of a terminal is: it hung up.
 final class ControlReader {
     /// Whose controls: the DJ's or a listener's.
     enum Role: Sendable { case dj, listener }
@@ -79,15 +79,24 @@ final class ControlReader {
         control == .quit ? .quit : .listenerControl(control)
     }
 
+    /// Reads keys until the terminal is gone. In raw mode no key ends the input (Ctrl-D is a byte
+    /// like any other), so an end of input is the terminal hanging up — its window closed, the
+    /// ssh session or the tmux session gone — and the node quits. SIGHUP alone would not do: it
+    /// is the DJ's library reload, and a DJ whose window was closed used to play on unseen,
+    /// holding its name.
     private static func readKeys(_ role: Role, _ inbox: Inbox<NodeInput>) {
         var byte: UInt8 = 0
         var djKeys = TerminalKeys.DJ()
-        while read(STDIN_FILENO, &byte, 1) == 1 {
+        while true {
+            let count = read(STDIN_FILENO, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { break }
             switch role {
             case .dj: if let control = djKeys.control(for: byte) { inbox.push(input(control)) }
             case .listener: if let control = TerminalKeys.listener(byte) { inbox.push(input(control)) }
             }
         }
+        inbox.push(.quit)
     }
 
     private static func readLines(_ role: Role, _ inbox: Inbox<NodeInput>, reporter: any NodeReporter) {

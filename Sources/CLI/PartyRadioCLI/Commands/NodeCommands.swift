@@ -13,7 +13,7 @@ enum NodeCommands {
         return NodeSettings(
             interfaceName: network.interface, stateDirectory: URL(fileURLWithPath: stateDirectory),
             clock: NodeClock(offsetMs: playback.clockOffsetMs, driftPPM: playback.clockDriftPPM),
-            reporter: reporter, code: network.code,
+            reporter: reporter, code: network.code, sessionBus: context.sessionBus,
             domain: network.domain.map {
                 DomainSettings(
                     domain: $0, server: network.dnsServer, keyFile: network.dnsKey, lease: context.knobs.dnsLease)
@@ -23,7 +23,7 @@ enum NodeCommands {
     static func playbackOptions(_ flags: PlaybackFlags, context: CommandContext) -> PlaybackOptions {
         PlaybackOptions(
             noAudio: flags.noAudio, audioDriver: flags.audioDriver, tracePath: flags.tracePath,
-            tuning: context.knobs.player)
+            tuning: context.knobs.player, soundServer: context.soundServer)
     }
 
     /// A node's runtime failure: one line (it says what to do), and the node's exit code.

@@ -44,14 +44,18 @@ enum TerminalKeys {
         }
     }
 
-    /// The DJ's help line; `settings` is the repeat mode and volume ("all, 100").
-    static func djHelp(settings: String) -> String {
-        "keys: n next  p prev  space pause  s shuffle  r repeat (\(settings))  +/- volume  a approve  d drop  "
-            + "w DJ QR  q quit"
+    /// The DJ's keys, in two lines that fit an 80-column terminal with the view's indent (a line
+    /// the view cuts would hide the last keys): `repeatMode` and `volume` say what `r` and `+`/`-`
+    /// act on now.
+    static func djHelp(repeatMode: String, volume: Int) -> [String] {
+        [
+            "keys: n next  p prev  space pause  s shuffle  r repeat (\(repeatMode))",
+            "      +/- volume (\(volume))  a approve  d drop  w DJ QR  q quit",
+        ]
     }
 
     /// The listener's help line (`m` says what it does now).
-    static func listenerHelp(muted: Bool) -> String {
-        "keys: u vote up  d down  c clear  m \(muted ? "unmute" : "mute")  +/- volume  q quit"
+    static func listenerHelp(muted: Bool) -> [String] {
+        ["keys: u vote up  d down  c clear  m \(muted ? "unmute" : "mute")  +/- volume  q quit"]
     }
 }

@@ -40,7 +40,10 @@ enum DoctorCommand {
             clock = .clock(
                 station, interface: interface.name, why: "without avahi-daemon no station can be found")
         }
-        checks.append(.audio(options.noAudio ? nil : DoctorProbes.audio(driver: options.audioDriver)))
+        checks.append(
+            .audio(
+                options.noAudio
+                    ? nil : DoctorProbes.audio(driver: options.audioDriver, soundServer: context.soundServer)))
         checks.append(clock)
         checks.append(.catalog(catalog(options, context: context), url: options.iTunesURL))
         if options.json {

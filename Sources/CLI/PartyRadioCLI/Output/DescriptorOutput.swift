@@ -11,6 +11,9 @@ enum DescriptorOutput {
     /// While a live view is on the terminal, its screen (``LiveScreen/attach()``): every write goes
     /// through it, so that nothing lands in the middle of the view.
     private static let owner = Mutex<(@Sendable (String, Console.Stream) -> Void)?>(nil)
+    /// Where stderr's text goes: descriptor 2, or the terminal's own descriptor while a live view
+    /// reads what C libraries write to descriptor 2 (``StderrCapture``).
+    private static let errDescriptor = Mutex<Int32>(STDERR_FILENO)
 
     static func write(_ text: String, to stream: Console.Stream) {
         if let owner = owner.withLock({ $0 }) { return owner(text, stream) }
@@ -21,9 +24,14 @@ enum DescriptorOutput {
     static func writeDirectly(_ text: String, to stream: Console.Stream) {
         switch stream {
         case .out: outLock.withLock { _ in write(text, descriptor: STDOUT_FILENO) }
-        case .err: errLock.withLock { _ in write(text, descriptor: STDERR_FILENO) }
+        case .err:
+            let descriptor = errDescriptor.withLock { $0 }
+            errLock.withLock { _ in write(text, descriptor: descriptor) }
         }
     }
+
+    /// Sends stderr's text to `descriptor` from now on.
+    static func setErrorDescriptor(_ descriptor: Int32) { errDescriptor.withLock { $0 = descriptor } }
 
     /// Hands every later write to `owner` (nil: back to the descriptors).
     static func setOwner(_ newOwner: (@Sendable (String, Console.Stream) -> Void)?) {

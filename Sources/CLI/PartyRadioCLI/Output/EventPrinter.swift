@@ -23,8 +23,13 @@ final class EventPrinter: NodeReporter {
     private struct ViewState {
         var snapshot: StateSnapshot?
         var positionNs: Int64 = 0
-        var listening = ""
-        var settings = "all, 100"
+        /// Who listens, and when the DJ said so: the view adds the time since to each guest's.
+        var roster: (Roster, at: ContinuousClock.Instant)?
+        var repeatMode = "all"
+        var volume = 100
+        /// The DJ's station: its ID, key and addresses, and the name it is announced under.
+        var station: (line: String, group: String)?
+        var announced: String?
         var listener = ListenerSettings()
         var upNext: [String] = []
         /// The web page's URLs and the QR code shown (the guests' unless the DJ asked for its own).
@@ -311,13 +316,24 @@ final class EventPrinter: NodeReporter {
                 compact: ["   guests: \(guests)  (a taller terminal shows its QR code)", "   your DJ page: \(dj)"])
     }
 
+    /// The DJ's station in the view, below the keys and above the QR code: its ID, key and
+    /// addresses, and the name it is announced under once Avahi has it (the lines the terminal used
+    /// to print above the view as they came, after the view had started).
+    static func stationSection(_ station: (line: String, group: String), announced: String?) -> LiveSection {
+        let announcement = announced.map { "announced as '\(Render.plain($0))' on the local network" } ?? "announcing…"
+        return LiveSection(
+            ["   " + station.line, "   group \(station.group)  " + announcement],
+            compact: ["   " + announcement])
+    }
+
     /// The view's first lines: the station, the track and its progress, the votes (a listener's
     /// own among them), who listens, and the keys. Network text is cleaned before it is styled.
     static func header(
-        _ snapshot: StateSnapshot?, positionNs: Int64, listening: String, keys: String,
+        _ snapshot: StateSnapshot?, positionNs: Int64, listening: String, keys: [String],
         listener: ListenerSettings?, style: TerminalStyle
     ) -> [String] {
-        guard let snapshot else { return [listening, style.dim("   " + keys)].filter { !$0.isEmpty } }
+        let keyLines = keys.map { style.dim("   " + $0) }
+        guard let snapshot else { return (listening.isEmpty ? [] : [listening]) + keyLines }
         let track = snapshot.nowPlaying
         let duration = Render.durationNs(track)
         let tally = snapshot.tally
@@ -334,7 +350,7 @@ final class EventPrinter: NodeReporter {
             "   \(Render.progressBar(positionNs, duration)) \(Render.time(positionNs)) / \(Render.time(duration))",
             "   votes \(Render.voteBar(tally))  " + style.green("\(tally.up) up") + "  "
                 + style.red("\(tally.down) down"),
-        ] + (own.map { [$0] } ?? []) + (listening.isEmpty ? [] : [listening]) + [style.dim("   " + keys)]
+        ] + (own.map { [$0] } ?? []) + (listening.isEmpty ? [] : [listening]) + keyLines
     }
 
     private func live(_ event: NodeEvent) {
@@ -353,11 +369,21 @@ final class EventPrinter: NodeReporter {
                 view.code = LiveSection(
                     [line] + WebQRCode.terminalLines(code.grouped).map { "   " + $0 }, compact: [line])
             case .djSettings(let repeatMode, let volume):
-                view.settings = "\(repeatMode), \(volume)"
+                view.repeatMode = repeatMode
+                view.volume = volume
+            case .stationStarted(
+                _, let id, let interface, let address, let port, let group, let fingerprint, _, let isPrivate):
+                view.station = (
+                    "\(isPrivate ? "private station" : "station") ID \(id.hex)  key \(fingerprint)  on \(interface) "
+                        + "\(PeerAddress(host: address, port: port))",
+                    group.description
+                )
+            case .stationPublished(let name):
+                view.announced = name
             case .listenerSettings(let settings):
                 view.listener = settings
             case .roster(let roster):
-                view.listening = Render.listeningLine(roster)
+                view.roster = (roster, .now)
             case .upNext(let list):
                 let lines = RequestText.lines(list, limit: 4).map { "     " + Render.plain($0) }
                 view.upNext = lines.isEmpty ? [] : ["   up next:"] + lines
@@ -373,12 +399,21 @@ final class EventPrinter: NodeReporter {
         let dj = role == "dj"
         let keys =
             dj
-            ? TerminalKeys.djHelp(settings: view.settings)
+            ? TerminalKeys.djHelp(repeatMode: view.repeatMode, volume: view.volume)
             : TerminalKeys.listenerHelp(muted: view.listener.muted)
+        let listening =
+            view.roster.map { roster, at in
+                let elapsed = ContinuousClock.now - at
+                return Render.listeningLine(
+                    roster,
+                    plusMs: Int64(elapsed.components.seconds) * 1000
+                        + Int64(elapsed.components.attoseconds / 1_000_000_000_000_000))
+            } ?? ""
         let header = Self.header(
-            view.snapshot, positionNs: view.positionNs, listening: view.listening, keys: keys,
+            view.snapshot, positionNs: view.positionNs, listening: listening, keys: keys,
             listener: dj ? nil : view.listener, style: style)
-        return [LiveSection(header)] + [view.web, view.code].compactMap { $0 }
+        let station = view.station.map { Self.stationSection($0, announced: view.announced) }
+        return [LiveSection(header)] + [station, view.web, view.code].compactMap { $0 }
             + [LiveSection(view.upNext, compact: Array(view.upNext.prefix(2)))]
     }
 }

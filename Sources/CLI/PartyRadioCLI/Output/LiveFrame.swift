@@ -43,7 +43,7 @@ struct LiveFrame {
         self.sections = sections
         let lines = Self.layout(sections, size: size)
         guard drawnSize == size else { return erase(size: size) + draw(lines, size: size) }
-        let out = Self.diff(from: drawn, to: lines)
+        let out = Self.unwrapped(Self.diff(from: drawn, to: lines))
         drawn = lines
         return out
     }
@@ -57,8 +57,15 @@ struct LiveFrame {
             ? drawn.reduce(0) { $0 + Self.rows(columns: TextWidth.columns($1), width: size.columns) } : drawn.count
         drawn = []
         self.drawnSize = nil
-        return rows > 0 ? "\r\u{1B}[\(rows)A\u{1B}[J" : "\r\u{1B}[J"
+        return rows > 0 ? "\r\u{1B}[\(rows)A" + Self.eraseBelowTopRow : "\r\u{1B}[2K"
     }
+
+    /// Erases the row the cursor is on and every row below it, the cursor staying, with a row
+    /// below to go to. Not "erase below" (`ESC[J`) alone: at the screen's top left corner, where
+    /// the view's top row is when the view fills the screen, tmux (`scroll-on-clear`, on by
+    /// default) takes that for clearing the screen and keeps a copy of it in its scrollback. So the
+    /// top row is cleared on its own, and the rest from the row below it.
+    static let eraseBelowTopRow = "\u{1B}[2K\u{1B}[1B\u{1B}[J\u{1B}[1A"
 
     /// The bytes that draw the last sections again after ``erase(size:)``.
     mutating func redraw(size: TerminalSize) -> String {
@@ -68,7 +75,15 @@ struct LiveFrame {
     private mutating func draw(_ lines: [String], size: TerminalSize) -> String {
         drawn = lines
         drawnSize = size
-        return lines.map { $0 + "\r\n" }.joined()
+        return Self.unwrapped(lines.map { $0 + "\r\n" }.joined())
+    }
+
+    /// `text` with the terminal's automatic wrap off (DECAWM): a frame drawn for one width and
+    /// read by the terminal after it has narrowed (a resize racing a redraw: the bytes were on their
+    /// way) is cut at the edge instead of wrapping into rows that no erase counts. Lines printed
+    /// above the view still wrap.
+    static func unwrapped(_ text: String) -> String {
+        text.isEmpty ? text : "\u{1B}[?7l" + text + "\u{1B}[?7h"
     }
 
     /// The lines of a frame: each section whole, or compact (from the last section up) while the
@@ -117,7 +132,8 @@ struct LiveFrame {
             for line in new[old.count...] { out += line + "\r\n" }
         } else {
             move(to: new.count)
-            if new.count < old.count { out += "\u{1B}[J" }
+            // Below the new frame's first row the cursor is never at the screen's top left.
+            if new.count < old.count { out += new.isEmpty ? eraseBelowTopRow : "\u{1B}[J" }
         }
         return out
     }

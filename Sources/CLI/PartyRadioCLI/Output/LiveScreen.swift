@@ -72,10 +72,13 @@ final class LiveScreen: Sendable {
     /// The screen attached to this process's terminal, which SIGWINCH redraws.
     private static let attached = Mutex<LiveScreen?>(nil)
     private static let resizeSignal = Mutex<(any DispatchSourceSignal)?>(nil)
+    /// Descriptor 2 read through a pipe while attached (when it is the terminal).
+    private static let capture = Mutex<StderrCapture?>(nil)
 
     /// Makes this screen the owner of stdout and stderr (when stderr is the terminal too): until
-    /// ``detach()``, whatever else this process writes there is printed above the view. A terminal
-    /// resize draws the view again.
+    /// ``detach()``, whatever else this process writes there is printed above the view, what C
+    /// libraries write to descriptor 2 as well (``StderrCapture``). A terminal resize draws the
+    /// view again.
     func attach() {
         let stderrIsTerminal = isatty(STDERR_FILENO) == 1
         DescriptorOutput.setOwner { [self] text, stream in
@@ -86,6 +89,7 @@ final class LiveScreen: Sendable {
             }
         }
         Self.attached.withLock { $0 = self }
+        if stderrIsTerminal { Self.capture.withLock { if $0 == nil { $0 = StderrCapture() } } }
         Self.resizeSignal.withLock { source in
             guard source == nil else { return }
             signal(SIGWINCH, SIG_IGN)
@@ -99,6 +103,10 @@ final class LiveScreen: Sendable {
     /// Gives stdout and stderr back: the last frame stays on screen, and what is written next goes
     /// below it.
     func detach() {
+        Self.capture.withLock { capture in
+            capture?.end()
+            capture = nil
+        }
         DescriptorOutput.setOwner(nil)
         Self.attached.withLock { screen in if screen === self { screen = nil } }
     }

@@ -77,11 +77,13 @@ enum Render {
     }
 
     /// "   listening: alice (3 min), bob (12 s) +4 more" for the live views.
-    static func listeningLine(_ roster: Roster) -> String {
+    /// Who listens and for how long: `plusMs` is the time since the DJ counted the roster (it
+    /// sends one when a guest joins or leaves, and the view's line would stand still in between).
+    static func listeningLine(_ roster: Roster, plusMs: Int64 = 0) -> String {
         guard roster.total > 0 else { return "   nobody listening yet" }
         let names = roster.entries.map { entry in
             let name = GuestName.fromNetwork(entry.name)?.value ?? "?"
-            let seconds = entry.listeningForMs / 1000
+            let seconds = (Int64(entry.listeningForMs) + max(0, plusMs)) / 1000
             return "\(name) (\(seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min"))"
         }
         let more = Int(roster.total) - roster.entries.count

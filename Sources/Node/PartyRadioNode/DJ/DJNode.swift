@@ -1,4 +1,3 @@
-import Dispatch
 import PartyRadioCore
 import PartyRadioHTTP
 import PartyRadioNet
@@ -69,8 +68,9 @@ public final class DJNode {
     private let publisher: DomainPublisher?
     private let inbox: Inbox<NodeInput>
     private let reporter: any NodeReporter
-    /// Rescans one at a time (SIGHUPs may come quicker than a scan).
-    private let rescans = DispatchQueue(label: "partyradio.dj.rescan")
+    /// Scans the library again on SIGHUP, one scan at a time, off the node's thread (a scan reads
+    /// every file's tags); SIGHUPs during a scan make one more scan after it.
+    private let rescans = WorkerThread(name: "partyradio.dj.rescan")
 
     public init(configuration: DJConfiguration, settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox())
         throws(NodeError)
@@ -206,18 +206,18 @@ public final class DJNode {
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil
         hub.publish(
-            WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), tracks: tracks,
-            votes: machine.engine.votes)
+            WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), votes: machine.engine.votes)
         // MPRIS: catalog tracks' artwork from the page, as the page shows it.
         let artBase = artwork ? URLHost.httpOrigin(address, port: server.port) : nil
-        let mpris = MPRISBridge.start(MPRISView(machine, at: now, artBase: artBase), inbox: inbox)
+        let mpris = MPRISBridge.start(
+            MPRISView(machine, at: now, artBase: artBase), inbox: inbox, sessionBus: settings.sessionBus)
         self.mpris = mpris
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now, artBase: artBase) }
             guard effects.contains(where: Self.changesPage) else { return }
             hub.publish(
                 WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork),
-                tracks: machine.engine.queue, votes: machine.engine.votes)
+                votes: machine.engine.votes)
         }
         runtime.webReply = { ticket, message in hub.answer(ticket, message) }
         if let publisher { runtime.io.every(publisher.refreshNs) { publisher.refresh() } }
@@ -266,7 +266,7 @@ public final class DJNode {
         guard let library else {
             return reporter.report(.warning("Nothing to reload: this station plays no --library folders."))
         }
-        rescans.async { [inbox] in
+        rescans.enqueue { [inbox] in
             let (new, warnings, gone) = library.rescan()
             inbox.push(.libraryRescanned(new: new, gone: gone, warnings: warnings))
         }
@@ -276,6 +276,7 @@ public final class DJNode {
     public func run() throws(NodeError) {
         defer {
             publisher?.stop()  // first: guests stop finding a station that is gone
+            rescans.stop(waiting: false)
             mpris?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them
             server.stop()

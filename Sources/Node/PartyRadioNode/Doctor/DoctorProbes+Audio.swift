@@ -33,16 +33,19 @@ extension DoctorProbes {
     /// Starts libmpv with `driver` (nil: PipeWire, PulseAudio, ALSA, else the null output, as
     /// `listen` does on a machine with a sound device) and plays a quiet generated tone for about
     /// `playMs`, watching whether mpv opens an audio output.
-    public static func audio(driver: String?, playMs: Int = 200, timeoutMs: Int = 3000) -> AudioProbe {
+    /// `soundServer` is the command's `PULSE_SERVER`, as ``PlaybackOptions/soundServer``.
+    public static func audio(driver: String?, soundServer: String?, playMs: Int = 200, timeoutMs: Int = 3000)
+        -> AudioProbe
+    {
         // First whether the player can exist at all: every node that plays loads libmpv, sound device or not.
         do { try MpvLibrary.load() } catch {
             return AudioProbe(requested: driver, opened: nil, error: "\(error)", libraryMissing: true)
         }
         // What a listener does here: with no sound device it goes straight to the null output.
-        if driver == nil && !PlayerDriver.hasSoundDevice {
+        if driver == nil && !PlayerDriver.hasSoundDevice(soundServer: soundServer) {
             return AudioProbe(requested: nil, opened: nil, error: nil, noDevice: true)
         }
-        let audio: Player.Options.AudioOutput = driver.map { $0 == "null" ? .none : .driver($0) } ?? .automatic
+        let audio = PlayerDriver.audioOutput(driver: driver, soundServer: soundServer)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "partyradio-doctor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         defer { try? FileManager.default.removeItem(at: directory) }

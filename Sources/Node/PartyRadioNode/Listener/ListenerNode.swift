@@ -57,7 +57,8 @@ public final class ListenerNode {
                 playsAudio: !playback.noAudio, knownKeys: known.keys, trustNewKey: trustNewKey,
                 wantsUnicast: settings.domain != nil),
             verifier: settings.verifier)
-        let mpris = MPRISBridge.start(MPRISView(machine, at: settings.clock.now()), inbox: inbox)
+        let mpris = MPRISBridge.start(
+            MPRISView(machine, at: settings.clock.now()), inbox: inbox, sessionBus: settings.sessionBus)
         self.mpris = mpris
         // The player last, on a thread of its own: libmpv loads (about 80 ms, several times that on
         // a busy machine) while the node tunes in and synchronises its clock. glibc's dlopen holds

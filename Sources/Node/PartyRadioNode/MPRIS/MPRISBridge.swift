@@ -13,12 +13,10 @@ final class MPRISBridge: Sendable {
     private let service: MPRISService
     private let shared: Shared
 
-    /// Starts the player, or answers nil when there is no session bus to offer it on.
-    static func start(
-        _ view: MPRISView, inbox: Inbox<NodeInput>,
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> MPRISBridge? {
-        guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
+    /// Starts the player on the session bus at `address` (the command's `DBUS_SESSION_BUS_ADDRESS`,
+    /// ``NodeSettings/sessionBus``), or answers nil when there is none to offer it on.
+    static func start(_ view: MPRISView, inbox: Inbox<NodeInput>, sessionBus address: String?) -> MPRISBridge? {
+        guard let address, !address.isEmpty else {
             Log.debug(.node, "no MPRIS player: DBUS_SESSION_BUS_ADDRESS is not set")
             return nil
         }

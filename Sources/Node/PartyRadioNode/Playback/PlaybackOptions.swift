@@ -12,11 +12,16 @@ public struct PlaybackOptions: Sendable {
     public var mediaProof: String?
     /// The shipped way to fetch and play unless a benchmark asks for another.
     public var tuning: PlayerTuning
+    /// The PulseAudio server the command's environment names (`PULSE_SERVER`), read once by the
+    /// CLI: the player then has a sound server even without a sound card, and tries PulseAudio
+    /// first, so that the sound goes where the user pointed it.
+    public var soundServer: String?
 
     public init(
         noAudio: Bool = false, audioDriver: String? = nil, tracePath: String? = nil,
-        tuning: PlayerTuning = PlayerTuning()
+        tuning: PlayerTuning = PlayerTuning(), soundServer: String? = nil
     ) {
+        self.soundServer = soundServer
         self.noAudio = noAudio
         self.audioDriver = audioDriver
         self.tracePath = tracePath

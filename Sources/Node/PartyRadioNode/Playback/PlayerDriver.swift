@@ -40,10 +40,20 @@ final class PlayerDriver {
     /// When the timing updates so far are logged (`-v`), 10 s after the stream was first noted.
     private var pulseTimingLogAt: LocalTime?
 
-    /// A machine with no sound card gets mpv's null output straight away, instead of ALSA and
-    /// PipeWire filling the terminal with their complaints on the way to the same fallback.
-    static var hasSoundDevice: Bool {
-        FileManager.default.fileExists(atPath: "/dev/snd") || ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil
+    /// A machine with no sound card and no sound server (`soundServer`: the command's
+    /// `PULSE_SERVER`) gets mpv's null output straight away, instead of ALSA and PipeWire filling
+    /// the terminal with their complaints on the way to the same fallback.
+    static func hasSoundDevice(soundServer: String?) -> Bool {
+        soundServer != nil || FileManager.default.fileExists(atPath: "/dev/snd")
+    }
+
+    /// The output mpv is given: the one asked for (`null`: none); else, with a sound server named,
+    /// PulseAudio before the others (PipeWire would play elsewhere, and complain on stderr where
+    /// it has no daemon); else the first that works, or none without a sound device.
+    static func audioOutput(driver: String?, soundServer: String?) -> Player.Options.AudioOutput {
+        if let driver { return driver == "null" ? .none : .driver(driver) }
+        if soundServer != nil { return .driver("pulse,pipewire,alsa,null") }
+        return hasSoundDevice(soundServer: nil) ? .automatic : .none
     }
 
     /// - Parameters:
@@ -337,9 +347,7 @@ final class PlayerMaker: Sendable {
         }
 
         func make() throws(NodeError) -> SyncController {
-            let audio: Player.Options.AudioOutput =
-                options.audioDriver.map { $0 == "null" ? .none : .driver($0) }
-                ?? (PlayerDriver.hasSoundDevice ? .automatic : .none)
+            let audio = PlayerDriver.audioOutput(driver: options.audioDriver, soundServer: options.soundServer)
             let started = clock.now()
             do throws(PlayerError) {
                 // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by

@@ -14,11 +14,15 @@ public struct NodeSettings: Sendable {
     public let seal: CodeSeal?
     /// `--domain`: a unicast DNS-SD domain to publish in (the DJ) or browse besides mDNS (guests).
     public var domain: DomainSettings?
+    /// The desktop session's D-Bus address (the command's `DBUS_SESSION_BUS_ADDRESS`), where
+    /// `dj` and `listen` offer their MPRIS player; nil: none.
+    public var sessionBus: String?
 
     public init(
         interfaceName: String?, stateDirectory: URL, clock: NodeClock = NodeClock(), reporter: any NodeReporter,
-        code: JoinCode? = nil, domain: DomainSettings? = nil
+        code: JoinCode? = nil, sessionBus: String? = nil, domain: DomainSettings? = nil
     ) {
+        self.sessionBus = sessionBus
         self.domain = domain
         seal = code.map(CodeSeal.init(code:))
         self.interfaceName = interfaceName

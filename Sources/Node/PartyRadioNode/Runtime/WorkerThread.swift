@@ -3,7 +3,7 @@ import PartyRadioCore
 
 /// A thread that runs blocking work for a node, one job at a time, so that the node's thread never
 /// waits on it: the unicast DNS-SD client's queries and updates, which take seconds when the server
-/// does not answer. The node's loop says when (its wake-ups are the node's one timer system,
+/// does not answer, and the DJ's library rescans. The node's loop says when (its wake-ups are the node's one timer system,
 /// ``Periodic``); the worker only runs what it is handed.
 final class WorkerThread: Sendable {
     private struct Work {
@@ -43,6 +43,18 @@ final class WorkerThread: Sendable {
     func offer(_ job: @escaping @Sendable () -> Void) -> Bool {
         work.change { work in
             guard !work.busy && work.job == nil && !work.stopping else { return false }
+            work.job = job
+            return true
+        }
+    }
+
+    /// Hands `job` to the thread to run after the one it runs now, if any; a job still waiting for
+    /// its turn is replaced by `job` (a request that came again while the last one waited, as a
+    /// second SIGHUP during a library scan: one more scan covers both). False once stopped.
+    @discardableResult
+    func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
+        work.change { work in
+            guard !work.stopping else { return false }
             work.job = job
             return true
         }

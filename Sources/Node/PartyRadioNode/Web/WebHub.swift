@@ -20,8 +20,6 @@ final class WebHub: Sendable {
         var state: [UInt8] = Array("{}".utf8)
         var version: UInt64 = 0
         var closed = false
-        /// What guests can search and request from the DJ's own queue (updated with the state).
-        var tracks: [Track] = []
         /// The votes on the playing track (each guest sees its own on reload).
         var votes = VoteBook()
         var streams = 0
@@ -39,10 +37,9 @@ final class WebHub: Sendable {
     private let answers = Condition(Answers())
 
     /// The page state changed: every stream sends it.
-    func publish(_ json: String, tracks: [Track], votes: VoteBook) {
+    func publish(_ json: String, votes: VoteBook) {
         page.change { page in
             page.state = Array(json.utf8)
-            page.tracks = tracks
             page.votes = votes
             page.version &+= 1
         }
@@ -53,8 +50,6 @@ final class WebHub: Sendable {
 
     /// How `guest` voted on the playing track.
     func vote(of guest: PublicKey) -> VoteChoice { page.withLock { $0.votes.choice(of: guest) } }
-
-    var queue: [Track] { page.withLock { $0.tracks } }
 
     /// Streams open now (for the benchmark and the doctor).
     var openStreams: Int { page.withLock { $0.streams } }

@@ -20,16 +20,15 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 /// built on it: a waiter wakes on the change that makes it ready, not on others, and not before;
 /// a deadline ends a wait that nothing ends.
 @Suite struct ConditionTests {
-    @Test func aWaiterWakesOnTheChangeThatMakesItReady() async {
+    @Test(.timeLimit(.minutes(1))) func aWaiterWakesOnTheChangeThatMakesItReady() async {
         let condition = Condition(0)
-        let start = ContinuousClock.now
-        async let woken = onAThread { condition.wait(until: .now() + 10) { $0 >= 2 ? $0 : nil } }
+        // A wait that ran into its deadline would hand back nil, not 2.
+        async let woken = onAThread { condition.wait(until: .now() + 600) { $0 >= 2 ? $0 : nil } }
         try? await Task.sleep(for: .milliseconds(50))
         condition.change { $0 = 1 }  // not ready: the waiter looks and waits on
         try? await Task.sleep(for: .milliseconds(50))
         condition.change { $0 = 2 }
         #expect(await woken == 2)
-        #expect(seconds(since: start) < 5, "woken by the change, not by the deadline")
     }
 
     @Test func aChangeBeforeTheWaitIsSeen() async {
@@ -52,13 +51,13 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
         #expect(woken == 8)
     }
 
-    @Test func aDeadlineEndsAWaitNothingEnds() async {
+    @Test(.timeLimit(.minutes(1))) func aDeadlineEndsAWaitNothingEnds() async {
         let condition = Condition(0)
         let start = ContinuousClock.now
         let result = await onAThread { condition.wait(until: .now() + 0.2) { $0 > 0 ? $0 : nil } }
         let waited = seconds(since: start)
         #expect(result == nil)
-        #expect(waited >= 0.2 && waited < 5, "\(waited) s")
+        #expect(waited >= 0.2, "\(waited) s: not before its deadline")
     }
 
     @Test(.timeLimit(.minutes(1))) func theBridgeHandsBackTheTasksResult() async {
@@ -77,7 +76,6 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 
     @Test func theBridgeGivesUpAtItsDeadlineAndCancelsTheTask() async {
         let cancelled = Condition(false)
-        let start = ContinuousClock.now
         let result = await onAThread {
             Blocking.run(seconds: 0.2) { () async throws -> Int in
                 try? await Task.sleep(for: .seconds(30))
@@ -85,7 +83,7 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
                 return 1
             }
         }
-        #expect(seconds(since: start) < 5)
+        // A bridge that waited the task out would hand back its 1 (after 30 s), not TimedOut.
         guard case .failure(let error) = result else {
             Issue.record("an answer after the deadline: \(result)")
             return

@@ -18,13 +18,11 @@ import Testing
         let first = text(stream.next(clientGone: { false }))
         #expect(first?.contains("{\"n\":1}") == true && first?.hasPrefix("retry: 1000") == true)
         #expect(hub.openStreams == 1)
-        let start = ContinuousClock.now
         async let next = onAThread { self.text(stream.next(clientGone: { false })) }
         try? await Task.sleep(for: .milliseconds(600))  // longer than a hang-up slice: it still waits
         hub.publish("{\"n\":2}", votes: VoteBook())
         let second = await next
-        #expect(second == "event: state\ndata: {\"n\":2}\n\n")
-        #expect(seconds(since: start) < WebHub.keepAliveSeconds, "woken by the publish, not the keep-alive")
+        #expect(second == "event: state\ndata: {\"n\":2}\n\n", "woken by the publish (the keep-alive sends a ping)")
     }
 
     @Test func aStreamWithNothingNewSendsAPing() async {
@@ -41,39 +39,34 @@ import Testing
         let hub = WebHub()
         let stream = hub.stream()
         _ = stream.next(clientGone: { false })
-        let start = ContinuousClock.now
         let next = await onAThread { stream.next(clientGone: { true }) }
-        #expect(next == nil)
-        #expect(seconds(since: start) < 2)
+        #expect(next == nil, "ended, not kept alive with a ping")
     }
 
-    @Test func closingTheHubReleasesStreamsAndGuests() async {
+    @Test(.timeLimit(.minutes(1))) func closingTheHubReleasesStreamsAndGuests() async {
         let hub = WebHub()
         let stream = hub.stream()
         _ = stream.next(clientGone: { false })
         let (ticket, _) = hub.ticket(realTimeNs: 1)
-        let start = ContinuousClock.now
+        // The guest's own timeout is far beyond the test's time limit: only the close ends it.
         async let streamEnd = onAThread { stream.next(clientGone: { false }) }
-        async let answer = onAThread { hub.wait(for: ticket, timeout: 30) }
+        async let answer = onAThread { hub.wait(for: ticket, timeout: 600) }
         try? await Task.sleep(for: .milliseconds(100))
         hub.close()
         #expect(await streamEnd == nil)
         #expect(await answer == nil)
-        #expect(seconds(since: start) < 4, "released by the close, not a timeout")
     }
 
     @Test func aGuestWaitsForTheAnswerToItsTicket() async {
         let hub = WebHub()
         let (mine, _) = hub.ticket(realTimeNs: 1)
         let (other, _) = hub.ticket(realTimeNs: 1)
-        let start = ContinuousClock.now
         async let answer = onAThread { hub.wait(for: mine, timeout: 30) }
         try? await Task.sleep(for: .milliseconds(50))
         hub.answer(other, .message(.hello(Hello(listenerName: "other"))))  // someone else's: waits on
         try? await Task.sleep(for: .milliseconds(50))
         hub.answer(mine, .message(.hello(Hello(listenerName: "mine"))))
-        #expect(await answer == .message(.hello(Hello(listenerName: "mine"))))
-        #expect(seconds(since: start) < 4)
+        #expect(await answer == .message(.hello(Hello(listenerName: "mine"))), "a timeout would be nil")
         #expect(
             await onAThread { hub.wait(for: other, timeout: 0.1) } == .message(.hello(Hello(listenerName: "other"))))
     }

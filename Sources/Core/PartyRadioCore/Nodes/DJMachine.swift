@@ -335,13 +335,20 @@ public struct DJMachine: NodeMachine {
     /// The crowd-skip notice if the rule holds now: crowd skip on, the track playing for at least
     /// ``crowdSkipAfterNs``, at least ``crowdSkipMinVotes`` down votes, and those down votes at
     /// least the configured share of the room (the listeners, or the voters if more voted). Only
-    /// votes that weigh count here (``weighs(_:at:)``): the tally shown holds every vote counted.
+    /// votes that weigh count here (``weighedTally(at:)``): the tally shown holds every vote counted.
     public func crowdSkipDue(at dj: DJTime) -> TrackSkipped? {
         let percent = crowdSkipPercent
-        // Weighing is a pass over the voters: only once the cheap conditions hold (the weighed
-        // down votes are never more than the tally's).
-        guard percent > 0, let track = engine.nowPlaying, !engine.isPaused,
-            engine.votes.tally.down >= Self.crowdSkipMinVotes, engine.positionNs(at: dj) >= Self.crowdSkipAfterNs
+        // Weighing is a pass over the voters: only once the cheap conditions hold. The weighed down
+        // votes are never more than the tally's, nor than the machines present can cast, and the
+        // room is never smaller than the listeners.
+        let all = engine.votes.tally
+        let presentVotes =
+            configuration.voteWeightAfterNs > 0
+            ? presence.entries.count * configuration.votersPerAddress : Int.max
+        guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, all.down >= Self.crowdSkipMinVotes,
+            presentVotes >= Int(Self.crowdSkipMinVotes),
+            UInt64(all.down) * 100 >= UInt64(percent) * UInt64(engine.roster.count),
+            engine.positionNs(at: dj) >= Self.crowdSkipAfterNs
         else { return nil }
         let tally = weighedTally(at: dj)
         guard tally.down >= Self.crowdSkipMinVotes else { return nil }

@@ -84,6 +84,61 @@ struct MachineLANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
+    /// Votes weigh after listening: 64 fresh keys from 64 addresses, each counted (as 64 machines
+    /// with spoofed link-layer addresses would be: `--voters-per-address 64` here), never listened
+    /// and skip nothing; two real listeners' down votes, once they have listened 5 s, do.
+    @Test("64 counted votes from machines that never listened make no crowd skip; two real listeners' do")
+    func freshMachinesDoNotWeigh() throws {
+        let lan = try Testbed(hosts: 4)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(
+            host: 1, name: "Weigh",
+            extra: ["--crowd-skip", "50", "--voters-per-address", "64", "--vote-weight-after", "5"])
+        let station = try Self.station(dj)
+        let listeners = try [3, 4].map { host in
+            try lan.spawn(
+                host: host,
+                [
+                    Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                    lan.stateDir("listener\(host)"),
+                ])
+        }
+        defer { for listener in listeners { listener.kill(signal: SIGINT) } }
+        for listener in listeners { try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" } }
+        try dj.waitForEvent("two listeners") { $0.name == "listener_joined" && $0.int("listeners") == 2 }
+        let track = try #require(
+            dj.events.last { $0.name == "state" && $0.string("track_id") != nil }?.string("track_id"))
+
+        let aliases = try Self.addAliases(lan, host: 2, count: 64)
+        let vote = try lan.run(
+            host: 2, ["python3", Self.aliasGuest, "vote"] + station + [track, "down"] + aliases, timeout: .seconds(30))
+        #expect(vote.exit == 0, "\(vote.stderr)")
+        print("64 aliases, never listening, voting down: \(vote.stdout)")
+        #expect(Self.counts(vote.stdout)["counted"] == 64, "\(vote.stdout)")
+        let tallied = dj.events.last { $0.name == "vote_counted" }
+        #expect(tallied?.int("down") == 64, "the tally shows every counted vote")
+
+        // Past the crowd skip's first 10 s: 64 of a room of 66 down, none weighing, skip nothing.
+        try listeners[0].waitForEvent(timeout: .seconds(20), "11 s into the track") {
+            $0.name == "progress" && ($0.int("position_ms") ?? 0) > 11_000 && $0.int("queue_index") == 0
+        }
+        #expect(!dj.events.contains { $0.name == "track_skipped" }, "votes from machines that never listened skipped")
+
+        // The listeners have listened more than 5 s: their down votes (from their machines) skip.
+        for host in [3, 4] {
+            #expect(try lan.partyradio(host: host, ["vote", "down"], role: "listener\(host)").exit == 0)
+        }
+        let skipped = try dj.waitForEvent(timeout: .seconds(5), "crowd skip") {
+            $0.name == "track_skipped" && $0.string("reason") == "crowd"
+        }
+        #expect(skipped.int("down") == 2 && skipped.int("room") == 2, "only the weighing votes make the room")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("IPv6 only: 16 fresh keys from 16 addresses of one machine count as one voter (its NDP entries)")
     func ipv6AliasesAreOneVoter() throws {
         let lan = try Testbed(hosts: 2, ip: .v6)

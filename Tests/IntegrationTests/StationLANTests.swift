@@ -111,12 +111,20 @@ struct StationLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        // Both voters share host 3: the DJ counts two voters per address here.
-        let dj = try lan.startDJ(host: 1, name: "Crowd", extra: ["--crowd-skip", "50", "--voters-per-address", "2"])
+        // Both voters share host 3: the DJ counts two voters per address here. Host 3 listens too, so
+        // its votes weigh once it has listened 5 s, well inside the track's first 10 s.
+        let dj = try lan.startDJ(
+            host: 1, name: "Crowd",
+            extra: ["--crowd-skip", "50", "--voters-per-address", "2", "--vote-weight-after", "5"])
         let listener = try lan.spawn(
             host: 2,
             [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        let voters = try lan.spawn(
+            host: 3,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l3")])
+        defer { voters.kill(signal: SIGINT) }
         try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        try voters.waitForEvent("tuned_in") { $0.name == "tuned_in" }
         // Two down votes early in the track: nothing happens in its first 10 s, then it is skipped.
         #expect(try lan.partyradio(host: 3, ["vote", "down"], role: "v1").exit == 0)
         #expect(try lan.partyradio(host: 3, ["vote", "down"], role: "v2").exit == 0)

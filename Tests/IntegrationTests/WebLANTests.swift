@@ -69,6 +69,11 @@ struct WebLANTests {
         let vote = object(
             try post(lan, host: 2, base, "/api/vote", ["track=\(now)", "choice=up"], jar: jar).body)
         #expect(vote["ok"] as? Bool == true && vote["status"] as? String == "counted")
+        // Host 2's page has been open a moment (the stream told the DJ): the vote weighs toward crowd
+        // skip in a little under the default 20 s, and the answer says so.
+        let weighsIn = vote["weighs_in_ms"] as? Int ?? 0
+        #expect(weighsIn > 0 && weighsIn < 20_000, "\(vote)")
+        #expect((vote["message"] as? String ?? "").contains("counts toward a crowd skip once you have listened"))
         let cli = try lan.partyradio(host: 3, ["vote", "down", "--station", "Rooftop"], role: "cli-voter")
         #expect(cli.exit == 0, "\(cli.stderr)")
         try dj.waitForEvent("both votes") { $0.name == "vote_counted" && $0.int("up") == 1 && $0.int("down") == 1 }

@@ -79,7 +79,7 @@ import Testing
         let script =
             CompletionScript.render(for: .bash) + """
                 COMP_WORDS=(partyradio li); COMP_CWORD=1; _partyradio; echo "${COMPREPLY[*]}"
-                COMP_WORDS=(partyradio dj --vo); COMP_CWORD=2; _partyradio; echo "${COMPREPLY[*]}"
+                COMP_WORDS=(partyradio dj --voter); COMP_CWORD=2; _partyradio; echo "${COMPREPLY[*]}"
                 COMP_WORDS=(partyradio completion ''); COMP_CWORD=2; _partyradio; echo "${COMPREPLY[*]}"
                 """
         let (status, output) = try runTool("/bin/bash", ["-c", script])

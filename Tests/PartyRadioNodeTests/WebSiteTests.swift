@@ -186,17 +186,22 @@ import Testing
             return machine.handle(.web(action), at: t0 + Nanos.ms(Int64(sequence)))
         }
         var answers: [Message] = []
+        var later: [JSON] = []
         for (sequence, message) in [
             Message.requestSend(RequestSend(requestID: 1, name: "Ann", wanted: .library("second"))),
             .chatSend(ChatSend(messageID: 2, name: "Ann", text: "hi")),
             .vote(Vote(trackID: "local:a", choice: .up)),
             .requestVote(RequestVote(queueID: 1, choice: .up)),
         ].enumerated() {
-            for case .webReply(_, .message(let answer)) in web(message, sequence: UInt64(sequence + 1)) {
-                answers.append(answer)
+            for case .webReply(_, let reply) in web(message, sequence: UInt64(sequence + 1)) {
+                switch reply {
+                case .message(let answer): answers.append(answer)
+                case .voteWeighsLater(let ack, let ms): later.append(WebAnswer.json(ack, weighsInMs: ms))
+                case .searchResults: break
+                }
             }
         }
-        #expect(answers.count == 4)
+        #expect(answers.count + later.count == 4 && later.count == 1, "the fresh guest's vote weighs later")
         let state = WebState.json(machine, at: t0, mediaPrefix: "http://10.0.0.1:8080/media/", artwork: true)
         #expect(state.contains("\"entries\":[{") && state.contains("\"chat\":[{"), "\(state)")
         // A search goes through the machine: it asks the catalog, and answers once the catalog has.
@@ -235,7 +240,7 @@ import Testing
                 state, body("/api/state"), body("/api/time"), body("/api/search", query: ["q": "first"]),
                 body("/nothing"),
             ]
-            + answers.map { WebAnswer.json($0).rendered }
+            + answers.map { WebAnswer.json($0).rendered } + later.map(\.rendered)
         var keys: Set<String> = []
         func collect(_ value: Any) {
             if let object = value as? [String: Any] {

@@ -9,6 +9,8 @@ import PartyRadioCore
 /// - crowd skip, the product's rule restated here (``crowdSkipRuleHolds``) from the checker's own
 ///   tally, the configured share and the listeners the DJ counts: the DJ never leaves a due crowd
 ///   skip pending, and every crowd skip it reports met the rule and came after 10 s of the track;
+///   only votes from machines the checker saw listening (hellos and heartbeats reaching the DJ, no
+///   gap over 3.5 s) for the DJ's `voteWeightAfterNs` weigh (``weighedTally(at:margin:)``);
 /// - listeners that are synchronised and have the current anchor are on the station position,
 ///   and their player plays the station's track, paused exactly when the station is;
 /// - chat: a line the DJ acknowledged as delivered is in its chat exactly once, each sender's
@@ -26,6 +28,12 @@ struct Checker {
     let toleranceNs: Int64
     /// The DJ's crowd-skip share as the run configured it (the simulated DJ is never told another).
     let crowdSkipPercent: Int
+    /// How long a machine listens before its votes weigh, as the run configured it.
+    let voteWeightAfterNs: Int64
+    /// Each machine's stretch of listening as the checker sees it: since, last heard (DJ clock).
+    private var listening: [String: (since: Int64, last: Int64)] = [:]
+    /// Hellos and heartbeats seen (a second copy is a replay the DJ drops).
+    private var beatsSeen: Set<VoteSeen> = []
     private(set) var acknowledged = 0
     private(set) var convergenceSamples = 0
     /// Checks that a listener beyond the router held the station's current anchor.
@@ -57,7 +65,7 @@ struct Checker {
     /// The votes on the playing track as the checker counts them: per key, the newest vote datagram
     /// (highest sequence number) that reached the DJ naming the track playing then. Emptied when the
     /// track changes.
-    private var heardVotes: [PublicKey: (sequence: UInt64, choice: VoteChoice)] = [:]
+    private var heardVotes: [PublicKey: (sequence: UInt64, choice: VoteChoice, machine: String)] = [:]
     /// Every vote datagram (sender and sequence number) that reached the DJ: a second copy is a
     /// replay, which changes nothing, whichever track is playing by then.
     private var votesSeen: Set<VoteSeen> = []
@@ -66,14 +74,15 @@ struct Checker {
         var sequence: UInt64
     }
     /// The vote datagrams handed to the DJ since its last turn (one turn takes a batch).
-    private var batchVotes: [(key: PublicKey, sequence: UInt64, vote: Vote)] = []
+    private var batchVotes: [(key: PublicKey, sequence: UInt64, vote: Vote, machine: String)] = []
     /// The playing track's position after the DJ's last turn: (track, position, DJ clock).
     private var lastPosition: (trackID: String, positionNs: Int64, djNs: Int64)?
     /// The highest request number seen waiting, and the numbers waiting after the DJ's last turn.
     private var highestQueueID: UInt32 = 0
     private var lastWaiting: Set<UInt32> = []
 
-    init(dj: SimNode, listenerCount: Int, toleranceNs: Int64, crowdSkipPercent: Int) {
+    init(dj: SimNode, listenerCount: Int, toleranceNs: Int64, crowdSkipPercent: Int, voteWeightAfterNs: Int64) {
+        self.voteWeightAfterNs = voteWeightAfterNs
         self.dj = dj
         self.listenerCount = listenerCount
         self.toleranceNs = toleranceNs
@@ -116,6 +125,34 @@ struct Checker {
         }
     }
 
+    /// A hello or heartbeat from `key` on `machine` reached the DJ at `at`: the machine listens. One
+    /// heard after a silence over 3.5 s starts its listening over.
+    mutating func listenerHeard(on machine: String, key: PublicKey, sequence: UInt64, at: DJTime) {
+        guard beatsSeen.insert(VoteSeen(key: key, sequence: sequence)).inserted else { return }
+        if let stretch = listening[machine], at.ns - stretch.last <= 3_500_000_000 {
+            listening[machine] = (stretch.since, max(stretch.last, at.ns))
+        } else {
+            listening[machine] = (at.ns, at.ns)
+        }
+    }
+
+    /// The votes that weigh at `now`: those from machines listening for `voteWeightAfterNs` and
+    /// heard within 3.5 s. `margin` widens (positive) or narrows (negative) both, so that the
+    /// checker's instants, which are the datagrams' and not the DJ's turns', cannot decide a case
+    /// that sits on the boundary.
+    private func weighedTally(at now: Int64, margin: Int64) -> Tally {
+        heardVotes.values.reduce(into: Tally()) { tally, vote in
+            let weighs =
+                voteWeightAfterNs == 0
+                || listening[vote.machine].map { stretch in
+                    now - stretch.last <= 3_500_000_000 + margin && now - stretch.since >= voteWeightAfterNs - margin
+                } ?? false
+            guard weighs else { return }
+            if vote.choice == .up { tally.up += 1 }
+            if vote.choice == .down { tally.down += 1 }
+        }
+    }
+
     /// The DJ's track after each of its turns, when it changed: (true time, track ID).
     private(set) var djTracks: [(time: Int64, trackID: String?)] = []
 
@@ -132,13 +169,13 @@ struct Checker {
     }
 
     /// A vote datagram from `key` with `sequence` is about to reach the DJ.
-    mutating func voteDelivered(_ vote: Vote, from key: PublicKey, sequence: UInt64) {
+    mutating func voteDelivered(_ vote: Vote, from key: PublicKey, sequence: UInt64, machine machineKey: String) {
         guard let machine = djMachine, votesSeen.insert(VoteSeen(key: key, sequence: sequence)).inserted else { return }
         if vote.trackID == machine.engine.nowPlaying?.id {
             votersThisPlay.insert(key)
-            if sequence > heardVotes[key]?.sequence ?? 0 { heardVotes[key] = (sequence, vote.choice) }
+            if sequence > heardVotes[key]?.sequence ?? 0 { heardVotes[key] = (sequence, vote.choice, machineKey) }
         }
-        batchVotes.append((key, sequence, vote))
+        batchVotes.append((key, sequence, vote, machineKey))
         lastVote[key] = (vote.choice, vote.trackID, play)
     }
 
@@ -157,6 +194,13 @@ struct Checker {
                 log.fail("crowd skip of \(notice.trackID) with \(notice.down) down of \(notice.room)", at: lan.now)
             }
             if Int(notice.down) * 100 == percent * Int(notice.room) { crowdSkipsAtShare += 1 }
+            // The down votes it counted weighed: no more than the checker's, the boundary given to the DJ.
+            let weighed = weighedTally(at: djNow.ns, margin: 500_000_000)
+            if notice.down > weighed.down {
+                log.fail(
+                    "crowd skip of \(notice.trackID) with \(notice.down) down, of which \(weighed.down) weigh",
+                    at: lan.now)
+            }
             // At most this far into the track when skipped: where it was after the DJ's last turn,
             // plus the time since.
             if let last = lastPosition, last.trackID == notice.trackID,
@@ -202,7 +246,7 @@ struct Checker {
             for sent in batchVotes where sent.vote.trackID == id {
                 guard machine.engine.votes.voterRows[sent.key]?.sequence == sent.sequence else { continue }
                 votersThisPlay.insert(sent.key)
-                heardVotes[sent.key] = (sent.sequence, sent.vote.choice)
+                heardVotes[sent.key] = (sent.sequence, sent.vote.choice, sent.machine)
             }
         }
         batchVotes = []
@@ -216,12 +260,15 @@ struct Checker {
         // The DJ checks the rule after every input: after its turn, a skip it owes is one it missed.
         if !machine.isFinished, let track = machine.engine.nowPlaying {
             let position = machine.engine.positionNs(at: djNow)
+            // Due only when due whichever side of the boundary the DJ's instants fell.
+            let weighed = weighedTally(at: djNow.ns, margin: -500_000_000)
             if Self.crowdSkipRuleHolds(
-                percent: crowdSkipPercent, tally: heardTally, listeners: machine.engine.roster.count,
+                percent: crowdSkipPercent, tally: weighed, listeners: machine.engine.roster.count,
                 playing: !machine.engine.isPaused, positionNs: position)
+                && weighed == weighedTally(at: djNow.ns, margin: 500_000_000)
             {
                 log.fail(
-                    "a crowd skip is due (\(heardTally.down) down, \(heardTally.up) up, "
+                    "a crowd skip is due (\(weighed.down) down, \(weighed.up) up weighing, "
                         + "\(machine.engine.roster.count) listeners, \(crowdSkipPercent) %) and the DJ did not skip",
                     at: lan.now)
             }

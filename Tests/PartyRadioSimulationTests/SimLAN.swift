@@ -291,7 +291,7 @@ final class SimLAN {
     /// Called after a node handled an input (or a batch of datagrams), with the effects it returned.
     var observer: ((SimNode, [Effect]) -> Void)?
     /// Called before a datagram is handed to a node.
-    var datagramObserver: ((SimNode, [UInt8], PeerAddress) -> Void)?
+    var datagramObserver: ((SimNode, Arrival) -> Void)?
     /// Called by `.hook` events (periodic checks).
     var hooks: [Int: () -> Void] = [:]
     /// Set when the run stopped because time stood still (a machine that never lets its timer go).
@@ -311,7 +311,8 @@ final class SimLAN {
     /// started at `startNs` of true time.
     func addDJ(
         name: String, advert: StationAdvert, queue: [Track], crowdSkipPercent: Int, verifier: any DatagramVerifier,
-        key: PublicKey, startNs: Int64, offsetNs: Int64 = 0, driftPPM: Double = 0
+        key: PublicKey, startNs: Int64, offsetNs: Int64 = 0, driftPPM: Double = 0,
+        voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs
     ) -> SimNode {
         let dj = add(
             name: "dj",
@@ -319,7 +320,8 @@ final class SimLAN {
                 DJMachine(
                     configuration: .init(
                         name: name, advert: advert, queue: queue, port: 40_000, interfaceName: "sim0",
-                        address: "10.9.0.1", playsAudio: true, crowdSkipPercent: crowdSkipPercent),
+                        address: "10.9.0.1", playsAudio: true, crowdSkipPercent: crowdSkipPercent,
+                        voteWeightAfterNs: voteWeightAfterNs),
                     verifier: verifier, now: LocalTime(ns: startNs + offsetNs))),
             key: key, offsetNs: offsetNs, driftPPM: driftPPM)
         return dj
@@ -439,7 +441,7 @@ final class SimLAN {
         handled += inputs.count + arrivals.count
         delivered += arrivals.count
         if arrivals.count > 1 { batched += arrivals.count }
-        for arrival in arrivals { datagramObserver?(node, arrival.bytes, arrival.from) }
+        for arrival in arrivals { datagramObserver?(node, arrival) }
         node.driver.step(inputs: inputs, arrivals: arrivals)
         stepPlan(node)
         if node.machine.isFinished {

@@ -102,10 +102,12 @@ struct SimRun {
         let advert = StationAdvert(
             stationID: stationID, group: stationID.multicastGroup, publicKey: djKey,
             takesSessionVotes: takesSessionVotes)
+        // Votes weigh after their machine listened this long (decided from the seed, not the generator).
+        let voteWeightAfterNs = Nanos.seconds([0, 5, 10, 20][Int(seed % 4)])
         let dj = lan.addDJ(
             name: "Sim \(seed)", advert: advert, queue: tracks, crowdSkipPercent: crowdSkipPercent,
             verifier: ChecksumVerifier(seal: lan.seal, sessionOwner: takesSessionVotes ? djKey : nil), key: djKey,
-            startNs: Self.start, offsetNs: djOffset, driftPPM: djDrift)
+            startNs: Self.start, offsetNs: djOffset, driftPPM: djDrift, voteWeightAfterNs: voteWeightAfterNs)
         if isPrivate { dj.driver.sealFor(stationID) }
         lan.schedule(at: Self.start, .input(dj.index, .start))
 
@@ -128,6 +130,9 @@ struct SimRun {
                         verifier: verifier)),
                 key: key, offsetNs: Int64(random.double(-3e9...3e9)), driftPPM: random.double(-200...200))
             node.offLink = offLink
+            // A listener on the link is on the machine of voter n (below), whose votes weigh once it
+            // has listened long enough; voters on machines without a listener never weigh.
+            if !offLink { node.machineID = .linkLayer("02:00:00:00:01:\(n)") }
             let joinAt = Self.start + Int64(random.double(0...8e9))
             lan.schedule(at: joinAt, .input(node.index, .start))
             if random.chance(0.25) {
@@ -233,15 +238,25 @@ struct SimRun {
             dj: dj, listenerCount: listenerKeys.count,
             toleranceNs: positionToleranceNs == 1
                 ? 1 : positionToleranceNs + (faults.maxDelayNs - faults.minDelayNs) * 2 / 5,
-            crowdSkipPercent: crowdSkipPercent)
-        lan.datagramObserver = { [seal = lan.seal] node, bytes, _ in
+            crowdSkipPercent: crowdSkipPercent, voteWeightAfterNs: voteWeightAfterNs)
+        lan.datagramObserver = { [seal = lan.seal] node, arrival in
             // The checker reads what the DJ reads: a private run's datagrams opened first.
+            let bytes = arrival.bytes
             let inner = SealedDatagram.isSealed(bytes) ? seal?.open(datagram: bytes) : bytes
-            guard node === dj, let inner, let datagram = try? Datagram.decode(inner),
-                case .vote(let vote) = datagram.message
-            else { return }
-            if datagram.header.authentication == .session { sessionVotes += 1 }
-            checker.voteDelivered(vote, from: datagram.header.sender, sequence: datagram.header.sequence)
+            guard node === dj, let inner, let datagram = try? Datagram.decode(inner) else { return }
+            let machine = (arrival.machine ?? .address(arrival.from.host)).key
+            switch datagram.message {
+            case .vote(let vote):
+                if datagram.header.authentication == .session { sessionVotes += 1 }
+                checker.voteDelivered(
+                    vote, from: datagram.header.sender, sequence: datagram.header.sequence, machine: machine)
+            case .hello, .heartbeat:
+                checker.listenerHeard(
+                    on: machine, key: datagram.header.sender, sequence: datagram.header.sequence,
+                    at: DJTime(onTheDJ: arrival.at))
+            default:
+                break
+            }
         }
         lan.observer = { node, effects in
             if node === dj { checker.djHandled(effects, lan: lan, log: &log) }

@@ -15,18 +15,35 @@ import Testing
     ]
 
     /// A DJ at `percent` whose first track started at `t0`, with `listeners` listeners that said
-    /// hello at `helloMs`.
+    /// hello at `helloMs`. The crowd's votes weigh after 4 s of presence, and the crowd has had the
+    /// page open since the start (docs/SECURITY.md, "Votes weigh after listening"; the rule's own
+    /// boundary is `DJVoteWeightTests`).
     func station(percent: Int, listeners: Int, helloMs: Int64 = 10_900) -> DJMachine {
         var configuration = Fixture.djConfiguration(queue: tracks)
         configuration.crowdSkipPercent = percent
+        configuration.voteWeightAfterNs = Nanos.seconds(4)
         var dj = DJMachine(configuration: configuration, verifier: ChecksumVerifier(), now: t0)
         _ = dj.handle(.start, at: t0)
+        Self.openPages(on: &dj, fromMs: 0, throughMs: helloMs)
         for n in 0..<listeners {
             var listener = Peer("10.0.0.\(10 + n)", key: UInt8(10 + n))
             _ = dj.handle(listener.send(.hello(Hello(listenerName: "l\(n)")), station: id), at: at(ms: helloMs))
         }
         #expect(dj.engine.roster.count == listeners)
         return dj
+    }
+
+    /// The crowd's pages, open on the station from `fromMs` through `throughMs` (each tells the DJ
+    /// every 1.5 s): their machines are present.
+    static func openPages(on dj: inout DJMachine, fromMs: Int64, throughMs: Int64) {
+        for ms in stride(from: fromMs, through: throughMs, by: 1_500) {
+            for voter in Crowd().voters {
+                let page = WebAction(
+                    message: .query(Query()), guest: voter.publicKey, address: voter.address.host,
+                    machine: .address(voter.address.host), sequence: UInt64(ms), ticket: nil)
+                _ = dj.handle(.web(page), at: at(ms: ms))
+            }
+        }
     }
 
     /// Voters (not listeners), each on its own machine, voting on the first track in turn from `ms`.
@@ -98,6 +115,7 @@ import Testing
         var crowd = Crowd()
         #expect(crowd.vote(.down, on: &dj, atMs: 5_000).isEmpty)
         #expect(crowd.vote(.down, on: &dj, atMs: 5_001).isEmpty)
+        Self.openPages(on: &dj, fromMs: 6_000, throughMs: 9_000)
         #expect(Crowd.skips(dj.handle(.timer, at: at(ms: 9_999))).isEmpty)
         #expect(Crowd.skips(dj.handle(.timer, at: at(ms: 10_000))).map(\.down) == [2])
     }

@@ -20,9 +20,14 @@ import Testing
         .web(WebAction(message: message, guest: testKey(guest), address: address, sequence: sequence, ticket: ticket))
     }
 
+    /// The answers to the page; a vote's that does not weigh yet (these guests never listened) as its ack.
     func replies(_ effects: [Effect]) -> [(UInt64, Message)] {
         effects.compactMap {
-            if case .webReply(let ticket, .message(let message)) = $0 { (ticket, message) } else { nil }
+            switch $0 {
+            case .webReply(let ticket, .message(let message)): (ticket, message)
+            case .webReply(let ticket, .voteWeighsLater(let ack, _)): (ticket, .voteAck(ack))
+            default: nil
+            }
         }
     }
 

@@ -152,12 +152,15 @@ import Testing
         #expect(table.streamStarting(more, now: start) == .refuse(.fullest))
     }
 
-    @Test func closingTwiceOrClosingWhatWasEvictedChangesNothing() {
+    @Test func closingTwiceOrClosingWhatWasEvictedChangesNothing() throws {
         var table = ConnectionTable(limits: .init(total: 8))
-        let ids = (0..<8).map { n in admitted(table.open(address: "10.0.0.\(n)", machine: "m", now: start))!.0 }
-        let (_, closing) = admitted(table.open(address: "10.0.1.1", machine: "other", now: start))!
+        var ids: [ConnectionTable.ID] = []
+        for n in 0..<8 {
+            ids.append(try #require(admitted(table.open(address: "10.0.0.\(n)", machine: "m", now: start))).0)
+        }
+        let (_, closing) = try #require(admitted(table.open(address: "10.0.1.1", machine: "other", now: start)))
         #expect(closing.count == 1)
-        table.closed(closing[0])
+        table.closed(try #require(closing.first))
         table.closed(ids[1])
         table.closed(ids[1])
         #expect(table.count == 7)

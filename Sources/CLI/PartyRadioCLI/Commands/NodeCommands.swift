@@ -65,7 +65,8 @@ enum NodeCommands {
                     playback: playbackOptions(options.playback, context: context), catalog: source,
                     crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
                     maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
-                    fresh: options.fresh, isPrivate: options.isPrivate, newCode: options.newCode),
+                    voteWeightAfterNs: Nanos.seconds(Double(options.voteWeightAfterSeconds)), fresh: options.fresh,
+                    isPrivate: options.isPrivate, newCode: options.newCode),
                 settings: nodeSettings, inbox: inbox)
             let controls = ControlReader(.dj, inbox: inbox, reporter: printer)
             defer { controls.restore() }

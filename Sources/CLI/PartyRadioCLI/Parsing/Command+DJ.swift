@@ -29,6 +29,9 @@ extension Command {
         public var maxRequestsPerGuest = 3
         /// `--voters-per-address N`: voter keys counted per machine (one guest, one vote).
         public var votersPerAddress = 1
+        /// `--vote-weight-after SECONDS`: a machine's votes weigh toward crowd skip once it has been
+        /// present (listening, or its page open) this long; 0: at once.
+        public var voteWeightAfterSeconds = Int(DJMachine.defaultVoteWeightAfterNs / Nanos.perSecond)
         /// `--fresh`: start over, without the station saved in the state directory.
         public var fresh = false
         /// `--private`: a private station (a join code; everything sealed under keys from it).
@@ -70,6 +73,8 @@ extension Command {
                 options.requestMode = mode
             case "--max-requests": options.maxRequestsPerGuest = try scanner.integer(for: option, in: 1...100)
             case "--voters-per-address": options.votersPerAddress = try scanner.integer(for: option, in: 1...1000)
+            case "--vote-weight-after":
+                options.voteWeightAfterSeconds = try scanner.integer(for: option, in: 0...3600)
             case "--fresh": options.fresh = true
             case "--private": options.isPrivate = true
             case "--new-code": options.newCode = true

@@ -91,6 +91,11 @@ enum HelpPages {
                 "--voters-per-address <n>",
                 "Voters counted per machine (default: 1, one guest one vote; raise it for shared machines)."
             ),
+            (
+                "--vote-weight-after <seconds>",
+                "A vote weighs toward crowd skip once its machine has listened (or had the page open) this long "
+                    + "(default: 20; 0: at once)."
+            ),
             ("--fresh", "Start over: forget the station saved in the state directory (the stats stay)."),
             (
                 "--private",

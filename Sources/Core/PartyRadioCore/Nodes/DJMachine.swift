@@ -24,6 +24,9 @@ public struct DJMachine: NodeMachine {
         /// One guest, one vote: voter keys counted per machine (``MachineID``; `--voters-per-address`),
         /// and the chat lines and waiting requests a machine may have, times this.
         public var votersPerAddress: Int
+        /// A vote weighs toward crowd skip only once its machine has been present (listening, or its
+        /// page open) this long (`--vote-weight-after`); 0: every counted vote weighs at once.
+        public var voteWeightAfterNs: Int64
         /// The station as it was saved (a restart): its queue, position, requests, votes and chat
         /// replace `queue`, and the settings above apply from now on.
         public var saved: SavedStation?
@@ -31,9 +34,11 @@ public struct DJMachine: NodeMachine {
         public init(
             name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
             address: String, playsAudio: Bool, crowdSkipPercent: Int = 50, requestMode: RequestMode = .open,
-            maxRequestsPerGuest: Int = 3, votersPerAddress: Int = 1, saved: SavedStation? = nil
+            maxRequestsPerGuest: Int = 3, votersPerAddress: Int = 1,
+            voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs, saved: SavedStation? = nil
         ) {
             self.votersPerAddress = max(1, votersPerAddress)
+            self.voteWeightAfterNs = max(0, voteWeightAfterNs)
             self.crowdSkipPercent = min(100, max(0, crowdSkipPercent))
             self.requestMode = requestMode
             self.maxRequestsPerGuest = max(1, maxRequestsPerGuest)
@@ -65,6 +70,10 @@ public struct DJMachine: NodeMachine {
     /// Crowd skip never cuts a track in its first seconds, and needs at least this many down votes.
     public static let crowdSkipAfterNs = Nanos.seconds(10)
     public static let crowdSkipMinVotes: UInt32 = 2
+    /// How long a machine is present before its votes weigh, unless the DJ says otherwise: long
+    /// enough that a machine made up on the spot cannot skip a track on arrival, short enough that
+    /// a guest who just opened the page or tuned in waits a song's intro, not a song.
+    public static let defaultVoteWeightAfterNs = Nanos.seconds(20)
     /// The position is saved at least this often while the station plays.
     public static let saveIntervalNs = Nanos.seconds(1)
     /// The DJ's own queue tracks shown after the requests in the list of what plays next.
@@ -113,6 +122,9 @@ public struct DJMachine: NodeMachine {
     /// The machine each guest key last voted, chatted or requested from, so that `mute` reaches the
     /// machine behind a key (a fresh key or name on it stays muted).
     private var guests = GuestMachines()
+    /// How long each machine has been present (listening, or its page open): votes weigh after
+    /// ``Configuration/voteWeightAfterNs`` of it.
+    public private(set) var presence = PresenceBook()
 
     public var stationID: StationID { configuration.advert.stationID }
     /// A private station's secret (from its join code): its TXT record goes out sealed, and its
@@ -288,6 +300,7 @@ public struct DJMachine: NodeMachine {
             // Peers heard lately, for the goodbye: pruned here, not on every datagram.
             recentPeers = recentPeers.filter { now - $0.value < Self.recentPeerNs }
             unicastListeners.expire(now: now)
+            presence.expire(now: dj)
             if engine.expireListeners(now: dj) {
                 out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
                 broadcast(now: now, change: .listeners, into: &out)
@@ -321,16 +334,48 @@ public struct DJMachine: NodeMachine {
 
     /// The crowd-skip notice if the rule holds now: crowd skip on, the track playing for at least
     /// ``crowdSkipAfterNs``, at least ``crowdSkipMinVotes`` down votes, and those down votes at
-    /// least the configured share of the room (the listeners, or the voters if more voted).
+    /// least the configured share of the room (the listeners, or the voters if more voted). Only
+    /// votes that weigh count here (``weighedTally(at:)``): the tally shown holds every vote counted.
     public func crowdSkipDue(at dj: DJTime) -> TrackSkipped? {
         let percent = crowdSkipPercent
-        let tally = engine.votes.tally
-        guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, tally.down >= Self.crowdSkipMinVotes,
+        // Weighing is a pass over the voters: only once the cheap conditions hold. The weighed down
+        // votes are never more than the tally's, nor than the machines present can cast, and the
+        // room is never smaller than the listeners.
+        let all = engine.votes.tally
+        let presentVotes =
+            configuration.voteWeightAfterNs > 0
+            ? presence.entries.count * configuration.votersPerAddress : Int.max
+        guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, all.down >= Self.crowdSkipMinVotes,
+            presentVotes >= Int(Self.crowdSkipMinVotes),
+            UInt64(all.down) * 100 >= UInt64(percent) * UInt64(engine.roster.count),
             engine.positionNs(at: dj) >= Self.crowdSkipAfterNs
         else { return nil }
+        let tally = weighedTally(at: dj)
+        guard tally.down >= Self.crowdSkipMinVotes else { return nil }
         let room = max(UInt32(engine.roster.count), tally.up + tally.down)
         guard UInt64(tally.down) * 100 >= UInt64(percent) * UInt64(room) else { return nil }
         return TrackSkipped(trackID: track.id, title: track.title, reason: .crowd, down: tally.down, room: room)
+    }
+
+    /// The votes on the playing track that weigh toward crowd skip at `dj`: those of voters whose
+    /// machine has been present for ``Configuration/voteWeightAfterNs`` (docs/SECURITY.md, "Votes
+    /// weigh after listening").
+    public func weighedTally(at dj: DJTime) -> Tally {
+        guard configuration.voteWeightAfterNs > 0 else { return engine.votes.tally }
+        var tally = Tally()
+        for row in engine.votes.voterRows.values where row.choice == .up || row.choice == .down {
+            guard row.addresses.contains(where: { weighsInNs(machine: $0, at: dj) == 0 }) else { continue }
+            if row.choice == .up { tally.up += 1 } else { tally.down += 1 }
+        }
+        return tally
+    }
+
+    /// How long until a vote from `machine` (its ``MachineID/key``) weighs: 0 when it does now, the
+    /// rest of ``Configuration/voteWeightAfterNs`` when the machine is present, all of it when not
+    /// (the wait starts when the machine is heard listening or with its page open).
+    public func weighsInNs(machine: String, at dj: DJTime) -> Int64 {
+        let needed = configuration.voteWeightAfterNs
+        return max(0, needed - (presence.presentNs(machine, now: dj) ?? 0))
     }
 
     /// Moves to the next track and tells everyone why (twice to the group, against loss).
@@ -352,7 +397,7 @@ public struct DJMachine: NodeMachine {
     /// and refusals); only its answer goes back to the HTTP request instead of a datagram.
     private mutating func web(_ action: WebAction, now: LocalTime, into out: inout [Effect]) {
         switch action.message {
-        case .vote, .requestSend, .requestVote, .chatSend, .hello, .heartbeat, .leave:
+        case .vote, .requestSend, .requestVote, .chatSend, .hello, .heartbeat, .leave, .query:
             let inbound = Inbound(
                 message: action.message, sender: action.guest, stationID: stationID, sequence: action.sequence,
                 origin: .web(ticket: action.ticket, address: action.address), machine: action.machine,
@@ -391,6 +436,16 @@ public struct DJMachine: NodeMachine {
                 return out.append(.log(.wire, "a guest at \(inbound.origin.host) waits for its machine to be known"))
             }
             guests.heard(sender.fingerprint, on: inbound.machine.key)
+        default:
+            break
+        }
+        switch inbound.message {
+        case .hello, .heartbeat:
+            // Listening (a node, or a page that plays) makes its machine present; so does a page open
+            // on the station (its event stream says so as a web query).
+            if inbound.machine.isResolved { presence.heard(inbound.machine.key, now: dj) }
+        case .query where node == nil:
+            if inbound.machine.isResolved { presence.heard(inbound.machine.key, now: dj) }
         default:
             break
         }
@@ -438,7 +493,15 @@ public struct DJMachine: NodeMachine {
             let ack = engine.vote(
                 from: sender, trackID: vote.trackID, choice: vote.choice, sequence: inbound.sequence,
                 address: inbound.machine.key, votersPerAddress: configuration.votersPerAddress)
-            reply(.voteAck(ack), to: inbound.origin, into: &out)
+            let waitNs = weighsInNs(machine: inbound.machine.key, at: dj)
+            if case .web(let ticket?, _) = inbound.origin, ack.status == .counted, ack.choice != .clear, waitNs > 0 {
+                // The page is told its vote is in but does not weigh yet (a node's ack has no room
+                // for it: docs/PROTOCOL.md, "Vote acknowledgement").
+                let ms = UInt32(clamping: (waitNs + Nanos.perMillisecond - 1) / Nanos.perMillisecond)
+                out.append(.webReply(ticket: ticket, .voteWeighsLater(ack, inMs: ms)))
+            } else {
+                reply(.voteAck(ack), to: inbound.origin, into: &out)
+            }
             if ack.status == .counted && ack.tally != before {
                 out.append(
                     .report(

@@ -101,8 +101,9 @@ public enum NodeInput: Sendable {
 public struct WebAction: Sendable {
     /// ``Message/vote(_:)``, ``Message/requestSend(_:)``, ``Message/requestVote(_:)``,
     /// ``Message/chatSend(_:)``, or ``Message/hello(_:)``, ``Message/heartbeat(_:)`` and
-    /// ``Message/leave(_:)`` for a page that listens (it counts among the listeners); anything
-    /// else is ignored.
+    /// ``Message/leave(_:)`` for a page that listens (it counts among the listeners), or
+    /// ``Message/query(_:)`` from a page open on the station (its event stream, every
+    /// ``PresenceBook/pageIntervalNs``: its machine is present, docs/SECURITY.md); anything else is ignored.
     public var message: Message
     /// The guest's key (derived from its browser's secret; never a node's).
     public var guest: PublicKey
@@ -189,6 +190,9 @@ public enum Effect: Sendable {
 /// What the DJ answers a web guest: the acknowledgement a node would have had, or search results.
 public enum WebReply: Equatable, Sendable {
     case message(Message)
+    /// A vote counted (in the tally shown) that does not weigh toward crowd skip for this long yet:
+    /// the guest's machine has not been present long enough (docs/WEB.md).
+    case voteWeighsLater(VoteAck, inMs: UInt32)
     case searchResults(WebSearchResults)
 }
 

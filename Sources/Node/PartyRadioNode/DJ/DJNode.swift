@@ -24,6 +24,9 @@ public struct DJConfiguration: Sendable {
     public var maxRequestsPerGuest: Int
     /// `--voters-per-address`: voter keys counted per machine (``MachineID``).
     public var votersPerAddress: Int
+    /// `--vote-weight-after`: how long a machine is present (listening, or its page open) before its
+    /// votes weigh toward crowd skip; 0: at once.
+    public var voteWeightAfterNs: Int64
     /// `--fresh`: forget the saved station and start from `libraries` and `extraTracks`.
     public var fresh: Bool
     /// `--private`: only guests with the join code can find, hear, vote or chat (the code is kept
@@ -36,8 +39,10 @@ public struct DJConfiguration: Sendable {
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
         crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3,
-        votersPerAddress: Int = 1, fresh: Bool = false, isPrivate: Bool = false, newCode: Bool = false
+        votersPerAddress: Int = 1, voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs, fresh: Bool = false,
+        isPrivate: Bool = false, newCode: Bool = false
     ) {
+        self.voteWeightAfterNs = voteWeightAfterNs
         self.isPrivate = isPrivate
         self.newCode = newCode
         self.votersPerAddress = votersPerAddress
@@ -187,7 +192,8 @@ public final class DJNode {
                 interfaceName: interface.name, address: interface.address.host, playsAudio: player.playsAudio,
                 crowdSkipPercent: configuration.crowdSkipPercent, requestMode: configuration.requestMode,
                 maxRequestsPerGuest: configuration.maxRequestsPerGuest,
-                votersPerAddress: configuration.votersPerAddress, saved: restored),
+                votersPerAddress: configuration.votersPerAddress, voteWeightAfterNs: configuration.voteWeightAfterNs,
+                saved: restored),
             verifier: SodiumVerifier(seal: seal, sessions: identity), now: now)
         // A private DJ seals everything it sends, from the start.
         var outbox = transport.outbox()

@@ -23,6 +23,21 @@ enum WebAnswer {
         }
     }
 
+    /// A vote counted (and in the tally) that weighs toward crowd skip only once the guest's machine
+    /// has been present long enough: `weighs_in_ms` says how long still, and the sentence says so.
+    static func json(_ ack: VoteAck, weighsInMs ms: UInt32) -> JSON {
+        let seconds = (Int(ms) + 999) / 1000
+        let sentence =
+            AckText.sentence(ack)
+            + " It counts toward a crowd skip once you have listened (or kept this page open) for "
+            + "\(seconds) s more."
+        guard case .object(var pairs) = answer(true, ack.status.name, sentence, tally: ack.tally) else {
+            return .null
+        }
+        pairs.append(("weighs_in_ms", .int(ms)))
+        return .object(pairs)
+    }
+
     private static func answer(_ ok: Bool, _ status: String, _ sentence: String, tally: Tally?) -> JSON {
         var pairs: [(String, JSON)] = [("ok", .bool(ok)), ("status", .string(status)), ("message", .string(sentence))]
         if let tally { pairs.append(("tally", .object([("up", .int(tally.up)), ("down", .int(tally.down))]))) }

@@ -105,15 +105,38 @@ final class WebHub: Sendable {
     // MARK: Streams
 
     /// A server-sent event stream: the whole state at once, then at every change.
-    func stream() -> any WebStream { EventStream(hub: self) }
+    /// - Parameter present: called when the stream opens and every ``PresenceBook/pageIntervalNs`` while
+    ///   it stays open (the page's machine is present at the station).
+    func stream(present: @escaping @Sendable () -> Void = {}) -> any WebStream {
+        EventStream(hub: self, present: present)
+    }
 
     final class EventStream: WebStream {
         private let hub: WebHub
+        private let present: @Sendable () -> Void
+        /// When `present` was last called (one connection thread uses a stream).
+        private let toldAt = Mutex<DispatchTime>(.now())
         /// The version sent last; nil before the stream's first state (one connection thread
         /// uses a stream: the lock is never contended).
         private let sent = Mutex<UInt64?>(nil)
 
-        init(hub: WebHub) { self.hub = hub }
+        init(hub: WebHub, present: @escaping @Sendable () -> Void) {
+            self.hub = hub
+            self.present = present
+        }
+
+        /// Tells the DJ the page is still open, when it is time to.
+        private func stillPresent() {
+            let now = DispatchTime.now()
+            let due = toldAt.withLock { told in
+                guard now.uptimeNanoseconds >= told.uptimeNanoseconds + UInt64(PresenceBook.pageIntervalNs) else {
+                    return false
+                }
+                told = now
+                return true
+            }
+            if due { present() }
+        }
 
         deinit {
             guard sent.withLock({ $0 }) != nil else { return }
@@ -132,6 +155,7 @@ final class WebHub: Sendable {
                     return (page.state, page.version)
                 }
                 self.sent.withLock { $0 = version }
+                present()
                 // Tells EventSource to come back after 1 s (not its default 3 s) after a drop.
                 return Array("retry: 1000\nevent: state\ndata: ".utf8) + state + Array("\n\n".utf8)
             }
@@ -151,6 +175,7 @@ final class WebHub: Sendable {
                     return Array("event: state\ndata: ".utf8) + state + Array("\n\n".utf8)
                 case nil:
                     if clientGone() { return nil }
+                    stillPresent()
                     // A named event, not a comment: the page can see it, and knows the stream is alive.
                     if DispatchTime.now() >= deadline { return Array("event: ping\ndata: {}\n\n".utf8) }
                 }

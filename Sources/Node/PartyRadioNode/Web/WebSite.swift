@@ -126,7 +126,7 @@ final class WebSite: WebHandler {
                 headers: [
                     ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
                     ("X-Accel-Buffering", "no"),
-                ], body: .stream(hub.stream()))
+                ], body: .stream(hub.stream(present: presence(of: request, secret: secret))))
         case "/api/time":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
             return Self.json(.object([("dj_us", .int(clock.now().ns / 1000))]))
@@ -212,6 +212,22 @@ final class WebSite: WebHandler {
         return Self.json(.object([("ok", .bool(true))]))
     }
 
+    /// What an open event stream tells the DJ: the page's machine is present at the station (its
+    /// votes weigh once it has been for `--vote-weight-after`). Not a listener: it plays nothing.
+    private func presence(of request: WebRequest, secret: [UInt8]) -> @Sendable () -> Void {
+        let guest = Sodium.webGuestKey(secret: secret)
+        let address = request.clientAddress
+        let machine = machine(of: request)
+        return { [hub, inbox] in
+            let sequence = hub.sequence(realTimeNs: NodeClock.realTimeNs())
+            inbox.push(
+                .web(
+                    WebAction(
+                        message: .query(Query()), guest: guest, address: address, machine: machine,
+                        sequence: sequence, ticket: nil)))
+        }
+    }
+
     private func rename(_ form: [String: String]) -> WebResponse {
         guard let raw = form["name"], let name = GuestName.fromNetwork(raw) else {
             return Self.problem(400, "A name is 1 to \(ChatSend.Limit.name) bytes of plain text.")
@@ -263,10 +279,14 @@ final class WebSite: WebHandler {
                     message: message, guest: guest, address: request.clientAddress, machine: machine(of: request),
                     sequence: sequence, ticket: ticket))
         )
-        guard case .message(let answer) = hub.wait(for: ticket, timeout: answerTimeout) else {
+        switch hub.wait(for: ticket, timeout: answerTimeout) {
+        case .message(let answer)?:
+            return Self.json(WebAnswer.json(answer))
+        case .voteWeighsLater(let ack, let ms)?:
+            return Self.json(WebAnswer.json(ack, weighsInMs: ms))
+        default:
             return Self.problem(503, "The DJ did not answer in time; try again.")
         }
-        return Self.json(WebAnswer.json(answer))
     }
 
     // MARK: The DJ

@@ -87,6 +87,35 @@ import Testing
         #expect(verifier.checks.load(ordering: .relaxed) <= 2 * SenderGate.Limits().verificationsPerSecond + 3)
     }
 
+    /// A flood that lasts gets the open share once, then 100 checks a second: 3,000 forged
+    /// signatures a second took all the CPU a busy machine gave the DJ (the kernel then dropped the
+    /// new guest's datagrams with the flood's before the DJ read them). The new guest still gets
+    /// through, by its cookie; and once the flood is over, the open share is whole again.
+    @Test func aFloodThatLastsGetsFewChecksAndANewGuestStillGetsThrough() {
+        let verifier = CountingVerifier()
+        var filter = DatagramFilter(verifier: verifier, cookieSecret: secret)
+        var effects: [Effect] = []
+        let limits = SenderGate.Limits()
+        _ = flood(&filter, rate: 50_000, from: t0, seconds: 4.5, effects: &effects)
+        // The first second's open share, then 100 a second in each of the others (four, the last half over).
+        let checked = verifier.checks.load(ordering: .relaxed)
+        #expect(checked <= limits.openPerSecond + 4 * limits.openUnderFloodPerSecond + 4, "\(checked) checks")
+        // A new guest in the fifth second, its 100 checks spent: challenged, then verified from the reserve with its cookie.
+        var guest = Peer("10.0.0.50", port: 51_000, key: 50)
+        let arrival = t0 + Nanos.ms(4_500)
+        var out: [Effect] = []
+        let first = guest.bytes(.query(Query()), station: id)
+        #expect(filter.accept(first, from: guest.address, at: arrival, policy: .listenersOf(id), logInto: &out) == nil)
+        let challenge = try! #require(challenges(out).first)
+        let again = guest.bytes(.query(Query()), station: id, cookie: challenge.0.cookie)
+        #expect(filter.accept(again, from: guest.address, at: arrival, policy: .listenersOf(id)) != nil)
+        // Two quiet seconds later the flood is over: a guest that shows nothing is verified at once.
+        var later = Peer("10.0.0.51", port: 51_000, key: 51)
+        let quiet = later.bytes(.query(Query()), station: id)
+        #expect(
+            filter.accept(quiet, from: later.address, at: arrival + Nanos.seconds(2), policy: .listenersOf(id)) != nil)
+    }
+
     @Test func challengesAreBoundedPerAddressAndInAllAndNeverLargerThanWhatTheyAnswer() {
         var filter = DatagramFilter(verifier: ChecksumVerifier(), cookieSecret: secret)
         var effects: [Effect] = []

@@ -16,7 +16,12 @@
 ///   the sender reads at its address) is verified from the ``Limits/reservedPerSecond`` reserve, at
 ///   most ``Limits/reservedPerAddress`` of it for one address a second. A flood from addresses that
 ///   do not read their answers never reaches the reserve, so a new guest's first exchange gets
-///   through it one round trip later (docs/SECURITY.md).
+///   through it one round trip later (docs/SECURITY.md);
+/// - **a flood that lasts** (the open share ran out in the last second too) leaves senders that
+///   showed nothing only ``Limits/openUnderFloodPerSecond`` checks a second: each check of a forged
+///   signature costs tens of microseconds, and on a busy machine the open share alone took all the
+///   CPU the node was given, so it read its socket too slowly and the kernel dropped the new
+///   guest's datagrams with the flood's. Cookies cost a hash; the challenge does the rest.
 ///
 /// Every table is bounded (``maxAddresses``; when full it starts again; the per-second counts are
 /// no larger than the limits).
@@ -33,15 +38,19 @@ public struct SenderGate: Sendable {
         public var reservedPerAddress: Int
         public var challengesPerSecond: Int
         public var challengesPerAddress: Int
+        /// What senders that showed nothing may have verified in a second while a flood lasts (the
+        /// open share ran out in the second before): the rest are challenged.
+        public var openUnderFloodPerSecond: Int
 
         /// A listener sends a heartbeat a second and a few time pings; a guest's commands retry
         /// five times a second: 200 a second per address leaves room for a whole household. A new
         /// guest needs one datagram verified to be known (then its address and key pass over
         /// budget); 8 of the reserve per address takes 125 addresses with cookies to use it up.
+        /// Under a flood that lasts, 100 open checks a second cost a few milliseconds of CPU a second.
         public init(
             perAddressRate: Int = 200, perAddressBurst: Int = 400, verificationsPerSecond: Int = 4000,
             reservedPerSecond: Int? = nil, reservedPerAddress: Int = 8, challengesPerSecond: Int = 2000,
-            challengesPerAddress: Int = 8
+            challengesPerAddress: Int = 8, openUnderFloodPerSecond: Int = 100
         ) {
             self.perAddressRate = max(1, perAddressRate)
             self.perAddressBurst = max(1, perAddressBurst)
@@ -51,6 +60,7 @@ public struct SenderGate: Sendable {
             self.reservedPerAddress = max(1, reservedPerAddress)
             self.challengesPerSecond = max(0, challengesPerSecond)
             self.challengesPerAddress = max(0, challengesPerAddress)
+            self.openUnderFloodPerSecond = max(0, openUnderFloodPerSecond)
         }
 
         /// What senders that showed nothing may have verified in a second.
@@ -82,6 +92,11 @@ public struct SenderGate: Sendable {
     private var reservedByHost: [String: Int] = [:]
     private var challengesInWindow = 0
     private var challengesByHost: [String: Int] = [:]
+    /// Senders that showed nothing, verified in this second (``Limits/openUnderFloodPerSecond``).
+    private var openInWindow = 0
+    /// Whether the open share ran out in this second, and in the one before it (a flood lasts).
+    private var openRanOut = false
+    public private(set) var floodLasts = false
 
     /// - Parameter cookieSecret: the admission cookies' key, random for each run unless a test sets it.
     public init(limits: Limits = Limits(), cookieSecret: (UInt64, UInt64)? = nil) {
@@ -107,6 +122,10 @@ public struct SenderGate: Sendable {
         defer { remember(host, bucket) }
         guard bucket.tokens >= 1 else { return .rateLimited }
         if now - windowStart >= Nanos.seconds(1) {
+            // A flood lasts when the open share ran out in the second just over (not in one long ago).
+            floodLasts = openRanOut && now - windowStart < Nanos.seconds(2)
+            openRanOut = false
+            openInWindow = 0
             windowStart = now
             verifiedInWindow = 0
             reservedInWindow = 0
@@ -115,8 +134,13 @@ public struct SenderGate: Sendable {
             challengesByHost.removeAll(keepingCapacity: true)
         }
         let known = knownFrom[sender] == host
-        if !known && verifiedInWindow - reservedInWindow >= limits.openPerSecond {
+        var fromReserve = false
+        if !known
+            && (verifiedInWindow - reservedInWindow >= limits.openPerSecond
+                || floodLasts && openInWindow >= limits.openUnderFloodPerSecond)
+        {
             // The open share is spent: a sender that reads at its address can show it.
+            openRanOut = true
             if let cookie, cookies.isValid(cookie, for: sender, at: address, now: now) {
                 let used = reservedByHost[host, default: 0]
                 guard reservedInWindow < limits.reservedPerSecond, used < limits.reservedPerAddress else {
@@ -124,6 +148,7 @@ public struct SenderGate: Sendable {
                 }
                 reservedInWindow += 1
                 reservedByHost[host] = used + 1
+                fromReserve = true
             } else {
                 let sent = challengesByHost[host, default: 0]
                 guard challengesInWindow < limits.challengesPerSecond, sent < limits.challengesPerAddress else {
@@ -136,6 +161,7 @@ public struct SenderGate: Sendable {
         }
         bucket.tokens -= 1
         verifiedInWindow += 1
+        if !known && !fromReserve { openInWindow += 1 }
         return .verify
     }
 

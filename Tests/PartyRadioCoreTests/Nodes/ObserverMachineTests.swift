@@ -36,7 +36,7 @@ import Testing
         #expect(resolved.sent.first?.to == .peer(Fixture.djAddress))
         #expect(resolved.reports.isEmpty)
         #expect(observer.summaries(now: at(ms: 20)).isEmpty)
-        #expect(observer.nextWakeup == at(ms: 220))  // the next query, while it has not answered
+        #expect(observer.nextWakeup == at(ms: 520))  // the next query
 
         let heard = observer.handle(snapshot(&station), at: at(ms: 100))
         #expect(changes(heard) == ["stations [Rooftop] appeared \(id.hex)"])

@@ -54,10 +54,11 @@ import Testing
     }
 
     /// A DJ under a flood on a busy machine reads its socket too slowly and the kernel drops most of
-    /// what comes, a new guest's queries with the rest: until the station first answers, the watch
-    /// queries it as often as a guest's commands retry (every 200 ms); once it has, every 500 ms.
+    /// what comes, a new guest's queries with the rest: until the station first answers, a guest's
+    /// watch queries it as often as its commands retry (every 200 ms); once it has, every 500 ms.
     @Test func aStationThatHasNotAnsweredIsQueriedAsOftenAsAGuestRetries() {
-        var watch = StationWatch()
+        // As a guest's one-shot command (`GuestExchange`) makes its watch.
+        var watch = StationWatch(unansweredQueryIntervalNs: StationWatch.guestQueryIntervalNs)
         var out: [Effect] = []
         guard case .discovery(let event) = Fixture.resolved() else { return }
         _ = watch.handle(event, into: &out)

@@ -4,10 +4,14 @@
 /// listed only once it answers; it is dropped when it is withdrawn, says goodbye or falls silent.
 public struct StationWatch: Sendable {
     public static let queryIntervalNs = Nanos.ms(500)
-    /// How often a station that has not answered yet is queried: as often as a guest's commands
-    /// retry. A DJ under a flood on a busy machine reads its socket too slowly, and the kernel drops
-    /// most of what comes (a new guest's queries with the flood's); every query is another chance.
-    public static let unansweredQueryIntervalNs = Nanos.ms(200)
+    /// How often a guest's one-shot command queries a station that has not answered yet: as often
+    /// as it retries what it sends. A DJ under a flood on a busy machine reads its socket too
+    /// slowly, and the kernel drops most of what comes (a new guest's queries with the flood's);
+    /// every query is another chance.
+    public static let guestQueryIntervalNs = Nanos.ms(200)
+    /// How often a station that has not answered yet is queried (``queryIntervalNs`` unless the
+    /// owner asks for more: ``guestQueryIntervalNs``).
+    public let unansweredQueryIntervalNs: Int64
     /// How long a station found by the first sweep may take to answer before the watch is settled
     /// without it.
     public static let settleAfterNs = 3 * queryIntervalNs
@@ -40,7 +44,10 @@ public struct StationWatch: Sendable {
         case wrongCode
     }
 
-    public init(verifier: (any DatagramVerifier)? = nil) { self.verifier = verifier }
+    public init(verifier: (any DatagramVerifier)? = nil, unansweredQueryIntervalNs: Int64 = queryIntervalNs) {
+        self.verifier = verifier
+        self.unansweredQueryIntervalNs = unansweredQueryIntervalNs
+    }
 
     /// The stations' pinned keys, for the datagram filter.
     public var policy: SenderPolicy {
@@ -172,7 +179,7 @@ public struct StationWatch: Sendable {
         let changes = directory.expire(now: now)
         if isQuerying {
             for (id, entry) in directory.entries.sorted(by: { $0.key.hex < $1.key.hex }) {
-                if let last = lastQuery[id], now - last < Self.interval(entry) { continue }
+                if let last = lastQuery[id], now - last < interval(entry) { continue }
                 let peer = PeerAddress(host: entry.address, port: entry.port)
                 out.append(.send(.query(Query()), to: .peer(peer), station: id))
                 lastQuery[id] = now
@@ -188,8 +195,8 @@ public struct StationWatch: Sendable {
     }
 
     /// How long after its last query a station is queried again.
-    private static func interval(_ entry: StationDirectory.Entry) -> Int64 {
-        entry.isListed ? queryIntervalNs : unansweredQueryIntervalNs
+    private func interval(_ entry: StationDirectory.Entry) -> Int64 {
+        entry.isListed ? Self.queryIntervalNs : unansweredQueryIntervalNs
     }
 
     /// When ``tick(now:into:)`` next has work: a query, an expiry or the settle check.
@@ -197,7 +204,7 @@ public struct StationWatch: Sendable {
         var wakeups: [LocalTime] = []
         if isQuerying {
             for (id, entry) in directory.entries {
-                wakeups.append(lastQuery[id].map { $0 + Self.interval(entry) } ?? lastTickAt + 1)
+                wakeups.append(lastQuery[id].map { $0 + interval(entry) } ?? lastTickAt + 1)
             }
             if sweepDone && !settled {
                 wakeups += firstQuery.values.map { $0 + Self.settleAfterNs + 1 }

@@ -53,33 +53,6 @@ import Testing
         #expect(missing.hasPrefix("not_found: No station matches 'Cellar' (on the air: Basement, Rooftop)"))
     }
 
-    /// A DJ under a flood on a busy machine reads its socket too slowly and the kernel drops most of
-    /// what comes, a new guest's queries with the rest: until the station first answers, a guest's
-    /// watch queries it as often as its commands retry (every 200 ms); once it has, every 500 ms.
-    @Test func aStationThatHasNotAnsweredIsQueriedAsOftenAsAGuestRetries() {
-        // As a guest's one-shot command (`GuestExchange`) makes its watch.
-        var watch = StationWatch(unansweredQueryIntervalNs: StationWatch.guestQueryIntervalNs)
-        var out: [Effect] = []
-        guard case .discovery(let event) = Fixture.resolved() else { return }
-        _ = watch.handle(event, into: &out)
-        func queries(from start: Int64, to end: Int64) -> Int {
-            var sent: [Effect] = []
-            for ms in stride(from: start, to: end, by: 10) { _ = watch.tick(now: at(ms: ms), into: &sent) }
-            return sent.sent.filter { if case .query = $0.message { true } else { false } }.count
-        }
-        // Unanswered for a second: at 0, 200, 400, 600 and 800 ms.
-        #expect(queries(from: 0, to: 1_000) == 5)
-        var filter = DatagramFilter(verifier: ChecksumVerifier())
-        var dj = Fixture.djPeer
-        let bytes = dj.bytes(
-            .stateSnapshot(Fixture.snapshot(name: "Rooftop", dj: DJTime(ns: 1))), station: Fixture.stationID)
-        let inbound = filter.accept(bytes, from: dj.address, at: at(ms: 1_000), policy: watch.policy)
-        #expect(inbound != nil)
-        if let inbound { _ = watch.handle(inbound, now: at(ms: 1_000)) }
-        // Answered: twice a second (the last query went at 800 ms: then at 1,300 and 1,800).
-        #expect(queries(from: 1_000, to: 2_000) == 2)
-    }
-
     @Test func aStationAnnouncedButSilentIsSaidToBeSo() {
         // Resolved (DNS-SD still announces it: a DJ killed without withdrawing it), never heard.
         var watch = StationWatch()

@@ -1,24 +1,13 @@
 /// Finds stations and keeps them honest, as a pure component of the observer, listener and
 /// voter machines: DNS-SD says which stations exist; each resolved station is queried over
-/// unicast every ``queryIntervalNs`` (``unansweredQueryIntervalNs`` until it first answers) and
-/// listed only once it answers; it is dropped when it is withdrawn, says goodbye or falls silent.
+/// unicast every ``queryIntervalNs`` and listed only once it answers; it is dropped when it is
+/// withdrawn, says goodbye or falls silent.
 public struct StationWatch: Sendable {
     public static let queryIntervalNs = Nanos.ms(500)
-    /// How often a guest's one-shot command queries a station that has not answered yet: as often
-    /// as it retries what it sends. A DJ under a flood on a busy machine reads its socket too
-    /// slowly, and the kernel drops most of what comes (a new guest's queries with the flood's);
-    /// every query is another chance.
-    public static let guestQueryIntervalNs = Nanos.ms(200)
-    /// How often a station that has not answered yet is queried (``queryIntervalNs`` unless the
-    /// owner asks for more: ``guestQueryIntervalNs``).
-    public let unansweredQueryIntervalNs: Int64
-    /// How long a station found by the first sweep may take to answer before the watch is settled
-    /// without it.
-    public static let settleAfterNs = 3 * queryIntervalNs
 
     public private(set) var directory = StationDirectory()
     /// True once DNS-SD finished its first sweep and every station found then answered or had
-    /// ``settleAfterNs`` (1.5 s) to.
+    /// three query rounds to.
     public private(set) var settled = false
     /// Off once a listener has tuned in: it hears the station on the group, and needs the watch
     /// only for DNS-SD (a new address, a withdrawal).
@@ -44,10 +33,7 @@ public struct StationWatch: Sendable {
         case wrongCode
     }
 
-    public init(verifier: (any DatagramVerifier)? = nil, unansweredQueryIntervalNs: Int64 = queryIntervalNs) {
-        self.verifier = verifier
-        self.unansweredQueryIntervalNs = unansweredQueryIntervalNs
-    }
+    public init(verifier: (any DatagramVerifier)? = nil) { self.verifier = verifier }
 
     /// The stations' pinned keys, for the datagram filter.
     public var policy: SenderPolicy {
@@ -179,7 +165,7 @@ public struct StationWatch: Sendable {
         let changes = directory.expire(now: now)
         if isQuerying {
             for (id, entry) in directory.entries.sorted(by: { $0.key.hex < $1.key.hex }) {
-                if let last = lastQuery[id], now - last < interval(entry) { continue }
+                if let last = lastQuery[id], now - last < Self.queryIntervalNs { continue }
                 let peer = PeerAddress(host: entry.address, port: entry.port)
                 out.append(.send(.query(Query()), to: .peer(peer), station: id))
                 lastQuery[id] = now
@@ -188,26 +174,21 @@ public struct StationWatch: Sendable {
         }
         if sweepDone && pendingResolutions.isEmpty {
             settled = directory.entries.allSatisfy { id, entry in
-                entry.isListed || (firstQuery[id].map { now - $0 > Self.settleAfterNs } ?? false)
+                entry.isListed || (firstQuery[id].map { now - $0 > 3 * Self.queryIntervalNs } ?? false)
             }
         }
         return changes
-    }
-
-    /// How long after its last query a station is queried again.
-    private func interval(_ entry: StationDirectory.Entry) -> Int64 {
-        entry.isListed ? Self.queryIntervalNs : unansweredQueryIntervalNs
     }
 
     /// When ``tick(now:into:)`` next has work: a query, an expiry or the settle check.
     public var nextWakeup: LocalTime? {
         var wakeups: [LocalTime] = []
         if isQuerying {
-            for (id, entry) in directory.entries {
-                wakeups.append(lastQuery[id].map { $0 + interval(entry) } ?? lastTickAt + 1)
+            for id in directory.entries.keys {
+                wakeups.append(lastQuery[id].map { $0 + Self.queryIntervalNs } ?? lastTickAt + 1)
             }
             if sweepDone && !settled {
-                wakeups += firstQuery.values.map { $0 + Self.settleAfterNs + 1 }
+                wakeups += firstQuery.values.map { $0 + 3 * Self.queryIntervalNs + 1 }
             }
         }
         for entry in directory.entries.values where entry.isListed {

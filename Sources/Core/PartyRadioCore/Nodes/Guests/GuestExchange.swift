@@ -36,7 +36,7 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
         self.timeoutNs = timeoutNs
         self.interfaceName = interfaceName
         filter = DatagramFilter(verifier: verifier)
-        watch = StationWatch(verifier: verifier, unansweredQueryIntervalNs: StationWatch.guestQueryIntervalNs)
+        watch = StationWatch(verifier: verifier)
         retry = Retry(request, deadline: LocalTime(ns: .max / 2))
     }
 

@@ -79,6 +79,7 @@ enum Samples {
                     trackID: "1440857781", source: "https://audio-ssl.itunes.apple.com/itunes-assets/p.m4a?a=1&b=%20"),
                 .init(trackID: "local:abc", source: "http://[fe80::1%25eth0]:8080/media/abc"),
             ])),
+        .cookieChallenge(CookieChallenge(echo: .max, cookie: 0x0123_4567_89AB_CDEF)),
     ]
 }
 

@@ -32,6 +32,12 @@ enum Harness: String, CaseIterable {
     /// filter that takes MACs, and as a mask flipping bits of a guest's genuine MAC vote. Only the
     /// untouched vote passes; nothing else does, whatever it claims.
     case session
+    /// Admission cookies (docs/PROTOCOL.md, "Admission cookies"): the input as a datagram to a DJ
+    /// whose open budget is spent, and as a cookie challenge to a guest. A challenge goes only to
+    /// the sender's address, echoes its sequence number and is never larger than what it answers
+    /// (no amplification); only the sender's own cookie reaches the reserve; a guest takes a
+    /// challenge only when it echoes the sequence number of a datagram it sent there.
+    case cookie
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -43,6 +49,7 @@ enum Harness: String, CaseIterable {
         case .sealed: Self.sealed(bytes)
         case .dns: Self.dns(bytes)
         case .session: Self.session(bytes)
+        case .cookie: Self.cookie(bytes)
         }
     }
 
@@ -63,12 +70,17 @@ enum Harness: String, CaseIterable {
             header.authentication == .session
             ? try? Datagram.encode(
                 datagram.message, stationID: header.stationID, sequence: header.sequence, session: SessionSigner(),
-                fallback: Signer())
+                fallback: Signer(), cookie: header.cookie)
             : try? Datagram.encode(
-                datagram.message, stationID: header.stationID, sequence: header.sequence, signer: Signer())
+                datagram.message, stationID: header.stationID, sequence: header.sequence, signer: Signer(),
+                cookie: header.cookie)
         guard let again else { fatalError("a decoded \(header.kind) does not encode again") }
+        // The admission cookie rides only on a guest's kinds, and nothing but the challenge is unauthenticated.
+        guard header.cookie == nil || header.kind.takesCookie,
+            (header.authentication == .unsigned) == header.kind.isUnauthenticated
+        else { fatalError("a decoded \(header.kind) has a cookie or authentication it may not have") }
         guard let decoded = try? Datagram.decode(again), decoded.message == datagram.message,
-            decoded.header.authentication == header.authentication
+            decoded.header.authentication == header.authentication, decoded.header.cookie == header.cookie
         else {
             fatalError("a decoded \(header.kind) does not survive encoding and decoding")
         }
@@ -177,6 +189,53 @@ enum Harness: String, CaseIterable {
         if (accepted != nil) != (tampered == genuineMACVote) {
             fatalError("a tampered MAC vote passed the DJ's filter")
         }
+    }
+
+    /// Checks no signature: what the `cookie` target asks is which datagrams reach the check.
+    struct Refuser: DatagramVerifier {
+        func verify(_ datagram: Datagram) -> Bool { false }
+    }
+
+    static func cookie(_ bytes: [UInt8]) {
+        let from = PeerAddress(host: "10.0.0.2", port: 4000)
+        let policy = SenderPolicy.listenersOf(station.stationID)
+        let secret: (UInt64, UInt64) = (11, 12)
+        let cookies = AddressCookies(secret: secret)
+        // One verification a second for senders that show nothing: spent by the first datagram.
+        var filter = DatagramFilter(
+            verifier: Refuser(), limits: .init(verificationsPerSecond: 2, reservedPerSecond: 1), cookieSecret: secret)
+        let spender = try! Datagram.encode(.query(Query()), stationID: station.stationID, sequence: 1, signer: guest)
+        _ = filter.accept(spender, from: PeerAddress(host: "10.0.0.3", port: 1), at: LocalTime(ns: 0), policy: policy)
+        var effects: [Effect] = []
+        let before = filter.drops.counts
+        _ = filter.accept(bytes, from: from, at: LocalTime(ns: 1), policy: policy, logInto: &effects)
+        let decoded = try? Datagram.decode(bytes)
+        for case .send(let message, let to, let id) in effects {
+            guard case .cookieChallenge(let challenge) = message, let header = decoded?.header else {
+                fatalError("the DJ's filter sent \(message.kind) for a datagram")
+            }
+            let size = (try? Datagram.encode(message, stationID: id, sequence: 1, signer: Signer()))?.count ?? .max
+            guard to == .peer(from), id == station.stationID, challenge.echo == header.sequence,
+                challenge.cookie == cookies.cookie(for: header.sender, at: from, now: LocalTime(ns: 1)),
+                size <= bytes.count
+            else { fatalError("a challenge that is not the sender's, or larger than what it answers") }
+        }
+        // Verified (here: refused as bad_signature) over the open share only with the sender's own cookie.
+        let checked = ["bad_signature", "bad_mac"].contains {
+            filter.drops.counts[$0, default: 0] > before[$0, default: 0]
+        }
+        if checked {
+            guard let header = decoded?.header, let cookie = header.cookie,
+                cookies.isValid(cookie, for: header.sender, at: from, now: LocalTime(ns: 1))
+            else { fatalError("a datagram without its sender's cookie reached the reserve") }
+        }
+        // The input as a challenge to a guest that sent one query: taken only when it echoes that query.
+        var reader = ByteReader(bytes)
+        guard let challenge = try? CookieChallenge(from: &reader) else { return }
+        var outbox = Outbox(signer: guest)
+        _ = outbox.datagram(for: .query(Query()), station: station.stationID, now: LocalTime(ns: 0), realTimeNs: 77)
+        let taken = outbox.takeCookie(challenge, from: station.stationID, now: LocalTime(ns: 1))
+        if taken != (challenge.echo == 77) { fatalError("a guest took a challenge that answers nothing it sent") }
     }
 
     static func dns(_ bytes: [UInt8]) {

@@ -32,14 +32,14 @@ struct Peer {
     var publicKey: PublicKey { signer.publicKey }
 
     /// The signed bytes of `message` for `station`, with this peer's next sequence number.
-    mutating func bytes(_ message: Message, station: StationID) -> [UInt8] {
+    mutating func bytes(_ message: Message, station: StationID, cookie: UInt64? = nil) -> [UInt8] {
         sequence += 1
-        return try! Datagram.encode(message, stationID: station, sequence: sequence, signer: signer)
+        return try! Datagram.encode(message, stationID: station, sequence: sequence, signer: signer, cookie: cookie)
     }
 
     /// The input a machine gets when `message` arrives from this peer.
-    mutating func send(_ message: Message, station: StationID) -> NodeInput {
-        .datagram(bytes(message, station: station), from: address)
+    mutating func send(_ message: Message, station: StationID, cookie: UInt64? = nil) -> NodeInput {
+        .datagram(bytes(message, station: station, cookie: cookie), from: address)
     }
 }
 
@@ -182,6 +182,7 @@ extension Message {
         case .requestVoteAck: "requestVoteAck"
         case .queueList: "queueList"
         case .nextSources: "nextSources"
+        case .cookieChallenge: "cookieChallenge"
         }
     }
 }

@@ -86,7 +86,9 @@ public struct Inbound: Sendable {
 }
 
 /// Decodes, checks the sender against the policy, verifies the signature and rejects replays;
-/// everything dropped is counted by reason in ``drops`` (docs/PROTOCOL.md, "Drops").
+/// everything dropped is counted by reason in ``drops`` (docs/PROTOCOL.md, "Drops"). A DJ's filter
+/// answers an unknown sender with a cookie challenge when its verification budget is short
+/// (``SenderGate``); a guest's takes the challenges its station sends.
 public struct DatagramFilter: Sendable {
     private let verifier: any DatagramVerifier
     private var replay = ReplayWindow()
@@ -97,10 +99,21 @@ public struct DatagramFilter: Sendable {
     /// The session keys of guests this node has checked (their signature or MAC): a vote's MAC
     /// is then checked in a microsecond instead of a signature's tens.
     private var sessions = SessionKeys()
+    /// What the last datagram asked to be sent: the DJ's cookie challenge to its sender, or the
+    /// cookie a station's challenge gave this node (``accept(_:from:at:policy:logInto:)`` turns it
+    /// into an effect).
+    private var pending: Effect?
+    /// Cookie challenges taken from stations (each one's cookie goes into what this node sends
+    /// there next, if the outbox finds that it answers one of them).
+    public private(set) var challengesTaken = 0
 
-    public init(verifier: any DatagramVerifier, limits: SenderGate.Limits = SenderGate.Limits()) {
+    /// - Parameter cookieSecret: the admission cookies' key (a DJ's), random unless a test sets it.
+    public init(
+        verifier: any DatagramVerifier, limits: SenderGate.Limits = SenderGate.Limits(),
+        cookieSecret: (UInt64, UInt64)? = nil
+    ) {
         self.verifier = verifier
-        gate = SenderGate(limits: limits)
+        gate = SenderGate(limits: limits, cookieSecret: cookieSecret)
     }
 
     /// The datagram, if it passes; nil (and counted) if not. `machine`: the sender's, as the runtime
@@ -108,6 +121,7 @@ public struct DatagramFilter: Sendable {
     public mutating func accept(
         _ bytes: [UInt8], from: PeerAddress, machine: MachineID? = nil, at now: LocalTime, policy: SenderPolicy
     ) -> Inbound? {
+        pending = nil
         do throws(WireError) {
             let datagram = try Datagram.decode(try unsealed(bytes, policy: policy))
             let header = datagram.header
@@ -120,13 +134,25 @@ public struct DatagramFilter: Sendable {
                 guard header.kind.isFromDJ else { throw .unexpectedSender }
                 guard header.sender == key else { throw .badSignature }
             }
+            if case .cookieChallenge(let challenge) = datagram.message {
+                // Unauthenticated by design: its cookie is all that is taken from it (the outbox
+                // checks that it answers a datagram sent there), and it is never a message.
+                challengesTaken += 1
+                pending = .cookieFrom(header.stationID, challenge)
+                return nil
+            }
             // Cheap checks before the expensive one: a replay, or a sender over its share, costs no
             // signature check.
             guard replay.wouldAccept(header.sequence, from: header.sender) else { throw .replayed }
-            switch gate.admit(sender: header.sender, host: from.host, now: now) {
+            switch gate.admit(sender: header.sender, from: from, cookie: header.cookie, now: now) {
             case .verify: break
             case .rateLimited: throw .rateLimited
             case .overBudget: throw .overBudget
+            case .challenge(let cookie):
+                pending = .send(
+                    .cookieChallenge(CookieChallenge(echo: header.sequence, cookie: cookie)), to: .peer(from),
+                    station: header.stationID)
+                throw .challenged
             }
             switch header.authentication {
             case .signature:
@@ -140,6 +166,8 @@ public struct DatagramFilter: Sendable {
                     verifier.verify(datagram, sessionKey: key)
                 else { throw .badMAC }
                 if known == nil { sessions.insert(key, for: header.sender) }
+            case .unsigned:
+                throw .unexpectedSender  // only a challenge comes so, and it was taken above
             }
             guard replay.accept(header.sequence, from: header.sender) else { throw .replayed }
             gate.accepted(sender: header.sender, host: from.host)
@@ -183,6 +211,10 @@ public struct DatagramFilter: Sendable {
     ) -> Inbound? {
         let total = drops.total
         let inbound = accept(bytes, from: from, machine: machine, at: now, policy: policy)
+        if let pending {
+            effects.append(pending)
+            self.pending = nil
+        }
         guard inbound == nil, drops.total > total else { return inbound }
         guard now - lastDropLogAt >= Self.dropLogIntervalNs else {
             unloggedDrops += 1

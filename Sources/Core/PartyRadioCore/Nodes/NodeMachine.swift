@@ -159,6 +159,9 @@ public enum Effect: Sendable {
     /// Votes to this station may go with the session MAC made from this node's key and
     /// `stationKey` rather than a signature: its advert says it takes them (`mac=1`).
     case sessionFor(StationID, stationKey: PublicKey)
+    /// The station's cookie challenge came: what this node sends there next shows its cookie, if
+    /// the challenge answers a datagram it sent there lately (docs/PROTOCOL.md, "Admission cookies").
+    case cookieFrom(StationID, CookieChallenge)
     /// Announce the station through DNS-SD.
     case publish(name: String, port: UInt16, txt: [String])
     /// Start browsing for stations; `resolving`: a station named by the guest, asked for at once

@@ -155,6 +155,10 @@ public struct StationWatch: Sendable {
         }
     }
 
+    /// Queries every station again at the next tick: one asked this node for its admission cookie,
+    /// and the query that showed none was dropped.
+    public mutating func queryAgainNow() { lastQuery.removeAll() }
+
     /// Expiry, queries and the settled flag.
     public mutating func tick(now: LocalTime, into out: inout [Effect]) -> [StationDirectory.Change] {
         lastTickAt = now

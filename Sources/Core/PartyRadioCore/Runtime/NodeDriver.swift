@@ -122,6 +122,13 @@ public final class NodeDriver<Machine: NodeMachine> {
         case .sessionFor(let station, let key):
             outbox.sessionFor(station, stationKey: key)
             ports.log(.wire, "votes to station \(station.hex) go with a session MAC (its advert says mac=1)")
+        case .cookieFrom(let station, let challenge):
+            let taken = outbox.takeCookie(challenge, from: station, now: ports.now())
+            ports.log(
+                .wire,
+                taken
+                    ? "station \(station.hex) is busy: what goes there shows its admission cookie"
+                    : "ignored a cookie challenge from station \(station.hex) that answers nothing sent there")
         case .publish(let name, let port, let txt):
             ports.publish(name: name, port: port, txt: txt)
         case .browse(let name):

@@ -20,6 +20,16 @@ public struct Outbox {
     /// (``Effect/sessionFor(_:stationKey:)``), and the MAC signers made from them at the first vote.
     private var sessionStations: [StationID: PublicKey] = [:]
     private var sessionSigners: [StationID: any SessionSigner] = [:]
+    /// The admission cookies stations gave this node (``Effect/cookieFrom(_:_:)``), and when.
+    public private(set) var cookies: [StationID: (cookie: UInt64, at: LocalTime)] = [:]
+    /// The sequence numbers of the last datagrams that could carry a cookie, per station: a
+    /// challenge is taken only when it answers one of them.
+    private var recentSequences: [StationID: [UInt64]] = [:]
+    /// How many sequence numbers per station a challenge may answer.
+    public static let challengeWindow = 32
+    /// A cookie is shown for this long after its challenge: its DJ takes it for one to two epochs
+    /// (``AddressCookies/epochNs``), and a DJ that is busy again sends a new one.
+    public static let cookieLifetimeNs = AddressCookies.epochNs
 
     public init(
         signer: any Signer, seal: (any StationSeal)? = nil,
@@ -60,12 +70,20 @@ public struct Outbox {
         default:
             break
         }
+        var cookie: UInt64?
+        if message.kind.takesCookie {
+            recentSequences[station, default: []].append(sequence)
+            if recentSequences[station, default: []].count > Self.challengeWindow {
+                recentSequences[station]?.removeFirst()
+            }
+            if let held = cookies[station], now - held.at < Self.cookieLifetimeNs { cookie = held.cookie }
+        }
         let encoded =
             if message.kind.takesSessionMAC, let session = sessionSigner(for: station) {
                 try? Datagram.encode(
-                    message, stationID: station, sequence: sequence, session: session, fallback: signer)
+                    message, stationID: station, sequence: sequence, session: session, fallback: signer, cookie: cookie)
             } else {
-                try? Datagram.encode(message, stationID: station, sequence: sequence, signer: signer)
+                try? Datagram.encode(message, stationID: station, sequence: sequence, signer: signer, cookie: cookie)
             }
         guard let bytes = encoded else { return nil }
         if let seal, sealedStations.contains(station) { return seal.seal(datagram: bytes) }
@@ -86,6 +104,16 @@ public struct Outbox {
         guard let key = sessionStations[station], let made = makeSessionSigner(key) else { return nil }
         sessionSigners[station] = made
         return made
+    }
+
+    /// Takes the admission cookie of `station`'s challenge if it answers one of the last datagrams
+    /// sent there (whoever cannot read this node's traffic cannot know their sequence numbers), so
+    /// that what goes there from now on shows it. Returns whether it was taken.
+    @discardableResult
+    public mutating func takeCookie(_ challenge: CookieChallenge, from station: StationID, now: LocalTime) -> Bool {
+        guard recentSequences[station]?.contains(challenge.echo) == true else { return false }
+        cookies[station] = (challenge.cookie, now)
+        return true
     }
 
     /// Seals what goes to `station` from now on (nothing without a code).

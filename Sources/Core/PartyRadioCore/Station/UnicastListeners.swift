@@ -15,13 +15,13 @@
 public struct UnicastListeners: Sendable, Equatable {
     public static let capacity = 64
     /// How long a cookie's epoch lasts; a cookie is taken in its own epoch and the next.
-    public static let cookieEpochNs = Nanos.seconds(30)
+    public static let cookieEpochNs = AddressCookies.epochNs
 
     public let timeoutNs: Int64
     public private(set) var entries: [PublicKey: Entry] = [:]
     /// Requests for copies refused for want of the address's cookie (for `-v` and the tests).
     public private(set) var refused = 0
-    private let secret: (k0: UInt64, k1: UInt64)
+    private let cookies: AddressCookies
 
     public struct Entry: Sendable, Equatable {
         public var address: PeerAddress
@@ -31,36 +31,17 @@ public struct UnicastListeners: Sendable, Equatable {
     /// - Parameter secret: the cookies' key, random for each run of the DJ unless a test sets it.
     public init(timeoutNs: Int64 = Nanos.seconds(3.5), secret: (UInt64, UInt64)? = nil) {
         self.timeoutNs = timeoutNs
-        var random = SystemRandomNumberGenerator()
-        self.secret = secret.map { (k0: $0.0, k1: $0.1) } ?? (k0: random.next(), k1: random.next())
-    }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.timeoutNs == b.timeoutNs && a.entries == b.entries && a.refused == b.refused && a.secret == b.secret
+        cookies = AddressCookies(secret: secret)
     }
 
     /// The return cookie of `key` at `address` now: what the DJ's time pongs to it carry.
     public func cookie(for key: PublicKey, at address: PeerAddress, now: LocalTime) -> UInt64 {
-        cookie(for: key, at: address, epoch: Self.epoch(now))
-    }
-
-    private func cookie(for key: PublicKey, at address: PeerAddress, epoch: Int64) -> UInt64 {
-        var bytes = key.bytes
-        withUnsafeBytes(of: epoch.littleEndian) { bytes += $0 }
-        withUnsafeBytes(of: address.port.littleEndian) { bytes += $0 }
-        bytes += Array(address.host.utf8)
-        return SipHash24.hash(k0: secret.k0, k1: secret.k1, bytes)
-    }
-
-    private static func epoch(_ now: LocalTime) -> Int64 {
-        now.ns >= 0 ? now.ns / cookieEpochNs : (now.ns + 1) / cookieEpochNs - 1
+        cookies.cookie(for: key, at: address, now: now)
     }
 
     /// Whether `cookie` is `key`'s at `address`, of this epoch or the last.
     public func isValid(_ cookie: UInt64, for key: PublicKey, at address: PeerAddress, now: LocalTime) -> Bool {
-        let epoch = Self.epoch(now)
-        return cookie == self.cookie(for: key, at: address, epoch: epoch)
-            || cookie == self.cookie(for: key, at: address, epoch: epoch - 1)
+        cookies.isValid(cookie, for: key, at: address, now: now)
     }
 
     /// The addresses to copy the group's messages to, in a stable order.

@@ -1,5 +1,6 @@
 /// A whole datagram: header, body and the Ed25519 signature over both (or, for a guest's vote
-/// to a DJ that takes them, a session MAC: ``MessageHeader/Authentication``).
+/// to a DJ that takes them, a session MAC; for the DJ's cookie challenge, nothing:
+/// ``MessageHeader/Authentication``).
 ///
 /// The codec is pure: signing and verification are done by the caller through ``Signer``
 /// and the `signedBytes`/`signature` pair, so the core stays free of C and I/O.
@@ -10,14 +11,18 @@ public struct Datagram: Equatable, Sendable {
 
     public var header: MessageHeader
     public var message: Message
-    /// The bytes the signature covers (header and body).
+    /// The bytes the signature covers (header, cookie and body).
     public var signedBytes: [UInt8]
     /// The signature, or the session MAC (``MessageHeader/authentication`` says which).
     public var signature: [UInt8]
 
     /// The size of what ends a datagram authenticated as `authentication`.
     public static func trailerSize(_ authentication: MessageHeader.Authentication) -> Int {
-        authentication == .session ? sessionMACSize : signatureSize
+        switch authentication {
+        case .signature: signatureSize
+        case .session: sessionMACSize
+        case .unsigned: 0
+        }
     }
 
     /// Decodes the structure of a datagram. The signature (or MAC) is *not* checked here.
@@ -26,9 +31,9 @@ public struct Datagram: Equatable, Sendable {
         var reader = ByteReader(bytes)
         let header = try MessageHeader(from: &reader)
         let trailer = trailerSize(header.authentication)
-        guard bytes.count >= MessageHeader.size + trailer else { throw .truncated }
+        guard bytes.count >= header.encodedSize + trailer else { throw .truncated }
         let bodyEnd = bytes.count - trailer
-        var bodyReader = ByteReader(Array(bytes[..<bodyEnd]), offset: MessageHeader.size)
+        var bodyReader = ByteReader(Array(bytes[..<bodyEnd]), offset: header.encodedSize)
         let message = try Message.decode(kind: header.kind, from: &bodyReader)
         guard bodyReader.remaining == 0 else { throw .trailingBytes(bodyReader.remaining) }
         return Datagram(
@@ -36,17 +41,18 @@ public struct Datagram: Equatable, Sendable {
             signature: Array(bytes[bodyEnd...]))
     }
 
-    /// Encodes and signs a message. Fails only if the result would exceed ``maxSize``,
-    /// which the field limits rule out for every v1 message.
+    /// Encodes and signs a message (a cookie challenge goes unsigned), with the admission cookie
+    /// after the header if one is given and the kind takes it. Fails only if the result would
+    /// exceed ``maxSize``, which the field limits rule out for every v1 message.
     public static func encode(
-        _ message: Message, stationID: StationID, sequence: UInt64, signer: some Signer
+        _ message: Message, stationID: StationID, sequence: UInt64, signer: some Signer, cookie: UInt64? = nil
     ) throws(WireError) -> [UInt8] {
         var writer = ByteWriter()
-        MessageHeader(kind: message.kind, stationID: stationID, sender: signer.publicKey, sequence: sequence)
-            .encode(into: &writer)
+        MessageHeader(
+            kind: message.kind, stationID: stationID, sender: signer.publicKey, sequence: sequence, cookie: cookie
+        ).encode(into: &writer)
         message.body.encode(into: &writer)
-        let signature = signer.sign(writer.bytes)
-        writer.write(bytes: signature)
+        if !message.kind.isUnauthenticated { writer.write(bytes: signer.sign(writer.bytes)) }
         guard writer.bytes.count <= maxSize else { throw .oversized(writer.bytes.count) }
         return writer.bytes
     }
@@ -55,15 +61,15 @@ public struct Datagram: Equatable, Sendable {
     /// them); a kind that takes no MAC is signed by `fallback` instead.
     public static func encode(
         _ message: Message, stationID: StationID, sequence: UInt64, session: some SessionSigner,
-        fallback: some Signer
+        fallback: some Signer, cookie: UInt64? = nil
     ) throws(WireError) -> [UInt8] {
         guard message.kind.takesSessionMAC, session.publicKey == fallback.publicKey else {
-            return try encode(message, stationID: stationID, sequence: sequence, signer: fallback)
+            return try encode(message, stationID: stationID, sequence: sequence, signer: fallback, cookie: cookie)
         }
         var writer = ByteWriter()
         MessageHeader(
             kind: message.kind, authentication: .session, stationID: stationID, sender: session.publicKey,
-            sequence: sequence
+            sequence: sequence, cookie: cookie
         ).encode(into: &writer)
         message.body.encode(into: &writer)
         let mac = session.mac(writer.bytes)

@@ -21,6 +21,7 @@ public enum Message: Equatable, Sendable {
     case requestVoteAck(RequestVoteAck)
     case queueList(QueueList)
     case nextSources(NextSources)
+    case cookieChallenge(CookieChallenge)
 
     public var body: any WireMessage {
         switch self {
@@ -45,6 +46,7 @@ public enum Message: Equatable, Sendable {
         case .requestVoteAck(let m): m
         case .queueList(let m): m
         case .nextSources(let m): m
+        case .cookieChallenge(let m): m
         }
     }
 
@@ -73,6 +75,7 @@ public enum Message: Equatable, Sendable {
         case .requestVoteAck: .requestVoteAck(try RequestVoteAck(from: &reader))
         case .queueList: .queueList(try QueueList(from: &reader))
         case .nextSources: .nextSources(try NextSources(from: &reader))
+        case .cookieChallenge: .cookieChallenge(try CookieChallenge(from: &reader))
         }
     }
 }

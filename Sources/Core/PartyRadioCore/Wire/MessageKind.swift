@@ -21,12 +21,13 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case requestVoteAck = 19
     case queueList = 20
     case nextSources = 21
+    case cookieChallenge = 22
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
-            .requestVoteAck, .queueList, .nextSources:
+            .requestVoteAck, .queueList, .nextSources, .cookieChallenge:
             true
         case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote: false
         }
@@ -35,6 +36,13 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     /// Kinds that may come authenticated by a session MAC instead of a signature: a guest's vote,
     /// the one message a guest sends in bursts (docs/PROTOCOL.md, "Session MAC").
     public var takesSessionMAC: Bool { self == .vote }
+
+    /// The one kind that is neither signed nor MACed: the DJ's cookie challenge, which must cost it
+    /// no more than the datagram it answers (docs/PROTOCOL.md, "Admission cookies").
+    public var isUnauthenticated: Bool { self == .cookieChallenge }
+
+    /// Kinds that may carry an admission cookie after the header: what guests send the DJ.
+    public var takesCookie: Bool { !isFromDJ }
 }
 
 /// A message body: encodes itself after the header and decodes from the bytes that follow it.

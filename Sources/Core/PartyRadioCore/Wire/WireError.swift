@@ -24,6 +24,9 @@ public enum WireError: Error, Equatable, Sendable {
     case badSeal
     /// A datagram in clear at a private station, where everything must come sealed.
     case unsealed
+    /// Not verified, answered with a cookie challenge instead: the budget was short, and the sender
+    /// (unknown here) showed no valid admission cookie.
+    case challenged
 
     /// A short stable name, used as the counter key in `--json-events` output.
     public var counterName: String {
@@ -44,6 +47,7 @@ public enum WireError: Error, Equatable, Sendable {
         case .sealed: "sealed"
         case .badSeal: "bad_seal"
         case .unsealed: "unsealed"
+        case .challenged: "challenged"
         }
     }
 }

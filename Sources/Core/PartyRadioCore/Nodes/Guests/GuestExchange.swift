@@ -63,7 +63,15 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
         case .datagram(let bytes, let from, _):
             let policy: SenderPolicy =
                 if let station { .stations([station.id: station.advert.publicKey]) } else { watch.policy }
-            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else { break }
+            let challenges = filter.challengesTaken
+            guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else {
+                // The station is busy and dropped what was sent for want of a cookie it has just
+                // given: send again at once, with it, rather than at the next retry.
+                if filter.challengesTaken > challenges {
+                    if station == nil { watch.queryAgainNow() } else { retry.again() }
+                }
+                break
+            }
             guard var station else {
                 _ = watch.handle(inbound, now: now)
                 break

@@ -39,6 +39,10 @@ public struct Retry<Request: StationRequest>: Sendable {
         return .send(message)
     }
 
+    /// Sends again at the next ``due(at:)``: the station dropped the last one for want of the
+    /// admission cookie it has just given.
+    public mutating func again() { lastSent = nil }
+
     /// The deadline, or the next resend if that comes first.
     public var nextWakeup: LocalTime {
         guard request.message != nil, let lastSent else { return deadline }

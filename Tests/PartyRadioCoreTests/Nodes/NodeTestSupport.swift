@@ -182,6 +182,8 @@ extension Message {
         case .requestVoteAck: "requestVoteAck"
         case .queueList: "queueList"
         case .nextSources: "nextSources"
+        case .liveFrame: "liveFrame"
+        case .liveRepair: "liveRepair"
         }
     }
 }

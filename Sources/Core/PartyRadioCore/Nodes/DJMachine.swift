@@ -477,7 +477,7 @@ public struct DJMachine: NodeMachine {
                             cookie: unicastListeners.cookie(for: sender, at: node, now: now))),
                     to: node))
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
-            .requestVoteAck, .queueList, .nextSources:
+            .requestVoteAck, .queueList, .nextSources, .liveFrame, .liveRepair:
             break  // DJ kinds never pass the listener policy
         }
     }

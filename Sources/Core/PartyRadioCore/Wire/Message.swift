@@ -21,6 +21,8 @@ public enum Message: Equatable, Sendable {
     case requestVoteAck(RequestVoteAck)
     case queueList(QueueList)
     case nextSources(NextSources)
+    case liveFrame(LiveFrame)
+    case liveRepair(LiveRepair)
 
     public var body: any WireMessage {
         switch self {
@@ -45,6 +47,8 @@ public enum Message: Equatable, Sendable {
         case .requestVoteAck(let m): m
         case .queueList(let m): m
         case .nextSources(let m): m
+        case .liveFrame(let m): m
+        case .liveRepair(let m): m
         }
     }
 
@@ -73,6 +77,8 @@ public enum Message: Equatable, Sendable {
         case .requestVoteAck: .requestVoteAck(try RequestVoteAck(from: &reader))
         case .queueList: .queueList(try QueueList(from: &reader))
         case .nextSources: .nextSources(try NextSources(from: &reader))
+        case .liveFrame: .liveFrame(try LiveFrame(from: &reader))
+        case .liveRepair: .liveRepair(try LiveRepair(from: &reader))
         }
     }
 }

@@ -21,12 +21,14 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case requestVoteAck = 19
     case queueList = 20
     case nextSources = 21
+    case liveFrame = 22
+    case liveRepair = 23
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
-            .requestVoteAck, .queueList, .nextSources:
+            .requestVoteAck, .queueList, .nextSources, .liveFrame, .liveRepair:
             true
         case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote: false
         }

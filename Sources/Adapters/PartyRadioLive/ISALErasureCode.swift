@@ -41,7 +41,7 @@ public struct ISALErasureCode: ErasureCode {
         var inverse = [UInt8](repeating: 0, count: k * k)
         guard gf_invert_matrix(&chosen, &inverse, Int32(k)) == 0 else { return nil }
         // A missing data shard is its row of the inverse applied to the survivors.
-        var rows = [UInt8]()
+        var rows: [UInt8] = []
         rows.reserveCapacity(missing.count * k)
         for index in missing { rows += inverse[(index * k)..<(index * k + k)] }
         let rebuilt = Self.multiply(

@@ -272,8 +272,9 @@ public struct LiveJitterBuffer: Sendable {
     private mutating func restartAtEarliestHeld() {
         releasedSinceStart = false
         let last = lastReleased ?? 0
-        guard let earliest = frames.values.filter({ $0.frame.sequence > last && !$0.recovered })
-            .min(by: { $0.frame.sequence < $1.frame.sequence })
+        guard
+            let earliest = frames.values.filter({ $0.frame.sequence > last && !$0.recovered })
+                .min(by: { $0.frame.sequence < $1.frame.sequence })
         else {
             position = nil
             return

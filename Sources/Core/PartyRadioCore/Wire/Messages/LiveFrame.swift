@@ -74,7 +74,7 @@ public enum LiveCodec: UInt8, Sendable, Hashable {
 /// A live frame's duration, in units of 2.5 ms as on the wire: the four Opus frame sizes a live
 /// station uses.
 public enum LiveFrameDuration: UInt8, Sendable, Hashable, CaseIterable {
-    case ms2_5 = 1
+    case ms2point5 = 1
     case ms5 = 2
     case ms10 = 4
     case ms20 = 8

@@ -5,8 +5,8 @@ public struct LiveRepair: WireMessage, Hashable {
     public static let dataCountRange: ClosedRange<Int> = 1...16
     public static let parityCountRange: ClosedRange<Int> = 1...8
     /// A shard is a frame's audio fields (12 bytes) and its packet.
-    public static let shardSizeRange: ClosedRange<Int> = (LiveFEC.shardOverhead + 1)...(LiveFEC.shardOverhead
-        + LiveFrame.maxPayload)
+    public static let shardSizeRange: ClosedRange<Int> =
+        (LiveFEC.shardOverhead + 1)...(LiveFEC.shardOverhead + LiveFrame.maxPayload)
 
     /// The block's first frame number; the block is `firstSequence ..< firstSequence + dataCount`.
     public var firstSequence: UInt64

@@ -13,8 +13,8 @@ import Testing
 
     /// A datagram around `body` of `kind` (header by hand: magic, version, kind, ID, key, sequence).
     static func datagram(kind: UInt8, body: [UInt8]) -> [UInt8] {
-        [0x50, 0x52, 1, kind] + bigEndian(station.rawValue) + [UInt8](repeating: 3, count: 32) + [UInt8](repeating: 0, count: 8)
-            + body + [UInt8](repeating: 0, count: 64)
+        let header = [0x50, 0x52, 1, kind] + bigEndian(station.rawValue) + [UInt8](repeating: 3, count: 32)
+        return header + [UInt8](repeating: 0, count: 8) + body + [UInt8](repeating: 0, count: 64)
     }
 
     static func frameBody(sequence: UInt64, time: Int64, codec: UInt8 = 1, duration: UInt8 = 4, payload: [UInt8])

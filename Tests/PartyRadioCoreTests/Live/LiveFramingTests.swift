@@ -39,7 +39,7 @@ import Testing
         let bytes = try Datagram.encode(.liveFrame(frame), stationID: Self.station, sequence: 0, signer: Signer())
         let body = Self.frameBody(
             sequence: 0x0102_0304_0506_0708, time: 1_765_000_000_123_456_789, payload: [0xAA, 0xBB, 0xCC])
-        #expect(bytes == Self.datagram(kind: 22, body: body))
+        #expect(bytes == Self.datagram(kind: 23, body: body))
         #expect(try Datagram.decode(bytes).message == .liveFrame(frame))
         #expect(bytes.count == 136 + 3)
     }
@@ -48,7 +48,7 @@ import Testing
         let shard = [UInt8](repeating: 0x5A, count: 20)
         let repair = LiveRepair(firstSequence: 40, dataCount: 4, parityCount: 2, parityIndex: 1, shard: shard)
         let bytes = try Datagram.encode(.liveRepair(repair), stationID: Self.station, sequence: 0, signer: Signer())
-        #expect(bytes == Self.datagram(kind: 23, body: Self.repairBody(first: 40, k: 4, m: 2, index: 1, shard: shard)))
+        #expect(bytes == Self.datagram(kind: 24, body: Self.repairBody(first: 40, k: 4, m: 2, index: 1, shard: shard)))
         #expect(try Datagram.decode(bytes).message == .liveRepair(repair))
     }
 
@@ -56,7 +56,7 @@ import Testing
         for code: UInt8 in [1, 2, 4, 8] {
             let body = Self.frameBody(
                 sequence: 1, time: -7, duration: code, payload: [UInt8](repeating: 1, count: 1000))
-            let bytes = Self.datagram(kind: 22, body: body)
+            let bytes = Self.datagram(kind: 23, body: body)
             #expect(bytes.count <= Datagram.maxSize)
             guard case .liveFrame(let frame) = try Datagram.decode(bytes).message else {
                 Issue.record("not a frame")
@@ -65,8 +65,8 @@ import Testing
             #expect(frame.duration.ns == Int64(code) * 2_500_000)
         }
         let longest = Self.repairBody(first: 1, k: 16, m: 8, index: 7, shard: [UInt8](repeating: 2, count: 1012))
-        #expect(Self.datagram(kind: 23, body: longest).count == 1141)
-        #expect(throws: Never.self) { try Datagram.decode(Self.datagram(kind: 23, body: longest)) }
+        #expect(Self.datagram(kind: 24, body: longest).count == 1141)
+        #expect(throws: Never.self) { try Datagram.decode(Self.datagram(kind: 24, body: longest)) }
     }
 
     static let malformedFrames: [(String, [UInt8])] = [
@@ -95,15 +95,15 @@ import Testing
 
     @Test func malformedBodiesAreMalformed() {
         for (name, body) in Self.malformedFrames {
-            #expect(throws: WireError.self, "\(name)") { try Datagram.decode(Self.datagram(kind: 22, body: body)) }
-            #expect(Self.isMalformed(Self.datagram(kind: 22, body: body)), "\(name)")
+            #expect(throws: WireError.self, "\(name)") { try Datagram.decode(Self.datagram(kind: 23, body: body)) }
+            #expect(Self.isMalformed(Self.datagram(kind: 23, body: body)), "\(name)")
         }
         for (name, body) in Self.malformedRepairs {
-            #expect(Self.isMalformed(Self.datagram(kind: 23, body: body)), "\(name)")
+            #expect(Self.isMalformed(Self.datagram(kind: 24, body: body)), "\(name)")
         }
         // The last block that fits is fine.
         let last = Self.repairBody(first: .max - 3, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 13))
-        #expect(!Self.isMalformed(Self.datagram(kind: 23, body: last)))
+        #expect(!Self.isMalformed(Self.datagram(kind: 24, body: last)))
     }
 
     static func isMalformed(_ bytes: [UInt8]) -> Bool {
@@ -118,7 +118,7 @@ import Testing
     @Test func everyTruncationAndTrailingByteIsAnError() {
         let frame = Self.frameBody(sequence: 9, time: 9, payload: [1, 2, 3, 4])
         let repair = Self.repairBody(first: 9, k: 2, m: 1, index: 0, shard: [UInt8](repeating: 7, count: 16))
-        for (kind, body) in [(UInt8(22), frame), (23, repair)] {
+        for (kind, body) in [(UInt8(23), frame), (24, repair)] {
             for cut in 0..<body.count {
                 let bytes = Self.datagram(kind: kind, body: Array(body.prefix(cut)))
                 #expect(throws: WireError.self, "kind \(kind) cut at \(cut)") { try Datagram.decode(bytes) }

@@ -21,8 +21,8 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case requestVoteAck = 19
     case queueList = 20
     case nextSources = 21
-    case liveFrame = 22
-    case liveRepair = 23
+    case liveFrame = 23
+    case liveRepair = 24
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {

@@ -91,6 +91,9 @@ let package = Package(
         // Unicast DNS-SD (`--domain`): RFC 2136 updates with TSIG, and the queries that browse a zone.
         // Headers only: ldns is loaded with dlopen by `--domain` (CLDNSShim).
         systemLibrary("CLDNS", pkgConfig: nil, apt: "libldns-dev"),
+        // Live audio (docs/LIVE.md): the Opus codec, and ISA-L's Reed-Solomon erasure code for the FEC.
+        systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
+        systemLibrary("CISAL", pkgConfig: "libisal", apt: "libisal-dev"),
         // Libraries loaded with dlopen by what uses them (each shim's table of functions).
         .target(name: "CDynamicLibrary", path: "Sources/CShims/CDynamicLibrary"),
         .target(name: "CCurlShim", dependencies: ["CCurl", "CDynamicLibrary"], path: "Sources/CShims/CCurlShim"),
@@ -101,6 +104,8 @@ let package = Package(
         .target(
             name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD", "CDynamicLibrary"],
             path: "Sources/CShims/CMicroHTTPDShim"),
+        // opus_encoder_ctl is variadic: one typed wrapper per request.
+        .target(name: "COpusShim", dependencies: ["COpus"], path: "Sources/CShims/COpusShim"),
         // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
         // libmpv is not linked: only the commands that play load it, with dlopen at the first player
@@ -156,6 +161,11 @@ let package = Package(
             name: "PartyRadioMPRIS", dependencies: ["CMPRISShim", "CSystemd"],
             path: "Sources/Adapters/PartyRadioMPRIS"),
 
+        // Live audio's codec (libopus) and FEC (ISA-L), behind the core's `ErasureCode` (docs/LIVE.md).
+        .target(
+            name: "PartyRadioLive", dependencies: ["PartyRadioCore", "COpus", "COpusShim", "CISAL"],
+            path: "Sources/Adapters/PartyRadioLive"),
+
         // MARK: Node
         .target(
             name: "PartyRadioNode",
@@ -184,7 +194,8 @@ let package = Package(
         // MARK: Fuzzing (scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING; without
         // them it replays inputs through one harness)
         .executableTarget(
-            name: "partyradio-fuzz", dependencies: ["PartyRadioCore", "PartyRadioCatalog", "PartyRadioSecurity"],
+            name: "partyradio-fuzz",
+            dependencies: ["PartyRadioCore", "PartyRadioCatalog", "PartyRadioSecurity", "PartyRadioLive"],
             path: "Sources/Fuzz/partyradio-fuzz", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
         // MARK: Support for tests and benchmarks
@@ -244,6 +255,7 @@ let package = Package(
                 "PartyRadioMedia", "PartyRadioCore", "CTagLibShim", "CMpvLoader", "CatalogTestSupport",
                 "PartyRadioHTTP",
             ]),
+        .testTarget(name: "PartyRadioLiveTests", dependencies: ["PartyRadioLive", "PartyRadioCore"]),
         .testTarget(name: "PartyRadioHTTPTests", dependencies: ["PartyRadioHTTP", "PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioSQLite", "PartyRadioCore"]),

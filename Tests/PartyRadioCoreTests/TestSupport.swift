@@ -40,6 +40,14 @@ enum Samples {
                 voteSequence: 42, status: .counted, trackID: "1440857781", choice: .up, tally: Tally(up: 5, down: 2),
                 listenerCount: 9)),
         .goodbye(Goodbye(reason: "The DJ ended the station.")), .query(Query()),
+        .liveFrame(
+            LiveFrame(
+                sequence: .max, firstSample: DJTime(ns: -1), duration: .ms20,
+                payload: [UInt8](repeating: 9, count: 1000))),
+        .liveRepair(
+            LiveRepair(
+                firstSequence: 7, dataCount: 16, parityCount: 8, parityIndex: 7, shard: [UInt8](repeating: 1, count: 13)
+            )),
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
         .trackSkipped(TrackSkipped(trackID: "1440857781", title: "Señorita 🎶", reason: .crowd, down: 3, room: 5)),

@@ -183,6 +183,8 @@ extension Message {
         case .queueList: "queueList"
         case .nextSources: "nextSources"
         case .cookieChallenge: "cookieChallenge"
+        case .liveFrame: "liveFrame"
+        case .liveRepair: "liveRepair"
         }
     }
 }

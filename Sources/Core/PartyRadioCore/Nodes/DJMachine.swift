@@ -540,7 +540,8 @@ public struct DJMachine: NodeMachine {
                             cookie: unicastListeners.cookie(for: sender, at: node, now: now))),
                     to: node))
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
-            .requestVoteAck, .queueList, .nextSources, .cookieChallenge:
+            .requestVoteAck, .queueList, .nextSources, .cookieChallenge, .liveFrame,
+            .liveRepair:
             break  // DJ kinds never pass the listener policy
         }
     }

@@ -434,6 +434,8 @@ public struct ListenerMachine: NodeMachine {
                             + "\(estimate.driftPPM) ppm from \(clock.samples.count) samples"))
                 out += planner.tick(clockKnown: true, now: now).map(Effect.player)
             }
+        case .liveFrame, .liveRepair:
+            break  // for the live output, once it is wired (docs/LIVE.md, "What is left for wiring")
         default:
             break
         }

@@ -22,6 +22,8 @@ public enum Message: Equatable, Sendable {
     case queueList(QueueList)
     case nextSources(NextSources)
     case cookieChallenge(CookieChallenge)
+    case liveFrame(LiveFrame)
+    case liveRepair(LiveRepair)
 
     public var body: any WireMessage {
         switch self {
@@ -47,6 +49,8 @@ public enum Message: Equatable, Sendable {
         case .queueList(let m): m
         case .nextSources(let m): m
         case .cookieChallenge(let m): m
+        case .liveFrame(let m): m
+        case .liveRepair(let m): m
         }
     }
 
@@ -76,6 +80,8 @@ public enum Message: Equatable, Sendable {
         case .queueList: .queueList(try QueueList(from: &reader))
         case .nextSources: .nextSources(try NextSources(from: &reader))
         case .cookieChallenge: .cookieChallenge(try CookieChallenge(from: &reader))
+        case .liveFrame: .liveFrame(try LiveFrame(from: &reader))
+        case .liveRepair: .liveRepair(try LiveRepair(from: &reader))
         }
     }
 }

@@ -22,12 +22,15 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case queueList = 20
     case nextSources = 21
     case cookieChallenge = 22
+    case liveFrame = 23
+    case liveRepair = 24
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
-            .requestVoteAck, .queueList, .nextSources, .cookieChallenge:
+            .requestVoteAck, .queueList, .nextSources, .cookieChallenge, .liveFrame,
+            .liveRepair:
             true
         case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote: false
         }

@@ -54,7 +54,7 @@ final class ConnectionGuardTests {
     @Test("a connection that sends a header line now and then is closed at the header deadline")
     func slowHeadersHaveADeadline() throws {
         let server = try MediaServer(
-            address: "127.0.0.1", port: 0, limits: .init(idleTimeoutSeconds: 1), machineOf: { _ in nil })
+            address: "127.0.0.1", port: 0, limits: .init(headerDeadlineNs: 1_000_000_000), machineOf: { _ in nil })
         defer { server.stop() }
         let slow = IdleConnections(count: 1, from: "127.0.2.1", port: server.port)
         slow.send("GET / HTTP/1.1\r\n")

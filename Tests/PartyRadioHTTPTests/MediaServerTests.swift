@@ -38,13 +38,13 @@ final class MediaServerTests {
         #expect(response.status == 200 && response.body == fileBytes)
         // All but its share were closed by the server.
         let closed = idle.closedByServer()
-        #expect(closed >= 200 - Int(server.limits.perClient))
+        #expect(closed >= 200 - Int(server.limits.perAddress))
         #expect(closed < 200)
     }
 
     @Test("a client that says nothing is closed after the idle timeout")
     func idleTimeout() throws {
-        let quick = try MediaServer(address: "127.0.0.1", port: 0, limits: .init(idleTimeoutSeconds: 1))
+        let quick = try MediaServer(address: "127.0.0.1", port: 0, limits: .init(headerDeadlineNs: 1_000_000_000))
         defer { quick.stop() }
         let idle = IdleConnections(count: 3, from: "127.0.0.3", port: quick.port)
         #expect(idle.closedByServer(waitingMs: 10) == 0)

@@ -26,36 +26,7 @@ public final class MediaServer: Sendable {
     /// What one client, and all of them, may hold: a guest who opens connections and sends
     /// nothing (or a byte now and then), from one address or from many aliases of one machine,
     /// must not starve the listeners' fetches nor keep guests off the page (``ConnectionTable``).
-    public struct Limits: Sendable, Equatable {
-        /// Connections open at once from one client address; more are closed at once.
-        public var perClient: UInt32
-        /// Connections open at once in all; when full, the machine holding the most gives way.
-        public var total: UInt32
-        /// Event streams open at once in all, shared the same way.
-        public var streams: UInt32
-        /// A connection that sends or takes nothing for this long is closed; so is one that has
-        /// not sent a request's whole headers this long after it opened (or after its last answer).
-        public var idleTimeoutSeconds: UInt32
-
-        public init(perClient: UInt32 = 8, total: UInt32 = 512, streams: UInt32 = 256, idleTimeoutSeconds: UInt32 = 10)
-        {
-            self.perClient = max(1, perClient)
-            self.total = max(self.perClient, total)
-            self.streams = min(self.total, max(1, streams))
-            self.idleTimeoutSeconds = max(1, idleTimeoutSeconds)
-        }
-
-        var table: ConnectionTable.Limits {
-            ConnectionTable.Limits(
-                perAddress: Int(perClient), total: Int(total), streams: Int(streams),
-                headerDeadlineNs: Int64(idleTimeoutSeconds) * 1_000_000_000)
-        }
-
-        /// libmicrohttpd's own limit sits above ours: connections the table has given way are
-        /// still open for the moment their threads take to close them, and libmicrohttpd stops
-        /// accepting (so our policy never sees a newcomer) once its limit is reached.
-        var daemonTotal: UInt32 { total + 128 }
-    }
+    public typealias Limits = ConnectionTable.Limits
 
     public let limits: Limits
 
@@ -72,7 +43,7 @@ public final class MediaServer: Sendable {
         self.address = address
         self.limits = limits
         Self.allowOpenFiles(Int(limits.daemonTotal) + 256)
-        let registry = Registry(connections: ConnectionGuard(limits: limits.table, machineOf: machineOf))
+        let registry = Registry(connections: ConnectionGuard(limits: limits, machineOf: machineOf))
         self.registry = registry
         if !mhd.MHD_is_feature_supported!(.FEATURE_AUTOSUPPRESS_SIGPIPE).isYes {
             signal(SIGPIPE, SIG_IGN)  // a listener hanging up mid-file must not kill the DJ
@@ -367,3 +338,13 @@ private func sendStatus(_ connection: OpaquePointer, _ status: UInt32, extraHead
 
 /// libmicrohttpd's functions, loaded by `MediaServer.init` (which every use follows).
 var mhd: prmhd_table { prmhd_functions().pointee }
+
+extension ConnectionTable.Limits {
+    /// libmicrohttpd's own limit sits above ours: connections the table has given way are still
+    /// open for the moment their threads take to close them, and libmicrohttpd stops accepting
+    /// (so our policy never sees a newcomer) once its limit is reached.
+    var daemonTotal: UInt32 { UInt32(clamping: total + 128) }
+
+    /// libmicrohttpd's idle timeout, in whole seconds: the header deadline, rounded up.
+    var idleTimeoutSeconds: UInt32 { UInt32(clamping: (headerDeadlineNs + 999_999_999) / 1_000_000_000) }
+}

@@ -42,7 +42,9 @@ struct SecurityLANTests {
         host, port, prefix = sys.argv[1], int(sys.argv[2]), sys.argv[3]
         first, aliases, total, mode, seconds = (int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7],
             float(sys.argv[8]))
-        SLOW, STREAM = b"GET / HTTP/1.1\\r\\nHost: dj\\r\\n", b"GET /api/events HTTP/1.1\\r\\nHost: dj\\r\\n\\r\\n"
+        # The DJ's own Host (any other is answered 421 at once, docs/WEB.md): the attack as it would come.
+        HOST = ("Host: %s:%d\\r\\n" % (host, port)).encode()
+        SLOW, STREAM = b"GET / HTTP/1.1\\r\\n" + HOST, b"GET /api/events HTTP/1.1\\r\\n" + HOST + b"\\r\\n"
         sel = selectors.DefaultSelector()
         state, again = {}, []
         def start(alias):
@@ -507,5 +509,56 @@ struct SecurityLANTests {
         #expect(fields.first == "200", "\(result.stdout)")
         #expect(fields.count == 3 && Int(fields[1]) ?? 0 > 1000, "\(result.stdout)")
         print("media fetch under 500 idle connections: \(result.stdout)")
+    }
+
+    /// A rogue station: its snapshot names a local file as the track's source. The stock DJ sends
+    /// only its own URLs, so the rogue is a DJ whose saved station was edited (its state directory
+    /// is the station's, whoever runs it): the now-playing track's source is `file:///etc/passwd`.
+    /// A listener that plays (mpv's null output) neither loads nor fetches it, and says so.
+    @Test("A station whose track is a local file: the listener neither loads nor fetches it, and counts it")
+    func aRogueSourceIsNotOpened() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let first = try lan.startDJ(host: 1, name: "Rogue")
+        try first.waitForEvent("state") { $0.name == "state" }
+        first.send("quit")
+        #expect(first.wait(timeout: .seconds(10)) == 0)
+        let database = lan.stateDir("dj") + "/dj.sqlite"
+        let edit = try lan.run(
+            host: 1,
+            [
+                "sqlite3", database,
+                "UPDATE station_queue SET track_id = '999', title = 'Passwords', source = 'file:///etc/passwd' "
+                    + "WHERE position = (SELECT queue_index FROM station)",
+            ])
+        #expect(edit.exit == 0, "\(edit.stderr)")
+
+        let dj = try lan.startDJ(host: 1, name: "Rogue")
+        let state = try dj.waitForEvent("the rogue track") { $0.name == "state" }
+        #expect(state.string("track_id") == "999", "the DJ did not restore the edited track")
+        let listener = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "listen", "Rogue", "--json-events", "-v", "--audio-driver", "null",
+                "--state-dir", lan.stateDir("listener"),
+            ])
+        let tuned = try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        // Long enough to synchronise the clock and load what plays (well under a second otherwise).
+        sleep(untilTrue: tuned.timeNs + 4_000_000_000)
+        listener.kill(signal: SIGINT)
+        #expect(listener.wait(timeout: .seconds(10)) == 0)
+        let log = listener.text(.stderr)
+        let refused = log.split(separator: "\n").filter { $0.contains("refused to play 999") }
+        #expect(refused.count == 1, "\(log.suffix(3_000))")
+        // Nothing else of the listener's names the file: no load, no fetch.
+        let opened = log.split(separator: "\n").filter { $0.contains("passwd") && !$0.contains("refused to play") }
+        #expect(opened.isEmpty, "\(opened)")
+        let drops = try #require(listener.events.last { $0.name == "listener_stopped" }?["dropped"] as? [String: Int])
+        #expect(drops["unplayable_source"] == 1, "\(drops)")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(10)) == 0)
     }
 }

@@ -129,6 +129,43 @@ struct WebLANTests {
         #expect(qr.status == 200 && qr.body.contains("<svg") && qr.body.contains("<path"))
     }
 
+    /// DNS rebinding: a page on the attacker's name, once that name resolves to the DJ, is
+    /// same-origin with itself, so its `Origin` matches its `Host`; the `Host` is the attacker's
+    /// name, which the DJ does not answer. curl's `--resolve` stands in for the rebinding DNS answer.
+    @Test("A page under another name (DNS rebinding) gets 421; the DJ's own addresses and mDNS name are answered")
+    func foreignHostsAreMisdirected() throws {
+        let lan = try Testbed(hosts: 2, ip: .dual)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
+        let base = String(try #require(page.string("url")).dropLast())
+        let port = String(try #require(base.split(separator: ":").last))
+        let ip = try lan.ip(host: 1)
+        let evil = "rebind.attacker.example"
+        let resolve = ["--resolve", "\(evil):\(port):\(ip)"]
+        let foreign = "http://\(evil):\(port)"
+        #expect(try curl(lan, host: 2, resolve + ["\(foreign)/"]).status == 421)
+        #expect(try curl(lan, host: 2, resolve + ["\(foreign)/api/state"]).status == 421)
+        let vote = try curl(
+            lan, host: 2, resolve + ["-H", "Origin: \(foreign)", "--data", "choice=up", "\(foreign)/api/vote"])
+        #expect(vote.status == 421 && !vote.body.contains("Rooftop"))
+        let chat = try curl(
+            lan, host: 2, resolve + ["-H", "Origin: \(foreign)", "--data", "text=hi", "\(foreign)/api/chat"])
+        #expect(chat.status == 421)
+        // The DJ's own: the page's address, its mDNS name, its IPv6 address in brackets.
+        #expect(try curl(lan, host: 2, [base + "/api/state"]).status == 200)
+        let name = try lan.hostName(host: 1) + ".local"
+        #expect(
+            try curl(lan, host: 2, ["--resolve", "\(name):\(port):\(ip)", "http://\(name):\(port)/"]).status == 200)
+        let v6 = try lan.ipv6(host: 1)
+        #expect(try curl(lan, host: 2, ["-H", "Host: [\(v6)]:\(port)", base + "/api/state"]).status == 200)
+        // Nothing the foreign page sent reached the station.
+        #expect(!dj.events.contains { $0.name == "vote_counted" || $0.name == "chat" })
+    }
+
     @Test("Catalog search and requests through the DJ, and catalog artwork served by the DJ itself")
     func catalogThroughTheDJ() throws {
         let lan = try Testbed(hosts: 2)

@@ -37,6 +37,23 @@ import Testing
         #expect(floaty.artworkURL == "https://is1-ssl.mzstatic.com/image/thumb/Music/v4/aa/bb/cc/ram.jpg/600x600bb.jpg")
     }
 
+    /// A catalog answer (a hostile `--itunes-url`, a proxy) whose preview is not an `http(s)` URL:
+    /// the song has no preview, so it is never queued nor handed to a player.
+    @Test func aPreviewThatIsNotAWebAddressIsNoPreview() throws {
+        let previews = [
+            "file:///etc/passwd", "/etc/passwd", "av://lavfi:sine", "memory://x", "http://user:pw@host/a.m4a",
+            "https://audio.example/a b.m4a",
+        ]
+        for preview in previews {
+            let result = #"{"kind":"song","trackId":1,"trackName":"T","previewUrl":"\#(preview)"}"#
+            let json = #"{"resultCount":1,"results":["# + result + "]}"
+            let track = try #require(try ITunesDecoder.decode(Array(json.utf8)).tracks.first)
+            #expect(track.previewURL == nil && !track.isPlayable && track.queueTrack == nil, "\(preview)")
+        }
+        let good = CatalogTrack(trackID: "1", title: "T", artist: "A", previewURL: "https://audio.example/p.m4a")
+        #expect(good.queueTrack?.source == "https://audio.example/p.m4a")
+    }
+
     @Test func unicodeSurvives() throws {
         let page = try ITunesDecoder.decode(FixtureServer.fixture("search-unicode.json"), artworkSize: 300)
         #expect(page.tracks.map(\.artist) == ["Beyoncé", "坂本龍一", "Sigur Rós"])

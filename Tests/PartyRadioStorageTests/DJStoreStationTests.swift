@@ -77,6 +77,46 @@ import Testing
         #expect(try DJStore(directory: directory).loadStation()?.stopped == false)
     }
 
+    /// A request vote's sequence is saved with the request: after a restart (a reopen) a replay
+    /// of that vote changes nothing, as a replayed track vote does not.
+    @Test func aRequestVotesSequenceSurvivesAReopen() throws {
+        var saved = Self.station()
+        #expect(
+            saved.requests.vote(
+                RequestVote(queueID: 1, choice: .down), from: Self.key(4), address: "10.0.0.4", sequence: 90
+            ).status
+                == .counted)
+        #expect(
+            saved.requests.vote(
+                RequestVote(queueID: 1, choice: .clear), from: Self.key(4), address: "10.0.0.4", sequence: 91
+            ).status
+                == .counted)
+        try DJStore(directory: directory).saveStation(saved, at: LocalTime(ns: 1))
+        var loaded = try #require(try DJStore(directory: directory).loadStation()).station
+        #expect(loaded.requests.waiting.first?.tally == Tally(up: 1))
+        // Key 4's down vote replayed: still cleared; key 2's up (sequence 3) replayed as a clear: still up.
+        _ = loaded.requests.vote(
+            RequestVote(queueID: 1, choice: .down), from: Self.key(4), address: "10.0.0.4", sequence: 90)
+        _ = loaded.requests.vote(RequestVote(queueID: 1, choice: .clear), from: Self.key(2), sequence: 3)
+        #expect(loaded.requests.waiting.first?.tally == Tally(up: 1))
+        // A newer vote counts.
+        _ = loaded.requests.vote(
+            RequestVote(queueID: 1, choice: .down), from: Self.key(4), address: "10.0.0.4", sequence: 92)
+        #expect(loaded.requests.waiting.first?.tally == Tally(up: 1, down: 1))
+    }
+
+    /// A requests book saved before the sequences were (no `sequences` in its requests) loads.
+    @Test func anOlderFilesRequestsLoadWithoutSequences() throws {
+        let (_, side) = try storeWith(Self.station())
+        try side.query(
+            "UPDATE station_books SET json = json_remove(json, '$.waiting[0].sequences') WHERE name = 'requests'")
+        let json = try side.query("SELECT json FROM station_books WHERE name = 'requests'").first?.first?.text
+        #expect(json?.contains("waiting") == true && json?.contains("sequences") == false)
+        let loaded = try #require(try DJStore(directory: directory).loadStation()).station
+        #expect(loaded.requests.waiting.first?.sequences == nil)
+        #expect(loaded.requests.waiting.first?.tally == Tally(up: 1))
+    }
+
     @Test func aSaveWritesOnlyTheSectionsThatChanged() throws {
         var saved = Self.station()
         let (store, side) = try storeWith(saved)

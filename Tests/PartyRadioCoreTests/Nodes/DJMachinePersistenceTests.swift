@@ -150,6 +150,45 @@ import Testing
         #expect(second.engine.votes.tally == Tally(up: 1, down: 1))
     }
 
+    /// A request vote datagram recorded before a restart, replayed after it (the replay windows
+    /// start empty): the sequence saved with the request stops it, as for track votes.
+    @Test func aRequestVoteIsNotReplayedAfterARestart() {
+        var (first, _) = started()
+        var bob = Peer("10.0.0.8", key: 8)
+        var ann = Peer("10.0.0.7", key: 7)
+        _ = first.handle(
+            bob.send(.requestSend(RequestSend(requestID: 1, name: "Bob", wanted: .library("third"))), station: id),
+            at: at(ms: 100))
+        let queueID = first.requests.waiting.first?.queueID ?? 0
+        // Ann votes the request up, then down; a recording has both datagrams.
+        let up = ann.send(.requestVote(RequestVote(queueID: queueID, choice: .up)), station: id)
+        _ = first.handle(up, at: at(ms: 200))
+        let down = ann.send(.requestVote(RequestVote(queueID: queueID, choice: .down)), station: id)
+        let last = saves(first.handle(down, at: at(ms: 300))).last
+        #expect(first.requests.waiting.first?.tally == Tally(down: 1))
+        guard let last else {
+            Issue.record("no save")
+            return
+        }
+
+        let restart = at(ms: 5_000)
+        var (second, _) = started(saved: last, at: restart)
+        #expect(second.requests.waiting.first?.tally == Tally(down: 1))
+        // The old up vote replayed: nothing changes, and the answer says how the vote stands.
+        let replayed = second.handle(up, at: restart + 1)
+        let acks: [RequestVoteAck] = replayed.sent.compactMap {
+            if case .requestVoteAck(let a) = $0.message { a } else { nil }
+        }
+        #expect(acks.map(\.choice) == [.down] && acks.map(\.tally) == [Tally(down: 1)])
+        #expect(second.requests.waiting.first?.tally == Tally(down: 1))
+        // The last one replayed changes nothing either; a new vote from Ann still counts.
+        _ = second.handle(down, at: restart + 2)
+        #expect(second.requests.waiting.first?.tally == Tally(down: 1))
+        _ = second.handle(
+            ann.send(.requestVote(RequestVote(queueID: queueID, choice: .up)), station: id), at: restart + 3)
+        #expect(second.requests.waiting.first?.tally == Tally(up: 1))
+    }
+
     @Test func aRestartWhilePausedStaysPaused() {
         var (first, _) = started()
         let paused = saves(first.handle(.control("pause"), at: at(ms: 2_500))).last

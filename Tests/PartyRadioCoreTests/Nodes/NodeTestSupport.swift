@@ -259,7 +259,7 @@ extension NodeEvent {
         switch self {
         case .listenersChanged(let count, let joined, let left):
             "listeners \(count)" + (joined.map { " +\($0)" } ?? "") + (left ? " left" : "")
-        case .voteCounted(let trackID, let choice, let tally, _):
+        case .voteCounted(let trackID, let choice, let tally, _, _):
             "vote \(trackID) \(choice.name) \(tally.up)/\(tally.down)"
         case .chat(let line): "chat \(line.name): \(line.text)"
         case .notice(let text): "notice \(text)"

@@ -13,7 +13,9 @@ public struct CatalogTrack: Hashable, Sendable, Codable {
     /// The album (collection) name, nil when missing.
     public var album: String?
     public var durationMs: Int?
-    /// The 30-second preview every node plays; nil when the store has none (the track cannot be queued).
+    /// The 30-second preview every node plays; nil when the store has none (the track cannot be
+    /// queued), or when what it gave is not a fetchable URL (``MediaSource/isFetchable(_:)``): the
+    /// DJ's player and every listener's would open it (`file:///…`, `av://lavfi:…`).
     public var previewURL: String?
     /// Artwork rewritten to the requested size (600x600 by default); nil when missing.
     public var artworkURL: String?
@@ -29,7 +31,7 @@ public struct CatalogTrack: Hashable, Sendable, Codable {
         self.artist = artist
         self.album = album
         self.durationMs = durationMs
-        self.previewURL = previewURL
+        self.previewURL = previewURL.flatMap { MediaSource.isFetchable($0) ? $0 : nil }
         self.artworkURL = artworkURL
         self.isExplicit = isExplicit
     }

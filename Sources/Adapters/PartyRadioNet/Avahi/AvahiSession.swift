@@ -171,6 +171,16 @@ public final class AvahiSession: @unchecked Sendable {
         return try body()
     }
 
+    /// The machine's mDNS host name as the daemon holds it (`partybox.local`, or Avahi's
+    /// alternative after a conflict: `partybox-2.local`); nil while the daemon is away.
+    public var hostName: String? {
+        let name = try? locked { () throws(AvahiError) -> String? in
+            guard let client, let fqdn = avahi_client_get_host_name_fqdn(client) else { return nil }
+            return String(cString: fqdn)
+        }
+        return name ?? nil
+    }
+
     // MARK: Publishing
 
     /// Publishes a service; collisions are resolved with Avahi's alternative names and reported.

@@ -97,12 +97,13 @@ final class EventPrinter: NodeReporter {
         case .listenersChanged(let count, let joined, let left):
             name = left ? "listener_left" : "listener_joined"
             fields = [("listeners", .int(count))] + (joined.map { [("listener", JSON.string($0))] } ?? [])
-        case .voteCounted(let trackID, let choice, let tally, let voter):
+        case .voteCounted(let trackID, let choice, let tally, let voter, let voterName):
             name = "vote_counted"
-            fields = [
-                ("track_id", .string(trackID)), ("choice", .string(choice.name)), ("up", .int(tally.up)),
-                ("down", .int(tally.down)), ("voter", .string(voter)),
-            ]
+            fields =
+                [
+                    ("track_id", .string(trackID)), ("choice", .string(choice.name)), ("up", .int(tally.up)),
+                    ("down", .int(tally.down)), ("voter", .string(voter)),
+                ] + (voterName.map { [("name", JSON.string($0))] } ?? [])
         case .chat(let line):
             name = "chat"
             fields = [
@@ -253,8 +254,10 @@ final class EventPrinter: NodeReporter {
             case .dj:
                 return "The DJ skipped “\(GuestName.cleaned(notice.title))”."
             }
-        case .voteCounted(_, let choice, let tally, let voter):
-            return "Vote \(choice.name) from \(voter): \(tally.up) up, \(tally.down) down."
+        case .voteCounted(_, let choice, let tally, let voter, let name):
+            // A guest by the name it gave (its own word: cleaned again here), else its key.
+            let who = name.map(GuestName.cleaned).flatMap { $0.isEmpty ? nil : $0 } ?? voter
+            return "Vote \(choice.name) from \(who): \(tally.up) up, \(tally.down) down."
         case .stationStopped(let station, let dropped):
             return "Station '\(station)' is off the air." + Self.describe(dropped)
         case .listenerSettings:

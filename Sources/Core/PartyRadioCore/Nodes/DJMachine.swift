@@ -506,7 +506,8 @@ public struct DJMachine: NodeMachine {
                 out.append(
                     .report(
                         .voteCounted(
-                            trackID: ack.trackID, choice: vote.choice, tally: ack.tally, voter: sender.fingerprint)))
+                            trackID: ack.trackID, choice: vote.choice, tally: ack.tally, voter: sender.fingerprint,
+                            name: engine.roster.name(of: sender))))
                 tallyUntold = true
             }
         case .requestSend(let send):

@@ -110,6 +110,11 @@ public struct ListenerMachine: NodeMachine {
     private var pendingVote: Retry<GuestVote>?
     /// The listener's vote as the DJ last counted it, and on which track.
     private var countedVote: (trackID: String, choice: VoteChoice)?
+    /// Now-playing tracks this listener refused to hand to its player, counted once per track
+    /// as `unplayable_source` (docs/SECURITY.md).
+    public private(set) var refused = DropCounters()
+    /// The track refused last (counted and logged already while the station keeps sending it).
+    private var refusedTrack: Track?
 
     /// What the listener set for itself, as its view shows it (reported on each change).
     public var settings: ListenerSettings {
@@ -443,8 +448,42 @@ public struct ListenerMachine: NodeMachine {
 
     private mutating func follow(_ snapshot: StateSnapshot, now: LocalTime, into out: inout [Effect]) {
         if let view { out.append(.follow(view)) }
-        out += planner.follow(snapshot, clockKnown: clock.isSynchronized, now: now).map(Effect.player)
+        out += planner.follow(playable(snapshot, into: &out), clockKnown: clock.isSynchronized, now: now)
+            .map(Effect.player)
         planPrefetch(into: &out)
+    }
+
+    /// The snapshot as this listener's player may take it. The source is what libmpv (and the
+    /// media cache, through libcurl) would open, and it comes from the network: only a fetchable
+    /// URL (``MediaSource/isFetchable(_:)``, `http`/`https` to a plain host) is taken. A station
+    /// naming a local file (`file:///etc/passwd`, `/etc/passwd`), one of libmpv's own protocols
+    /// (`av://lavfi:…`, `memory://`) or any other form plays nothing here: the track is left out
+    /// of what the player follows (a loaded track stops), counted as `unplayable_source` and
+    /// logged once per track. The DJ, which plays its own files, never comes here.
+    private mutating func playable(_ snapshot: StateSnapshot, into out: inout [Effect]) -> StateSnapshot {
+        guard let track = snapshot.nowPlaying, !MediaSource.isFetchable(track.source) else { return snapshot }
+        if track != refusedTrack {
+            refusedTrack = track
+            refused.record(reason: Self.unplayableSource)
+            out.append(
+                .log(
+                    .player,
+                    "refused to play \(Self.shown(track.id)): its source is not a web address "
+                        + "(\(Self.shown(track.source)))"))
+        }
+        var withoutTrack = snapshot
+        withoutTrack.nowPlaying = nil
+        return withoutTrack
+    }
+
+    /// The counter of now-playing tracks refused for their source.
+    public static let unplayableSource = "unplayable_source"
+
+    /// Text from the station, for a log line: no control or bidirectional characters, at most
+    /// 80 characters.
+    private static func shown(_ text: String) -> String {
+        let cleaned = GuestName.cleaned(text)
+        return cleaned.count > 80 ? String(cleaned.prefix(80)) + "…" : cleaned
     }
 
     /// Tells the player what to fetch ahead when that changed (docs/MEDIA.md, "Fetching ahead"), and
@@ -452,12 +491,15 @@ public struct ListenerMachine: NodeMachine {
     /// clock is still being synchronised, before the planner asks for the load.
     private mutating func planPrefetch(into out: inout [Effect]) {
         guard planner.isEnabled, let tuned else { return }
+        // Only fetchable URLs reach the cache (libcurl opens `file://` too): next sources are
+        // checked when decoded; the playing track's, and a library track's derived from it, here.
         let urls = MediaCachePlan.prefetch(current: tuned.snapshot.nowPlaying, upNext: upNext, sources: nextSources)
+            .filter(MediaSource.isFetchable)
         if urls != prefetching {
             prefetching = urls
             if !urls.isEmpty { out.append(.player(.prefetch(urls))) }
         }
-        if let track = tuned.snapshot.nowPlaying, track.id != fetching {
+        if let track = tuned.snapshot.nowPlaying, track.id != fetching, MediaSource.isFetchable(track.source) {
             fetching = track.id
             out.append(.player(.fetch(track.source)))
         }
@@ -547,14 +589,14 @@ public struct ListenerMachine: NodeMachine {
         let name = tuned?.snapshot.stationName ?? ""
         out.append(.report(.stationGone(name: name, reason: reason)))
         if planner.loaded != nil { out.append(.player(.stop)) }
-        out.append(.report(.listenerStopped(dropped: filter.drops.merged(with: watch.drops))))
+        out.append(.report(.listenerStopped(dropped: filter.drops.merged(with: watch.drops).merged(with: refused))))
         isFinished = true
     }
 
     private mutating func stop(now: LocalTime, into out: inout [Effect]) {
         if let tuned {
             for _ in 0..<2 { out.append(.send(.leave(Leave()), to: .peer(tuned.djAddress), station: tuned.station.id)) }
-            out.append(.report(.listenerStopped(dropped: filter.drops.merged(with: watch.drops))))
+            out.append(.report(.listenerStopped(dropped: filter.drops.merged(with: watch.drops).merged(with: refused))))
         }
         if planner.loaded != nil { out.append(.player(.stop)) }
         isFinished = true

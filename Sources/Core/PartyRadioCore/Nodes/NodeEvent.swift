@@ -47,7 +47,9 @@ public enum NodeEvent: Sendable {
     case discoveryDaemon(running: Bool)
     case stationRenamed(from: String, to: String)
     case listenersChanged(count: Int, joined: String?, left: Bool)
-    case voteCounted(trackID: String, choice: VoteChoice, tally: Tally, voter: String)
+    /// A vote changed the tally: `voter` is the voter key's fingerprint, `name` the name it gave as
+    /// a listener (cleaned when it arrived), if the DJ knows one.
+    case voteCounted(trackID: String, choice: VoteChoice, tally: Tally, voter: String, name: String?)
     /// The playing track was cut short: by the DJ, or by the crowd's down votes (DJ and listeners).
     case trackSkipped(TrackSkipped)
     /// The DJ's listener list changed: who listens, and for how long.

@@ -41,6 +41,13 @@ public struct ListenerRoster: Sendable {
         return join(key, name: names[key] ?? key.fingerprint, now: now)
     }
 
+    /// The name `key` gave in its hello, listening now or before (nil: none known; a listener
+    /// heard by heartbeat alone is listed under its fingerprint, which is no name).
+    public func name(of key: PublicKey) -> String? {
+        guard let name = entries[key]?.name ?? names[key], name != key.fingerprint else { return nil }
+        return name
+    }
+
     /// Returns true when the listener was known.
     @discardableResult
     public mutating func leave(_ key: PublicKey) -> Bool { entries.removeValue(forKey: key) != nil }

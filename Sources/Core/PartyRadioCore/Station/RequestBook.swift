@@ -12,6 +12,10 @@ public struct SongRequest: Hashable, Sendable, Codable {
     public var votes: [PublicKey: VoteChoice]
     /// The keys whose votes count, by the address they voted from.
     public var voters: [String: Set<PublicKey>] = [:]
+    /// Per voter, the sequence number of its last vote datagram applied (a clear included): an
+    /// older one, replayed after a restart emptied the replay windows, changes nothing. Saved with
+    /// the request (nil in a book an older DJ saved: none known).
+    public var sequences: [PublicKey: UInt64]?
     /// False while it waits for the DJ's approval (`--requests approve`).
     public var approved: Bool
 
@@ -163,7 +167,7 @@ public struct RequestBook: Sendable, Equatable, Codable {
         if mode == .off { return RequestAck(requestID: requestID, status: .requestsOff) }
         if let index = waiting.firstIndex(where: { $0.track.id == track.id }) {
             let queueID = waiting[index].queueID
-            _ = vote(RequestVote(queueID: queueID, choice: .up), from: guest, address: address, sequence: 0)
+            _ = vote(RequestVote(queueID: queueID, choice: .up), from: guest, address: address, sequence: nil)
             return RequestAck(
                 requestID: requestID, status: .alreadyQueued, queueID: queueID, position: position(of: queueID),
                 title: track.title, artist: track.artist)
@@ -181,9 +185,13 @@ public struct RequestBook: Sendable, Equatable, Codable {
             position: position(of: request.queueID), title: track.title, artist: track.artist)
     }
 
-    /// A guest's vote on a waiting request.
+    /// A guest's vote on a waiting request. `sequence` is its datagram's (nil: the DJ's own, for a
+    /// guest who requested a track already waiting). A datagram whose sequence is not above the
+    /// voter's last one applied on this request is old (a replay after a restart, or overtaken by
+    /// a newer vote): it changes nothing and is answered with the vote as it stands (the wire's
+    /// statuses have no "superseded" for requests; docs/SECURITY.md, "Replayed datagrams").
     public mutating func vote(
-        _ vote: RequestVote, from guest: PublicKey, address: String = "", sequence: UInt64
+        _ vote: RequestVote, from guest: PublicKey, address: String = "", sequence: UInt64?
     ) -> RequestVoteAck {
         guard let index = waiting.firstIndex(where: { $0.queueID == vote.queueID }) else {
             let status: RequestVoteAck.Status =
@@ -192,8 +200,16 @@ public struct RequestBook: Sendable, Equatable, Codable {
                 case .dropped: .dropped
                 case nil: .unknown
                 }
-            return RequestVoteAck(voteSequence: sequence, queueID: vote.queueID, status: status)
+            return RequestVoteAck(voteSequence: sequence ?? 0, queueID: vote.queueID, status: status)
         }
+        if let sequence, let last = waiting[index].sequences?[guest], sequence <= last {
+            let request = waiting[index]
+            return RequestVoteAck(
+                voteSequence: sequence, queueID: vote.queueID, status: .counted, choice: request.votes[guest] ?? .clear,
+                tally: request.tally, position: position(of: vote.queueID))
+        }
+        // Whether a replay of this datagram could change anything later: a vote, or a clear of one.
+        let worthKeeping = vote.choice != .clear || waiting[index].votes[guest] != nil
         if vote.choice == .clear {
             waiting[index].votes[guest] = nil
             for host in waiting[index].voters.keys { waiting[index].voters[host]?.remove(guest) }
@@ -201,16 +217,37 @@ public struct RequestBook: Sendable, Equatable, Codable {
         } else {
             var here = waiting[index].voters[address] ?? []
             if waiting[index].votes[guest] == nil && !here.contains(guest) && here.count >= votersPerAddress {
-                return RequestVoteAck(voteSequence: sequence, queueID: vote.queueID, status: .addressLimit)
+                return RequestVoteAck(voteSequence: sequence ?? 0, queueID: vote.queueID, status: .addressLimit)
             }
             here.insert(guest)
             waiting[index].voters[address] = here
             waiting[index].votes[guest] = vote.choice
         }
+        if let sequence, worthKeeping || waiting[index].sequences?[guest] != nil {
+            keep(sequence, of: guest, at: index)
+        }
         let request = waiting[index]
         return RequestVoteAck(
-            voteSequence: sequence, queueID: vote.queueID, status: .counted, choice: request.votes[guest] ?? .clear,
+            voteSequence: sequence ?? 0, queueID: vote.queueID, status: .counted,
+            choice: request.votes[guest] ?? .clear,
             tally: request.tally, position: position(of: vote.queueID))
+    }
+
+    /// Sequences kept per request at most. Fresh keys that vote and clear in turn (a machine's one
+    /// vote freed each time) would grow the table without end: past this, a key without a vote
+    /// now makes room (its old vote, replayed after a restart, could count again).
+    public static let maxSequencesPerRequest = 4096
+
+    private mutating func keep(_ sequence: UInt64, of guest: PublicKey, at index: Int) {
+        var sequences = waiting[index].sequences ?? [:]
+        if sequences[guest] == nil, sequences.count >= Self.maxSequencesPerRequest {
+            let votes = waiting[index].votes
+            if let spare = sequences.keys.first(where: { votes[$0] == nil }) ?? sequences.keys.first {
+                sequences[spare] = nil
+            }
+        }
+        sequences[guest] = sequence
+        waiting[index].sequences = sequences
     }
 
     /// The request starts playing: it leaves the queue.

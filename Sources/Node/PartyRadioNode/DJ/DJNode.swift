@@ -205,9 +205,16 @@ public final class DJNode {
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub
+        // The page answers only under the DJ's own addresses and names (DNS rebinding, docs/WEB.md).
+        let hostName = ListenerNode.hostName()
+        let names =
+            (hostName.isEmpty ? [] : [hostName, hostName + ".local"]) + [avahi.hostName].compactMap { $0 }
+            + (settings.domain.map { [DNSName.hostName(station: identity.stationID, domain: $0.domain)] } ?? [])
         let site = WebSite(
             hub: hub, inbox: inbox, clock: settings.clock, catalog: configuration.catalog, address: address,
-            port: server.port, neighbours: neighbours,
+            port: server.port,
+            otherAddresses: (interface.hasIPv4 ? [interface.address.host] : []) + interface.ipv6Addresses.map(\.host),
+            names: names, neighbours: neighbours,
             gate: seal.map { PrivateGate(code: $0.code, proof: $0.webProof, clock: settings.clock) })
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil

@@ -29,12 +29,18 @@ final class WebSite: WebHandler {
     private let gate: PrivateGate?
     /// Where a guest's machine is looked up (nil: its address stands for it).
     private let neighbours: NeighbourTable?
+    /// The `Host` headers answered (the DJ's own addresses and names): DNS rebinding.
+    private let hosts: WebHosts
 
+    /// - Parameters:
+    ///   - address: the address the page's URL gives (a `Host` of it is answered);
+    ///     `otherAddresses` and `names` are the DJ's other addresses and names, answered too.
     init(
         hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
-        port: UInt16, neighbours: NeighbourTable? = nil, answerTimeout: Double = WebSite.answerTimeout,
-        gate: PrivateGate? = nil
+        port: UInt16, otherAddresses: [String] = [], names: [String] = [], neighbours: NeighbourTable? = nil,
+        answerTimeout: Double = WebSite.answerTimeout, gate: PrivateGate? = nil
     ) {
+        hosts = WebHosts(port: port, addresses: [address] + otherAddresses, names: names)
         self.neighbours = neighbours
         self.answerTimeout = answerTimeout
         self.gate = gate
@@ -68,6 +74,9 @@ final class WebSite: WebHandler {
     // MARK: Routing
 
     func respond(to request: WebRequest) -> WebResponse {
+        // Before anything is read or a cookie given: a page under another name (DNS rebinding)
+        // gets nothing of the station's.
+        guard hosts.admits(request.header("host")) else { return Self.misdirected }
         let (secret, newGuest) = guestSecret(request)
         var response = route(request, guest: secret)
         if newGuest {
@@ -151,6 +160,13 @@ final class WebSite: WebHandler {
             }
             return Self.problem(404, "No such page.")
         }
+    }
+
+    /// The answer to a request whose `Host` is not the DJ's (``WebHosts``).
+    static var misdirected: WebResponse {
+        var response = problem(421, "This is the party's DJ; open the page at its own address.")
+        response.headers.append(("X-Content-Type-Options", "nosniff"))
+        return response
     }
 
     /// Writes come only from the page itself: the browser's `Origin` (or, without one, its

@@ -4,8 +4,8 @@ import Testing
 /// The DJ's web page in a real browser (Debian's chromium, driven by Tests/Fixtures/web/browser.py
 /// over Selenium) on other hosts of the namespace LAN (issue 9): a guest sees the track, votes,
 /// requests and chats; another guest's vote arrives live; the next track appears after a skip;
-/// the page reconnects after its host's cable is pulled; a browser listens in sync and counts
-/// as a listener; the DJ's link gives the DJ's controls; and attacker-controlled titles, names
+/// the page reconnects after its host's cable is pulled; a browser listens in sync with the DJ's
+/// trace and counts as a listener; the page's clock rules hold on made-up readings; the DJ's link gives the DJ's controls; and attacker-controlled titles, names
 /// and chat stay text. Screenshots at phone and desktop width go to `.build/web-screenshots/`.
 @Suite(
     "The web page in a browser on the LAN", .serialized,
@@ -19,7 +19,7 @@ struct WebBrowserLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let dj = try lan.startDJ(host: 1, name: "Rooftop", playing: true)
+        let dj = try lan.startDJ(host: 1, name: "Rooftop", playing: true, extra: ["--trace", lan.tracePath("dj")])
         let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
         let url = try #require(page.string("url"))
         let djURL = try #require(page.string("dj_url"))
@@ -97,11 +97,13 @@ struct WebBrowserLANTests {
         let back = try phone.command(["cmd": "wait_text", "text": try #require(Event.title(third)), "timeout": 20])
         #expect(back["error"] == nil, "the page did not reconnect: \(back)")
 
-        // The desktop listens in the browser: it plays, in sync by its own estimate, and counts.
-        let listening = try desktop.command(["cmd": "listen", "seconds": 6])
-        let figures = listening["listen"] as? [String: Any] ?? listening
-        #expect(figures["state"] as? String == "playing", "\(listening)")
-        #expect(figures["clockRttMs"] as? Double != nil, "the page never read the DJ's clock: \(listening)")
+        // The page's clock rules, run in Chromium on made-up readings (as in WebKit and Firefox).
+        try desktop.checkClockRules()
+        // The desktop listens in the browser: it plays in sync with the DJ's trace, and counts.
+        try desktop.checkListening(lan, seconds: 8)
+        #expect(
+            try desktop.evaluate("return window.partyradioListen.clockRttMs") as? Double != nil,
+            "the page never read the DJ's clock")
         try dj.waitForEvent(after: mark, "the browser among the listeners") {
             $0.name == "listener_joined" && ($0.int("listeners") ?? 0) >= 1
         }
@@ -189,28 +191,59 @@ extension Event {
     static func title(_ event: Event) -> String? { (event["now_playing"] as? [String: Any])?["title"] as? String }
 }
 
-/// One headless Chromium on a testbed host, driven line by line through browser.py.
+/// One browser on a testbed host, driven line by line through browser.py: headless Chromium by
+/// default, or WebKit (WebKitGTK's MiniBrowser under Xvfb) or Firefox ESR (over WebDriver BiDi).
 final class Browser {
     static let python = "/usr/bin/python3"
-    static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
-            && FileManager.default.isExecutableFile(atPath: python)
-            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
+    static var isAvailable: Bool { Engine.chromium.isAvailable }
+
+    /// The three engines guests carry (docs/WEB.md), each from Debian.
+    enum Engine: String {
+        case chromium, webkit, firefox
+
+        var isAvailable: Bool {
+            let files: [String]
+            let modules: [String]
+            switch self {
+            case .chromium: (files, modules) = (["/usr/bin/chromedriver"], ["selenium"])
+            case .webkit:
+                files = [
+                    "/usr/bin/WebKitWebDriver", "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser",
+                    "/usr/bin/xvfb-run", "/usr/bin/dbus-run-session",
+                ]
+                modules = ["selenium"]
+            case .firefox: (files, modules) = (["/usr/bin/firefox-esr"], ["websocket"])
+            }
+            return FileManager.default.isExecutableFile(atPath: Browser.python)
+                && files.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+                && modules.allSatisfy { FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/\($0)") }
+        }
     }
 
     private let process: TestbedProcess
+    /// What browser.py said when the page had loaded (engine, user agent, width).
+    let ready: [String: Any]
 
-    init(_ lan: Testbed, host: Int, url: String, width: Int, name: String? = nil) throws {
+    /// Opens `url` in `engine` on `host`. `env` goes to the browser (PULSE_SERVER: where it plays).
+    init(
+        _ lan: Testbed, host: Int, url: String, width: Int, name: String? = nil, engine: Engine = .chromium,
+        env: [String: String] = [:]
+    ) throws {
         let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/web/browser.py").path
-        process = try lan.spawn(
-            host: host,
-            [Self.python, script, "--url", url, "--width", String(width)] + (name.map { ["--name", $0] } ?? []),
-            stdin: true)
-        let ready = try process.waitForLine(containing: "\"ready\"", timeout: .seconds(60))
+        let driver =
+            [Self.python, script, "--engine", engine.rawValue, "--url", url, "--width", String(width)]
+            + (name.map { ["--name", $0] } ?? [])
+        // WebKitGTK needs a display and a session bus; Chromium and Firefox run headless.
+        let wrapper =
+            engine == .webkit
+            ? ["/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1600x1200x24", "/usr/bin/dbus-run-session", "--"] : []
+        process = try lan.spawn(host: host, wrapper + driver, env: env, stdin: true)
+        let ready = try process.waitForLine(containing: "\"ready\"", timeout: .seconds(90))
         guard ready.contains("\"ready\": true") || ready.contains("\"ready\":true") else {
             throw TestbedError(
                 "the browser on host \(host) did not start: \(ready) \(process.text(.stderr).suffix(2000))")
         }
+        self.ready = parseJSON(ready) as? [String: Any] ?? [:]
     }
 
     /// Sends one command and waits for its one-line answer.

@@ -44,13 +44,13 @@ struct WebBrowserLANTests {
         // The phone votes up; the desktop sees it arrive; the DJ counted it.
         _ = try phone.command(["cmd": "click", "name": "Vote up"])
         try dj.waitForEvent("the browser's vote") { $0.name == "vote_counted" && $0.int("up") == 1 }
-        let live = try desktop.command(["cmd": "wait_vote", "up": 1, "down": 0, "timeout": 5])
+        let live = try desktop.command(["cmd": "wait_vote", "up": 1, "down": 0, "timeout": 30])
         #expect(live["error"] == nil, "\(live)")
         // The CLI's vote is in the same tally, on both pages.
         let cli = try lan.partyradio(host: 3, ["vote", "down", "--station", "Rooftop"], role: "cli")
         #expect(cli.exit == 0, "\(cli.stderr)")
         for browser in [phone, desktop] {
-            let both = try browser.command(["cmd": "wait_vote", "up": 1, "down": 1, "timeout": 5])
+            let both = try browser.command(["cmd": "wait_vote", "up": 1, "down": 1, "timeout": 30])
             #expect(both["error"] == nil, "\(both)")
         }
 
@@ -58,14 +58,14 @@ struct WebBrowserLANTests {
         let request = try phone.command(["cmd": "request", "search": "blue hour", "pick": 0])
         #expect(request["refused"] as? Bool == false, "\(request)")
         try dj.waitForEvent("the browser's request") { $0.name == "request" }
-        let seen = try desktop.command(["cmd": "wait_text", "text": "Blue Hour", "timeout": 5])
+        let seen = try desktop.command(["cmd": "wait_text", "text": "Blue Hour", "timeout": 30])
         #expect(seen["error"] == nil, "\(seen)")
-        let requester = try desktop.command(["cmd": "wait_text", "text": "requested by Ann", "timeout": 5])
+        let requester = try desktop.command(["cmd": "wait_text", "text": "requested by Ann", "timeout": 30])
         #expect(requester["error"] == nil, "a guest's request shows as the DJ's pick: \(requester)")
         let chat = try desktop.command(["cmd": "chat", "text": "hello from the desktop"])
         #expect(chat["refused"] as? Bool == false, "\(chat)")
         #expect(
-            try phone.command(["cmd": "wait_text", "text": "hello from the desktop", "timeout": 5])["error"] == nil)
+            try phone.command(["cmd": "wait_text", "text": "hello from the desktop", "timeout": 30])["error"] == nil)
 
         // Screenshots for the README, at phone and desktop width.
         let shots = Testbed.repoRoot.appendingPathComponent(".build/web-screenshots").path
@@ -82,7 +82,7 @@ struct WebBrowserLANTests {
         }
         let nextTitle = try #require(Event.title(next))
         for browser in [phone, desktop] {
-            #expect(try browser.command(["cmd": "wait_text", "text": nextTitle, "timeout": 5])["error"] == nil)
+            #expect(try browser.command(["cmd": "wait_text", "text": nextTitle, "timeout": 30])["error"] == nil)
         }
 
         // The phone's cable is pulled for a while; once back, it catches up by itself.
@@ -94,7 +94,7 @@ struct WebBrowserLANTests {
             $0.name == "state" && $0.string("change") == "track"
         }
         try lan.linkUp(host: 2)
-        let back = try phone.command(["cmd": "wait_text", "text": try #require(Event.title(third)), "timeout": 20])
+        let back = try phone.command(["cmd": "wait_text", "text": try #require(Event.title(third)), "timeout": 30])
         #expect(back["error"] == nil, "the page did not reconnect: \(back)")
 
         // The page's clock rules, run in Chromium on made-up readings (as in WebKit and Firefox).
@@ -144,12 +144,12 @@ struct WebBrowserLANTests {
         ])
         #expect(chat["refused"] as? Bool == false, "\(chat)")
         #expect(
-            try browser.command(["cmd": "wait_text", "text": "javascript:window.__pwned=1", "timeout": 5])["error"]
+            try browser.command(["cmd": "wait_text", "text": "javascript:window.__pwned=1", "timeout": 30])["error"]
                 == nil)
         // The javascript: title plays next: still text, never a link.
         dj.send("next")
         #expect(
-            try browser.command(["cmd": "wait_text", "text": "Evil \"Quotes\" & <b>bold</b>", "timeout": 5])["error"]
+            try browser.command(["cmd": "wait_text", "text": "Evil \"Quotes\" & <b>bold</b>", "timeout": 30])["error"]
                 == nil)
         let check = try browser.command(["cmd": "injection_check"])
         #expect(check["clean"] as? Bool == true && check["pwned"] as? Bool == false, "\(check)")
@@ -171,15 +171,15 @@ struct WebBrowserLANTests {
         let browser = try Browser(lan, host: 2, url: url, width: 360)
         defer { browser.quit() }
         #expect(
-            try browser.command(["cmd": "wait_text", "text": "Ask the DJ for the join code", "timeout": 10])["error"]
+            try browser.command(["cmd": "wait_text", "text": "Ask the DJ for the join code", "timeout": 30])["error"]
                 == nil)
         // Nothing of the station shows before the code: its state is refused.
         let closed = try browser.command(["cmd": "state"])
         #expect(closed["station"] as? String != "Secret", "\(closed)")
         _ = try browser.command(["cmd": "fill", "label": "Join code", "text": "AAAA-BBBB-CCCCC", "submit": true])
-        #expect(try browser.command(["cmd": "wait_text", "text": "does not open", "timeout": 10])["error"] == nil)
+        #expect(try browser.command(["cmd": "wait_text", "text": "does not open", "timeout": 30])["error"] == nil)
         _ = try browser.command(["cmd": "fill", "label": "Join code", "text": code.lowercased(), "submit": true])
-        let open = try browser.command(["cmd": "wait_text", "text": "Secret", "timeout": 15])
+        let open = try browser.command(["cmd": "wait_text", "text": "Secret", "timeout": 30])
         #expect(open["error"] == nil, "\(open)")
         _ = try browser.command(["cmd": "click", "name": "Vote up"])
         try dj.waitForEvent("the browser's vote") { $0.name == "vote_counted" && $0.int("up") == 1 }
@@ -238,7 +238,7 @@ final class Browser {
             engine == .webkit
             ? ["/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1600x1200x24", "/usr/bin/dbus-run-session", "--"] : []
         process = try lan.spawn(host: host, wrapper + driver, env: env, stdin: true)
-        let ready = try process.waitForLine(containing: "\"ready\"", timeout: .seconds(90))
+        let ready = try process.waitForLine(containing: "\"ready\"", timeout: .seconds(180))
         guard ready.contains("\"ready\": true") || ready.contains("\"ready\":true") else {
             throw TestbedError(
                 "the browser on host \(host) did not start: \(ready) \(process.text(.stderr).suffix(2000))")
@@ -247,7 +247,7 @@ final class Browser {
     }
 
     /// Sends one command and waits for its one-line answer.
-    func command(_ command: [String: Any], timeout: Duration = .seconds(60)) throws -> [String: Any] {
+    func command(_ command: [String: Any], timeout: Duration = .seconds(120)) throws -> [String: Any] {
         let count = process.readLines().count
         let data = try JSONSerialization.data(withJSONObject: command)
         process.send(String(decoding: data, as: UTF8.self))

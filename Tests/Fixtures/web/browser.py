@@ -14,7 +14,7 @@ WebKit and Firefox play sound through PulseAudio when PULSE_SERVER points at one
 
     /usr/bin/python3 Tests/Fixtures/web/browser.py --url http://10.99.X.1:PORT/ [--engine chromium]
         [--width 360|1280] [--height H] [--name GUEST] [--screenshot-scale 1] [--color-scheme light|dark]
-        [--timeout 20]
+        [--timeout 60]
 
 Protocol: one JSON object per line. On start it opens the page, waits for its first state, sets the
 name when --name is given, and prints {"ready": true, ...} (or {"ready": false, "error": "..."} and exits
@@ -178,6 +178,11 @@ return {pwned: !!window.__pwned, scripts: scripts, bad: bad, clean: !window.__pw
 """
 
 
+# How long a command waits for what it waits for, unless told: generous, for a loaded machine (a
+# wait ends as soon as what it waits for is there).
+WAIT = 30
+
+
 class Fail(Exception):
     pass
 
@@ -266,7 +271,7 @@ class FirefoxBiDi:
         self.proc = subprocess.Popen([args.firefox, '--headless', '--no-remote', '--remote-debugging-port', str(port),
                                       '-profile', profile, 'about:blank'], stdout=self.log, stderr=subprocess.STDOUT,
                                      env=env, start_new_session=True)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while True:
             try:
                 # No Origin header: Firefox refuses websocket clients that send one it was not told of.
@@ -399,7 +404,7 @@ class Browser:
         log = open(os.path.join(self.tmp, 'webkitwebdriver.log'), 'w')
         self.webkit_driver = subprocess.Popen([self.args.webkitdriver, '--host=127.0.0.1', '--port=%d' % port],
                                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_port(port, self.webkit_driver, 30, 'WebKitWebDriver')
+        wait_port(port, self.webkit_driver, 120, 'WebKitWebDriver')
         opts = WebKitGTKOptions()
         opts.binary_location = self.args.minibrowser
         opts.add_argument('--automation')
@@ -515,7 +520,7 @@ class Browser:
         return s
 
     def c_click(self, c):
-        el = self.find(c['name'], float(c.get('timeout', 10)))
+        el = self.find(c['name'], float(c.get('timeout', WAIT)))
         try:
             el.click()
         except WebDriverException:
@@ -524,7 +529,7 @@ class Browser:
         return {'clicked': c['name']}
 
     def c_fill(self, c):
-        el = self.field(c['label'], float(c.get('timeout', 10)))
+        el = self.field(c['label'], float(c.get('timeout', WAIT)))
         self.type_into(el, str(c.get('text', '')))
         if c.get('submit'):
             self.submit(el)
@@ -532,13 +537,13 @@ class Browser:
 
     def c_wait_text(self, c):
         want = c['text']
-        _, ms = self.poll(lambda: want in self.js('return document.body.innerText'), float(c.get('timeout', 10)),
+        _, ms = self.poll(lambda: want in self.js('return document.body.innerText'), float(c.get('timeout', WAIT)),
                           'text %r' % want)
         return {'elapsed_ms': ms}
 
     def c_wait_gone(self, c):
         want = c['text']
-        _, ms = self.poll(lambda: want not in self.js('return document.body.innerText'), float(c.get('timeout', 10)),
+        _, ms = self.poll(lambda: want not in self.js('return document.body.innerText'), float(c.get('timeout', WAIT)),
                           'text %r to go' % want)
         return {'elapsed_ms': ms}
 
@@ -546,14 +551,14 @@ class Browser:
         up, down = int(c.get('up', 0)), int(c.get('down', 0))
         code = ("return [document.getElementById('up').textContent, document.getElementById('down').textContent]")
         try:
-            _, ms = self.poll(lambda: self.js(code) == [str(up), str(down)], float(c.get('timeout', 10)),
+            _, ms = self.poll(lambda: self.js(code) == [str(up), str(down)], float(c.get('timeout', WAIT)),
                               'tally up %d down %d' % (up, down))
         except Fail as e:
             raise Fail('%s (shows %s)' % (e, self.js(code)))
         return {'elapsed_ms': ms}
 
     def c_request(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
         q = self.field('Search', timeout)
         self.js("document.getElementById('results').replaceChildren()")
         self.answer_after('smsg', lambda: (self.type_into(q, c['search']), self.submit(q)), timeout)
@@ -569,7 +574,7 @@ class Browser:
         return {'results': results, 'message': m['text'], 'refused': m['refused']}
 
     def c_chat(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
         el = self.field('Chat message', timeout)
         self.js("const m = document.getElementById('cmsg'); m.textContent = ''; m.classList.remove('err');")
         self.type_into(el, str(c['text']))
@@ -581,7 +586,7 @@ class Browser:
         return {'message': m['text'], 'refused': m['refused']}
 
     def c_set_name(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
         if self.js("return document.getElementById('nform').hidden"):
             self.find('change', timeout).click()
         el = self.field('Your name', timeout)
@@ -630,7 +635,7 @@ class Browser:
         return L
 
     def c_listen(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
         self.js(READINGS_JS)
         if self.js("return window.partyradioListen.state") == 'off':
             self.find('Listen', timeout).click()
@@ -638,7 +643,7 @@ class Browser:
         return {'listen': self.listen_figures(bool(c.get('samples')))}
 
     def c_stop_listening(self, c):
-        self.find('Stop listening', float(c.get('timeout', 10))).click()
+        self.find('Stop listening', float(c.get('timeout', WAIT))).click()
         return {'listen': self.listen_figures(False)}
 
     def c_injection_check(self, c):
@@ -673,7 +678,8 @@ def main():
     p.add_argument('--width', type=int, default=1280)
     p.add_argument('--height', type=int, default=0, help='default: 740 below 600 px wide, else 900')
     p.add_argument('--name', default=None)
-    p.add_argument('--timeout', type=float, default=20, help='seconds for the page to load and show its state')
+    p.add_argument('--timeout', type=float, default=60,
+                   help='seconds for the page to load and show its state, and for one browser call')
     p.add_argument('--screenshot-scale', type=float, default=1)
     p.add_argument('--color-scheme', choices=['light', 'dark'], default=None, help='emulate prefers-color-scheme')
     p.add_argument('--engine', choices=['chromium', 'webkit', 'firefox'], default='chromium')

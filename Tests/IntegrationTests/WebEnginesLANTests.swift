@@ -61,7 +61,9 @@ extension Browser {
     /// "Listening"): an output timestamp is believed while it stays within 250 ms of performance.now()
     /// and advances as the audio clock does; once it breaks that, never again for that context; a
     /// reading of zeros is neither. A timestamp whose context time does not lag the current one by
-    /// about the output latency the context reports has left it out, and gets it added.
+    /// about the output latency the context reports has left it out, and gets it added. Where the
+    /// context reports no output latency, how far currentTime runs ahead of its pace without sound
+    /// counts as output latency.
     func checkClockRules() throws {
         // Each series: readings [contextTime s, performanceTime ms, performance.now() ms] and whether the
         // page may believe the timestamp after each.
@@ -109,6 +111,33 @@ extension Browser {
                 (got as? NSNumber)?.doubleValue == added,
                 "lag \(lag) ms, latency \(latency) ms: \(String(describing: got))")
         }
+        // The run-ahead (WebKitGTK): the floor of a stretch without sound is its lowest reading of
+        // currentTime - performance.now() once it has 3; too few readings give none.
+        let floors: [(stretch: [Double], floor: Double?)] = [
+            ([-441, -443, -448, -440], -448), ([-441, -443], nil), ([], nil), ([-380, -391, -385], -391),
+        ]
+        for (stretch, floor) in floors {
+            let got = try evaluate(
+                "const L = window.partyradioListen; return L && L.idleFloor ? L.idleFloor(\(stretch)) : 'none';")
+            #expect(
+                floor.map { (got as? NSNumber)?.doubleValue == $0 } ?? (got == nil || got is NSNull),
+                "floor of \(stretch): \(String(describing: got))")
+        }
+        // How far a reading runs above the floor counts as output latency when the context reports
+        // none (and only then; never below zero; no floor, none).
+        let aheads: [(floor: String, reading: Double, latency: Double, added: Double)] = [
+            ("-448", -383, 0, 65), ("-448", -383, 39, 0), ("-448", -460, 0, 0), ("null", -383, 0, 0),
+            ("-448", -448, 0, 0),
+        ]
+        for (floor, reading, latency, added) in aheads {
+            let got = try evaluate(
+                "const L = window.partyradioListen; "
+                    + "return L && L.unreportedLatencyMs ? L.unreportedLatencyMs(\(floor), \(reading), \(latency)) : 'none';"
+            )
+            #expect(
+                (got as? NSNumber)?.doubleValue == added,
+                "floor \(floor), reading \(reading) ms, latency \(latency) ms: \(String(describing: got))")
+        }
     }
 
     /// Votes up, then the DJ skips: the note about the vote goes with its track. Requests a song and votes
@@ -116,11 +145,11 @@ extension Browser {
     func checkVoteNotes(_ dj: TestbedProcess) throws {
         let note = "return document.getElementById(arguments.length ? arguments[0] : 'vmsg').textContent"
         _ = try command(["cmd": "click", "name": "Vote up"])
-        #expect(try command(["cmd": "wait_text", "text": "Voted up on", "timeout": 10])["error"] == nil)
+        #expect(try command(["cmd": "wait_text", "text": "Voted up on", "timeout": 30])["error"] == nil)
         let mark = dj.events.count
         dj.send("next")
         _ = try dj.waitForEvent(after: mark, "the next track") { $0.name == "state" && $0.string("change") == "track" }
-        let gone = try command(["cmd": "wait_gone", "text": "Voted up on", "timeout": 10])
+        let gone = try command(["cmd": "wait_gone", "text": "Voted up on", "timeout": 30])
         let left = String(describing: try evaluate(note) ?? "")
         #expect(gone["error"] == nil, "the note about the vote outlived its track: \(left)")
 
@@ -128,14 +157,14 @@ extension Browser {
         let message = request["message"] as? String ?? ""
         let id = try #require(message.firstMatch(of: /request #([0-9]+)/).map { String($0.1) }, "\(request)")
         _ = try command(["cmd": "click", "name": "Vote up request \(id)"])
-        let voted = try command(["cmd": "wait_text", "text": "Voted up on request #\(id)", "timeout": 10])
+        let voted = try command(["cmd": "wait_text", "text": "Voted up on request #\(id)", "timeout": 30])
         #expect(voted["error"] == nil, "\(voted)")
         let before = dj.events.count
         dj.send("drop \(id)")
         _ = try dj.waitForEvent(after: before, "dropped") {
             $0.name == "notice" && $0.string("message") == "Dropped request #\(id)."
         }
-        let dropped = try command(["cmd": "wait_gone", "text": "on request #\(id)", "timeout": 10])
+        let dropped = try command(["cmd": "wait_gone", "text": "on request #\(id)", "timeout": 30])
         #expect(dropped["error"] == nil, "the note about the request vote outlived the request: \(dropped)")
     }
 
@@ -146,7 +175,7 @@ extension Browser {
     /// audio only for a track change, beside the first start and one correction.
     func checkListening(_ lan: Testbed, seconds: Int) throws {
         let answer = try command(
-            ["cmd": "listen", "seconds": seconds, "samples": true], timeout: .seconds(seconds + 60))
+            ["cmd": "listen", "seconds": seconds, "samples": true], timeout: .seconds(seconds + 120))
         let listen = try #require(answer["listen"] as? [String: Any], "\(answer)")
         _ = try command(["cmd": "stop_listening"])
         #expect(listen["state"] as? String == "playing", "\(listen["state"] ?? "-"): \(answer.keys)")

@@ -438,11 +438,51 @@ function missingLatencyMs(lagMs, outputLatencyMs) {
   if (!(outputLatencyMs > 1) || !Number.isFinite(lagMs)) return 0;
   return lagMs < outputLatencyMs / 2 ? outputLatencyMs : 0;
 }
+// Latency no one reports. WebKitGTK (2.50) says outputLatency 0, yet once a source plays, its
+// currentTime runs about 60 ms further ahead of performance.now() than while nothing plays: it
+// renders into GStreamer's PulseAudio buffer, which is heard that much later (measured at the
+// sink: the page played 63 ms late). So where the context reports no output latency and its
+// timestamp is not believed, the page watches d = currentTime - performance.now() (ms) every
+// 100 ms: the lowest of the last `keep` readings taken while nothing sounds (at least minIdle;
+// the first settleMs after the context starts skipped, when its clock starts unevenly) is the
+// pace at which the output is heard; how far d runs above that floor while the page's sound
+// plays counts as output latency. Each track's loading and each restart's wait add readings
+// without sound, so a drift between the audio clock and performance.now() is measured again
+// with every track. Pure, for the browser tests.
+const AHEAD = { settleMs: 500, minIdle: 3, keep: 10 };
+function idleFloor(readings) {
+  // readings: d (ms) taken while nothing sounded, the newest last. null: too few to tell.
+  const ok = (readings || []).filter(Number.isFinite);
+  return ok.length >= AHEAD.minIdle ? Math.min(...ok) : null;
+}
+function unreportedLatencyMs(floorMs, dMs, outputLatencyMs) {
+  // d above the floor, when the context reports no output latency of its own.
+  if (outputLatencyMs > 1 || !Number.isFinite(floorMs) || !Number.isFinite(dMs)) return 0;
+  return Math.max(0, dMs - floorMs);
+}
 const L = window.partyradioListen = { state: 'off', errorsMs: [], clockRttMs: null, offsetUs: null, samples: [],
-  restarts: 0, outputTimestamp: null, startBiasMs: 0, clock: null, addedLatencyMs: 0, judgeTimestamp,
-  missingLatencyMs };
+  restarts: 0, outputTimestamp: null, startBiasMs: 0, clock: null, addedLatencyMs: 0, runAheadMs: 0, judgeTimestamp,
+  missingLatencyMs, idleFloor, unreportedLatencyMs };
 let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1, startBias = 0;
 let trust = null, lags = [];
+// The run-ahead's readings: since when the context runs, the last readings without sound, their floor.
+let runSince = null, idle = [], floorMs = null;
+// Sound plays: a source started and its start time has come (before it, WebKitGTK's clock is back
+// at its pace without sound).
+function sounding() { return !!(src && seg && actx.currentTime >= seg.c); }
+function sampleRunAhead() {
+  if (!actx || L.state === 'off' || actx.state !== 'running') { runSince = null; return; }
+  const now = performance.now(), d = actx.currentTime * 1000 - now;
+  if (runSince === null) runSince = now;
+  if (now - runSince < AHEAD.settleMs) return;
+  if (!sounding()) {
+    idle.push(d);
+    if (idle.length > AHEAD.keep) idle.shift();
+    const f = idleFloor(idle);
+    if (f !== null) floorMs = f;
+  }
+}
+setInterval(sampleRunAhead, 100);
 function push(a, v) { a.push(v); if (a.length > 600) a.splice(0, a.length - 600); }
 function outTs() {
   // contextTime being heard at performanceTime (ms). Fallback: currentTime now, plus the latencies.
@@ -461,9 +501,13 @@ function outTs() {
     return { c: ts.contextTime, p: ts.performanceTime + add, real: true };
   }
   const lat = (actx.outputLatency || 0) + (actx.baseLatency || 0);
+  // The run-ahead now: about 0 until the sound starts (it starts heard at the floor's pace, then
+  // the clock jumps ahead and the rest is heard that much later), so a start is planned right too.
+  const ahead = unreportedLatencyMs(floorMs, cur * 1000 - now, (actx.outputLatency || 0) * 1000);
   L.clock = 'fallback';
-  L.addedLatencyMs = Math.round(lat * 1e5) / 100;
-  return { c: cur, p: now + lat * 1000, real: false };
+  L.runAheadMs = Math.round(ahead * 100) / 100;
+  L.addedLatencyMs = Math.round((lat * 1000 + ahead) * 100) / 100;
+  return { c: cur, p: now + lat * 1000 + ahead, real: false };
 }
 function ctxToDjUs(ts, c) { return (performance.timeOrigin + ts.p + (c - ts.c) * 1000) * 1000 + djOffset(); }
 function djOffset() { return offsetUs === null ? roughOffsetUs : offsetUs; }
@@ -576,7 +620,7 @@ $('listen').addEventListener('click', async () => {
   const AC = window.AudioContext || window.webkitAudioContext;
   if (!AC) { L.state = 'unsupported'; syncText('This browser cannot play audio here'); return; }
   if (!actx) actx = new AC({ latencyHint: 'playback' });
-  trust = null; lags = [];
+  trust = null; lags = []; runSince = null; idle = []; floorMs = null;
   try { await actx.resume(); } catch (e) { /* resumes on the next click */ }
   L.state = 'loading';
   post('/api/listen', { state: 'on' });

@@ -443,17 +443,18 @@ function missingLatencyMs(lagMs, outputLatencyMs) {
 // renders into GStreamer's PulseAudio buffer, which is heard that much later (measured at the
 // sink: the page played 63 ms late). So where the context reports no output latency and its
 // timestamp is not believed, the page watches d = currentTime - performance.now() (ms) every
-// 100 ms: the lowest of the last `keep` readings taken while nothing sounds (at least minIdle;
-// the first settleMs after the context starts skipped, when its clock starts unevenly) is the
-// pace at which the output is heard; how far d runs above that floor while the page's sound
-// plays counts as output latency. Each track's loading and each restart's wait add readings
-// without sound, so a drift between the audio clock and performance.now() is measured again
-// with every track. Pure, for the browser tests.
-const AHEAD = { settleMs: 500, minIdle: 3, keep: 10 };
+// 100 ms: the (lower) median of the last `keep` readings taken while nothing sounds (at least
+// minIdle) is the pace at which the output is heard, its floor; how far d runs above the floor
+// while the page's sound plays counts as output latency. A median, not the lowest: on a loaded
+// machine the audio thread stalls (decoding a track stalled it 180 ms), d dips and catches up,
+// and a dip is no pace. Each track's loading and each restart's wait add readings without sound,
+// so a drift between the audio clock and performance.now() is measured again with every track.
+// Pure, for the browser tests.
+const AHEAD = { minIdle: 3, keep: 10 };
 function idleFloor(readings) {
   // readings: d (ms) taken while nothing sounded, the newest last. null: too few to tell.
-  const ok = (readings || []).filter(Number.isFinite);
-  return ok.length >= AHEAD.minIdle ? Math.min(...ok) : null;
+  const ok = (readings || []).filter(Number.isFinite).sort((a, b) => a - b);
+  return ok.length >= AHEAD.minIdle ? ok[(ok.length - 1) >> 1] : null;
 }
 function unreportedLatencyMs(floorMs, dMs, outputLatencyMs) {
   // d above the floor, when the context reports no output latency of its own.
@@ -465,16 +466,14 @@ const L = window.partyradioListen = { state: 'off', errorsMs: [], clockRttMs: nu
   missingLatencyMs, idleFloor, unreportedLatencyMs };
 let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1, startBias = 0;
 let trust = null, lags = [];
-// The run-ahead's readings: since when the context runs, the last readings without sound, their floor.
-let runSince = null, idle = [], floorMs = null;
+// The run-ahead's readings: the last readings without sound, and their floor.
+let idle = [], floorMs = null;
 // Sound plays: a source started and its start time has come (before it, WebKitGTK's clock is back
 // at its pace without sound).
 function sounding() { return !!(src && seg && actx.currentTime >= seg.c); }
 function sampleRunAhead() {
-  if (!actx || L.state === 'off' || actx.state !== 'running') { runSince = null; return; }
-  const now = performance.now(), d = actx.currentTime * 1000 - now;
-  if (runSince === null) runSince = now;
-  if (now - runSince < AHEAD.settleMs) return;
+  if (!actx || L.state === 'off' || actx.state !== 'running') return;
+  const d = actx.currentTime * 1000 - performance.now();
   if (!sounding()) {
     idle.push(d);
     if (idle.length > AHEAD.keep) idle.shift();
@@ -620,7 +619,7 @@ $('listen').addEventListener('click', async () => {
   const AC = window.AudioContext || window.webkitAudioContext;
   if (!AC) { L.state = 'unsupported'; syncText('This browser cannot play audio here'); return; }
   if (!actx) actx = new AC({ latencyHint: 'playback' });
-  trust = null; lags = []; runSince = null; idle = []; floorMs = null;
+  trust = null; lags = []; idle = []; floorMs = null;
   try { await actx.resume(); } catch (e) { /* resumes on the next click */ }
   L.state = 'loading';
   post('/api/listen', { state: 'on' });

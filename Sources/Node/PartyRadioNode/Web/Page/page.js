@@ -442,15 +442,15 @@ function missingLatencyMs(lagMs, outputLatencyMs) {
 // currentTime runs about 60 ms further ahead of performance.now() than while nothing plays: it
 // renders into GStreamer's PulseAudio buffer, which is heard that much later (measured at the
 // sink: the page played 63 ms late). So where the context reports no output latency and its
-// timestamp is not believed, the page watches d = currentTime - performance.now() (ms) every
-// 100 ms: the (lower) median of the last `keep` readings taken while nothing sounds (at least
-// minIdle) is the pace at which the output is heard, its floor; how far d runs above the floor
-// while the page's sound plays counts as output latency. A median, not the lowest: on a loaded
-// machine the audio thread stalls (decoding a track stalled it 180 ms), d dips and catches up,
-// and a dip is no pace. Each track's loading and each restart's wait add readings without sound,
-// so a drift between the audio clock and performance.now() is measured again with every track.
-// Pure, for the browser tests.
-const AHEAD = { minIdle: 3, keep: 10 };
+// timestamp is not believed, the page reads d = currentTime - performance.now() (ms) every 20 ms
+// (a track can load in a few hundred): the lower median of the last `keep` readings taken while
+// it has no source at all (at least minIdle; a track loading) is the pace at which the output is
+// heard, its floor; how far d runs above the floor counts as output latency. A median, not the
+// lowest: on a loaded machine the audio thread stalls, d dips and catches up, and a dip is no
+// pace. Not around a start either: there WebKitGTK's clock stalls for up to 350 ms and then
+// overshoots. Each track's loading adds readings, so a drift between the audio clock and
+// performance.now() is measured again with every track. Pure, for the browser tests.
+const AHEAD = { minIdle: 5, keep: 25 };
 function idleFloor(readings) {
   // readings: d (ms) taken while nothing sounded, the newest last. null: too few to tell.
   const ok = (readings || []).filter(Number.isFinite).sort((a, b) => a - b);
@@ -468,20 +468,17 @@ let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = n
 let trust = null, lags = [];
 // The run-ahead's readings: the last readings without sound, and their floor.
 let idle = [], floorMs = null;
-// Sound plays: a source started and its start time has come (before it, WebKitGTK's clock is back
-// at its pace without sound).
-function sounding() { return !!(src && seg && actx.currentTime >= seg.c); }
 function sampleRunAhead() {
   if (!actx || L.state === 'off' || actx.state !== 'running') return;
   const d = actx.currentTime * 1000 - performance.now();
-  if (!sounding()) {
+  if (!src) {
     idle.push(d);
     if (idle.length > AHEAD.keep) idle.shift();
     const f = idleFloor(idle);
     if (f !== null) floorMs = f;
   }
 }
-setInterval(sampleRunAhead, 100);
+setInterval(sampleRunAhead, 20);
 function push(a, v) { a.push(v); if (a.length > 600) a.splice(0, a.length - 600); }
 function outTs() {
   // contextTime being heard at performanceTime (ms). Fallback: currentTime now, plus the latencies.
@@ -522,6 +519,8 @@ function setListenButton() {
   text($('listen'), L.state === 'off' ? 'Listen' : 'Stop listening');
 }
 function syncText(t) { text($('sync'), t); }
+// The audio clock's pace against performance.now() (ms), the run-ahead taken out: steady unless it stalls.
+function pace() { return actx.currentTime * 1000 - performance.now() - L.runAheadMs; }
 function startSource() {
   const ts = outTs();
   const startC = actx.currentTime + 0.15;
@@ -535,7 +534,7 @@ function startSource() {
   src.playbackRate.value = rate;
   src.connect(actx.destination);
   src.start(startC, pos);
-  seg = { c: startC, off: pos, rate, id: S.now.id, fresh: true };
+  seg = { c: startC, off: pos, rate, id: S.now.id, fresh: true, pace: pace() };
   L.restarts++;
   L.startBiasMs = Math.round(startBias * 100) / 100;
 }
@@ -583,8 +582,13 @@ function tick() {
     trackId: seg.id });
   if (bufPos >= trackEnd() || st >= trackEnd() - 0.01) { stopSource(); syncText('track ended'); return; }
   if (seg.fresh) {
+    // A start measured across a stall of the audio clock (WebKitGTK's stalls up to 350 ms as a sound
+    // starts on a busy machine, then catches up) says nothing about where starts land: measured once
+    // more, half a second on, before it restarts anything; and it teaches the start nothing.
+    const steady = Math.abs(pace() - seg.pace) < 10;
+    if (!steady && !seg.again) { seg.again = true; seg.pace = pace(); return; }
     seg.fresh = false;
-    if (Math.abs(errMs) < 100) startBias = Math.max(-50, Math.min(50, startBias + errMs / 2));
+    if (Math.abs(errMs) < 100 && steady) startBias = Math.max(-50, Math.min(50, startBias + errMs / 2));
   }
   if (Math.abs(errMs) > 25) { stopSource(); startSource(); syncText('syncing…'); return; }
   // Correct the error over about three seconds, never more than half a percent off the station's rate.

@@ -5,7 +5,13 @@
 #   run   what building and running partyradio needs (default)
 #   package  that, plus what scripts/package needs (dpkg-dev, lintian)
 #   test  those, plus what the namespace testbed needs, and zbar-tools (QRCodeTests read the codes
-#         back with zbarimg), PulseAudio (SpeakerLANTests and TerminalLANTests play into a null sink), tmux (TerminalLANTests run the live views in it), and BIND 9 (a unicast DNS-SD server for RoutedLANTests). package and test install with service starts blocked (policy-rc.d), so
+#         back with zbarimg), PulseAudio (SpeakerLANTests and TerminalLANTests play into a null sink),
+#         tmux (TerminalLANTests run the live views in it), BIND 9 (a unicast DNS-SD server for
+#         RoutedLANTests), and the browsers of the three engines guests carry for the web page's
+#         tests: Chromium (chromium-driver), WebKit (webkit2gtk-driver's WebKitWebDriver and
+#         MiniBrowser under Xvfb, playing through GStreamer's PulseAudio sink) and Firefox ESR (driven
+#         over its own WebDriver BiDi with python3-websocket: Debian has no geckodriver). package and
+#         test install with service starts blocked (policy-rc.d), so
 #         that installing avahi-daemon can never start it in the root network namespace: on test
 #         machines every avahi-daemon runs inside a test namespace.
 set -euo pipefail
@@ -21,8 +27,8 @@ packages=(
     avahi-daemon dbus
 )
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)
-[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl tmux pulseaudio pulseaudio-utils chromium chromium-driver python3-selenium fonts-dejavu-core bind9 bind9-dnsutils)
-
+[[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl tmux pulseaudio pulseaudio-utils chromium chromium-driver python3-selenium fonts-dejavu-core bind9 bind9-dnsutils
+    webkit2gtk-driver xvfb xauth dbus-daemon gstreamer1.0-pulseaudio gstreamer1.0-plugins-base firefox-esr python3-websocket)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

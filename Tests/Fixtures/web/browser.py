@@ -1,11 +1,20 @@
 #!/usr/bin/python3
-"""Drive partyradio's web page (docs/WEB.md) in headless Chromium, one step at a time, for the tests.
+"""Drive partyradio's web page (docs/WEB.md) in a real browser, one step at a time, for the tests.
 
-Run with Debian's python3 (python3-selenium), chromium and chromium-driver; it needs no display, no
-D-Bus and no internet, so it runs inside a testbed namespace (`ip netns exec HOST /usr/bin/python3 …`).
+Three engines, the three that guests carry (`--engine`):
+  chromium  headless Chromium through chromedriver (Debian's chromium, chromium-driver, python3-selenium);
+            needs no display and no D-Bus.
+  webkit    WebKitGTK's MiniBrowser through WebKitWebDriver and selenium's remote driver (Debian's
+            webkit2gtk-driver): needs a display and a session bus, so run it under
+            `xvfb-run -a dbus-run-session -- /usr/bin/python3 browser.py --engine webkit ...`.
+  firefox   headless Firefox ESR (Debian's firefox-esr; Debian has no geckodriver) over its built-in
+            WebDriver BiDi, spoken here over a websocket (python3-websocket).
+None needs the internet, so each runs inside a testbed namespace (`ip netns exec HOST /usr/bin/python3 …`).
+WebKit and Firefox play sound through PulseAudio when PULSE_SERVER points at one.
 
-    /usr/bin/python3 Tests/Fixtures/web/browser.py --url http://10.99.X.1:PORT/ [--width 360|1280]
-        [--height H] [--name GUEST] [--screenshot-scale 1] [--color-scheme light|dark] [--timeout 20]
+    /usr/bin/python3 Tests/Fixtures/web/browser.py --url http://10.99.X.1:PORT/ [--engine chromium]
+        [--width 360|1280] [--height H] [--name GUEST] [--screenshot-scale 1] [--color-scheme light|dark]
+        [--timeout 60]
 
 Protocol: one JSON object per line. On start it opens the page, waits for its first state, sets the
 name when --name is given, and prints {"ready": true, ...} (or {"ready": false, "error": "..."} and exits
@@ -29,7 +38,10 @@ Commands:
   {"cmd":"screenshot","path":"/x.png","full":true}   PNG of the whole page (or the viewport)
   {"cmd":"eval","js":"return …"}        run JS in the page, -> {"value": ...}
   {"cmd":"listen","seconds":N,"samples":false}   press Listen (when not listening), wait N s, ->
-                                        window.partyradioListen plus a summary of errorsMs
+                                        window.partyradioListen plus a summary of errorsMs, and the
+                                        engine's own audio clock readings taken meanwhile ("readings":
+                                        performance.now(), currentTime, getOutputTimestamp(),
+                                        outputLatency, baseLatency every 100 ms, read by this driver)
   {"cmd":"stop_listening"}              press "Stop listening"
   {"cmd":"injection_check"}             -> {"pwned": bool, "scripts": n, "bad": [...], "clean": bool}
   {"cmd":"open","url":"…"}              load another URL (e.g. with #dj=TOKEN) and wait for state
@@ -39,10 +51,13 @@ Commands:
 """
 import argparse
 import atexit
+import base64
 import json
 import os
 import shutil
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,15 +69,54 @@ from selenium.webdriver.chrome.service import Service
 
 CHROMIUM = '/usr/lib/chromium/chromium' if os.path.exists('/usr/lib/chromium/chromium') else '/usr/bin/chromium'
 CHROMEDRIVER = '/usr/bin/chromedriver'
+WEBKITDRIVER = '/usr/bin/WebKitWebDriver'
+MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
+FIREFOX = '/usr/bin/firefox-esr'
 
-# Runs before the page's own script (through DevTools, so the page's CSP does not apply to it and it adds
-# no <script> element): records CSP violations so "state" can report them.
+# Runs before the page's own script (Chromium: through DevTools; Firefox: a BiDi preload script; so the
+# page's CSP does not apply to it and it adds no <script> element): records CSP violations and script
+# errors so "state" can report them. WebKit's driver has no way to run it first: it runs once the page
+# has loaded there (script errors while loading then show as a page that never gets its first state).
 PRELUDE = r"""
-window.__cspViolations = [];
-document.addEventListener('securitypolicyviolation', function (e) {
-  window.__cspViolations.push({directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample,
-    line: e.lineNumber});
-});
+if (!window.__cspViolations) {
+  window.__cspViolations = [];
+  window.__scriptErrors = [];
+  document.addEventListener('securitypolicyviolation', function (e) {
+    window.__cspViolations.push({directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample,
+      line: e.lineNumber});
+  });
+  window.addEventListener('error', function (e) {
+    window.__scriptErrors.push(String(e.message) + ' at ' + e.lineno + ':' + e.colno);
+  });
+  window.addEventListener('unhandledrejection', function (e) {
+    window.__scriptErrors.push('unhandled rejection: ' + String(e.reason));
+  });
+}
+"""
+
+# Before "Listen" is pressed the first time: the AudioContext the page makes is kept where this driver
+# reads the engine's own audio clock every 100 ms (the page's figures are the page's; these are the
+# browser's, to check the page against).
+READINGS_JS = r"""
+if (!window.__prReadings) {
+  window.__prReadings = [];
+  window.__prCtx = null;
+  const Original = window.AudioContext || window.webkitAudioContext;
+  if (Original) {
+    const Kept = function (options) { const c = new Original(options); window.__prCtx = c; return c; };
+    Kept.prototype = Original.prototype;
+    window.AudioContext = Kept;
+    if (window.webkitAudioContext) window.webkitAudioContext = Kept;
+  }
+  setInterval(function () {
+    const c = window.__prCtx;
+    if (!c || c.state !== 'running') return;
+    const ts = c.getOutputTimestamp ? c.getOutputTimestamp() : {};
+    window.__prReadings.push({now: performance.now(), current: c.currentTime, contextTime: ts.contextTime,
+      performanceTime: ts.performanceTime, outputLatency: c.outputLatency, baseLatency: c.baseLatency});
+    if (window.__prReadings.length > 3000) window.__prReadings.shift();
+  }, 100);
+}
 """
 
 STATE_JS = r"""
@@ -124,8 +178,178 @@ return {pwned: !!window.__pwned, scripts: scripts, bad: bad, clean: !window.__pw
 """
 
 
+# How long a command waits for what it waits for, unless told: generous, for a loaded machine (a
+# wait ends as soon as what it waits for is there).
+WAIT = 30
+
+
 class Fail(Exception):
     pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise Fail('%s exited (%s)' % (what, proc.returncode))
+        try:
+            with socket.create_connection(('127.0.0.1', port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise Fail('%s did not listen on port %d within %.0f s' % (what, port, timeout))
+
+
+class FirefoxElement:
+    """An element of the page, as the Firefox driver hands it out (an index into window.__prEls)."""
+
+    def __init__(self, driver, index):
+        self.driver, self.index = driver, index
+
+    def click(self):
+        # A real click (input.performActions) where the element is, so that the page gets a user
+        # gesture; a script's click when something else covers that point.
+        at = self.driver.execute_script(
+            "const e = arguments[0]; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+            "const x = r.left + r.width / 2, y = r.top + r.height / 2, hit = document.elementFromPoint(x, y);"
+            "return hit && (hit === e || e.contains(hit)) ? [Math.round(x), Math.round(y)] : null;", self)
+        if at is None:
+            self.driver.execute_script('arguments[0].click()', self)
+            return
+        self.driver.send('input.performActions', {'context': self.driver.context, 'actions': [{
+            'type': 'pointer', 'id': 'mouse', 'parameters': {'pointerType': 'mouse'}, 'actions': [
+                {'type': 'pointerMove', 'x': at[0], 'y': at[1]}, {'type': 'pointerDown', 'button': 0},
+                {'type': 'pointerUp', 'button': 0}]}]})
+        self.driver.send('input.releaseActions', {'context': self.driver.context})
+
+
+class FirefoxBiDi:
+    """Headless Firefox driven over WebDriver BiDi, with the few calls of selenium's driver the commands
+    use (execute_script, get, refresh, current_url, save_screenshot, quit). Scripts' results travel as
+    JSON; elements as indexes into a page array (FirefoxElement)."""
+
+    CALL = r"""(json) => {
+  const els = window.__prEls || (window.__prEls = []);
+  const revive = (v) => v && typeof v === 'object' && typeof v.__el === 'number' ? els[v.__el] : v;
+  const args = JSON.parse(json).map(revive);
+  const result = (function () { %s
+  }).apply(null, args);
+  const out = JSON.stringify(result, (k, v) => {
+    if (v instanceof Element) { els.push(v); return {__el: els.length - 1}; }
+    if (v instanceof NodeList || v instanceof HTMLCollection) return Array.from(v);
+    return v;
+  });
+  return out === undefined ? 'null' : out;
+}"""
+
+    def __init__(self, args, tmp, console):
+        import websocket
+        self.console, self.next_id = console, 0
+        profile = os.path.join(tmp, 'profile')
+        os.makedirs(profile)
+        prefs = {
+            'media.autoplay.default': 0, 'media.autoplay.blocking_policy': 0,
+            'browser.shell.checkDefaultBrowser': False, 'browser.startup.homepage_override.mstone': 'ignore',
+            'datareporting.policy.dataSubmissionEnabled': False, 'toolkit.telemetry.reportingpolicy.firstRun': False,
+            'app.update.disabledForTesting': True, 'browser.aboutwelcome.enabled': False,
+            'network.captive-portal-service.enabled': False, 'network.connectivity-service.enabled': False,
+            'extensions.update.enabled': False, 'browser.safebrowsing.update.enabled': False,
+            'browser.region.network.url': '', 'browser.search.geoip.url': '',
+        }
+        with open(os.path.join(profile, 'user.js'), 'w') as f:
+            for k, v in prefs.items():
+                f.write('user_pref(%s, %s);\n' % (json.dumps(k), json.dumps(v)))
+        port = free_port()
+        self.log = open(os.path.join(tmp, 'firefox.log'), 'w')
+        env = dict(os.environ, MOZ_HEADLESS='1')
+        self.proc = subprocess.Popen([args.firefox, '--headless', '--no-remote', '--remote-debugging-port', str(port),
+                                      '-profile', profile, 'about:blank'], stdout=self.log, stderr=subprocess.STDOUT,
+                                     env=env, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                # No Origin header: Firefox refuses websocket clients that send one it was not told of.
+                self.ws = websocket.create_connection('ws://127.0.0.1:%d/session' % port, timeout=args.timeout,
+                                                      suppress_origin=True)
+                break
+            except Exception as e:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise Fail('Firefox did not open WebDriver BiDi on port %d: %s' % (port, e))
+                time.sleep(0.2)
+        self.send('session.new', {'capabilities': {}})
+        self.context = self.send('browsingContext.getTree', {})['contexts'][0]['context']
+        self.send('session.subscribe', {'events': ['log.entryAdded']})
+        self.send('browsingContext.setViewport', {'context': self.context,
+                                                  'viewport': {'width': args.width, 'height': args.height}})
+        self.send('script.addPreloadScript', {'functionDeclaration': '() => {' + PRELUDE + '}'})
+
+    def send(self, method, params):
+        self.next_id += 1
+        mine = self.next_id
+        self.ws.send(json.dumps({'id': mine, 'method': method, 'params': params}))
+        while True:
+            m = json.loads(self.ws.recv())
+            if m.get('id') == mine:
+                if m.get('type') == 'error':
+                    raise WebDriverException('%s: %s' % (m.get('error'), m.get('message')))
+                return m.get('result') or {}
+            if m.get('method') == 'log.entryAdded':
+                p = m.get('params') or {}
+                self.console.append({'level': p.get('level'), 'message': p.get('text')})
+
+    def execute_script(self, code, *args):
+        def box(a):
+            return {'__el': a.index} if isinstance(a, FirefoxElement) else a
+        r = self.send('script.callFunction', {
+            'functionDeclaration': self.CALL % code, 'awaitPromise': False, 'target': {'context': self.context},
+            'arguments': [{'type': 'string', 'value': json.dumps([box(a) for a in args])}]})
+        if r.get('type') == 'exception':
+            d = r.get('exceptionDetails') or {}
+            raise WebDriverException('javascript error: %s' % d.get('text'))
+        value = json.loads((r.get('result') or {}).get('value') or 'null')
+
+        def unbox(v):
+            if isinstance(v, dict):
+                if set(v) == {'__el'}:
+                    return FirefoxElement(self, v['__el'])
+                return {k: unbox(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [unbox(x) for x in v]
+            return v
+        return unbox(value)
+
+    def get(self, url):
+        self.send('browsingContext.navigate', {'context': self.context, 'url': url, 'wait': 'complete'})
+
+    def refresh(self):
+        self.send('browsingContext.reload', {'context': self.context, 'wait': 'complete'})
+
+    @property
+    def current_url(self):
+        return self.send('browsingContext.getTree', {'root': self.context})['contexts'][0]['url']
+
+    def save_screenshot(self, path, full=False):
+        r = self.send('browsingContext.captureScreenshot', {'context': self.context,
+                                                            'origin': 'document' if full else 'viewport'})
+        with open(path, 'wb') as f:
+            f.write(base64.b64decode(r['data']))
+
+    def quit(self):
+        try:
+            self.send('browser.close', {})
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
 
 
 class Browser:
@@ -133,6 +357,13 @@ class Browser:
         self.args = args
         self.console = []
         self.tmp = tempfile.mkdtemp(prefix='partyradio-browser-')
+        self.webkit_driver = None
+        if args.engine == 'firefox':
+            self.d = FirefoxBiDi(args, self.tmp, self.console)
+            return
+        if args.engine == 'webkit':
+            self.start_webkit()
+            return
         opts = webdriver.ChromeOptions()
         opts.binary_location = args.chromium
         for a in ['--headless=new', '--no-sandbox', '--autoplay-policy=no-user-gesture-required',
@@ -164,11 +395,37 @@ class Browser:
             self.d.execute_cdp_cmd('Emulation.setEmulatedMedia', {
                 'features': [{'name': 'prefers-color-scheme', 'value': args.color_scheme}]})
 
+    def start_webkit(self):
+        # WebKitWebDriver on loopback (its default host fails where IPv6 is off), MiniBrowser in automation
+        # mode on the display xvfb-run gave; selenium 4.8's webdriver.WebKitGTK() takes no service, so the
+        # remote driver talks to the WebKitWebDriver started here.
+        from selenium.webdriver import WebKitGTKOptions
+        port = free_port()
+        log = open(os.path.join(self.tmp, 'webkitwebdriver.log'), 'w')
+        self.webkit_driver = subprocess.Popen([self.args.webkitdriver, '--host=127.0.0.1', '--port=%d' % port],
+                                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_port(port, self.webkit_driver, 120, 'WebKitWebDriver')
+        opts = WebKitGTKOptions()
+        opts.binary_location = self.args.minibrowser
+        opts.add_argument('--automation')
+        self.d = webdriver.Remote(command_executor='http://127.0.0.1:%d' % port, options=opts)
+        # MiniBrowser's window is at least 447 px wide.
+        self.d.set_window_size(self.args.width, self.args.height)
+        self.d.set_page_load_timeout(self.args.timeout)
+        self.d.set_script_timeout(self.args.timeout)
+
     def close(self):
         d, self.d = getattr(self, 'd', None), None
         if d is not None:
             try:
                 d.quit()
+            except Exception:
+                pass
+        w, self.webkit_driver = self.webkit_driver, None
+        if w is not None:
+            try:
+                os.killpg(w.pid, signal.SIGTERM)
+                w.wait(timeout=10)
             except Exception:
                 pass
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -188,12 +445,21 @@ class Browser:
             time.sleep(0.05)
 
     def drain_console(self):
-        try:
-            for e in self.d.get_log('browser'):
-                self.console.append({'level': e.get('level'), 'message': e.get('message')})
-        except Exception:
-            pass
+        # Chromium's log through chromedriver; Firefox's arrives with every BiDi answer; WebKit's driver
+        # has none (its script errors are in window.__scriptErrors).
+        if self.args.engine == 'chromium':
+            try:
+                for e in self.d.get_log('browser'):
+                    self.console.append({'level': e.get('level'), 'message': e.get('message')})
+            except Exception:
+                pass
         del self.console[:-500]
+
+    def script_errors(self):
+        try:
+            return self.js('return window.__scriptErrors || []')
+        except Exception as e:
+            return ['cannot read the page: %s' % e]
 
     def csp_errors(self):
         self.drain_console()
@@ -208,6 +474,9 @@ class Browser:
     def wait_loaded(self, timeout):
         # The page has its first state once the station's name or a track title arrived (or, for a
         # private station, once it asks for the join code).
+        if self.args.engine == 'webkit':
+            self.poll(lambda: self.js("return document.readyState === 'complete'"), timeout, 'the page to load')
+            self.js(PRELUDE)
         self.poll(lambda: self.js("return !!(window.partyradioListen && document.getElementById('title') && "
                                   "(document.getElementById('me').textContent !== '…' || "
                                   "!document.getElementById('joinbox').hidden))"), timeout, 'the first state')
@@ -247,10 +516,11 @@ class Browser:
     def c_state(self, c):
         s = self.js(STATE_JS)
         s['csp_errors'] = self.csp_errors()
+        s['script_errors'] = self.script_errors()
         return s
 
     def c_click(self, c):
-        el = self.find(c['name'], float(c.get('timeout', 10)))
+        el = self.find(c['name'], float(c.get('timeout', WAIT)))
         try:
             el.click()
         except WebDriverException:
@@ -259,7 +529,7 @@ class Browser:
         return {'clicked': c['name']}
 
     def c_fill(self, c):
-        el = self.field(c['label'], float(c.get('timeout', 10)))
+        el = self.field(c['label'], float(c.get('timeout', WAIT)))
         self.type_into(el, str(c.get('text', '')))
         if c.get('submit'):
             self.submit(el)
@@ -267,13 +537,13 @@ class Browser:
 
     def c_wait_text(self, c):
         want = c['text']
-        _, ms = self.poll(lambda: want in self.js('return document.body.innerText'), float(c.get('timeout', 10)),
+        _, ms = self.poll(lambda: want in self.js('return document.body.innerText'), float(c.get('timeout', WAIT)),
                           'text %r' % want)
         return {'elapsed_ms': ms}
 
     def c_wait_gone(self, c):
         want = c['text']
-        _, ms = self.poll(lambda: want not in self.js('return document.body.innerText'), float(c.get('timeout', 10)),
+        _, ms = self.poll(lambda: want not in self.js('return document.body.innerText'), float(c.get('timeout', WAIT)),
                           'text %r to go' % want)
         return {'elapsed_ms': ms}
 
@@ -281,14 +551,14 @@ class Browser:
         up, down = int(c.get('up', 0)), int(c.get('down', 0))
         code = ("return [document.getElementById('up').textContent, document.getElementById('down').textContent]")
         try:
-            _, ms = self.poll(lambda: self.js(code) == [str(up), str(down)], float(c.get('timeout', 10)),
+            _, ms = self.poll(lambda: self.js(code) == [str(up), str(down)], float(c.get('timeout', WAIT)),
                               'tally up %d down %d' % (up, down))
         except Fail as e:
             raise Fail('%s (shows %s)' % (e, self.js(code)))
         return {'elapsed_ms': ms}
 
     def c_request(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
         q = self.field('Search', timeout)
         self.js("document.getElementById('results').replaceChildren()")
         self.answer_after('smsg', lambda: (self.type_into(q, c['search']), self.submit(q)), timeout)
@@ -304,7 +574,7 @@ class Browser:
         return {'results': results, 'message': m['text'], 'refused': m['refused']}
 
     def c_chat(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
         el = self.field('Chat message', timeout)
         self.js("const m = document.getElementById('cmsg'); m.textContent = ''; m.classList.remove('err');")
         self.type_into(el, str(c['text']))
@@ -316,7 +586,7 @@ class Browser:
         return {'message': m['text'], 'refused': m['refused']}
 
     def c_set_name(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
         if self.js("return document.getElementById('nform').hidden"):
             self.find('change', timeout).click()
         el = self.field('Your name', timeout)
@@ -333,9 +603,10 @@ class Browser:
             "return document.getElementById('me').textContent")}
 
     def c_screenshot(self, c):
-        import base64
         path = c['path']
-        if c.get('full', True):
+        if self.args.engine == 'firefox':
+            self.d.save_screenshot(path, full=c.get('full', True))
+        elif c.get('full', True) and self.args.engine == 'chromium':
             size = self.js("return [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
             shot = self.d.execute_cdp_cmd('Page.captureScreenshot', {
                 'format': 'png', 'captureBeyondViewport': True,
@@ -350,7 +621,7 @@ class Browser:
         return {'value': self.js(c['js'], *c.get('args', []))}
 
     def listen_figures(self, with_samples):
-        L = self.js("return window.partyradioListen") or {}
+        L = self.js("const L = window.partyradioListen; return L ? JSON.parse(JSON.stringify(L)) : null") or {}
         errs = [abs(x) for x in L.get('errorsMs') or []]
         if errs:
             s = sorted(errs)
@@ -358,22 +629,27 @@ class Browser:
                             'p95AbsMs': s[min(len(s) - 1, int(0.95 * len(s)))]}
         if not with_samples:
             L.pop('samples', None)
+        else:
+            L['readings'] = self.js('return window.__prReadings || []')
+            L['timeOrigin'] = self.js('return performance.timeOrigin')
         return L
 
     def c_listen(self, c):
-        timeout = float(c.get('timeout', 10))
+        timeout = float(c.get('timeout', WAIT))
+        self.js(READINGS_JS)
         if self.js("return window.partyradioListen.state") == 'off':
             self.find('Listen', timeout).click()
         time.sleep(float(c.get('seconds', 5)))
         return {'listen': self.listen_figures(bool(c.get('samples')))}
 
     def c_stop_listening(self, c):
-        self.find('Stop listening', float(c.get('timeout', 10))).click()
+        self.find('Stop listening', float(c.get('timeout', WAIT))).click()
         return {'listen': self.listen_figures(False)}
 
     def c_injection_check(self, c):
         r = self.js(INJECTION_JS)
         r['csp_errors'] = self.csp_errors()
+        r['script_errors'] = self.script_errors()
         return r
 
     def c_open(self, c):
@@ -402,11 +678,16 @@ def main():
     p.add_argument('--width', type=int, default=1280)
     p.add_argument('--height', type=int, default=0, help='default: 740 below 600 px wide, else 900')
     p.add_argument('--name', default=None)
-    p.add_argument('--timeout', type=float, default=20, help='seconds for the page to load and show its state')
+    p.add_argument('--timeout', type=float, default=60,
+                   help='seconds for the page to load and show its state, and for one browser call')
     p.add_argument('--screenshot-scale', type=float, default=1)
     p.add_argument('--color-scheme', choices=['light', 'dark'], default=None, help='emulate prefers-color-scheme')
+    p.add_argument('--engine', choices=['chromium', 'webkit', 'firefox'], default='chromium')
     p.add_argument('--chromium', default=CHROMIUM)
     p.add_argument('--chromedriver', default=CHROMEDRIVER)
+    p.add_argument('--webkitdriver', default=WEBKITDRIVER)
+    p.add_argument('--minibrowser', default=MINIBROWSER)
+    p.add_argument('--firefox', default=FIREFOX)
     args = p.parse_args()
     if not args.height:
         args.height = 740 if args.width < 600 else 900
@@ -425,7 +706,7 @@ def main():
         atexit.register(b.close)
         b.d.get(args.url)
         b.wait_loaded(args.timeout)
-        ready = {'ready': True, 'ok': True, 'width': b.js('return window.innerWidth'),
+        ready = {'ready': True, 'ok': True, 'engine': args.engine, 'width': b.js('return window.innerWidth'),
                  'userAgent': b.js('return navigator.userAgent')}
         if args.name is not None:
             r = b.c_set_name({'name': args.name})

@@ -7,6 +7,9 @@ const DJ = hm ? hm[1] : null;
 window.addEventListener('hashchange', () => location.reload());
 let S = null, you = null;
 const myVote = new Map(), myReqVote = new Map();
+// What each vote note is about: {track: ID} or {request: N}. A note goes when its track stops
+// playing or its request leaves the list (played, dropped), so it never speaks of what has gone.
+const noteAbout = { vmsg: null, qmsg: null };
 
 function nowUs() { return (performance.timeOrigin + performance.now()) * 1000; }
 let offsetUs = null, roughOffsetUs = 0;
@@ -201,10 +204,24 @@ function tickProgress() {
   text($('elapsed'), fmt(p));
   text($('total'), fmt(dur));
 }
+function dropStaleNotes() {
+  const playing = S && S.now ? S.now.id : null;
+  const entries = S && S.queue && Array.isArray(S.queue.entries) ? S.queue.entries : [];
+  const waiting = new Set(entries.map((e) => e.queue_id));
+  for (const id of Object.keys(noteAbout)) {
+    const a = noteAbout[id];
+    if (!a || ('track' in a ? a.track === playing : waiting.has(a.request))) continue;
+    noteAbout[id] = null;
+    text($(id), '');
+    $(id).classList.remove('err');
+  }
+  for (const k of Array.from(myReqVote.keys())) if (!waiting.has(k)) myReqVote.delete(k);
+}
 function setState(s) {
   if (!s || typeof s !== 'object') return;
   const old = S;
   S = s;
+  dropStaleNotes();
   if (offsetUs === null && typeof s.sent_us === 'number') roughOffsetUs = s.sent_us - nowUs();
   render();
   listenStateChanged(old);
@@ -222,6 +239,9 @@ async function vote(choice) {
     render();
   }
   say('vmsg', a);
+  // A refusal (the track changed meanwhile, …) speaks of what plays now.
+  noteAbout.vmsg = { track: a.ok ? id : (S && S.now ? S.now.id : null) };
+  dropStaleNotes();
 }
 async function reqVote(id, c) {
   const a = await post('/api/request-vote', { queue: String(id), choice: c });
@@ -232,6 +252,9 @@ async function reqVote(id, c) {
     render();
   }
   say('qmsg', a);
+  // A refusal (already played, dropped) is about a request no longer listed: it lasts as long as the track.
+  noteAbout.qmsg = a.ok ? { request: id } : { track: S && S.now ? S.now.id : null };
+  dropStaleNotes();
 }
 async function dj(command, arg) {
   const p = { command };
@@ -382,16 +405,105 @@ setInterval(() => {
 setInterval(tickProgress, 250);
 
 // ---- listening in the browser ----
+// When is the output heard? AudioContext.getOutputTimestamp() says which context time is heard at
+// which performance time, but not every engine's can be believed: WebKit's performanceTime runs at
+// about twice real time (WebKitGTK 2.50; Safari is reported to give wrong values too). So the page
+// believes it only while each reading stays within nearMs of performance.now() and, from one reading
+// to the next, its performance time advances as its context time does (the audio clock's rate,
+// within slackMs + rate of the step). One reading that breaks the rule and this AudioContext uses
+// the fallback (currentTime, heard after the latencies the context reports) until the guest
+// presses Listen again. Pure, so that the browser tests run it on readings made up for them.
+const TRUST = { nearMs: 250, slackMs: 25, rate: 0.02 };
+function judgeTimestamp(st, r) {
+  // st: {broken, last} (null: a new context). r: {c: contextTime s, p: performanceTime ms, now: performance.now()}.
+  const prev = st || { broken: false, last: null };
+  const usable = r && Number.isFinite(r.c) && Number.isFinite(r.p) && Number.isFinite(r.now) && r.c > 0 && r.p > 0;
+  // Zeros: the context has not played yet. Neither believed nor held against it.
+  if (!usable) return { broken: prev.broken, last: prev.last, use: false };
+  let bad = Math.abs(r.p - r.now) > TRUST.nearMs;
+  if (prev.last) {
+    const dc = r.c - prev.last.c, dp = r.p - prev.last.p;
+    bad = bad || dc < 0 || Math.abs(dp - dc * 1000) > TRUST.slackMs + TRUST.rate * dc * 1000;
+  }
+  const broken = prev.broken || bad;
+  return { broken, last: r, use: !broken };
+}
+// Which part of the output latency a believed timestamp leaves out, in ms. By the specification
+// the context time it gives is what is heard at its performance time, so it lags the context's
+// current time by the output latency: Chromium's does. Firefox's gives the current time instead
+// (a lag near 0 while outputLatency says 39 ms), so its performance time is when that context time
+// is handed to the system, and the output latency comes on top. Found from the numbers, not from
+// the browser's name: a lag below half the reported latency means the timestamp left it out.
+function missingLatencyMs(lagMs, outputLatencyMs) {
+  if (!(outputLatencyMs > 1) || !Number.isFinite(lagMs)) return 0;
+  return lagMs < outputLatencyMs / 2 ? outputLatencyMs : 0;
+}
+// Latency no one reports. WebKitGTK (2.50) says outputLatency 0, yet once a source plays, its
+// currentTime runs about 60 ms further ahead of performance.now() than while nothing plays: it
+// renders into GStreamer's PulseAudio buffer, which is heard that much later (measured at the
+// sink: the page played 63 ms late). So where the context reports no output latency and its
+// timestamp is not believed, the page reads d = currentTime - performance.now() (ms) every 20 ms
+// (a track can load in a few hundred): the lower median of the last `keep` readings taken while
+// it has no source at all (at least minIdle; a track loading) is the pace at which the output is
+// heard, its floor; how far d runs above the floor counts as output latency. A median, not the
+// lowest: on a loaded machine the audio thread stalls, d dips and catches up, and a dip is no
+// pace. Not around a start either: there WebKitGTK's clock stalls for up to 350 ms and then
+// overshoots. Each track's loading adds readings, so a drift between the audio clock and
+// performance.now() is measured again with every track. Pure, for the browser tests.
+const AHEAD = { minIdle: 5, keep: 25 };
+function idleFloor(readings) {
+  // readings: d (ms) taken while nothing sounded, the newest last. null: too few to tell.
+  const ok = (readings || []).filter(Number.isFinite).sort((a, b) => a - b);
+  return ok.length >= AHEAD.minIdle ? ok[(ok.length - 1) >> 1] : null;
+}
+function unreportedLatencyMs(floorMs, dMs, outputLatencyMs) {
+  // d above the floor, when the context reports no output latency of its own.
+  if (outputLatencyMs > 1 || !Number.isFinite(floorMs) || !Number.isFinite(dMs)) return 0;
+  return Math.max(0, dMs - floorMs);
+}
 const L = window.partyradioListen = { state: 'off', errorsMs: [], clockRttMs: null, offsetUs: null, samples: [],
-  restarts: 0, outputTimestamp: null, startBiasMs: 0 };
+  restarts: 0, outputTimestamp: null, startBiasMs: 0, clock: null, addedLatencyMs: 0, runAheadMs: 0, judgeTimestamp,
+  missingLatencyMs, idleFloor, unreportedLatencyMs };
 let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1, startBias = 0;
+let trust = null, lags = [];
+// The run-ahead's readings: the last readings without sound, and their floor.
+let idle = [], floorMs = null;
+function sampleRunAhead() {
+  if (!actx || L.state === 'off' || actx.state !== 'running') return;
+  const d = actx.currentTime * 1000 - performance.now();
+  if (!src) {
+    idle.push(d);
+    if (idle.length > AHEAD.keep) idle.shift();
+    const f = idleFloor(idle);
+    if (f !== null) floorMs = f;
+  }
+}
+setInterval(sampleRunAhead, 20);
 function push(a, v) { a.push(v); if (a.length > 600) a.splice(0, a.length - 600); }
 function outTs() {
-  // contextTime being heard at performanceTime (ms). Fallback: currentTime now, plus the output latency.
-  let ts = actx.getOutputTimestamp ? actx.getOutputTimestamp() : null;
-  if (ts && ts.performanceTime > 0 && ts.contextTime > 0) return { c: ts.contextTime, p: ts.performanceTime, real: true };
+  // contextTime being heard at performanceTime (ms). Fallback: currentTime now, plus the latencies.
+  const ts = actx.getOutputTimestamp ? actx.getOutputTimestamp() : null;
+  const now = performance.now(), cur = actx.currentTime;
+  trust = judgeTimestamp(trust, ts ? { c: ts.contextTime, p: ts.performanceTime, now } : null);
+  if (trust.use) {
+    // How far the timestamp's context time lags the current one, both taken to now: the median of
+    // the last readings (currentTime moves in steps of the engine's render quantum).
+    lags.push((cur - ts.contextTime) * 1000 - (now - ts.performanceTime));
+    if (lags.length > 20) lags.shift();
+    const sorted = lags.slice().sort((a, b) => a - b);
+    const add = missingLatencyMs(sorted[sorted.length >> 1], (actx.outputLatency || 0) * 1000);
+    L.clock = 'timestamp';
+    L.addedLatencyMs = Math.round(add * 100) / 100;
+    return { c: ts.contextTime, p: ts.performanceTime + add, real: true };
+  }
   const lat = (actx.outputLatency || 0) + (actx.baseLatency || 0);
-  return { c: actx.currentTime, p: performance.now() + lat * 1000, real: false };
+  // The run-ahead now: about 0 until the sound starts (it starts heard at the floor's pace, then
+  // the clock jumps ahead and the rest is heard that much later), so a start is planned right too.
+  const ahead = unreportedLatencyMs(floorMs, cur * 1000 - now, (actx.outputLatency || 0) * 1000);
+  L.clock = 'fallback';
+  L.runAheadMs = Math.round(ahead * 100) / 100;
+  L.addedLatencyMs = Math.round((lat * 1000 + ahead) * 100) / 100;
+  return { c: cur, p: now + lat * 1000 + ahead, real: false };
 }
 function ctxToDjUs(ts, c) { return (performance.timeOrigin + ts.p + (c - ts.c) * 1000) * 1000 + djOffset(); }
 function djOffset() { return offsetUs === null ? roughOffsetUs : offsetUs; }
@@ -407,6 +519,8 @@ function setListenButton() {
   text($('listen'), L.state === 'off' ? 'Listen' : 'Stop listening');
 }
 function syncText(t) { text($('sync'), t); }
+// The audio clock's pace against performance.now() (ms), the run-ahead taken out: steady unless it stalls.
+function pace() { return actx.currentTime * 1000 - performance.now() - L.runAheadMs; }
 function startSource() {
   const ts = outTs();
   const startC = actx.currentTime + 0.15;
@@ -420,7 +534,7 @@ function startSource() {
   src.playbackRate.value = rate;
   src.connect(actx.destination);
   src.start(startC, pos);
-  seg = { c: startC, off: pos, rate, id: S.now.id, fresh: true };
+  seg = { c: startC, off: pos, rate, id: S.now.id, fresh: true, pace: pace() };
   L.restarts++;
   L.startBiasMs = Math.round(startBias * 100) / 100;
 }
@@ -468,8 +582,13 @@ function tick() {
     trackId: seg.id });
   if (bufPos >= trackEnd() || st >= trackEnd() - 0.01) { stopSource(); syncText('track ended'); return; }
   if (seg.fresh) {
+    // A start measured across a stall of the audio clock (WebKitGTK's stalls up to 350 ms as a sound
+    // starts on a busy machine, then catches up) says nothing about where starts land: measured once
+    // more, half a second on, before it restarts anything; and it teaches the start nothing.
+    const steady = Math.abs(pace() - seg.pace) < 10;
+    if (!steady && !seg.again) { seg.again = true; seg.pace = pace(); return; }
     seg.fresh = false;
-    if (Math.abs(errMs) < 100) startBias = Math.max(-50, Math.min(50, startBias + errMs / 2));
+    if (Math.abs(errMs) < 100 && steady) startBias = Math.max(-50, Math.min(50, startBias + errMs / 2));
   }
   if (Math.abs(errMs) > 25) { stopSource(); startSource(); syncText('syncing…'); return; }
   // Correct the error over about three seconds, never more than half a percent off the station's rate.
@@ -504,6 +623,7 @@ $('listen').addEventListener('click', async () => {
   const AC = window.AudioContext || window.webkitAudioContext;
   if (!AC) { L.state = 'unsupported'; syncText('This browser cannot play audio here'); return; }
   if (!actx) actx = new AC({ latencyHint: 'playback' });
+  trust = null; lags = []; idle = []; floorMs = null;
   try { await actx.resume(); } catch (e) { /* resumes on the next click */ }
   L.state = 'loading';
   post('/api/listen', { state: 'on' });

@@ -174,7 +174,7 @@ extension Browser {
     /// page's samples (the instant its output is heard, the track position there) against where the
     /// station truly was then. After the first 3 s, the median error stays within 10 ms and the 95th
     /// percentile within 30 ms (docs/BENCHMARKS.md's goal for the browser), and the page restarts its
-    /// audio only for a track change, beside the first start and one correction.
+    /// audio only for a track change, beside the first start, one correction and one stall.
     func checkListening(_ lan: Testbed, seconds: Int) throws {
         let answer = try command(
             ["cmd": "listen", "seconds": seconds, "samples": true], timeout: .seconds(seconds + 120))
@@ -212,6 +212,8 @@ extension Browser {
         #expect(median <= 10, "\(figures); errors \(errors.prefix(40).map { Int($0) })")
         #expect(p95 <= 30, "\(figures)")
         let restarts = (listen["restarts"] as? NSNumber)?.intValue ?? 99
-        #expect(restarts <= 2 + tracks.count, "the page kept restarting its audio: \(figures)")
+        // A half-second stall of WebKit's audio clock on a loaded machine costs one more correction; the
+        // bug this catches restarts every half second, dozens of times in a run.
+        #expect(restarts <= 3 + tracks.count, "the page kept restarting its audio: \(figures)")
     }
 }

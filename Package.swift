@@ -171,7 +171,7 @@ let package = Package(
             name: "PartyRadioNode",
             dependencies: [
                 "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioHTTP",
-                "PartyRadioStorage", "PartyRadioMPRIS",
+                "PartyRadioStorage", "PartyRadioMPRIS", "PartyRadioLive",
             ],
             path: "Sources/Node/PartyRadioNode",
             // The web page, compiled into the binary as bytes (`PackageResources`): no files to install.

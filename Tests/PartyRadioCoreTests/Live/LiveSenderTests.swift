@@ -79,6 +79,26 @@ import Testing
         #expect(next.firstSample.ns <= start + Self.f + 55_000_000 - Self.f, "never stamped after its read")
     }
 
+    @Test("a capture that was late itself (the writer's audio waits in the pipe behind the frame) skips nothing")
+    func lateCaptureWithBacklog() {
+        var stamper = LiveStamper(duration: .ms10)
+        let start: Int64 = 1_000_000_000_000
+        let first = stamper.stamp(readAt: DJTime(ns: start), realTimeNs: start)
+        // Read 55 ms late, with 55 ms of audio already written after it: the writer was on time.
+        let late = stamper.stamp(
+            readAt: DJTime(ns: start + Self.f + 55_000_000), backlogNs: 55_000_000, realTimeNs: start)
+        #expect(late.sequence == first.sequence + 1 && late.firstSample.ns == first.firstSample.ns + Self.f)
+        // The frames behind it, read at once, follow it.
+        let next = stamper.stamp(
+            readAt: DJTime(ns: start + Self.f + 55_100_000), backlogNs: 45_000_000, realTimeNs: start)
+        #expect(next.sequence == first.sequence + 2 && next.firstSample.ns == first.firstSample.ns + 2 * Self.f)
+        // A stream's first frame starts one frame before its audio was written.
+        var fresh = LiveStamper(duration: .ms10)
+        #expect(
+            fresh.stamp(readAt: DJTime(ns: start), backlogNs: 30_000_000, realTimeNs: start).firstSample.ns
+                == start - 30_000_000 - Self.f)
+    }
+
     @Test("a source back after a gap starts a new stream at its read, numbered above the last")
     func gapStartsANewStream() {
         var stamper = LiveStamper(duration: .ms10)

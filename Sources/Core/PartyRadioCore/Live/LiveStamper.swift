@@ -3,12 +3,15 @@
 /// hands it the instant each frame's last sample was read, on the station clock.
 ///
 /// The rule:
-/// - A frame's first sample is at `read − f` (f its duration) for the first frame of a stream;
-///   after that each frame follows the last one exactly (`previous + f`), so that the stamps
-///   advance by the frame length whatever the jitter of the reads.
-/// - A read later than that by more than ``slipNs`` (the writer's clock runs slower than the
-///   station's, or it stalled a moment) skips whole frame numbers and times to catch up: the
-///   listeners conceal the frames skipped, the stamps stay on the capture's time.
+/// - A frame's last sample was written at `read − backlog` at the latest: the instant it was
+///   read, less the audio the writer has already put in the pipe after it (the capture was late,
+///   not the writer). The first frame of a stream starts one frame before that; after it each
+///   frame follows the last one exactly (`previous + f`), so that the stamps advance by the frame
+///   length whatever the jitter of the reads.
+/// - A frame written later than that by more than ``slipNs`` (the writer stalled a moment, or its
+///   clock runs slower than the station's) skips whole frame numbers and times to catch up: the
+///   listeners conceal the frames skipped, the stamps stay on the capture's time. A capture that
+///   was late itself finds the pipe full behind the frame and skips nothing.
 /// - A read later by ``gapNs`` or more (the source paused, a writer came back) starts a new
 ///   stream: its first frame is numbered by the real-time clock in units of 2.5 ms (never below
 ///   the last number plus one) and timed by its read.
@@ -30,10 +33,13 @@ public struct LiveStamper: Sendable {
         slipNs = max(2 * duration.ns, 20_000_000)
     }
 
-    /// The number and time of the frame whose last sample was read at `read`; `realTimeNs` is the
-    /// machine's real-time clock (which numbers a new stream).
-    public mutating func stamp(readAt read: DJTime, realTimeNs: Int64) -> (sequence: UInt64, firstSample: DJTime) {
-        let natural = DJTime(ns: read.ns - duration.ns)
+    /// The number and time of the frame whose last sample was read at `read`, with `backlogNs` of
+    /// audio already waiting behind it; `realTimeNs` is the machine's real-time clock (which
+    /// numbers a new stream).
+    public mutating func stamp(readAt read: DJTime, backlogNs: Int64 = 0, realTimeNs: Int64) -> (
+        sequence: UInt64, firstSample: DJTime
+    ) {
+        let natural = DJTime(ns: read.ns - max(0, backlogNs) - duration.ns)
         let stamped: (sequence: UInt64, firstSample: DJTime)
         if let last {
             let due = last.firstSample.ns + duration.ns

@@ -94,6 +94,8 @@ final class LiveCapture: Sendable {
     /// Reads one opening of the source to its end, a frame at a time.
     private struct FrameReader {
         let frameBytes: Int
+        /// Bytes of one sample of every channel.
+        let bytesPerSample: Int
         let settings: LiveSender.Settings
         let encoder: OpusEncoder
         let clock: NodeClock
@@ -110,6 +112,7 @@ final class LiveCapture: Sendable {
             inbox: Inbox<NodeInput>
         ) {
             self.frameBytes = frameBytes
+            bytesPerSample = LiveSampleFormat.station.bytesPerFrame
             self.settings = settings
             self.encoder = encoder
             self.clock = clock
@@ -151,13 +154,16 @@ final class LiveCapture: Sendable {
                 filled += count
                 if filled == frameBytes {
                     filled = 0
-                    frame(stopping: stopping)
+                    // What the writer put in the pipe after this frame: a capture that was late finds it full.
+                    var waiting: Int32 = 0
+                    let backlog = ioctl(fd, UInt(FIONREAD), &waiting) == 0 ? Int(waiting) : 0
+                    frame(backlogNs: Int64(backlog / bytesPerSample) * 1_000_000_000 / 48_000, stopping: stopping)
                 }
             }
         }
 
         /// The buffer's frame, paced to real time, stamped, encoded and handed to the node.
-        private mutating func frame(stopping: StopFlag) {
+        private mutating func frame(backlogNs: Int64, stopping: StopFlag) {
             var now = clock.now()
             // A source faster than real time (a file poured into the pipe) waits for the frame's time.
             if let notBefore = stamper.nextReadNotBefore {
@@ -166,7 +172,8 @@ final class LiveCapture: Sendable {
                     now = clock.now()
                 }
             }
-            let stamp = stamper.stamp(readAt: DJTime(onTheDJ: now), realTimeNs: NodeClock.realTimeNs())
+            let stamp = stamper.stamp(
+                readAt: DJTime(onTheDJ: now), backlogNs: backlogNs, realTimeNs: NodeClock.realTimeNs())
             let pcm = buffer.withUnsafeBytes { raw in
                 Array(raw.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) }
             }

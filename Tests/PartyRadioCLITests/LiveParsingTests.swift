@@ -42,4 +42,19 @@ import Testing
         #expect(
             usageError(["dj", "--name", "x", "--live", "-", "--library", "/music"])?.contains("not a queue") == true)
     }
+
+    @Test func theConfigFileNamesTheSource() throws {
+        let command = try Command.parse(
+            ["dj"], environment: [:],
+            config: {
+                Result { () throws(ConfigFile.Error) in
+                    try ConfigFile(parsing: "name = Rooftop\nlive = pipe:/run/snapfifo\nlive-bitrate = 96")
+                }
+            }, configPath: "/etc/partyradio/config")
+        guard case .dj(let options) = command else {
+            Issue.record("not a dj command")
+            return
+        }
+        #expect(options.live == .pipe(path: "/run/snapfifo", format: .station) && options.liveBitrateKbit == 96)
+    }
 }

@@ -36,8 +36,8 @@ enum HelpPages {
 
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
-        guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key.
-        Flags override it.
+        guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key, live,
+        live-frame-ms, live-bitrate. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 

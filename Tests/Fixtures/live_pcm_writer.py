@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes raw PCM in Snapcast's pipe format (48000:16:2, little-endian) into a pipe at real-time
-pace, as mpd's fifo output does: a 440 Hz tone with a click (a full-scale square burst) every
-`click_ms`, in 10 ms writes, for `seconds`; then closes the pipe (its writer goes away).
+pace, 100 ms ahead (as a player's output buffer is: a stall of this script on a loaded machine
+shorter than that leaves the reader something to read): a 440 Hz tone with a click (a full-scale
+square burst) every `click_ms`, in 10 ms writes, for `seconds`; then closes the pipe (its writer
+goes away).
 
 usage: live_pcm_writer.py PATH SECONDS [CLICK_MS]
 """
@@ -29,7 +31,7 @@ with open(path, "wb", buffering=0) as pipe:
             samples += [value, value]
         pipe.write(struct.pack("<%dh" % len(samples), *samples))
         n += chunk
-        delay = start + n / rate - time.monotonic()
+        delay = start + n / rate - 0.1 - time.monotonic()
         if delay > 0:
             time.sleep(delay)
 print("closed", n, flush=True)

@@ -171,7 +171,7 @@ let package = Package(
             name: "PartyRadioNode",
             dependencies: [
                 "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioHTTP",
-                "PartyRadioStorage", "PartyRadioMPRIS",
+                "PartyRadioStorage", "PartyRadioMPRIS", "PartyRadioLive",
             ],
             path: "Sources/Node/PartyRadioNode",
             // The web page, compiled into the binary as bytes (`PackageResources`): no files to install.
@@ -242,7 +242,9 @@ let package = Package(
                 "PartyRadioCLI", "PartyRadioCore", "PartyRadioStorage", "PartyRadioCatalog", "PartyRadioNode",
                 "CatalogTestSupport",
             ]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PartyRadioCore"]),
+        // The live test checks signatures with libsodium and decodes what it caught with libopus and ISA-L.
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["PartyRadioCore", "PartyRadioSecurity", "PartyRadioLive"]),
         .testTarget(
             name: "PartyRadioCatalogTests",
             dependencies: ["PartyRadioCatalog", "PartyRadioCurl", "COpenSSL", "CSQLite", "CatalogTestSupport"],

@@ -1,6 +1,7 @@
 import Glibc
 import PartyRadioCatalog
 import PartyRadioCore
+import PartyRadioLive
 import PartyRadioSecurity
 
 /// The network parsers under fuzzing, one per target. Each takes any bytes; a crash, a hang or
@@ -38,6 +39,11 @@ enum Harness: String, CaseIterable {
     /// (no amplification); only the sender's own cookie reaches the reserve; a guest takes a
     /// challenge only when it echoes the sequence number of a datagram it sent there.
     case cookie
+    /// Live audio (docs/LIVE.md): the input as a frame's data shard (what parses is its shard
+    /// again), as a run of live frame and repair bodies through a jitter buffer on real ISA-L and
+    /// their packets through libopus (every frame time released once, in order, and counted), and
+    /// as k data shards whose ISA-L parity gives them back from any k of the k + m.
+    case live
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -50,6 +56,7 @@ enum Harness: String, CaseIterable {
         case .dns: Self.dns(bytes)
         case .session: Self.session(bytes)
         case .cookie: Self.cookie(bytes)
+        case .live: Self.live(bytes)
         }
     }
 
@@ -322,5 +329,76 @@ enum Harness: String, CaseIterable {
         _ = try? ITunesDecoder.decode(bytes, contentType: "application/json")
         _ = try? AppleMusicDecoder.decode(bytes, contentType: "application/json")
         _ = try? ChartFeedDecoder.decode(bytes, contentType: "application/json")
+    }
+
+    static func live(_ bytes: [UInt8]) {
+        if let frame = LiveFEC.frame(fromShard: bytes, sequence: 1),
+            LiveFEC.shard(of: frame, length: bytes.count) != bytes
+        {
+            fatalError("a data shard that parsed is not its frame's shard")
+        }
+        liveBodies(bytes)
+        liveErasures(bytes)
+    }
+
+    /// Records `kind (u8) ‖ length (u16) ‖ body`: an even kind a frame body, an odd one a repair body,
+    /// one millisecond apart, the buffer asked for what plays after each.
+    private static func liveBodies(_ bytes: [UInt8]) {
+        var buffer = LiveJitterBuffer(code: ISALErasureCode())
+        guard let decoder = try? OpusDecoder() else { fatalError("no Opus decoder") }
+        var reader = ByteReader(bytes)
+        var now: DJTime?
+        var released: [LivePlayout] = []
+        while let kind = try? reader.readUInt8(), let length = try? reader.read(UInt16.self),
+            let body = try? reader.readBytes(min(Int(length), reader.remaining))
+        {
+            var bodyReader = ByteReader(body)
+            if kind % 2 == 0 {
+                guard let frame = try? LiveFrame(from: &bodyReader) else { continue }
+                let at = now ?? frame.firstSample
+                _ = buffer.insert(frame, now: at)
+                _ = try? decoder.decode(frame.payload)
+                now = DJTime(ns: at.ns &+ 1_000_000)
+            } else {
+                guard let repair = try? LiveRepair(from: &bodyReader), let at = now else { continue }
+                _ = buffer.insert(repair, now: at)
+                now = DJTime(ns: at.ns &+ 1_000_000)
+            }
+            guard let at = now, at.ns < Int64.max / 2 else { return }
+            for _ in 0..<10_000 {
+                guard let decision = buffer.next(at: DJTime(ns: at.ns + buffer.settings.delayNs)) else { break }
+                if let last = released.last, decision.sequence <= last.sequence {
+                    fatalError("the buffer released frame \(decision.sequence) after \(last.sequence)")
+                }
+                released.append(decision)
+                _ = try? decoder.pcm(for: decision)
+            }
+        }
+        guard buffer.counters.released == released.count else {
+            fatalError("\(released.count) frame times released, \(buffer.counters.released) counted")
+        }
+    }
+
+    /// k (1-16) data shards cut from the input, their m (1-8) parity shards by ISA-L, and up to m of
+    /// the k + m erased as the input says: the data comes back whole.
+    private static func liveErasures(_ bytes: [UInt8]) {
+        guard bytes.count >= 4 else { return }
+        let k = Int(bytes[0] % 16) + 1
+        let m = Int(bytes[1] % 8) + 1
+        let length = max(1, (bytes.count - 3) / k)
+        let data = (0..<k).map { index in
+            (0..<length).map { offset in
+                let at = 3 + index * length + offset
+                return at < bytes.count ? bytes[at] : 0
+            }
+        }
+        let code = ISALErasureCode()
+        let parity = code.parity(of: data, parityCount: m)
+        var shards: [[UInt8]?] = data + parity
+        var pattern = SplitMix64(seed: UInt64(bytes[2]) | UInt64(bytes.count) << 8)
+        for _ in 0..<m { shards[Int(pattern.next() % UInt64(k + m))] = nil }
+        guard code.recover(shards, dataCount: k) == data else {
+            fatalError("ISA-L did not give back \(k) data shards from \(shards.compactMap { $0 }.count) of \(k + m)")
+        }
     }
 }

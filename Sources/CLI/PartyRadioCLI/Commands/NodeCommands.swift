@@ -66,10 +66,14 @@ enum NodeCommands {
                     crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
                     maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
                     voteWeightAfterNs: Nanos.seconds(Double(options.voteWeightAfterSeconds)), fresh: options.fresh,
-                    isPrivate: options.isPrivate, newCode: options.newCode),
+                    isPrivate: options.isPrivate, newCode: options.newCode, live: options.live,
+                    liveSettings: LiveSender.Settings(
+                        duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000)),
                 settings: nodeSettings, inbox: inbox)
-            let controls = ControlReader(.dj, inbox: inbox, reporter: printer)
-            defer { controls.restore() }
+            // `--live -` reads the audio from stdin: no controls there then.
+            let readsStdin = if case .standardInput = options.live { true } else { false }
+            let controls = readsStdin ? nil : ControlReader(.dj, inbox: inbox, reporter: printer)
+            defer { controls?.restore() }
             let reload = LibraryReloadSignal(node)
             defer { withExtendedLifetime(reload) {} }
             try node.run()

@@ -33,6 +33,9 @@ public struct ConfigFile: Equatable, Sendable {
         Key(name: "domain", flag: "--domain", commands: guests.union(["dj"])),
         Key(name: "dns-server", flag: "--dns-server", commands: guests.union(["dj"])),
         Key(name: "dns-key", flag: "--dns-key", commands: ["dj"]),
+        Key(name: "live", flag: "--live", commands: ["dj"]),
+        Key(name: "live-frame-ms", flag: "--live-frame-ms", commands: ["dj"]),
+        Key(name: "live-bitrate", flag: "--live-bitrate", commands: ["dj"]),
     ]
 
     /// The guests' networked commands.

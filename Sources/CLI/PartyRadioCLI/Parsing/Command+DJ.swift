@@ -38,6 +38,12 @@ extension Command {
         public var isPrivate = false
         /// `--new-code`: with `--private`, replace the kept join code.
         public var newCode = false
+        /// `--live SOURCE`: a live station broadcasting a pipe or stdin (docs/LIVE.md).
+        public var live: LiveSource?
+        /// `--live-frame-ms MS`: 2.5, 5, 10 or 20.
+        public var liveFrame = LiveFrameDuration.ms10
+        /// `--live-bitrate KBIT`: Opus's bitrate in kbit/s, 6-510.
+        public var liveBitrateKbit = 128
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -50,6 +56,7 @@ extension Command {
         var scanner = ArgumentScanner(arguments, command: "dj")
         var name: String?
         var options = DJOptions(name: try! StationName(validating: "x"))
+        var liveTuned = false
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
             if try options.network.consume(option, from: &scanner) { continue }
@@ -78,6 +85,21 @@ extension Command {
             case "--fresh": options.fresh = true
             case "--private": options.isPrivate = true
             case "--new-code": options.newCode = true
+            case "--live":
+                let raw = try scanner.value(for: option)
+                do throws(LiveSource.Invalid) { options.live = try LiveSource.parse(raw) } catch {
+                    throw UsageError(error.description, command: "dj")
+                }
+            case "--live-frame-ms":
+                let raw = try scanner.value(for: option)
+                guard let ms = Double(raw), let frame = LiveFrameDuration(milliseconds: ms) else {
+                    throw UsageError("'--live-frame-ms' takes 2.5, 5, 10 or 20; got '\(raw)'.", command: "dj")
+                }
+                options.liveFrame = frame
+                liveTuned = true
+            case "--live-bitrate":
+                options.liveBitrateKbit = try scanner.integer(for: option, in: 6...510)
+                liveTuned = true
             default: throw scanner.unknown(option)
             }
         }
@@ -95,6 +117,16 @@ extension Command {
         }
         if !options.picks.isEmpty && options.search == nil {
             throw UsageError("'--pick' chooses among '--search' results; add --search TERM.", command: "dj")
+        }
+        if liveTuned && options.live == nil {
+            throw UsageError(
+                "'--live-frame-ms' and '--live-bitrate' tune a live station; add --live pipe:PATH or --live -.",
+                command: "dj")
+        }
+        if options.live != nil && (!options.libraries.isEmpty || options.search != nil || !options.adds.isEmpty) {
+            throw UsageError(
+                "A live station broadcasts its --live source, not a queue: drop --library, --search and --add.",
+                command: "dj")
         }
         if let bad = options.adds.first(where: { $0.isEmpty || !$0.allSatisfy(\.isNumber) }) {
             throw UsageError("'--add' takes numeric catalog track IDs; got '\(bad)'.", command: "dj")

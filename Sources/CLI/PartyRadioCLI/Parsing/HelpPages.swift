@@ -36,8 +36,8 @@ enum HelpPages {
 
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
-        guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key.
-        Flags override it.
+        guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key, live,
+        live-frame-ms, live-bitrate. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -103,6 +103,13 @@ enum HelpPages {
                     + "everything is encrypted with keys from the code."
             ),
             ("--new-code", "With --private: make a new join code (the old one stops working)."),
+            (
+                "--live <source>",
+                "Broadcast live audio instead of a queue: pipe:PATH[?sampleformat=48000:16:2] (raw PCM, Snapcast's "
+                    + "pipe format: mpd's fifo output, librespot, shairport-sync) or - (stdin)."
+            ),
+            ("--live-frame-ms <ms>", "With --live: Opus frame length, 2.5, 5, 10 or 20 (default: 10)."),
+            ("--live-bitrate <kbit/s>", "With --live: Opus bitrate, 6-510 (default: 128)."),
         ] + PlaybackFlags.help + NetworkOptions.djHelp + CommonOptions.help,
         discussion: """
             CONTROLS:

@@ -95,7 +95,7 @@ public struct ClockProbeMachine: NodeMachine {
         case .quit:
             outcome = .noStation
             return out
-        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch, .live:
             break
         }
         if target == nil { look(now: now, into: &out) }

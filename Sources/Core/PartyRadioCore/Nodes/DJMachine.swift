@@ -30,13 +30,17 @@ public struct DJMachine: NodeMachine {
         /// The station as it was saved (a restart): its queue, position, requests, votes and chat
         /// replace `queue`, and the settings above apply from now on.
         public var saved: SavedStation?
+        /// A live station (`--live`): how its frames go out; nil: the station plays its queue.
+        public var live: LiveSender.Settings?
 
         public init(
             name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
             address: String, playsAudio: Bool, crowdSkipPercent: Int = 50, requestMode: RequestMode = .open,
             maxRequestsPerGuest: Int = 3, votersPerAddress: Int = 1,
-            voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs, saved: SavedStation? = nil
+            voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs, saved: SavedStation? = nil,
+            live: LiveSender.Settings? = nil
         ) {
+            self.live = live
             self.votersPerAddress = max(1, votersPerAddress)
             self.voteWeightAfterNs = max(0, voteWeightAfterNs)
             self.crowdSkipPercent = min(100, max(0, crowdSkipPercent))
@@ -125,6 +129,10 @@ public struct DJMachine: NodeMachine {
     /// How long each machine has been present (listening, or its page open): votes weigh after
     /// ``Configuration/voteWeightAfterNs`` of it.
     public private(set) var presence = PresenceBook()
+    /// A live station's sender: its frames and repairs to the group (nil: not live).
+    public private(set) var live: LiveSender?
+    /// A live station whose source went away and has not sent a frame since.
+    public private(set) var liveSilent = false
 
     public var stationID: StationID { configuration.advert.stationID }
     /// A private station's secret (from its join code): its TXT record goes out sealed, and its
@@ -137,8 +145,16 @@ public struct DJMachine: NodeMachine {
     }
     private var group: MulticastGroup { configuration.advert.group }
 
-    public init(configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime) {
+    /// - Parameters:
+    ///   - erasureCode: a live station's FEC (ISA-L on real nodes); needed with ``Configuration/live``.
+    public init(
+        configuration: Configuration, verifier: any DatagramVerifier, now: LocalTime,
+        erasureCode: (any ErasureCode)? = nil
+    ) {
         self.configuration = configuration
+        if let settings = configuration.live, let erasureCode {
+            live = LiveSender(settings: settings, code: erasureCode)
+        }
         crowdSkipPercent = configuration.crowdSkipPercent
         let dj = DJTime(onTheDJ: now)
         requests = RequestBook(
@@ -264,6 +280,30 @@ public struct DJMachine: NodeMachine {
             web(action, now: now, into: &out)
         case .webSearch(let term, let ticket):
             out.append(.catalog(.webSearch(term, ticket: ticket)))
+        case .live(let input):
+            takeLive(input, now: now, into: &out)
+        }
+    }
+
+    /// The live capture's frames go to everyone tuned in as they come, each block's repairs after
+    /// its last frame; a source that goes away closes its block and the DJ hears it once.
+    private mutating func takeLive(_ input: LiveInput, now: LocalTime, into out: inout [Effect]) {
+        guard live != nil else { return }
+        switch input {
+        case .frame(let frame):
+            if liveSilent {
+                liveSilent = false
+                out.append(.report(.notice("The live source is back: the station is on air again.")))
+            }
+            for message in live!.send(frame) { toGroup(message, into: &out) }
+        case .silent(let why):
+            for message in live!.flush() { toGroup(message, into: &out) }
+            guard !liveSilent else { return }
+            liveSilent = true
+            out.append(.report(.warning("The station is silent: \(why) Waiting for the live source to come back.")))
+        case .failed(let error):
+            exitError = error
+            goOffAir(now: now, into: &out)
         }
     }
 

@@ -93,6 +93,8 @@ public enum NodeInput: Sendable {
     /// A guest on the DJ's web page searched the DJ's library and catalog; the answer goes to the
     /// HTTP request `ticket` names (``Effect/webReply(ticket:_:)``).
     case webSearch(String, ticket: UInt64)
+    /// The DJ's live capture: a frame to send, or the source gone (``LiveInput``).
+    case live(LiveInput)
 }
 
 /// What a guest did on the DJ's web page, as the DJ machine takes it: the guest message a node

@@ -47,7 +47,7 @@ public struct ObserverMachine: NodeMachine {
         case .quit:
             isFinished = true
             return out
-        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch, .live:
             break
         }
         changes += watch.tick(now: now, into: &out)

@@ -1,5 +1,6 @@
 import PartyRadioCore
 import PartyRadioHTTP
+import PartyRadioLive
 import PartyRadioNet
 import PartyRadioSecurity
 import PartyRadioStorage
@@ -34,14 +35,21 @@ public struct DJConfiguration: Sendable {
     public var isPrivate: Bool
     /// `--new-code`: replace the kept join code with a new one.
     public var newCode: Bool
+    /// `--live SOURCE`: a live station broadcasting what the source plays (no library, no player).
+    public var live: LiveSource?
+    /// `--live-frame-ms`, `--live-bitrate` (and the block the delay allows).
+    public var liveSettings: LiveSender.Settings
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
         playback: PlaybackOptions = PlaybackOptions(), catalog: (any TrackCatalog)? = nil,
         crowdSkipPercent: Int = 50, requestMode: RequestMode = .open, maxRequestsPerGuest: Int = 3,
         votersPerAddress: Int = 1, voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs, fresh: Bool = false,
-        isPrivate: Bool = false, newCode: Bool = false
+        isPrivate: Bool = false, newCode: Bool = false, live: LiveSource? = nil,
+        liveSettings: LiveSender.Settings = LiveSender.Settings()
     ) {
+        self.live = live
+        self.liveSettings = liveSettings
         self.voteWeightAfterNs = voteWeightAfterNs
         self.isPrivate = isPrivate
         self.newCode = newCode
@@ -76,6 +84,8 @@ public final class DJNode {
     /// Scans the library again on SIGHUP, one scan at a time, off the node's thread (a scan reads
     /// every file's tags); SIGHUPs during a scan make one more scan after it.
     private let rescans = WorkerThread(name: "partyradio.dj.rescan")
+    /// A live station's capture thread (`--live`).
+    private let capture: LiveCapture?
 
     public init(configuration: DJConfiguration, settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox())
         throws(NodeError)
@@ -167,7 +177,8 @@ public final class DJNode {
         // Catalog tracks alone need no library (unless the saved queue has library tracks);
         // otherwise the folders (or the demo library) are served.
         let savedLocal = saved?.station.queue.contains { $0.id.hasPrefix(Self.localPrefix) } ?? false
-        if configuration.libraries.isEmpty && !configuration.extraTracks.isEmpty && !savedLocal {
+        let isLive = configuration.live != nil
+        if isLive || (configuration.libraries.isEmpty && !configuration.extraTracks.isEmpty && !savedLocal) {
             library = nil
         } else {
             library = try LocalLibrary(
@@ -179,12 +190,18 @@ public final class DJNode {
             settings.reporter.report(.warning("Cannot note the DJ's ports (\(error.description))."))
         }
         let now = settings.clock.now()
-        let tracks = (library?.tracks ?? []) + configuration.extraTracks
-        let restored = saved.map { Self.restore($0, tracks: tracks, now: now, reporter: settings.reporter) }
+        // A live station's queue is the live segment alone; a station saved from files is not carried on.
+        let tracks = isLive ? [Track.live] : (library?.tracks ?? []) + configuration.extraTracks
+        let restored = saved.flatMap { saved in
+            isLive && saved.station.queue != [Track.live]
+                ? nil : Self.restore(saved, tracks: tracks, now: now, reporter: settings.reporter)
+        }
         recorder.continuing = restored != nil
         // The DJ's own player fetches from its own server, which asks a private station's proof of it too.
         var playback = configuration.playback
         playback.mediaProof = seal?.mediaProof
+        // A live DJ has no file to play (its own speakers are the listeners' part of docs/LIVE.md).
+        if isLive { playback.noAudio = true }
         let player = try PlayerDriver(role: "dj", options: playback, clock: settings.clock, inbox: inbox)
         let machine = DJMachine(
             configuration: DJMachine.Configuration(
@@ -193,8 +210,9 @@ public final class DJNode {
                 crowdSkipPercent: configuration.crowdSkipPercent, requestMode: configuration.requestMode,
                 maxRequestsPerGuest: configuration.maxRequestsPerGuest,
                 votersPerAddress: configuration.votersPerAddress, voteWeightAfterNs: configuration.voteWeightAfterNs,
-                saved: restored),
-            verifier: SodiumVerifier(seal: seal, sessions: identity), now: now)
+                saved: restored, live: isLive ? configuration.liveSettings : nil),
+            verifier: SodiumVerifier(seal: seal, sessions: identity), now: now,
+            erasureCode: isLive ? ISALErasureCode() : nil)
         // A private DJ seals everything it sends, from the start.
         var outbox = transport.outbox()
         outbox.sealFor(identity.stationID)
@@ -237,6 +255,10 @@ public final class DJNode {
         server.setWebHandler(site)
         settings.reporter.report(.webPage(url: site.guestURL, djURL: site.djURL))
         if let seal { settings.reporter.report(.joinCode(seal.code)) }
+        capture = try configuration.live.map { source throws(NodeError) in
+            try LiveCapture(
+                source: source, settings: configuration.liveSettings, clock: settings.clock, inbox: inbox)
+        }
     }
 
     /// Whether an effect changes what the page shows: every report but the twice-a-second
@@ -290,6 +312,7 @@ public final class DJNode {
         defer {
             publisher?.stop()  // first: guests stop finding a station that is gone
             rescans.stop(waiting: false)
+            capture?.stop(waiting: false)
             mpris?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them
             server.stop()

@@ -85,7 +85,7 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
             read(retry.take(input, into: &out), now: now)
         case .quit:
             finish(nil)
-        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .web, .webSearch:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .web, .webSearch, .live:
             break
         }
         guard !isFinished else { return out }

@@ -1,0 +1,21 @@
+/// What the DJ's live capture hands the DJ machine (``NodeInput/live(_:)``): frames it read,
+/// stamped and encoded, and the source going away and coming back.
+public enum LiveInput: Sendable {
+    /// A frame to send, stamped by ``LiveStamper`` and Opus-encoded on the capture's thread.
+    case frame(LiveFrame)
+    /// The source went away (its writer closed the pipe, standard input ended): the station is
+    /// silent until it comes back. The sentence says what happened.
+    case silent(String)
+    /// The source could not be read at all: the station stops with this error.
+    case failed(NodeError)
+}
+
+extension Track {
+    /// A live station's now playing while no player says what plays: "Live", no length (it never
+    /// ends by itself), and the source `live:`, which is no URL: listeners play it from the live
+    /// frames (docs/LIVE.md).
+    public static let live = Track(id: "live", title: "Live", artist: "", album: "", durationMs: 0, source: "live:")
+
+    /// Whether this is a live station's track (``live``) rather than a file or a preview.
+    public var isLive: Bool { source.hasPrefix("live:") }
+}

@@ -1,0 +1,65 @@
+/// The DJ's side of the live carrier (docs/LIVE.md): each stamped frame goes out at once, and
+/// after every k frames in a row the block's m repairs. A stream that breaks (a jump in the frame
+/// numbers, the source gone silent) closes the block it was filling with the frames it has, so
+/// that no repair ever covers frames that were not sent. Pure: the erasure code is injected.
+public struct LiveSender: Sendable {
+    /// How the DJ sends: the frame length, the block's k and m.
+    public struct Settings: Hashable, Sendable {
+        public var duration: LiveFrameDuration
+        public var bitrate: Int
+        public var dataCount: Int
+        public var parityCount: Int
+
+        /// - Parameters:
+        ///   - delayNs: the station's delay, which sizes the block (``LiveFEC/dataCount(delayNs:frame:marginNs:)``).
+        public init(
+            duration: LiveFrameDuration = .ms10, bitrate: Int = 128_000, delayNs: Int64 = 60_000_000,
+            parityCount: Int = 2
+        ) {
+            self.duration = duration
+            self.bitrate = bitrate
+            dataCount = LiveFEC.dataCount(delayNs: delayNs, frame: duration)
+            self.parityCount = min(
+                max(parityCount, LiveRepair.parityCountRange.lowerBound),
+                LiveRepair.parityCountRange.upperBound)
+        }
+    }
+
+    public let settings: Settings
+    private let code: any ErasureCode
+    /// The frames of the block being filled, in a row.
+    private var block: [LiveFrame] = []
+    /// Frames and repairs sent, and blocks closed short.
+    public private(set) var framesSent: UInt64 = 0
+    public private(set) var repairsSent: UInt64 = 0
+    public private(set) var shortBlocks: UInt64 = 0
+
+    public init(settings: Settings, code: any ErasureCode) {
+        self.settings = settings
+        self.code = code
+    }
+
+    /// What to send for `frame`, in order: the repairs of a block a jump broke off (if any), the
+    /// frame, and the repairs of the block it completes.
+    public mutating func send(_ frame: LiveFrame) -> [Message] {
+        var out: [Message] = []
+        if let last = block.last, frame.sequence != last.sequence &+ 1 { out += closeBlock() }
+        block.append(frame)
+        framesSent += 1
+        out.append(.liveFrame(frame))
+        if block.count == settings.dataCount { out += closeBlock() }
+        return out
+    }
+
+    /// The source went silent: the repairs of the frames sent since the last full block.
+    public mutating func flush() -> [Message] { closeBlock() }
+
+    private mutating func closeBlock() -> [Message] {
+        guard !block.isEmpty else { return [] }
+        defer { block.removeAll(keepingCapacity: true) }
+        if block.count < settings.dataCount { shortBlocks += 1 }
+        let repairs = LiveFEC.repairs(for: block, parityCount: settings.parityCount, code: code)
+        repairsSent += UInt64(repairs.count)
+        return repairs.map(Message.liveRepair)
+    }
+}

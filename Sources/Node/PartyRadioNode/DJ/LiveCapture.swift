@@ -1,0 +1,198 @@
+import Foundation
+import Glibc
+import PartyRadioCore
+import PartyRadioLive
+import Synchronization
+
+/// The DJ's live capture (docs/LIVE.md, "The DJ's capture"): reads raw PCM from a named pipe or
+/// standard input on a thread of its own, so that the node's loop never waits on the source; cuts
+/// it into frames, stamps each with ``LiveStamper`` (the station clock is this node's clock),
+/// encodes it with Opus and pushes it into the node's inbox as ``LiveInput/frame(_:)``. The DJ
+/// machine sends it (signed, sealed on a private station) through the outbox like every datagram.
+///
+/// A pipe whose writer goes away makes the station silent (``LiveInput/silent(_:)``) and is opened
+/// again, so that the next writer is heard; so is a source that stops writing for
+/// ``silenceNs``. Standard input and regular files are read once to their end.
+final class LiveCapture: Sendable {
+    /// A source that delivers nothing for this long is silent (the DJ says so once).
+    static let silenceNs: Int64 = 500_000_000
+    /// How often the thread looks whether it should stop, while it waits.
+    private static let pollMs: Int32 = 100
+
+    private let stopping = StopFlag()
+    private let ended = Condition(false)
+
+    /// Checks the source can be opened and the encoder made (a clear error before going on air),
+    /// then starts reading.
+    init(source: LiveSource, settings: LiveSender.Settings, clock: NodeClock, inbox: Inbox<NodeInput>)
+        throws(NodeError)
+    {
+        do { _ = try OpusEncoder(bitrate: settings.bitrate, duration: settings.duration) } catch {
+            throw NodeError(.usage, "Cannot make the live encoder: \(error.description)", cause: error)
+        }
+        if case .pipe(let path, _) = source {
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                throw NodeError(
+                    .storage,
+                    "The live pipe \(path) does not exist (\(String(cString: strerror(errno)))): make it with "
+                        + "'mkfifo \(path)' and point the player's pipe output at it.")
+            }
+            guard access(path, R_OK) == 0 else {
+                throw NodeError(.storage, "Cannot read the live pipe \(path): \(String(cString: strerror(errno))).")
+            }
+        }
+        let thread = Thread { [stopping, ended] in
+            Self.run(source: source, settings: settings, clock: clock, inbox: inbox, stopping: stopping)
+            ended.change { $0 = true }
+        }
+        thread.name = "partyradio.dj.live"
+        thread.start()
+    }
+
+    /// Ends the thread within ``pollMs``; `waiting`: waits for it.
+    func stop(waiting: Bool) {
+        stopping.set()
+        if waiting { _ = ended.wait { $0 ? true : nil } }
+    }
+
+    private static func run(
+        source: LiveSource, settings: LiveSender.Settings, clock: NodeClock, inbox: Inbox<NodeInput>,
+        stopping: StopFlag
+    ) {
+        let encoder: OpusEncoder
+        do { encoder = try OpusEncoder(bitrate: settings.bitrate, duration: settings.duration) } catch {
+            return inbox.push(.live(.failed(NodeError(.usage, "Cannot make the live encoder: \(error.description)"))))
+        }
+        var reader = FrameReader(
+            frameBytes: encoder.samplesPerFrame * source.format.bytesPerFrame, settings: settings, encoder: encoder,
+            clock: clock, inbox: inbox)
+        switch source {
+        case .standardInput:
+            reader.read(descriptor: 0, stopping: stopping)
+            reader.silent("standard input ended.")
+        case .pipe(let path, _):
+            var isFIFO = true
+            while !stopping.isSet {
+                let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                guard fd >= 0 else {
+                    reader.silent("cannot open the live pipe \(path) (\(String(cString: strerror(errno)))).")
+                    usleep(500_000)
+                    continue
+                }
+                var status = stat()
+                if fstat(fd, &status) == 0 { isFIFO = (status.st_mode & S_IFMT) == S_IFIFO }
+                reader.read(descriptor: fd, stopping: stopping)
+                close(fd)
+                reader.silent(isFIFO ? "the live pipe's writer closed \(path)." : "the live file \(path) ended.")
+                guard isFIFO else { break }
+            }
+        }
+        while !stopping.isSet { usleep(UInt32(pollMs) * 1000) }
+    }
+
+    /// Reads one opening of the source to its end, a frame at a time.
+    private struct FrameReader {
+        let frameBytes: Int
+        /// Bytes of one sample of every channel.
+        let bytesPerSample: Int
+        let settings: LiveSender.Settings
+        let encoder: OpusEncoder
+        let clock: NodeClock
+        let inbox: Inbox<NodeInput>
+        var stamper: LiveStamper
+        var buffer: [UInt8]
+        var filled = 0
+        /// Whether frames went out since the station last said it was silent.
+        var sounding = false
+        var lastFrameAt = LocalTime(ns: 0)
+
+        init(
+            frameBytes: Int, settings: LiveSender.Settings, encoder: OpusEncoder, clock: NodeClock,
+            inbox: Inbox<NodeInput>
+        ) {
+            self.frameBytes = frameBytes
+            bytesPerSample = LiveSampleFormat.station.bytesPerFrame
+            self.settings = settings
+            self.encoder = encoder
+            self.clock = clock
+            self.inbox = inbox
+            stamper = LiveStamper(duration: settings.duration)
+            buffer = [UInt8](repeating: 0, count: frameBytes)
+        }
+
+        /// Tells the machine the source is silent, once per silence; the next frame starts a new stream.
+        mutating func silent(_ why: String) {
+            filled = 0
+            stamper.interrupt()
+            guard sounding else { return }
+            sounding = false
+            inbox.push(.live(.silent(why)))
+        }
+
+        /// Until the end of the source (or a read error, or the node stops).
+        mutating func read(descriptor fd: Int32, stopping: StopFlag) {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            while !stopping.isSet {
+                poller.revents = 0
+                let ready = poll(&poller, 1, LiveCapture.pollMs)
+                if ready < 0 && errno != EINTR { return }
+                if ready <= 0 {
+                    if sounding && clock.now() - lastFrameAt >= LiveCapture.silenceNs {
+                        silent("the live source sent nothing for \(LiveCapture.silenceNs / 1_000_000) ms.")
+                    }
+                    continue
+                }
+                let count = buffer.withUnsafeMutableBytes { raw in
+                    Glibc.read(fd, raw.baseAddress! + filled, frameBytes - filled)
+                }
+                if count == 0 { return }  // the writer went away
+                if count < 0 {
+                    if errno == EAGAIN || errno == EINTR { continue }
+                    return
+                }
+                filled += count
+                if filled == frameBytes {
+                    filled = 0
+                    // What the writer put in the pipe after this frame: a capture that was late finds it full.
+                    var waiting: Int32 = 0
+                    let backlog = ioctl(fd, UInt(FIONREAD), &waiting) == 0 ? Int(waiting) : 0
+                    frame(backlogNs: Int64(backlog / bytesPerSample) * 1_000_000_000 / 48_000, stopping: stopping)
+                }
+            }
+        }
+
+        /// The buffer's frame, paced to real time, stamped, encoded and handed to the node.
+        private mutating func frame(backlogNs: Int64, stopping: StopFlag) {
+            var now = clock.now()
+            // A source faster than real time (a file poured into the pipe) waits for the frame's time.
+            if let notBefore = stamper.nextReadNotBefore {
+                while now.ns < notBefore.ns && !stopping.isSet {
+                    usleep(UInt32(min(notBefore.ns - now.ns, 100_000_000) / 1000))
+                    now = clock.now()
+                }
+            }
+            let stamp = stamper.stamp(
+                readAt: DJTime(onTheDJ: now), backlogNs: backlogNs, realTimeNs: NodeClock.realTimeNs())
+            let pcm = buffer.withUnsafeBytes { raw in
+                Array(raw.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) }
+            }
+            guard let packet = try? encoder.encode(pcm) else { return }
+            sounding = true
+            lastFrameAt = now
+            inbox.push(
+                .live(
+                    .frame(
+                        LiveFrame(
+                            sequence: stamp.sequence, firstSample: stamp.firstSample, duration: settings.duration,
+                            payload: packet))))
+        }
+    }
+}
+
+/// A flag another thread raises once: the capture thread looks at it between waits.
+private final class StopFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+    var isSet: Bool { raised.load(ordering: .relaxed) }
+    func set() { raised.store(true, ordering: .relaxed) }
+}

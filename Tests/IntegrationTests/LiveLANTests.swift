@@ -1,0 +1,186 @@
+import Foundation
+import PartyRadioCore
+import PartyRadioLive
+import PartyRadioSecurity
+import Testing
+
+/// A live station on the namespace LAN (issue 28, docs/LIVE.md): a DJ runs `dj --live pipe:FIFO`,
+/// a writer pours a tone with a click every 500 ms into the FIFO at real-time pace (as mpd's fifo
+/// output does), and host 2 catches the station's multicast group. What it caught is checked here
+/// with the core's codec, libsodium, ISA-L and libopus, restating the carrier's rules.
+@Suite(
+    "Live stations on the LAN", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct LiveLANTests {
+    static let frameNs = LiveFrameDuration.ms10.ns
+    static let clickMs = 500
+
+    struct Caught {
+        var at: Int64
+        var datagram: Datagram
+    }
+
+    /// Every datagram the capture wrote, decoded (the ones that do not decode are counted).
+    static func caught(_ path: String) throws -> (items: [Caught], undecodable: Int) {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var items: [Caught] = []
+        var undecodable = 0
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let at = Int64(parts[0]), let bytes = Hex.decode(String(parts[1])),
+                let datagram = try? Datagram.decode(bytes)
+            else {
+                undecodable += 1
+                continue
+            }
+            items.append(Caught(at: at, datagram: datagram))
+        }
+        return (items, undecodable)
+    }
+
+    @Test("dj --live pipe: frames in sequence, stamped a frame apart, signed, FEC that rebuilds, audio that decodes")
+    func pipeToGroup() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dir = lan.stateDir("live")
+        let fifo = "\(dir)/snapfifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let dj = try lan.startDJ(
+            host: 1, name: "Live Party", extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"])
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        let stationHex = try #require(started.string("id"))
+        let group = try #require(started.string("group")).split(separator: ":")
+        let nowPlaying = try dj.waitForEvent("state") { $0.name == "state" }["now_playing"] as? [String: Any]
+        #expect(nowPlaying?["title"] as? String == "Live", "a live station without player metadata says Live")
+
+        // Host 2 catches the group while a writer plays 3 s, goes away, and comes back for 1.5 s.
+        let capturePath = "\(dir)/caught.txt"
+        let capture = try lan.spawn(
+            host: 2,
+            [
+                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
+                String(group[0]), String(group[1]), try lan.ip(host: 2), "14", capturePath,
+            ])
+        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        let writer = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/live_pcm_writer.py").path
+        let before = dj.events.count
+        let first = try lan.run(
+            host: 1, ["python3", "-u", writer, fifo, "3", String(Self.clickMs)], timeout: .seconds(60))
+        #expect(first.exit == 0, "\(first.stderr)")
+        try dj.waitForEvent(after: before, timeout: .seconds(10), "silent") {
+            $0.name == "warning" && ($0.string("message") ?? "").contains("silent")
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // longer than a stream's gap (LiveStamper.gapNs): a new stream
+        let second = try lan.run(
+            host: 1, ["python3", "-u", writer, fifo, "1.5", String(Self.clickMs)], timeout: .seconds(60))
+        #expect(second.exit == 0, "\(second.stderr)")
+        try dj.waitForEvent(after: before, timeout: .seconds(10), "back") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("back")
+        }
+        try capture.waitForLine(containing: "done", timeout: .seconds(30))
+
+        let (items, undecodable) = try Self.caught(capturePath)
+        #expect(undecodable == 0, "every datagram on the group decodes")
+        var frames: [(at: Int64, frame: LiveFrame)] = []
+        var repairs: [LiveRepair] = []
+        for item in items {
+            let datagram = item.datagram
+            switch datagram.message {
+            case .liveFrame(let frame): frames.append((item.at, frame))
+            case .liveRepair(let repair): repairs.append(repair)
+            default: continue
+            }
+            // Signed by the station's own key: the signature holds and the key owns the station's ID.
+            #expect(Sodium.verify(datagram), "a live datagram whose signature does not hold")
+            #expect(datagram.header.stationID.hex == stationHex)
+            #expect(Sodium.stationID(for: datagram.header.sender) == datagram.header.stationID)
+        }
+        print("live: caught \(items.count) datagrams, \(frames.count) frames, \(repairs.count) repairs")
+        // 4.5 s of audio in 10 ms frames; a clean bridge loses none, a loaded machine a few.
+        #expect(frames.count >= 420 && frames.count <= 452, "\(frames.count) frames for 450")
+
+        // Two streams (the writer went away between them); within one, numbers rise by one and first
+        // samples by one frame length; each first sample is no later than its arrival.
+        var streams: [[LiveFrame]] = [[]]
+        for (index, (at, frame)) in frames.enumerated() {
+            #expect(frame.duration == .ms10 && frame.codec == .opusStereo48k)
+            #expect(frame.firstSample.ns + Self.frameNs <= at, "a frame stamped after it could have been read")
+            #expect(at - frame.firstSample.ns < Nanos.seconds(2), "a stamp far behind its arrival")
+            if index > 0 {
+                let last = frames[index - 1].frame
+                #expect(frame.sequence > last.sequence, "numbers only rise")
+                if frame.firstSample.ns - last.firstSample.ns >= LiveStamper.gapNs {
+                    streams.append([])
+                } else {
+                    let steps = Int64(frame.sequence - last.sequence)
+                    #expect(frame.firstSample.ns - last.firstSample.ns == steps * Self.frameNs)
+                }
+            }
+            streams[streams.count - 1].append(frame)
+        }
+        #expect(streams.count == 2, "the writer's return is a new stream")
+        let inRow = zip(frames, frames.dropFirst()).filter { $0.1.frame.sequence == $0.0.frame.sequence + 1 }.count
+        #expect(inRow >= frames.count - 10, "frames in a row: \(inRow) of \(frames.count)")
+
+        // FEC: each block of 4 frames and its 2 repairs; with two of its frames dropped here, ISA-L's
+        // decoder gives them back byte for byte.
+        let bySequence = Dictionary(frames.map { ($0.frame.sequence, $0.frame) }, uniquingKeysWith: { a, _ in a })
+        let blocks = Dictionary(grouping: repairs, by: \.firstSequence)
+        var rebuilt = 0
+        for (first, parity) in blocks {
+            let k = parity[0].dataCount
+            let block = (0..<UInt64(k)).compactMap { bySequence[first + $0] }
+            guard block.count == k, k == 4, Set(parity.map(\.parityIndex)).count == 2 else { continue }
+            let length = parity[0].shard.count
+            #expect(length == LiveFEC.shardOverhead + block.map(\.payload.count).max()!)
+            var shards: [[UInt8]?] = block.map { LiveFEC.shard(of: $0, length: length) }
+            shards[1] = nil
+            shards[3] = nil
+            shards += parity.sorted { $0.parityIndex < $1.parityIndex }.map(\.shard)
+            let data = try #require(ISALErasureCode().recover(shards, dataCount: k))
+            #expect(LiveFEC.frame(fromShard: data[1], sequence: first + 1) == block[1])
+            #expect(LiveFEC.frame(fromShard: data[3], sequence: first + 3) == block[3])
+            rebuilt += 1
+        }
+        #expect(rebuilt >= 80, "blocks rebuilt: \(rebuilt)")
+
+        // The audio: each frame decodes to 10 ms of stereo; the tone is there, and the clicks the
+        // writer put 500 ms apart are 500 ms apart by the stamps.
+        let decoder = try OpusDecoder()
+        let stream = streams[0]
+        var clicks: [Int64] = []
+        var squares = 0.0
+        var count = 0
+        var inClick = false
+        for frame in stream {
+            let pcm = try decoder.decode(frame.payload)
+            #expect(pcm.count == 480 * 2)
+            for (index, value) in pcm.enumerated() where index % 2 == 0 {
+                let magnitude = abs(Int(value))
+                if magnitude > 20_000 && !inClick {
+                    clicks.append(frame.firstSample.ns + Int64(index / 2) * 1_000_000_000 / 48_000)
+                }
+                inClick = magnitude > 20_000 || (inClick && magnitude > 12_000)
+                squares += Double(value) * Double(value)
+                count += 1
+            }
+        }
+        let rms = (squares / Double(max(count, 1))).squareRoot()
+        #expect(rms > 3_000 && rms < 12_000, "the tone's level: rms \(rms)")
+        // A writer that stalled (this machine is loaded) makes the DJ skip whole frames, never less:
+        // a spacing is 500 ms plus whole frames; most are 500 ms exactly.
+        let spacings = zip(clicks, clicks.dropFirst()).map { $1 - $0 - Int64(Self.clickMs) * 1_000_000 }
+        print("live: clicks \(clicks.count), spacings beyond 500 ms \(spacings.map { Double($0) / 1e6 }) ms")
+        #expect(clicks.count >= 5, "clicks heard: \(clicks.count)")
+        for extra in spacings {
+            let frames = (extra + Self.frameNs / 2) / Self.frameNs
+            #expect(frames >= 0 && abs(extra - frames * Self.frameNs) <= 2_000_000, "a click \(extra) ns off 500 ms")
+        }
+        #expect(spacings.filter { abs($0) <= 2_000_000 }.count * 2 >= spacings.count, "\(spacings)")
+        dj.kill(signal: SIGINT)
+        _ = dj.wait(timeout: .seconds(10))
+    }
+}

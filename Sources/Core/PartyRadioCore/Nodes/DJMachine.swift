@@ -386,16 +386,23 @@ public struct DJMachine: NodeMachine {
             configuration.voteWeightAfterNs > 0
             ? presence.entries.count * configuration.votersPerAddress : Int.max
         guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, all.down >= Self.crowdSkipMinVotes,
-            presentVotes >= Int(Self.crowdSkipMinVotes),
-            UInt64(all.down) * 100 >= UInt64(percent) * UInt64(engine.roster.count),
+            presentVotes >= Int(Self.crowdSkipMinVotes)
+        else { return nil }
+        let listening = listenerRoom
+        guard UInt64(all.down) * 100 >= UInt64(percent) * UInt64(listening),
             engine.positionNs(at: dj) >= Self.crowdSkipAfterNs
         else { return nil }
         let tally = weighedTally(at: dj)
         guard tally.down >= Self.crowdSkipMinVotes else { return nil }
-        let room = max(UInt32(engine.roster.count), tally.up + tally.down)
+        let room = max(UInt32(clamping: listening), tally.up + tally.down)
         guard UInt64(tally.down) * 100 >= UInt64(percent) * UInt64(room) else { return nil }
         return TrackSkipped(trackID: track.id, title: track.title, reason: .crowd, down: tally.down, room: room)
     }
+
+    /// The listeners as crowd skip's room counts them: one per machine (up to `--voters-per-address`
+    /// per machine), as votes are counted, so that one machine's fresh keys cannot make the room
+    /// too big for the crowd to skip (docs/SECURITY.md, "One machine, many addresses").
+    public var listenerRoom: Int { engine.roster.room(votersPerMachine: configuration.votersPerAddress) }
 
     /// The votes on the playing track that weigh toward crowd skip at `dj`: those of voters whose
     /// machine has been present for ``Configuration/voteWeightAfterNs`` (docs/SECURITY.md, "Votes
@@ -489,12 +496,14 @@ public struct DJMachine: NodeMachine {
         default:
             break
         }
+        // A listener's machine, for crowd skip's room; not known yet: listed but not in the room.
+        let listenerMachine = inbound.machine.isResolved ? inbound.machine.key : nil
         switch inbound.message {
         case .hello(let hello):
             // The name is the guest's word, so it is cleaned and cut (escape sequences included).
             let name = GuestName.fromNetwork(hello.listenerName)?.value ?? sender.fingerprint
             let known = engine.roster.entries[sender]?.name
-            let isNew = engine.hello(from: sender, name: name, now: dj)
+            let isNew = engine.hello(from: sender, name: name, machine: listenerMachine, now: dj)
             if let node {
                 unicastListeners.heard(
                     sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
@@ -510,7 +519,7 @@ public struct DJMachine: NodeMachine {
             if let node {
                 unicastListeners.heard(sender, at: node, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
             }
-            if engine.heartbeat(from: sender, now: dj) {
+            if engine.heartbeat(from: sender, machine: listenerMachine, now: dj) {
                 if node != nil { filter.prepareSession(for: sender) }
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
@@ -872,7 +881,7 @@ public struct DJMachine: NodeMachine {
             skipTrack(
                 TrackSkipped(
                     trackID: track.id, title: track.title, reason: .dj, down: tally.down,
-                    room: max(UInt32(engine.roster.count), tally.up + tally.down)), now: now, into: &out)
+                    room: max(UInt32(clamping: listenerRoom), tally.up + tally.down)), now: now, into: &out)
         case .previous:
             let tally = engine.votes.tally
             if engine.previous(now: dj) {

@@ -201,6 +201,40 @@ import Testing
         #expect(dj.engine.nowPlaying?.id == "x1")
     }
 
+    /// Two guests on two machines may give one name: `mute NAME` then names nobody for sure, so it is
+    /// refused with the fingerprints (and machines) to choose from, and nobody is muted; one guest
+    /// whose two keys (`listen` and `chat` sign with two) are on one machine is still one guest.
+    @Test func muteByANameTwoMachinesShareIsRefusedWithTheChoices() {
+        var dj = started()
+        var first = Self.guest(1, host: "10.0.0.50")
+        var second = Self.guest(2, host: "10.0.0.51")
+        _ = dj.handle(Self.input(Self.chat(1, "Sam", "hi"), from: &first, machine: Self.hostile), at: at(ms: 100))
+        _ = dj.handle(Self.input(Self.chat(1, "Sam", "hey"), from: &second, machine: Self.friendly), at: at(ms: 110))
+        let refused = dj.handle(.control("mute Sam"), at: at(ms: 200))
+        #expect(refused.warnings.count == 1)
+        let warning = refused.warnings.first ?? ""
+        #expect(warning.contains("2 guests are called 'Sam'") && warning.contains("mute FINGERPRINT"), "\(warning)")
+        #expect(warning.contains(first.publicKey.fingerprint) && warning.contains(second.publicKey.fingerprint))
+        #expect(warning.contains("02:00:00:00:00:66") && warning.contains("02:00:00:00:00:01"), "\(warning)")
+        #expect(dj.chat.muted.isEmpty && dj.chat.mutedMachines.isEmpty, "nobody is muted on a guess")
+        // The fingerprint names one of them.
+        #expect(dj.handle(.control("mute \(first.publicKey.fingerprint)"), at: at(ms: 300)).warnings.isEmpty)
+        let muted = dj.handle(
+            Self.input(Self.chat(2, "Sam", "again"), from: &first, machine: Self.hostile), at: at(ms: 400))
+        let open = dj.handle(
+            Self.input(Self.chat(2, "Sam", "still here"), from: &second, machine: Self.friendly), at: at(ms: 410))
+        #expect(chatAcks(muted).map(\.status) == [.muted] && chatAcks(open).map(\.status) == [.delivered])
+        // One guest listening under a name and chatting with another key, from one machine: one guest.
+        var listener = Self.guest(3, host: "10.0.0.60")
+        var chatter = Self.guest(4, host: "10.0.0.60")
+        let machine = MachineID.linkLayer("02:00:00:00:00:03")
+        _ = dj.handle(
+            Self.input(.hello(Hello(listenerName: "Kim")), from: &listener, machine: machine), at: at(ms: 500))
+        _ = dj.handle(Self.input(Self.chat(1, "Kim", "yo"), from: &chatter, machine: machine), at: at(ms: 510))
+        #expect(dj.handle(.control("mute Kim"), at: at(ms: 600)).warnings.isEmpty)
+        #expect(dj.chat.muted.isSuperset(of: [listener.publicKey.fingerprint, chatter.publicKey.fingerprint]))
+    }
+
     @Test func aMutedMachineSurvivesASave() throws {
         var book = ChatBook()
         book.mute(fingerprint: "00112233aabbccdd", machine: Self.hostile.key)

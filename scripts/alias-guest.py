@@ -13,6 +13,8 @@ usage:
       every 0.2 s until answered (at most 3 s after the last went)
   alias-guest.py web URL COUNT ALIAS...
       COUNT chat posts to the DJ's page, without a cookie, spread over the aliases
+  alias-guest.py listen HOST PORT STATION_HEX SECONDS ALIAS...
+      a listener from each alias, each with a fresh key, saying hello every second for SECONDS
 Prints one JSON object: how many answers of each status, and how many got none.
 """
 import json
@@ -28,7 +30,7 @@ import http.client
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives import serialization
 
-VOTE, VOTE_ACK, CHAT_SEND, CHAT_ACK = 5, 6, 13, 14
+HELLO, VOTE, VOTE_ACK, CHAT_SEND, CHAT_ACK = 2, 5, 6, 13, 14
 VOTE_STATUS = {0: "counted", 1: "stale_track", 2: "no_track", 3: "address_limit"}
 CHAT_STATUS = {0: "delivered", 1: "duplicate", 2: "rate_limited", 3: "muted", 4: "rejected", 5: "stale"}
 
@@ -108,6 +110,21 @@ def main():
             body = struct.pack(">Q", n + 1) + string(name) + struct.pack(">H", len(text)) + text
             bodies.append((start + seconds * n / count, body))
         counts = exchange(guests, (host, port), bodies, CHAT_SEND, CHAT_ACK, CHAT_STATUS, start + seconds + 3)
+    elif mode == "listen":
+        host, port, station, seconds = sys.argv[2], int(sys.argv[3]), bytes.fromhex(sys.argv[4]), float(sys.argv[5])
+        guests = [Guest(alias, station) for alias in sys.argv[6:]]
+        counts = {"hellos": 0}
+        while time.monotonic() < start + seconds:
+            for n, guest in enumerate(guests):
+                guest.sock.sendto(guest.datagram(HELLO, string(f"fresh {n}")), (host, port))
+                counts["hellos"] += 1
+            time.sleep(1)
+            for guest in guests:  # snapshots and empty datagrams back: not read
+                try:
+                    while guest.sock.recv(2048):
+                        pass
+                except BlockingIOError:
+                    pass
     elif mode == "web":
         url, count = urllib.parse.urlsplit(sys.argv[2]), int(sys.argv[3])
         aliases = sys.argv[4:]

@@ -139,6 +139,56 @@ struct MachineLANTests {
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
 
+    /// Listener stuffing: one machine's 22 fresh-key listeners (a hello a second from each of 22
+    /// aliases) are 22 on the DJ's list but one in crowd skip's room, so two real listeners' down
+    /// votes are still two of a room of three and skip the track (with the room counted in keys,
+    /// 2 of 24 skipped nothing).
+    @Test("22 listeners from one machine's aliases are one in crowd skip's room; two real down votes skip")
+    func aliasListenersAreOneInTheRoom() throws {
+        let lan = try Testbed(hosts: 4)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(
+            host: 1, name: "Stuffed", extra: ["--crowd-skip", "50", "--vote-weight-after", "0"])
+        let station = try Self.station(dj)
+        let listeners = try [3, 4].map { host in
+            try lan.spawn(
+                host: host,
+                [
+                    Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir",
+                    lan.stateDir("listener\(host)"),
+                ])
+        }
+        defer { for listener in listeners { listener.kill(signal: SIGINT) } }
+        for listener in listeners { try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" } }
+        let aliases = try Self.addAliases(lan, host: 2, count: 22)
+        let stuffer = try lan.spawn(
+            host: 2, ["python3", Self.aliasGuest, "listen"] + station + ["60"] + aliases)
+        defer { stuffer.kill(signal: SIGINT) }
+        try dj.waitForEvent(timeout: .seconds(20), "24 listeners") {
+            $0.name == "listener_joined" && $0.int("listeners") == 24
+        }
+        // Past the crowd skip's first 10 s of a track, with time left to vote (the shortest is 20 s).
+        try listeners[0].waitForEvent(after: listeners[0].events.count, timeout: .seconds(60), "11 s into a track") {
+            $0.name == "progress" && (11_001..<14_000).contains($0.int("position_ms") ?? 0)
+        }
+        #expect(dj.events.last { $0.name.hasPrefix("listener_") }?.int("listeners") == 24, "every listener listed")
+        for host in [3, 4] {
+            #expect(try lan.partyradio(host: host, ["vote", "down"], role: "listener\(host)").exit == 0)
+        }
+        let skipped = try dj.waitForEvent(timeout: .seconds(5), "crowd skip") {
+            $0.name == "track_skipped" && $0.string("reason") == "crowd"
+        }
+        print(
+            "crowd skip with 22 listeners from one machine: \(skipped.int("down") ?? -1) of \(skipped.int("room") ?? -1)"
+        )
+        #expect(skipped.int("down") == 2 && skipped.int("room") == 3, "one machine, one listener in the room")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
+
     @Test("IPv6 only: 16 fresh keys from 16 addresses of one machine count as one voter (its NDP entries)")
     func ipv6AliasesAreOneVoter() throws {
         let lan = try Testbed(hosts: 2, ip: .v6)

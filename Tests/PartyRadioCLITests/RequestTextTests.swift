@@ -12,11 +12,12 @@ import Testing
         let queued = RequestAck(
             requestID: 1, status: .queued, queueID: 7, position: 2, limit: 3, title: hostile, artist: "Band\u{1B}]0;x")
         let text = AckText.sentence(queued)
-        #expect(text == "Queued “Evil[2J Title” by Band]0;x: number 2 of the requests (request #7).")
+        // Whole escape sequences go, not their ESC alone (an OSC never ended takes the rest).
+        #expect(text == "Queued “Evil Title” by Band: number 2 of the requests (request #7).")
         #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control })
         let over = RequestAck(requestID: 1, status: .overLimit, limit: 2)
         #expect(
-            AckText.sentence(over, station: "Roof\u{1B}top")
+            AckText.sentence(over, station: "Roof\u{1B}[mtop")
                 == "The DJ of 'Rooftop' refused the request: at most 2 requests per guest may wait; vote for others "
                 + "meanwhile.")
         #expect(AckText.sentence(over, guest: "Bob\u{1B}") == AckText.sentence(over, guest: "Bob"))
@@ -41,7 +42,7 @@ import Testing
             ])
         #expect(
             RequestText.lines(list) == [
-                "#3 Evil[2J Title — Daft Punk  asked by Bob[1m  +2 −1  (awaiting approval)", "    Own — DJ",
+                "#3 Evil Title — Daft Punk  asked by Bob  +2 −1  (awaiting approval)", "    Own — DJ",
             ])
         #expect(RequestText.lines(list, requestsOnly: true).count == 1)
         let json = JSON.object(RequestText.list(list)).rendered

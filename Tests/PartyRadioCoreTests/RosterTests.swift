@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func namesFromTheNetworkAreCleanedAndCut() {
-        #expect(GuestName.fromNetwork("\u{1B}]0;pwned\u{7}Bob\u{1B}[31m")?.value == "]0;pwnedBob[31m")
+        #expect(GuestName.fromNetwork("\u{1B}]0;pwned\u{7}Bob\u{1B}[31m")?.value == "Bob")  // the whole sequences
         #expect(GuestName.fromNetwork(String(repeating: "x", count: 100))?.value.count == 32)
         #expect(GuestName.fromNetwork("\u{1B}\u{7}\n") == nil)
     }
@@ -82,5 +82,49 @@ import Testing
             let list = roster.list(now: now)
             #expect(list.total == UInt32(size) && list.entries == Array(expected), "size \(size)")
         }
+    }
+
+    /// Crowd skip's room counts machines, not keys: whatever the listeners do (join under a machine
+    /// or none yet, learn or change it by heartbeat, leave, fall silent), the room is the machines
+    /// listening, each up to `votersPerMachine` listeners, restated here from the entries themselves.
+    @Test func theRoomCountsMachinesWhateverTheListenersDo() {
+        var random = SplitMix64(seed: 27)
+        let keys = (0..<40).map { PublicKey(bytes: [0x7E, UInt8($0)] + [UInt8](repeating: 9, count: 30))! }
+        let machines: [String?] = [nil, "link:02:00:00:00:00:01", "link:02:00:00:00:00:02", "10.0.0.9", "10.0.0.10"]
+        var roster = ListenerRoster(timeoutNs: 3_500)
+        for step in 0..<3_000 {
+            let now = DJTime(ns: Int64(step) * 100)
+            let key = keys[Int(random.next() % UInt64(keys.count))]
+            let machine = machines[Int(random.next() % UInt64(machines.count))]
+            switch random.next() % 10 {
+            case 0..<4: roster.join(key, name: "n", machine: machine, now: now)
+            case 4..<8: roster.heartbeat(key, machine: machine, now: now)
+            case 8: roster.leave(key)
+            default: _ = roster.expire(now: now)
+            }
+            for voters in [1, 2, 3] {
+                var perMachine: [String: Int] = [:]
+                for entry in roster.entries.values { if let m = entry.machine { perMachine[m, default: 0] += 1 } }
+                let expected = perMachine.values.reduce(0) { $0 + min($1, voters) }
+                #expect(roster.room(votersPerMachine: voters) == expected, "step \(step), \(voters) per machine")
+            }
+        }
+    }
+
+    @Test func twentyTwoKeysOnOneMachineAreOneInTheRoomAndAllListed() {
+        var roster = ListenerRoster()
+        for n in 0..<22 {
+            let key = PublicKey(bytes: [0x7F, UInt8(n)] + [UInt8](repeating: 9, count: 30))!
+            roster.join(key, name: "fresh \(n)", machine: "link:02:00:00:00:00:66", now: DJTime(ns: 0))
+        }
+        let friend = PublicKey(bytes: [UInt8](repeating: 4, count: 32))!
+        roster.join(friend, name: "Ann", machine: "link:02:00:00:00:00:01", now: DJTime(ns: 0))
+        let stranger = PublicKey(bytes: [UInt8](repeating: 5, count: 32))!
+        roster.join(stranger, name: "Bo", machine: nil, now: DJTime(ns: 0))  // its machine not known yet
+        #expect(roster.count == 24 && roster.list(now: DJTime(ns: 0)).total == 24)
+        #expect(roster.room(votersPerMachine: 1) == 2)
+        #expect(roster.room(votersPerMachine: 64) == 23)
+        roster.heartbeat(stranger, machine: "link:02:00:00:00:00:02", now: DJTime(ns: 1))
+        #expect(roster.room(votersPerMachine: 1) == 3)
     }
 }

@@ -154,4 +154,27 @@ final class MediaServerTests {
         #expect(v6.url(token: "abc", host: "fd99:10::1") == "http://[fd99:10::1]:\(v6.port)/media/abc")
         #expect(v6.url(token: "abc", host: "fe80::1%eth0") == "http://[fe80::1%25eth0]:\(v6.port)/media/abc")
     }
+
+    @Test("a web request with two Content-Length headers is refused with 400, even when they agree")
+    func duplicateContentLength() throws {
+        server.setWebHandler(Echo())
+        func post(_ lengths: String) throws -> Int {
+            let request =
+                "POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\n\(lengths)\r\ntext=hi"
+            return try RawHTTP.exchange(port: server.port, request: request).status
+        }
+        #expect(try post("Content-Length: 7\r\n") == 200)
+        for lengths in [
+            "Content-Length: 7\r\nContent-Length: 7\r\n", "Content-Length: 7\r\ncontent-length: 7\r\n",
+            "Content-Length: 7\r\nContent-Length: 0\r\n", "Content-Length: 0\r\nContent-Length: 7\r\n",
+        ] {
+            #expect(try post(lengths) == 400, "\(lengths.debugDescription)")
+        }
+    }
+}
+
+/// Answers every web request with its body.
+private final class Echo: WebHandler {
+    func respond(to request: WebRequest) -> WebResponse { WebResponse(status: 200, body: .bytes(request.body)) }
 }

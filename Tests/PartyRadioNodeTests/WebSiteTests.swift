@@ -161,6 +161,41 @@ import Testing
         #expect(try guest(after, secondInbox, cookie: nil) != first, "no cookie: a new guest")
     }
 
+    /// The name cookie is the page's to send, not its script's to read (the page shows `you.name`):
+    /// `HttpOnly` and `SameSite=Strict` as the guest cookie. A browser may send any cookie, so a name
+    /// read from it is cleaned and cut as every name from the network is, `you.name` included.
+    @Test func theNameCookieIsHttpOnlyAndWhatItHoldsIsCleanedAndCut() throws {
+        let (site, _, _) = site()
+        let headers = [
+            "host": "10.0.0.1:8080", "origin": "http://10.0.0.1:8080",
+            "content-type": "application/x-www-form-urlencoded",
+        ]
+        let named = site.respond(
+            to: WebRequest(
+                method: "POST", path: "/api/name", clientAddress: "10.0.0.9", body: Array("name=Sam".utf8),
+                headers: headers))
+        let cookie = named.headers.first { $0.0 == "Set-Cookie" && $0.1.hasPrefix("pr_name=") }?.1 ?? ""
+        let attributes = cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(attributes.contains("HttpOnly") && attributes.contains("SameSite=Strict"), "\(cookie)")
+        // A cookie made by hand: 300 letters, a bidi override and an escape sequence.
+        let hostile = "\u{202E}\u{1B}[31m" + String(repeating: "W", count: 300)
+        let state = site.respond(
+            to: WebRequest(
+                method: "GET", path: "/api/state", clientAddress: "10.0.0.9", headers: ["host": "10.0.0.1:8080"],
+                cookies: [
+                    "pr_guest": Base64URL.encode([UInt8](repeating: 7, count: 32)),
+                    "pr_name": Base64URL.encode(Array(hostile.utf8)),
+                ]))
+        guard case .bytes(let body) = state.body,
+            let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let you = object["you"] as? [String: Any]
+        else {
+            Issue.record("no state with you in it")
+            return
+        }
+        #expect(you["name"] as? String == String(repeating: "W", count: GuestName.maxCharacters))
+    }
+
     /// Every key of every JSON object the page gets is snake_case (docs/WEB.md), as in the CLI's
     /// JSON: the page state with a playing track, a request and a chat line in it, the answers to
     /// guests' actions, the clock, a search and a refusal.

@@ -103,6 +103,11 @@ func webAccess(
     connectionContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let connectionContext else { return .NO }
+    // Two Content-Length headers (even equal ones) make the body's end a matter of which one a
+    // reader believes, the start of request smuggling: refused before anything is read.
+    if connectionContext.pointee == nil, headerCount(connection, "content-length") > 1 {
+        return queue(connection, WebResponse(status: 400))
+    }
     var body: [UInt8] = []
     if method == "POST" {
         guard let stored = connectionContext.pointee else {
@@ -167,6 +172,25 @@ private func tooLarge() -> WebResponse {
 
 private func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ key: String) -> String? {
     mhd.MHD_lookup_connection_value!(connection, kind, key).map { String(cString: $0) }
+}
+
+/// How many headers are called `name` (lower-case), in any case.
+private func headerCount(_ connection: OpaquePointer, _ name: String) -> Int {
+    final class Counter {
+        var name = ""
+        var count = 0
+    }
+    let counter = Counter()
+    counter.name = name
+    _ = mhd.MHD_get_connection_values!(
+        connection, .HEADER_KIND,
+        { context, _, key, _ in
+            guard let context, let key else { return .YES }
+            let counter = Unmanaged<Counter>.fromOpaque(context).takeUnretainedValue()
+            if String(cString: key).lowercased() == counter.name { counter.count += 1 }
+            return .YES
+        }, Unmanaged.passUnretained(counter).toOpaque())
+    return counter.count
 }
 
 /// Every value of one kind (headers, query arguments, cookies); the first of repeated keys wins.

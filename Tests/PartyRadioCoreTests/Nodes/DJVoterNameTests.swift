@@ -33,7 +33,7 @@ import Testing
         var eve = Peer("10.0.0.9", key: 9)
         _ = dj.handle(eve.send(.hello(Hello(listenerName: "E\u{1B}[2Jve\u{202E}")), station: id), at: at(ms: 50))
         let named = dj.handle(eve.send(.vote(Vote(trackID: "t0", choice: .down)), station: id), at: at(ms: 100))
-        #expect(voters(named).map(\.name) == ["E[2Jve"])
+        #expect(voters(named).map(\.name) == ["Eve"])  // the whole escape sequence goes (ShownText)
         var stranger = Peer("10.0.0.10", key: 10)
         let unnamed = dj.handle(stranger.send(.vote(Vote(trackID: "t0", choice: .up)), station: id), at: at(ms: 150))
         #expect(voters(unnamed).map(\.name) == [nil])

@@ -154,6 +154,87 @@ import Testing
         #expect(chatAcks(freed).map(\.status) == [.delivered])
     }
 
+    /// Crowd skip's room is the machines listening (docs/SECURITY.md, "One machine, many
+    /// addresses"): one machine's 21 fresh-key hellos from its aliases and a page that posts
+    /// without its cookie make 22 listeners on the list, and one in the room, so two real listeners
+    /// voting down still make half of the room.
+    @Test func freshListenerKeysOfOneMachineAreOneInCrowdSkipsRoom() {
+        var configuration = Fixture.djConfiguration(queue: [
+            Track(id: "x0", title: "Long", artist: "A", album: "", durationMs: 60_000, source: "http://10.0.0.1/0"),
+            Track(id: "x1", title: "Next", artist: "B", album: "", durationMs: 60_000, source: "http://10.0.0.1/1"),
+        ])
+        configuration.voteWeightAfterNs = 0
+        var dj = DJMachine(configuration: configuration, verifier: ChecksumVerifier(), now: t0)
+        _ = dj.handle(.start, at: t0)
+        for n in 0..<21 {
+            var alias = Self.guest(200 + n, host: "10.0.0.\(100 + n)")
+            _ = dj.handle(
+                Self.input(.hello(Hello(listenerName: "fresh \(n)")), from: &alias, machine: Self.hostile),
+                at: at(ms: 10_500 + Int64(n)))
+        }
+        let page = WebAction(
+            message: .hello(Hello(listenerName: "page")), guest: PublicKey(bytes: Self.key(300))!,
+            address: "10.0.0.130", machine: Self.hostile, sequence: 1, ticket: nil)
+        _ = dj.handle(.web(page), at: at(ms: 10_600))
+        var friends = [Self.guest(1, host: "10.0.0.7"), Self.guest(2, host: "10.0.0.8")]
+        let machines = [Self.friendly, MachineID.linkLayer("02:00:00:00:00:02")]
+        for index in friends.indices {
+            _ = dj.handle(
+                Self.input(
+                    .hello(Hello(listenerName: "friend \(index)")), from: &friends[index], machine: machines[index]),
+                at: at(ms: 10_700))
+        }
+        #expect(dj.engine.roster.count == 24, "every listener is listed")
+        #expect(dj.listenerRoom == 3, "one machine, one listener in the room")
+        var skips: [TrackSkipped] = []
+        for index in friends.indices {
+            let out = dj.handle(
+                Self.input(.vote(Vote(trackID: "x0", choice: .down)), from: &friends[index], machine: machines[index]),
+                at: at(ms: 11_000 + Int64(index)))
+            skips += out.reports.compactMap { if case .trackSkipped(let notice) = $0 { notice } else { nil } }
+        }
+        skips += dj.handle(.timer, at: at(ms: 11_100)).reports.compactMap {
+            if case .trackSkipped(let notice) = $0 { notice } else { nil }
+        }
+        #expect(skips.map(\.reason) == [.crowd])
+        #expect(skips.first.map { ($0.down, $0.room) } ?? (0, 0) == (2, 3))
+        #expect(dj.engine.nowPlaying?.id == "x1")
+    }
+
+    /// Two guests on two machines may give one name: `mute NAME` then names nobody for sure, so it is
+    /// refused with the fingerprints (and machines) to choose from, and nobody is muted; one guest
+    /// whose two keys (`listen` and `chat` sign with two) are on one machine is still one guest.
+    @Test func muteByANameTwoMachinesShareIsRefusedWithTheChoices() {
+        var dj = started()
+        var first = Self.guest(1, host: "10.0.0.50")
+        var second = Self.guest(2, host: "10.0.0.51")
+        _ = dj.handle(Self.input(Self.chat(1, "Sam", "hi"), from: &first, machine: Self.hostile), at: at(ms: 100))
+        _ = dj.handle(Self.input(Self.chat(1, "Sam", "hey"), from: &second, machine: Self.friendly), at: at(ms: 110))
+        let refused = dj.handle(.control("mute Sam"), at: at(ms: 200))
+        #expect(refused.warnings.count == 1)
+        let warning = refused.warnings.first ?? ""
+        #expect(warning.contains("2 guests are called 'Sam'") && warning.contains("mute FINGERPRINT"), "\(warning)")
+        #expect(warning.contains(first.publicKey.fingerprint) && warning.contains(second.publicKey.fingerprint))
+        #expect(warning.contains("02:00:00:00:00:66") && warning.contains("02:00:00:00:00:01"), "\(warning)")
+        #expect(dj.chat.muted.isEmpty && dj.chat.mutedMachines.isEmpty, "nobody is muted on a guess")
+        // The fingerprint names one of them.
+        #expect(dj.handle(.control("mute \(first.publicKey.fingerprint)"), at: at(ms: 300)).warnings.isEmpty)
+        let muted = dj.handle(
+            Self.input(Self.chat(2, "Sam", "again"), from: &first, machine: Self.hostile), at: at(ms: 400))
+        let open = dj.handle(
+            Self.input(Self.chat(2, "Sam", "still here"), from: &second, machine: Self.friendly), at: at(ms: 410))
+        #expect(chatAcks(muted).map(\.status) == [.muted] && chatAcks(open).map(\.status) == [.delivered])
+        // One guest listening under a name and chatting with another key, from one machine: one guest.
+        var listener = Self.guest(3, host: "10.0.0.60")
+        var chatter = Self.guest(4, host: "10.0.0.60")
+        let machine = MachineID.linkLayer("02:00:00:00:00:03")
+        _ = dj.handle(
+            Self.input(.hello(Hello(listenerName: "Kim")), from: &listener, machine: machine), at: at(ms: 500))
+        _ = dj.handle(Self.input(Self.chat(1, "Kim", "yo"), from: &chatter, machine: machine), at: at(ms: 510))
+        #expect(dj.handle(.control("mute Kim"), at: at(ms: 600)).warnings.isEmpty)
+        #expect(dj.chat.muted.isSuperset(of: [listener.publicKey.fingerprint, chatter.publicKey.fingerprint]))
+    }
+
     @Test func aMutedMachineSurvivesASave() throws {
         var book = ChatBook()
         book.mute(fingerprint: "00112233aabbccdd", machine: Self.hostile.key)

@@ -13,7 +13,7 @@ extension CatalogCommands {
             country: options.country, limit: options.limit, refresh: options.service.refresh)
         report(result, console: console)
         if options.service.json {
-            console.out(CatalogJSON.charts(options, result).rendered)
+            console.out(CatalogJSON.charts(options, result).shown.rendered)
             return
         }
         guard !result.tracks.isEmpty else {

@@ -26,7 +26,7 @@ extension CatalogCommands {
         let found = Set(result.tracks.map(\.trackID))
         let missing = options.ids.filter { !found.contains($0) }
         if options.service.json {
-            console.out(CatalogJSON.lookup(options, result, missing: missing).rendered)
+            console.out(CatalogJSON.lookup(options, result, missing: missing).shown.rendered)
         }
         guard !result.tracks.isEmpty else {
             if let playlist = options.playlist {

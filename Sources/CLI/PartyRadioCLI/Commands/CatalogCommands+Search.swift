@@ -22,7 +22,7 @@ extension CatalogCommands {
         }
         report(result, console: console)
         if options.service.json {
-            console.out(CatalogJSON.search(options, result).rendered)
+            console.out(CatalogJSON.search(options, result).shown.rendered)
             return
         }
         if result.tracks.isEmpty && result.page.playlists.isEmpty {

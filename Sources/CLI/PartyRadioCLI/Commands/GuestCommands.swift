@@ -31,7 +31,7 @@ enum GuestCommands {
                                 ("choice", .string(ack.choice.name)), ("up", .int(ack.tally.up)),
                                 ("down", .int(ack.tally.down)), ("listeners", .int(ack.listenerCount)),
                             ] + measures(result)
-                    ).rendered)
+                    ).shown.rendered)
             } else {
                 context.console.out(sentence)
             }
@@ -58,7 +58,7 @@ enum GuestCommands {
                                 ("down", .int(ack.tally.down)),
                                 ("position", ack.position == 0 ? .null : .int(ack.position)),
                             ] + measures(result)
-                    ).rendered)
+                    ).shown.rendered)
             }
             let sentence = AckText.sentence(ack, station: result.station.name)
             guard ack.status.isAccepted else { return refuse(sentence, context) }
@@ -86,7 +86,7 @@ enum GuestCommands {
                             ("status", .string(ack.status.name)), ("retry_after_ms", .int(ack.retryAfterMs)),
                             ("attempts", .int(result.attempts)),
                         ]
-                    ).rendered)
+                    ).shown.rendered)
             }
             let sentence = AckText.sentence(ack, station: result.station.name, as: name.value)
             guard ack.status.isAccepted else { return refuse(sentence, context) }
@@ -125,7 +125,7 @@ enum GuestCommands {
                                 ("resolved_by", .string(answer.resolution.rawValue)),
                                 ("library_missed", .bool(answer.libraryMissed)), ("name", .string(name.value)),
                             ] + measures(result)
-                    ).rendered)
+                    ).shown.rendered)
             } else if let picked = answer.picked {
                 let found = "“\(Render.plain(picked.title))” by \(Render.plain(picked.artist)) (ID \(picked.id))"
                 console.out(
@@ -152,7 +152,8 @@ enum GuestCommands {
         ) { result in
             let list = result.answer
             if options.json {
-                console.out(JSON.object(stationFields(result) + RequestText.list(list) + measures(result)).rendered)
+                console.out(
+                    JSON.object(stationFields(result) + RequestText.list(list) + measures(result)).shown.rendered)
                 return ExitCode.success.rawValue
             }
             let station = Render.plain(result.station.name)

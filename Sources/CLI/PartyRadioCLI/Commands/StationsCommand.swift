@@ -44,7 +44,7 @@ enum StationsCommand {
                     ("locked", .string(station.wrongCode ? "wrong_code" : "no_code")),
                 ])
             }
-            console.out(JSON.array(stations.map(Render.station) + closed).rendered)
+            console.out(JSON.array(stations.map(Render.station) + closed).shown.rendered)
         } else if stations.isEmpty && locked.isEmpty {
             console.out("No stations on the air.")
         } else {
@@ -91,7 +91,7 @@ enum StationsCommand {
                             ("station_id", .string(id(of: change).hex)),
                             ("reason", reason(of: change).map(JSON.string) ?? .null),
                             ("stations", .array(stations.map(Render.station))),
-                        ]).rendered)
+                        ]).shown.rendered)
                 } else if !live {
                     console.out(Render.plain(describe(change, stations: stations)))
                 }

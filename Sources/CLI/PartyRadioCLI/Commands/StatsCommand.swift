@@ -16,7 +16,7 @@ enum StatsCommand {
             }
         }
         if options.json {
-            context.console.out(StatsReport.json(nights).rendered)
+            context.console.out(StatsReport.json(nights).shown.rendered)
         } else if nights.isEmpty {
             context.console.out("No stats yet: no DJ has run with the state directory \(directory).")
         } else {

@@ -179,7 +179,9 @@ final class EventPrinter: NodeReporter {
             name = "stations"
             fields = [("change", .string(Self.describe(change))), ("stations", .array(stations.map(Render.station)))]
         }
-        return JSON.object([("event", .string(name)), ("time_ns", .int(NodeClock.realTimeNs()))] + fields).rendered
+        // Station names, titles and guests' words, cleaned as on a terminal (docs/SECURITY.md).
+        let event = JSON.object([("event", .string(name)), ("time_ns", .int(NodeClock.realTimeNs()))] + fields)
+        return event.shown.rendered
     }
 
     static func json(_ dropped: DropCounters) -> JSON {

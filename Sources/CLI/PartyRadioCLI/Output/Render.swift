@@ -4,13 +4,10 @@ import PartyRadioNode
 /// Text and JSON forms of the things commands print.
 enum Render {
     /// Text for a terminal: station names, titles, tags and guests' words come from the network
-    /// and from files, so every control character (an escape sequence's ESC, a bell, a carriage
-    /// return) and bidirectional control is dropped; line breaks the program itself puts in are kept.
-    static func plain(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.filter { $0 == "\n" || !$0.isNeverShown }))
-    }
+    /// and from files, so it goes through ``ShownText`` (whole escape sequences, control, invisible
+    /// and bidirectional characters dropped, stacked combining marks cut; a tab or carriage return
+    /// becomes a space); line breaks the program itself puts in are kept.
+    static func plain(_ text: String) -> String { ShownText.cleaned(text, keepingLineBreaks: true) }
 
     static func time(_ ns: Int64) -> String {
         let seconds = max(0, ns / Nanos.perSecond)

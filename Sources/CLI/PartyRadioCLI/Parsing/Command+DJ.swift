@@ -141,7 +141,9 @@ extension Command {
                     "The station name takes \(bytes) bytes of UTF-8; DNS-SD allows \(limit) "
                         + "(accented letters take 2 bytes, emoji 4): shorten it.", command: "dj")
             case .controlCharacters:
-                throw UsageError("The station name contains control characters; use plain text.", command: "dj")
+                throw UsageError(
+                    "The station name contains control or invisible characters (or a letter with more than 3 accents); use plain text.",
+                    command: "dj")
             }
         }
         return options

@@ -56,7 +56,9 @@ extension Command {
                     "The name after '--as' takes \(bytes) bytes of UTF-8; use at most \(limit) "
                         + "(accented letters take 2 bytes, emoji 4).", command: command)
             case .controlCharacters:
-                throw UsageError("The name after '--as' contains control characters; use plain text.", command: command)
+                throw UsageError(
+                    "The name after '--as' contains control or invisible characters (or a letter with more than 3 accents); use plain text.",
+                    command: command)
             }
         }
     }

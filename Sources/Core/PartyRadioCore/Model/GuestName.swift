@@ -33,11 +33,10 @@ public struct GuestName: Hashable, Sendable, CustomStringConvertible {
         try? GuestName(validating: fitted(cleaned(raw)))
     }
 
-    /// `raw` without control characters (escape sequences included), bidirectional controls
-    /// (``Unicode/Scalar/isNeverShown``) or surrounding white space.
+    /// `raw` as ``ShownText`` shows it (escape sequences, control and invisible characters gone,
+    /// tabs and line breaks made spaces, stacked combining marks cut), without surrounding white space.
     public static func cleaned(_ raw: String) -> String {
-        String(String.UnicodeScalarView(raw.unicodeScalars.filter { !$0.isNeverShown }))
-            .trimmingWhitespace()
+        ShownText.cleaned(raw).trimmingWhitespace()
     }
 
     private init(trusted: String) { value = trusted }

@@ -43,13 +43,12 @@ public enum JSON: Sendable, Equatable {
 }
 
 extension JSON {
-    /// The same value with every string's ``Unicode/Scalar/isNeverShown`` characters dropped:
-    /// for what a page shows from guests, files and the catalog (never for signed bytes).
+    /// The same value with every string as ``ShownText`` shows it: for what a page or a JSON
+    /// reader shows from guests, files and the catalog (never for signed bytes).
     public var shown: JSON {
         switch self {
         case .null, .bool, .integer, .double: self
-        case .string(let value):
-            .string(String(String.UnicodeScalarView(value.unicodeScalars.filter { !$0.isNeverShown })))
+        case .string(let value): .string(ShownText.cleaned(value))
         case .array(let values): .array(values.map(\.shown))
         case .object(let pairs): .object(pairs.map { ($0.0, $0.1.shown) })
         }

@@ -386,16 +386,23 @@ public struct DJMachine: NodeMachine {
             configuration.voteWeightAfterNs > 0
             ? presence.entries.count * configuration.votersPerAddress : Int.max
         guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, all.down >= Self.crowdSkipMinVotes,
-            presentVotes >= Int(Self.crowdSkipMinVotes),
-            UInt64(all.down) * 100 >= UInt64(percent) * UInt64(engine.roster.count),
+            presentVotes >= Int(Self.crowdSkipMinVotes)
+        else { return nil }
+        let listening = listenerRoom
+        guard UInt64(all.down) * 100 >= UInt64(percent) * UInt64(listening),
             engine.positionNs(at: dj) >= Self.crowdSkipAfterNs
         else { return nil }
         let tally = weighedTally(at: dj)
         guard tally.down >= Self.crowdSkipMinVotes else { return nil }
-        let room = max(UInt32(engine.roster.count), tally.up + tally.down)
+        let room = max(UInt32(clamping: listening), tally.up + tally.down)
         guard UInt64(tally.down) * 100 >= UInt64(percent) * UInt64(room) else { return nil }
         return TrackSkipped(trackID: track.id, title: track.title, reason: .crowd, down: tally.down, room: room)
     }
+
+    /// The listeners as crowd skip's room counts them: one per machine (up to `--voters-per-address`
+    /// per machine), as votes are counted, so that one machine's fresh keys cannot make the room
+    /// too big for the crowd to skip (docs/SECURITY.md, "One machine, many addresses").
+    public var listenerRoom: Int { engine.roster.room(votersPerMachine: configuration.votersPerAddress) }
 
     /// The votes on the playing track that weigh toward crowd skip at `dj`: those of voters whose
     /// machine has been present for ``Configuration/voteWeightAfterNs`` (docs/SECURITY.md, "Votes
@@ -489,12 +496,14 @@ public struct DJMachine: NodeMachine {
         default:
             break
         }
+        // A listener's machine, for crowd skip's room; not known yet: listed but not in the room.
+        let listenerMachine = inbound.machine.isResolved ? inbound.machine.key : nil
         switch inbound.message {
         case .hello(let hello):
             // The name is the guest's word, so it is cleaned and cut (escape sequences included).
             let name = GuestName.fromNetwork(hello.listenerName)?.value ?? sender.fingerprint
             let known = engine.roster.entries[sender]?.name
-            let isNew = engine.hello(from: sender, name: name, now: dj)
+            let isNew = engine.hello(from: sender, name: name, machine: listenerMachine, now: dj)
             if let node {
                 unicastListeners.heard(
                     sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
@@ -510,7 +519,7 @@ public struct DJMachine: NodeMachine {
             if let node {
                 unicastListeners.heard(sender, at: node, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
             }
-            if engine.heartbeat(from: sender, now: dj) {
+            if engine.heartbeat(from: sender, machine: listenerMachine, now: dj) {
                 if node != nil { filter.prepareSession(for: sender) }
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
@@ -872,7 +881,7 @@ public struct DJMachine: NodeMachine {
             skipTrack(
                 TrackSkipped(
                     trackID: track.id, title: track.title, reason: .dj, down: tally.down,
-                    room: max(UInt32(engine.roster.count), tally.up + tally.down)), now: now, into: &out)
+                    room: max(UInt32(clamping: listenerRoom), tally.up + tally.down)), now: now, into: &out)
         case .previous:
             let tally = engine.votes.tally
             if engine.previous(now: dj) {
@@ -943,14 +952,25 @@ public struct DJMachine: NodeMachine {
             + requests.waiting.map { (name: $0.requesterName, fingerprint: $0.requester.fingerprint) }
             // A muted guest may have nothing left in the lists above: unmute still finds them.
             + chat.muted.map { (name: mutedNames[$0] ?? "", fingerprint: $0) }
-        // A name is one guest, whatever keys it used (`listen` and `chat` sign with two); a
-        // fingerprint prefix must name one key.
+        // A name is one guest, whatever keys it used (`listen` and `chat` sign with two), as long as
+        // those keys are on one machine; a fingerprint prefix must name one key.
         let byName = Set(known.filter { $0.name == who }.map(\.fingerprint))
         let byPrint = Set(known.filter { $0.fingerprint.hasPrefix(who.lowercased()) }.map(\.fingerprint))
         let targets = byName.isEmpty ? byPrint : byName
         guard !targets.isEmpty, !byName.isEmpty || byPrint.count == 1 else {
             let problem = targets.isEmpty ? "No guest is called" : "Several guests match"
             return out.append(.report(.warning("\(problem) '\(who)'; use the name or key fingerprint the list shows.")))
+        }
+        // Names are the guests' own word, and two guests may give the same one: a name that stands
+        // for keys on several machines is refused, with the fingerprints to choose from, rather than
+        // muting (or unmuting) guests the DJ did not mean.
+        if byName.count > 1, let choices = Self.ambiguous(byName, machine: machine(ofFingerprint:)) {
+            let verb = mute ? "mute" : "unmute"
+            return out.append(
+                .report(
+                    .warning(
+                        "\(choices.count) guests are called '\(who)'; say which with '\(verb) FINGERPRINT': "
+                            + choices.joined(separator: "; ") + ".")))
         }
         guard mute else {
             for fingerprint in targets {
@@ -979,6 +999,33 @@ public struct DJMachine: NodeMachine {
                     "Muted '\(who)': no chat or requests from them"
                         + (dropped.isEmpty ? "." : "; dropped their \(dropped.count) waiting request(s)."))))
         if !dropped.isEmpty { sendUpNext(report: true, into: &out) }
+    }
+
+    /// The machine (``MachineID/key``) a guest key was last heard from, as far as the DJ knows:
+    /// voting, chatting or requesting, listening, or when it was muted.
+    private func machine(ofFingerprint fingerprint: String) -> String? {
+        guests.machine(of: fingerprint)
+            ?? engine.roster.entries.first(where: { $0.key.fingerprint == fingerprint })?.value.machine
+            ?? chat.mutedMachine(of: fingerprint)
+    }
+
+    /// When `fingerprints` (all under one name) are on more than one machine, one line per machine
+    /// saying its fingerprints and where it is, for the DJ to choose from; nil when they are one
+    /// guest. A key whose machine is not known counts as a guest of its own.
+    static func ambiguous(_ fingerprints: Set<String>, machine: (String) -> String?) -> [String]? {
+        var byMachine: [String: [String]] = [:]
+        for fingerprint in fingerprints.sorted() {
+            byMachine[machine(fingerprint).map { "machine:" + $0 } ?? "key:" + fingerprint, default: []]
+                .append(fingerprint)
+        }
+        guard byMachine.count > 1 else { return nil }
+        return byMachine.sorted { $0.value[0] < $1.value[0] }.map { place, prints in
+            let shown =
+                place.hasPrefix("machine:link:")
+                ? "link-layer " + place.dropFirst("machine:link:".count)
+                : place.hasPrefix("machine:") ? String(place.dropFirst("machine:".count)) : "machine not known"
+            return prints.joined(separator: ", ") + " (\(shown))"
+        }
     }
 
     // MARK: Stats

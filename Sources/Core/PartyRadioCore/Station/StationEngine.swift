@@ -193,11 +193,14 @@ public struct StationEngine: Sendable {
 
     // MARK: Listeners and votes
 
-    public mutating func hello(from key: PublicKey, name: String, now: DJTime) -> Bool {
-        roster.join(key, name: name, now: now)
+    /// `machine`: the listener's ``MachineID/key``, nil while not known (``ListenerRoster/Entry/machine``).
+    public mutating func hello(from key: PublicKey, name: String, machine: String? = nil, now: DJTime) -> Bool {
+        roster.join(key, name: name, machine: machine, now: now)
     }
 
-    public mutating func heartbeat(from key: PublicKey, now: DJTime) -> Bool { roster.heartbeat(key, now: now) }
+    public mutating func heartbeat(from key: PublicKey, machine: String? = nil, now: DJTime) -> Bool {
+        roster.heartbeat(key, machine: machine, now: now)
+    }
 
     public mutating func leave(from key: PublicKey) -> Bool { roster.leave(key) }
 

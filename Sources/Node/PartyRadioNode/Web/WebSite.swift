@@ -205,9 +205,11 @@ final class WebSite: WebHandler {
         return machine
     }
 
-    /// The guest's name from its cookie (base64url of UTF-8), if set.
+    /// The guest's name from its cookie (base64url of UTF-8), if set: cleaned and cut as every name
+    /// from the network is, since a browser may send any cookie it likes.
     private func name(_ request: WebRequest) -> String? {
-        request.cookies[Self.nameCookie].flatMap(Base64URL.decode).map { String(decoding: $0, as: UTF8.self) }
+        request.cookies[Self.nameCookie].flatMap(Base64URL.decode)
+            .flatMap { GuestName.fromNetwork(String(decoding: $0, as: UTF8.self))?.value }
     }
 
     /// A page that plays the station says so every second or two (`state=on`), and `state=off`
@@ -252,7 +254,7 @@ final class WebSite: WebHandler {
         response.headers.append(
             (
                 "Set-Cookie",
-                "\(Self.nameCookie)=\(Base64URL.encode(Array(name.value.utf8))); Path=/; Max-Age=31536000; SameSite=Strict"
+                "\(Self.nameCookie)=\(Base64URL.encode(Array(name.value.utf8))); Path=/; Max-Age=31536000; HttpOnly; SameSite=Strict"
             ))
         return response
     }

@@ -27,24 +27,26 @@ import Testing
         let gate = Condition((open: false, started: 0, ran: 0))
         let job: @Sendable () -> Void = {
             gate.change { $0.started += 1 }
-            _ = gate.wait(until: .now() + 10) { $0.open ? true : nil }
+            _ = gate.wait(until: .now() + 60) { $0.open ? true : nil }
             gate.change { $0.ran += 1 }
         }
         // The job waits for the gate, which only this caller opens: offer returns before it runs.
         #expect(worker.offer(job))
         #expect(gate.withLock { $0.ran } == 0)
-        _ = await onAThread { gate.wait(until: .now() + 10) { $0.started == 1 ? true : nil } }
+        _ = await onAThread { gate.wait(until: .now() + 60) { $0.started == 1 ? true : nil } }
         #expect(!worker.offer(job), "busy with the last one")
         gate.change { $0.open = true }
-        _ = await onAThread { gate.wait(until: .now() + 10) { $0.ran == 1 ? true : nil } }
-        // The worker marks itself free right after the job returns.
+        _ = await onAThread { gate.wait(until: .now() + 60) { $0.ran == 1 ? true : nil } }
+        // The worker marks itself free right after the job returns; on a loaded machine its thread may
+        // wait a while for a core, so the offer is tried for up to 30 s.
         var accepted = false
-        for _ in 0..<200 where !accepted {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !accepted && ContinuousClock.now < deadline {
             accepted = worker.offer(job)
             if !accepted { try? await Task.sleep(for: .milliseconds(5)) }
         }
         #expect(accepted)
-        let ran = await onAThread { gate.wait(until: .now() + 10) { $0.ran == 2 ? $0.ran : nil } }
+        let ran = await onAThread { gate.wait(until: .now() + 60) { $0.ran == 2 ? $0.ran : nil } }
         #expect(ran == 2)
         worker.stop(waiting: true)
         #expect(!worker.offer(job), "a stopped worker takes nothing")
@@ -70,12 +72,12 @@ import Testing
         let job: @Sendable (Int) -> @Sendable () -> Void = { number in
             {
                 gate.change { $0.started += 1 }
-                _ = gate.wait(until: .now() + 10) { $0.open ? true : nil }
+                _ = gate.wait(until: .now() + 60) { $0.open ? true : nil }
                 gate.change { $0.ran.append(number) }
             }
         }
         #expect(worker.enqueue(job(1)))
-        _ = await onAThread { gate.wait(until: .now() + 10) { $0.started == 1 ? true : nil } }
+        _ = await onAThread { gate.wait(until: .now() + 60) { $0.started == 1 ? true : nil } }
         // Busy: these wait, and the last one stands for them all.
         #expect(worker.enqueue(job(2)))
         #expect(worker.enqueue(job(3)))

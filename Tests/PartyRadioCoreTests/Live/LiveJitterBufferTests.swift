@@ -226,7 +226,8 @@ private func makeFrame(_ n: UInt64) -> LiveFrame {
         let first = UInt64.max - 3
         let frame = LiveFrame(sequence: first, firstSample: liveStart, duration: .ms10, payload: [1, 2, 3])
         #expect(buffer.insert(frame, now: liveStart) == .kept)
-        let repair = LiveRepair(firstSequence: first, dataCount: 4, parityCount: 1, parityIndex: 0, shard: [0, 0, 0, 0])
+        let repair = LiveRepair(
+            firstSequence: first, dataCount: 4, parityCount: 1, parityIndex: 0, shard: [0, 0, 0, 0])
         #expect(buffer.insert(repair, now: liveStart) == .kept)
         var now = liveStart
         var released = 0

@@ -52,6 +52,38 @@ import Testing
         #expect(quiet.arguments(for: "listen", given: []) == ["--no-audio"])
     }
 
+    /// A live station and a station of files exclude each other (`dj` refuses both): the one the
+    /// command line asks for wins over the file's other one, and the live tuning keys apply only
+    /// to a live station, so neither file setting makes every other `dj` run an error.
+    @Test func liveAndLibraryFromTheFileGiveWayToTheCommandLine() throws {
+        let files = try ConfigFile(parsing: "library = /music/a\nlive-bitrate = 96")
+        #expect(files.arguments(for: "dj", given: ["--live", "-"]) == ["--live-bitrate", "96"])
+        #expect(files.arguments(for: "dj", given: []) == ["--library", "/music/a"])
+        let live = try ConfigFile(parsing: "live = pipe:/tmp/snapfifo\nlive-frame-ms = 20")
+        #expect(live.arguments(for: "dj", given: ["--library", "/x"]) == [])
+        #expect(live.arguments(for: "dj", given: ["-l", "/x"]) == [])
+        #expect(live.arguments(for: "dj", given: []) == ["--live", "pipe:/tmp/snapfifo", "--live-frame-ms", "20"])
+        // The same through the parser: a plain `dj` and a live `dj` both run with either file.
+        func parse(_ arguments: [String], _ text: String) throws(UsageError) -> Command {
+            try Command.parse(
+                arguments, environment: [:],
+                config: { Result { () throws(ConfigFile.Error) in try ConfigFile(parsing: text) } },
+                configPath: "/etc/partyradio/config")
+        }
+        guard case .dj(let plain) = try parse(["dj", "--name", "x"], "library = /music/a\nlive-bitrate = 96") else {
+            throw Failure()
+        }
+        #expect(plain.live == nil && plain.libraries == ["/music/a"])
+        guard case .dj(let onAir) = try parse(["dj", "--name", "x", "--live", "-"], "library = /music/a") else {
+            throw Failure()
+        }
+        #expect(onAir.live != nil && onAir.libraries.isEmpty)
+        guard case .dj(let files2) = try parse(["dj", "--name", "x", "--library", "/x"], "live = -") else {
+            throw Failure()
+        }
+        #expect(files2.live == nil && files2.libraries == ["/x"])
+    }
+
     @Test func commandsTakeTheirDefaults() throws {
         func parse(_ arguments: [String], _ text: String) throws(UsageError) -> Command {
             try Command.parse(

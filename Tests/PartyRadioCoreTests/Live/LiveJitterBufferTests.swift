@@ -217,4 +217,24 @@ private func makeFrame(_ n: UInt64) -> LiveFrame {
         #expect(buffer.next(at: back.firstSample + liveDelay - 1) == nil)
         #expect(buffer.next(at: back.firstSample + liveDelay) == .play(back))
     }
+
+    /// Sequence numbers come from the network: a block that ends on the last number there is
+    /// (its first number plus its k is one past UInt64's range, which the repair's parser allows)
+    /// is kept and forgotten like any other, with no overflow trap.
+    @Test func aBlockEndingOnTheLastSequenceNumberDoesNotTrap() {
+        var buffer = LiveJitterBuffer(settings: .init(delayNs: liveDelay), code: XORCode())
+        let first = UInt64.max - 3
+        let frame = LiveFrame(sequence: first, firstSample: liveStart, duration: .ms10, payload: [1, 2, 3])
+        #expect(buffer.insert(frame, now: liveStart) == .kept)
+        let repair = LiveRepair(
+            firstSequence: first, dataCount: 4, parityCount: 1, parityIndex: 0, shard: [0, 0, 0, 0])
+        #expect(buffer.insert(repair, now: liveStart) == .kept)
+        var now = liveStart
+        var released = 0
+        while now < liveStart + 200_000_000 {
+            while buffer.next(at: now) != nil { released += 1 }
+            now = now + 1_000_000
+        }
+        #expect(released >= 1)
+    }
 }

@@ -92,6 +92,29 @@ extension ListenerMachineTests {
         #expect(lines.allSatisfy { !$0.unicodeScalars.contains { $0.properties.isBidiControl } })
     }
 
+    /// A live station's now playing (`live:`, docs/LIVE.md) is no rogue source: nothing is loaded
+    /// or fetched, but nothing is counted as a bad record (the stop line would call it a dropped
+    /// datagram) nor logged as refused, and the one log line comes once.
+    @Test func aLiveStationsTrackIsNotCountedAsRefused() {
+        var machine = listener()
+        var station = Fixture.djPeer
+        var (now, _) = synchronised(&machine, &station)
+        var later: [Effect] = []
+        for _ in 0..<5 {
+            now += Nanos.ms(500)
+            later += machine.handle(
+                station.send(.stateSnapshot(snapshot(Track.live, at: now)), station: id), at: now)
+            later += machine.run(until: now + Nanos.ms(400), from: now)
+        }
+        #expect(later.player == [.stop], "\(later.player)")
+        #expect(machine.refused.total == 0)
+        #expect(logs(later).filter { $0.contains("refused to play") }.isEmpty)
+        #expect(logs(later).filter { $0.contains("live") }.count == 1)
+        let stopped = machine.handle(.quit, at: now + Nanos.ms(500))
+        let dropped = stopped.reports.compactMap { if case .listenerStopped(let d) = $0 { d } else { nil } }
+        #expect(dropped.first?.total == 0)
+    }
+
     /// Every form the station's own media server and the catalog's previews use still plays.
     @Test(arguments: [
         "http://10.0.0.1:8080/media/abc", "http://[fe80::1%25eth0]:8080/media/abc", "http://[2001:db8::1]:8080/media/a",

@@ -15,12 +15,24 @@ public struct ConfigFile: Equatable, Sendable {
         var repeatable = false
         /// A switch: `true` adds the flag, `false` leaves it out.
         var isSwitch = false
+        /// Flags on the command line that replace this setting too: a live station (`--live`) and
+        /// a station of files (`--library`, `--search`, `--add`) exclude each other, so the one
+        /// the command line asks for wins over the file's other one.
+        var yieldsTo: [String] = []
+        /// The flag this setting only tunes: without it (on the command line or from the file)
+        /// the setting is left out, rather than refused (`live-bitrate` without `live`).
+        var tunes: String?
     }
+
+    /// The flags that make a station of files, which a live station refuses.
+    private static let queueFlags = ["--library", "-l", "--search", "--add"]
 
     /// Every key, in the order the help lists them.
     static let keys: [Key] = [
         Key(name: "name", flag: "--name", aliases: ["-n"], commands: ["dj"]),
-        Key(name: "library", flag: "--library", aliases: ["-l"], commands: ["dj"], repeatable: true),
+        Key(
+            name: "library", flag: "--library", aliases: ["-l"], commands: ["dj"], repeatable: true,
+            yieldsTo: ["--live"]),
         Key(name: "audio-driver", flag: "--audio-driver", commands: ["dj", "listen", "doctor"]),
         Key(name: "no-audio", flag: "--no-audio", commands: ["dj", "listen", "doctor"], isSwitch: true),
         Key(name: "guest-name", flag: "--as", commands: ["listen", "chat", "request"]),
@@ -33,9 +45,9 @@ public struct ConfigFile: Equatable, Sendable {
         Key(name: "domain", flag: "--domain", commands: guests.union(["dj"])),
         Key(name: "dns-server", flag: "--dns-server", commands: guests.union(["dj"])),
         Key(name: "dns-key", flag: "--dns-key", commands: ["dj"]),
-        Key(name: "live", flag: "--live", commands: ["dj"]),
-        Key(name: "live-frame-ms", flag: "--live-frame-ms", commands: ["dj"]),
-        Key(name: "live-bitrate", flag: "--live-bitrate", commands: ["dj"]),
+        Key(name: "live", flag: "--live", commands: ["dj"], yieldsTo: queueFlags),
+        Key(name: "live-frame-ms", flag: "--live-frame-ms", commands: ["dj"], yieldsTo: queueFlags, tunes: "--live"),
+        Key(name: "live-bitrate", flag: "--live-bitrate", commands: ["dj"], yieldsTo: queueFlags, tunes: "--live"),
     ]
 
     /// The guests' networked commands.
@@ -88,13 +100,19 @@ public struct ConfigFile: Equatable, Sendable {
     /// unless the command line already sets that option (before any `--`).
     public func arguments(for command: String, given arguments: [String]) -> [String] {
         let given = arguments.prefix { $0 != "--" }
+        func gives(_ flag: String, in arguments: some Sequence<String>) -> Bool {
+            arguments.contains { $0 == flag || $0.hasPrefix(flag + "=") }
+        }
         var added: [String] = []
         for key in Self.keys where key.commands.contains(command) {
-            let spellings = [key.flag] + key.aliases
-            let overridden = given.contains { argument in
-                spellings.contains(argument) || argument.hasPrefix(key.flag + "=")
-            }
+            let spellings = [key.flag] + key.aliases + key.yieldsTo
+            let overridden = spellings.contains { gives($0, in: given) }
             if overridden { continue }
+            if let tuned = key.tunes, !gives(tuned, in: given),
+                !settings.contains(where: { $0.key == Self.keys.first { $0.flag == tuned }?.name })
+            {
+                continue
+            }
             for setting in settings where setting.key == key.name {
                 if key.isSwitch {
                     if setting.value == "true" { added.append(key.flag) }

@@ -264,7 +264,8 @@ public struct LiveJitterBuffer: Sendable {
 
     private mutating func prune() {
         guard let next = position?.sequence else { return }
-        blocks = blocks.filter { start, block in start + UInt64(block.dataCount) > next }
+        // `start + k > next`, without the sum: a block may end on UInt64's last number.
+        blocks = blocks.filter { start, block in start >= next || next - start < UInt64(block.dataCount) }
         frames = frames.filter { sequence, _ in keepsFrame(sequence, next: next) }
     }
 

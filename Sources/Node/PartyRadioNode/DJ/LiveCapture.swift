@@ -133,6 +133,10 @@ final class LiveCapture: Sendable {
         /// Until the end of the source (or a read error, or the node stops).
         mutating func read(descriptor fd: Int32, stopping: StopFlag) {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            // FIONREAD on a regular file is what is left of the file (Linux), not audio a writer
+            // already put in a pipe: that would stamp the first frame the file's length back.
+            var status = stat()
+            let measuresBacklog = fstat(fd, &status) != 0 || (status.st_mode & S_IFMT) != S_IFREG
             while !stopping.isSet {
                 poller.revents = 0
                 let ready = poll(&poller, 1, LiveCapture.pollMs)
@@ -156,7 +160,7 @@ final class LiveCapture: Sendable {
                     filled = 0
                     // What the writer put in the pipe after this frame: a capture that was late finds it full.
                     var waiting: Int32 = 0
-                    let backlog = ioctl(fd, UInt(FIONREAD), &waiting) == 0 ? Int(waiting) : 0
+                    let backlog = measuresBacklog && ioctl(fd, UInt(FIONREAD), &waiting) == 0 ? Int(waiting) : 0
                     frame(backlogNs: Int64(backlog / bytesPerSample) * 1_000_000_000 / 48_000, stopping: stopping)
                 }
             }

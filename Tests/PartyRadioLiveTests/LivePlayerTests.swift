@@ -8,7 +8,26 @@ import Testing
 /// ends) and a block's repairs after its last frame (ISA-L), drops some frames on the way, and the
 /// player writes to a real PulseAudio null sink. The station clock is CLOCK_MONOTONIC here, so the
 /// clicks found on the sink's monitor are compared with `T + delay` directly.
-@Suite(.serialized) struct LivePlayerTests {
+/// In the PulseOutput suite's serialized run: two sound servers at once on a 2-core machine starve
+/// each other's outputs.
+extension PulseOutputTests {
+    /// User and system time of this process's thread named `name` (/proc/self/task/*/stat), in s.
+    static func threadCPUSeconds(named name: String) -> Double? {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        for task in tasks {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // After the name: state is field 3; utime and stime are fields 14 and 15.
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        return nil
+    }
+
     @Test(.enabled(if: NullSinkServer.available)) func clicksAreHeardAtTheirStationTimePlusTheDelay() throws {
         let sound = try NullSinkServer()
         let recorder = try MonitorRecorder(server: sound.address)
@@ -53,6 +72,7 @@ import Testing
             }
         }
         Thread.sleep(forTimeInterval: 0.5)
+        let audioCPU = Self.threadCPUSeconds(named: "partyradio-live")
         let counters = player.counters
         #expect(player.failure == nil, "\(player.failure ?? "")")
         let (samples, startNs) = recorder.recording
@@ -64,7 +84,8 @@ import Testing
         print(
             "LivePlayer: clicks heard \(heard.count) of \(expected.count); heard - (T + delay), ms: "
                 + "\(errors.map { ($0 * 100).rounded() / 100 }), median \(median), worst "
-                + "\(errors.map(abs).max() ?? .nan); encoder lookahead \(encoder.lookahead) samples; \(counters)")
+                + "\(errors.map(abs).max() ?? .nan); encoder lookahead \(encoder.lookahead) samples; "
+                + "audio thread CPU \(audioCPU.map { "\(($0 * 1000).rounded()) ms" } ?? "?") over ~5 s; \(counters)")
         #expect(heard.count == expected.count, "clicks heard: \(heard.count) of \(expected.count)")
         // Generous, but one-sided where it can be: the null sink's monitor shows a click about 5 ms
         // before it plays it (PulseOutputTests), and an output latency left out puts clicks 13 ms

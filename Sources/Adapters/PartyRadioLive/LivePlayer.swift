@@ -49,8 +49,10 @@ public final class LivePlayer: @unchecked Sendable {
     /// into its decoded PCM, so the PCM starts this much before its stamp.
     public static let codecDelayNs: Int64 = 312 * 1_000_000_000 / 48_000
 
-    /// An error beyond what resampling takes away soon: the output is placed again instead.
-    public static let replaceBeyondNs: Int64 = 30_000_000
+    /// An error beyond what resampling takes away soon (1 ms takes a second at the controller's
+    /// most): the output is placed again instead. An output that ran dry (a loaded machine, the
+    /// sound server's restart) shows up as a jump of the error by the time it lost.
+    public static let replaceBeyondNs: Int64 = 8_000_000
 
     private let options: Options
     /// The station clock now, nil while the listener's clock is not synchronised.
@@ -111,10 +113,10 @@ public final class LivePlayer: @unchecked Sendable {
         do { decoder = try OpusDecoder() } catch { throw PulseError("\(error)") }
         let parts = AudioParts(output: output, decoder: decoder, resampler: try SpeexResampler())
         let thread = Thread { [self] in
+            Thread.current.name = "partyradio-live"  // set from the thread itself: its name in top -H
             run(output: parts.output, decoder: parts.decoder, resampler: parts.resampler)
             done.signal()
         }
-        thread.name = "partyradio-live"
         thread.qualityOfService = .userInteractive
         self.thread = thread
         thread.start()

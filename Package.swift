@@ -94,6 +94,10 @@ let package = Package(
         // Live audio (docs/LIVE.md): the Opus codec, and ISA-L's Reed-Solomon erasure code for the FEC.
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("CISAL", pkgConfig: "libisal", apt: "libisal-dev"),
+        // The live output's drift correction: a resampler whose ratio changes smoothly while it runs.
+        systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
+        // Headers only: libpulse's simple API is loaded with dlopen by the live output (CPulseShim).
+        systemLibrary("CPulse", pkgConfig: nil, apt: "libpulse-dev"),
         // Libraries loaded with dlopen by what uses them (each shim's table of functions).
         .target(name: "CDynamicLibrary", path: "Sources/CShims/CDynamicLibrary"),
         .target(name: "CCurlShim", dependencies: ["CCurl", "CDynamicLibrary"], path: "Sources/CShims/CCurlShim"),
@@ -104,6 +108,7 @@ let package = Package(
         .target(
             name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD", "CDynamicLibrary"],
             path: "Sources/CShims/CMicroHTTPDShim"),
+        .target(name: "CPulseShim", dependencies: ["CPulse", "CDynamicLibrary"], path: "Sources/CShims/CPulseShim"),
         // opus_encoder_ctl is variadic: one typed wrapper per request.
         .target(name: "COpusShim", dependencies: ["COpus"], path: "Sources/CShims/COpusShim"),
         // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
@@ -161,9 +166,11 @@ let package = Package(
             name: "PartyRadioMPRIS", dependencies: ["CMPRISShim", "CSystemd"],
             path: "Sources/Adapters/PartyRadioMPRIS"),
 
-        // Live audio's codec (libopus) and FEC (ISA-L), behind the core's `ErasureCode` (docs/LIVE.md).
+        // Live audio's codec (libopus), FEC (ISA-L, behind the core's `ErasureCode`), output
+        // (libpulse) and drift correction (speexdsp) (docs/LIVE.md).
         .target(
-            name: "PartyRadioLive", dependencies: ["PartyRadioCore", "COpus", "COpusShim", "CISAL"],
+            name: "PartyRadioLive",
+            dependencies: ["PartyRadioCore", "COpus", "COpusShim", "CISAL", "CPulseShim", "CSpeexDSP"],
             path: "Sources/Adapters/PartyRadioLive"),
 
         // MARK: Node

@@ -23,7 +23,7 @@ packages=(
     pkg-config
     libavahi-client-dev libcurl4-openssl-dev libmpv-dev libsodium-dev libsqlite3-dev
     libmicrohttpd-dev libtagc0-dev libssl-dev libqrencode-dev libsystemd-dev libldns-dev
-    libopus-dev libisal-dev
+    libopus-dev libisal-dev libpulse-dev libspeexdsp-dev
     avahi-daemon dbus
 )
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)

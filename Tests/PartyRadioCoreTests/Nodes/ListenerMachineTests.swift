@@ -552,3 +552,38 @@ import Testing
         #expect(machine.handle(.quit, at: now + 1).player.isEmpty)
     }
 }
+
+/// A tuned-in listener hands its station's live frames and repairs, as they passed the filter, to
+/// the live output; a listener without audio, or a station it is not tuned to, gives it nothing.
+@Suite struct ListenerLiveReceivedTests {
+    let base = ListenerMachineTests()
+    let frame = LiveFrame(sequence: 7, firstSample: DJTime(ns: 1_000), duration: .ms10, payload: [1, 2, 3])
+    let repair = LiveRepair(
+        firstSequence: 4, dataCount: 4, parityCount: 2, parityIndex: 1, shard: [UInt8](repeating: 9, count: 15))
+
+    static func live(_ effects: [Effect]) -> [LiveReceived] {
+        effects.compactMap { if case .live(let input) = $0 { input } else { nil } }
+    }
+
+    @Test func framesAndRepairsGoToTheLiveOutput() {
+        var machine = base.listener()
+        var station = Fixture.djPeer
+        _ = base.tunedIn(&machine, &station)
+        let out =
+            machine.handle(station.send(.liveFrame(frame), station: base.id), at: at(ms: 200))
+            + machine.handle(station.send(.liveRepair(repair), station: base.id), at: at(ms: 210))
+        #expect(Self.live(out) == [.frame(frame), .repair(repair)])
+    }
+
+    @Test func aListenerWithoutAudioOrNotTunedInPlaysNothing() {
+        var silent = base.listener(playsAudio: false)
+        var station = Fixture.djPeer
+        _ = base.tunedIn(&silent, &station)
+        #expect(Self.live(silent.handle(station.send(.liveFrame(frame), station: base.id), at: at(ms: 200))).isEmpty)
+
+        var searching = base.listener()
+        var other = Fixture.djPeer
+        _ = searching.handle(.start, at: t0)
+        #expect(Self.live(searching.handle(other.send(.liveFrame(frame), station: base.id), at: at(ms: 50))).isEmpty)
+    }
+}

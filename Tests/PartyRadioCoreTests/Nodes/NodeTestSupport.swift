@@ -214,6 +214,7 @@ extension NodeEvent {
         case .stationKeyChanged: "stationKeyChanged"
         case .listenerSettings: "listenerSettings"
         case .listenerStopped: "listenerStopped"
+        case .liveStatus: "liveStatus"
         case .state: "state"
         case .warning: "warning"
         case .searchResults: "searchResults"
@@ -281,6 +282,7 @@ extension NodeEvent {
         case .listenerSettings(let settings):
             "listener settings \(settings.muted ? "muted" : "on") \(settings.volume) \(settings.vote?.name ?? "-")"
         case .listenerStopped(let dropped): "listener stopped dropped \(dropped.total)"
+        case .liveStatus(let status): "live played \(status.counters.played)"
         case .state(let snapshot, _, let change): "state \(change.rawValue) \(snapshot.nowPlaying?.id ?? "-")"
         case .warning(let text): "warning \(text)"
         case .searchResults(let term, let tracks): "results \(term) \(tracks.count)"

@@ -138,6 +138,18 @@ final class EventPrinter: NodeReporter {
         case .listenerStopped(let dropped):
             name = "listener_stopped"
             fields = [("dropped", Self.json(dropped))]
+        case .liveStatus(let status):
+            name = "live_status"
+            let c = status.counters
+            fields = [
+                ("received", .int(c.received)), ("played", .int(c.played)), ("recovered", .int(c.recovered)),
+                ("concealed", .int(c.concealed)), ("late", .int(c.late)), ("duplicate", .int(c.duplicate)),
+                ("too_far_ahead", .int(c.tooFarAhead)), ("repairs", .int(c.repairs)),
+                ("repairs_late", .int(c.repairsLate)), ("undecodable_blocks", .int(c.undecodableBlocks)),
+                ("underruns", .int(c.underruns)), ("placements", .int(status.placements)),
+                ("skipped", .int(status.skipped)), ("error_us", .int(Int(status.errorUs))),
+                ("ppm", .int(Int(status.ppm.rounded()))),
+            ]
         case .tunedIn(let summary):
             name = "tuned_in"
             fields = [("station", Render.station(summary))]
@@ -266,6 +278,8 @@ final class EventPrinter: NodeReporter {
             return nil  // the notices say what changed; the live view shows the settings
         case .listenerStopped(let dropped):
             return dropped.total > 0 ? "Stopped listening." + Self.describe(dropped) : nil
+        case .liveStatus:
+            return nil  // counters for --json-events; the terminal says nothing every 5 s
         case .tunedIn(let summary):
             return "Tuned in to '\(summary.name)' (\(summary.id.hex)) at \(summary.address):\(summary.port)."
         case .stationSilent(let station):

@@ -439,8 +439,10 @@ public struct ListenerMachine: NodeMachine {
                             + "\(estimate.driftPPM) ppm from \(clock.samples.count) samples"))
                 out += planner.tick(clockKnown: true, now: now).map(Effect.player)
             }
-        case .liveFrame, .liveRepair:
-            break  // for the live output, once it is wired (docs/LIVE.md, "What is left for wiring")
+        case .liveFrame(let frame):
+            if configuration.playsAudio { out.append(.live(.frame(frame))) }
+        case .liveRepair(let repair):
+            if configuration.playsAudio { out.append(.live(.repair(repair))) }
         default:
             break
         }

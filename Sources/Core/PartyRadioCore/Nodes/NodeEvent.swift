@@ -75,6 +75,8 @@ public enum NodeEvent: Sendable {
     case listenerSettings(ListenerSettings)
     /// The listener stopped; `dropped` counts the datagrams it refused, by reason.
     case listenerStopped(dropped: DropCounters)
+    /// A live station's output, every few seconds while it plays and once as it stops.
+    case liveStatus(LiveStatus)
     // Both: the state changed (track, pause, votes, listeners), or a periodic progress update.
     case state(StateSnapshot, positionNs: Int64, change: StateChange)
     case warning(String)
@@ -97,4 +99,26 @@ public enum NodeEvent: Sendable {
 /// Receives a node's events; called on the node's own thread.
 public protocol NodeReporter: Sendable {
     func report(_ event: NodeEvent)
+}
+
+/// What a listener's live output did so far (docs/LIVE.md, "The listener's output").
+public struct LiveStatus: Equatable, Sendable {
+    /// The jitter buffer's counters: frames played, rebuilt from FEC, concealed, late, ….
+    public var counters: LiveCounters
+    /// Times the output was placed on the station's timeline (the first frame, after a silence).
+    public var placements: Int
+    /// Frames dropped because they came far past their time (the machine or the output stalled).
+    public var skipped: Int
+    /// The last error measured: when a frame was heard minus when it was due, in µs (+: late).
+    public var errorUs: Int64
+    /// The resampling ratio's departure from 1, in ppm.
+    public var ppm: Double
+
+    public init(counters: LiveCounters, placements: Int, skipped: Int, errorUs: Int64, ppm: Double) {
+        self.counters = counters
+        self.placements = placements
+        self.skipped = skipped
+        self.errorUs = errorUs
+        self.ppm = ppm
+    }
 }

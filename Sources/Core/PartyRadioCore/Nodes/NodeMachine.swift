@@ -175,6 +175,8 @@ public enum Effect: Sendable {
     case player(PlayerCommand)
     /// The clock view the player follows changed (new snapshot or estimate).
     case follow(StationClockView)
+    /// A live station's frame or repair, authenticated, for the live output (docs/LIVE.md).
+    case live(LiveReceived)
     /// Ask the catalog; the answer comes back as ``NodeInput/catalog(_:)``.
     case catalog(CatalogRequest)
     /// Tell the user.
@@ -190,6 +192,12 @@ public enum Effect: Sendable {
     case pin(name: String, key: PublicKey)
     /// The answer to a web guest's action (``NodeInput/web(_:)``, ``NodeInput/webSearch(_:ticket:)``).
     case webReply(ticket: UInt64, WebReply)
+}
+
+/// What a listener's live output takes from its station.
+public enum LiveReceived: Equatable, Sendable {
+    case frame(LiveFrame)
+    case repair(LiveRepair)
 }
 
 /// What the DJ answers a web guest: the acknowledgement a node would have had, or search results.

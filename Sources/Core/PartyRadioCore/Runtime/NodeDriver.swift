@@ -139,6 +139,8 @@ public final class NodeDriver<Machine: NodeMachine> {
             ports.drivePlayer(command)
         case .follow(let view):
             ports.follow(view)
+        case .live(let input):
+            ports.live(input)
         case .catalog(let request):
             ports.ask(request)
         case .report(let event):

@@ -34,6 +34,9 @@ public protocol NodePorts: AnyObject {
 
     func drivePlayer(_ command: PlayerCommand)
     func follow(_ view: StationClockView)
+    /// A live station's frame or repair for the live output, on the node's thread: hand it off
+    /// (the output plays on a thread of its own).
+    func live(_ input: LiveReceived)
 
     // MARK: Catalog
 
@@ -58,6 +61,11 @@ public protocol NodePorts: AnyObject {
 
     /// The answer to a web guest's action or search.
     func webReply(ticket: UInt64, _ reply: WebReply)
+}
+
+extension NodePorts {
+    /// Nodes without a live output (the DJ, the observer, the simulated LAN) drop live input.
+    public func live(_ input: LiveReceived) {}
 }
 
 /// A datagram as it came off a socket, stamped with this node's clock as it was taken.

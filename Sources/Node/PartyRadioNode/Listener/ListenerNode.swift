@@ -1,5 +1,6 @@
 import Glibc
 import PartyRadioCore
+import PartyRadioLive
 import PartyRadioNet
 
 /// `partyradio listen`: runs a ``ListenerMachine`` on the ``NodeRuntime``: finds the station,
@@ -77,6 +78,12 @@ public final class ListenerNode {
         } catch {
             mpris?.close()
             throw error
+        }
+        // A live station plays through libpulse (docs/LIVE.md, "The listener's output"), at the
+        // default delay until the station says its own.
+        if !playback.noAudio {
+            runtime.io.liveOptions = LivePlayer.Options(
+                delayNs: LiveJitterBuffer.Settings().delayNs, server: playback.soundServer)
         }
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }

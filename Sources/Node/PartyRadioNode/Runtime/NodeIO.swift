@@ -1,4 +1,5 @@
 import PartyRadioCore
+import PartyRadioLive
 import PartyRadioNet
 import Synchronization
 
@@ -29,6 +30,12 @@ final class NodeIO: NodePorts {
     var webReply: ((UInt64, WebReply) -> Void)?
     /// The DJ's: each datagram's sender's machine is looked up here (``Arrival/machine``).
     var neighbours: NeighbourTable?
+    /// How a listener plays a live station; nil: it does not (the DJ, `--no-audio`).
+    var liveOptions: LivePlayer.Options?
+    /// The live output, from the station's first frame on.
+    private var live: LiveOutput?
+    /// The node's latest estimate of the DJ clock, for a live output made later.
+    private var lastEstimate: ClockEstimate?
 
     init(
         settings: NodeSettings, interface: NetworkInterface, transport: Transport, player: PlayerDriver?,
@@ -92,6 +99,11 @@ final class NodeIO: NodePorts {
         avahi.close()
         domainBrowser?.stop()
         player?.shutdown()
+        if live != nil {
+            reportLive()
+            live?.player.stop()
+            live = nil
+        }
         for socket in groupSockets { socket.close() }
     }
 
@@ -199,7 +211,41 @@ final class NodeIO: NodePorts {
     // MARK: Player
 
     func drivePlayer(_ command: PlayerCommand) { player?.execute(command, now: now()) }
-    func follow(_ view: StationClockView) { player?.follow(view) }
+    func follow(_ view: StationClockView) {
+        player?.follow(view)
+        lastEstimate = view.estimate
+        live?.follow(view.estimate)
+    }
+
+    func live(_ input: LiveReceived) {
+        if live == nil, let options = liveOptions {
+            let output = LiveOutput(options: options, clock: clock)
+            if let failure = output.start() {
+                reporter.report(.warning("cannot play the live station: \(failure)"))
+                liveOptions = nil  // said once
+                return
+            }
+            output.follow(lastEstimate)
+            live = output
+            every(Nanos.seconds(5)) { [weak self] in self?.reportLive() }
+        }
+        guard let live else { return }
+        switch input {
+        case .frame(let frame): live.player.receive(frame)
+        case .repair(let repair): live.player.receive(repair)
+        }
+    }
+
+    /// Says what the live output did so far.
+    func reportLive() {
+        guard let live else { return }
+        let counters = live.player.counters
+        reporter.report(
+            .liveStatus(
+                LiveStatus(
+                    counters: counters.buffer, placements: counters.placements, skipped: counters.skipped,
+                    errorUs: counters.lastErrorNs / 1000, ppm: counters.ppm)))
+    }
 
     // MARK: Catalog
 

@@ -1,0 +1,71 @@
+import CPulseShim
+
+/// A libpulse call that failed: what was asked and libpulse's sentence, with the fix where there is one.
+public struct PulseError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+
+    static func call(_ call: String, _ code: Int32) -> PulseError {
+        let sentence = String(cString: prpulse_strerror(code))
+        return PulseError("\(call) failed: \(sentence) (\(code))")
+    }
+}
+
+/// A live station's sound: a PulseAudio playback stream (PipeWire's pulse server the same) of
+/// interleaved 16-bit stereo at 48 kHz, written from one audio thread, that says how long a
+/// sample written now takes to be heard (docs/LIVE.md, "The listener's output").
+///
+/// Writes block until the stream's buffer has room: the writer is paced by the sound card, and
+/// what it writes next is heard ``latencyNs()`` after the call. One thread at a time.
+public final class PulseOutput {
+    /// 48 kHz stereo: samples per channel in a second.
+    public static let rate = 48_000
+    public static let channels = 2
+
+    private let stream: OpaquePointer
+
+    /// Opens the stream.
+    /// - Parameters:
+    ///   - server: the sound server (`unix:/path`); nil for the default ($PULSE_SERVER, the session's).
+    ///   - sink: the sink to play on; nil for the default.
+    ///   - bufferNs: how much the stream holds ahead of the sink (its `tlength`): the part of the
+    ///     output's latency that is ours.
+    ///   - requestNs: how often the server asks for more (`minreq`).
+    public init(
+        server: String? = nil, sink: String? = nil, streamName: String = "live station",
+        bufferNs: Int64 = 20_000_000, requestNs: Int64 = 5_000_000
+    ) throws(PulseError) {
+        guard prpulse_load() == 0 else { throw PulseError(String(cString: prpulse_load_error())) }
+        var code: Int32 = 0
+        let opened = prpulse_open(
+            server, "partyradio", sink, streamName, UInt32(clamping: bufferNs / 1000),
+            UInt32(clamping: requestNs / 1000), &code)
+        guard let opened else {
+            let at = server.map { " at \($0)" } ?? ""
+            throw PulseError(
+                "cannot open a PulseAudio playback stream\(at): \(String(cString: prpulse_strerror(code))). "
+                    + "Is a sound server running (PulseAudio, or PipeWire with pipewire-pulse)?")
+        }
+        stream = opened
+    }
+
+    deinit { prpulse_close(stream) }
+
+    /// Writes interleaved stereo samples, blocking until the stream took them all.
+    public func write(_ samples: [Int16]) throws(PulseError) {
+        guard !samples.isEmpty else { return }
+        var code: Int32 = 0
+        let result = samples.withUnsafeBytes { prpulse_write(stream, $0.baseAddress, $0.count, &code) }
+        guard result == 0 else { throw .call("pa_simple_write", code) }
+    }
+
+    /// How long until a sample written now is heard: what the stream holds plus the sink's own
+    /// latency, interpolated by libpulse between the server's timing reports.
+    public func latencyNs() throws(PulseError) -> Int64 {
+        var code: Int32 = 0
+        var latency: UInt64 = 0
+        guard prpulse_latency(stream, &latency, &code) == 0 else { throw .call("pa_simple_get_latency", code) }
+        return Int64(clamping: latency) * 1000
+    }
+}

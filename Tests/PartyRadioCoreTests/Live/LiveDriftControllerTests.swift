@@ -1,0 +1,83 @@
+import PartyRadioCore
+import Testing
+
+/// The drift controller against a model of the output: a sink whose clock runs `driftPPM` fast
+/// against the station clock consumes `dt · (1 + drift)` of output in `dt` of station time, which
+/// is that divided by the ratio in input; the error (heard minus due) moves by what was not played
+/// of the station's `dt`. Measurements jitter by up to `noiseNs`.
+@Suite struct LiveDriftControllerTests {
+    struct Run {
+        var errors: [Double] = []
+        var ppms: [Double] = []
+    }
+
+    static func simulate(
+        driftPPM: Double, initialErrorNs: Double, noiseNs: Double = 0, seconds: Double = 60, seed: UInt64 = 1,
+        settings: LiveDriftController.Settings = .init()
+    ) -> Run {
+        var controller = LiveDriftController(settings: settings)
+        var random = SplitMix64(seed: seed)
+        var error = initialErrorNs
+        var run = Run()
+        let stepNs: Int64 = 10_000_000  // a measurement per 10 ms frame
+        var now: Int64 = 0
+        while Double(now) < seconds * 1e9 {
+            let noise = noiseNs == 0 ? 0 : Double.random(in: -noiseNs...noiseNs, using: &random)
+            let ratio = controller.update(errorNs: Int64(error + noise), at: now)
+            let dt = Double(stepNs)
+            error += dt - dt * (1 + driftPPM / 1e6) / ratio
+            now += stepNs
+            run.errors.append(error)
+            run.ppms.append(controller.ppm)
+        }
+        return run
+    }
+
+    @Test(arguments: [-200.0, -50, 0, 50, 200])
+    func theErrorGoesToZeroWhateverTheDrift(drift: Double) {
+        for initial in [-5e6, 0, 5e6] {
+            let run = Self.simulate(driftPPM: drift, initialErrorNs: initial)
+            // The last 10 s: within 50 µs of the frame's time.
+            let tail = run.errors.suffix(1000).map(abs).max() ?? .infinity
+            #expect(tail < 50_000, "drift \(drift) ppm, start \(initial / 1e6) ms: \(tail / 1000) µs off at the end")
+        }
+    }
+
+    @Test func noisyMeasurementsStillConverge() {
+        for seed in 1...5 as ClosedRange<UInt64> {
+            let run = Self.simulate(driftPPM: 150, initialErrorNs: 3e6, noiseNs: 1e6, seed: seed)
+            let tail = run.errors.suffix(1000).map(abs).max() ?? .infinity
+            #expect(tail < 300_000, "seed \(seed): \(tail / 1000) µs")
+        }
+    }
+
+    /// No audible step: the ratio changes by at most the slew a second, and never leaves its bound,
+    /// even for an error far beyond what resampling takes away quickly.
+    @Test func theRatioIsBoundedAndSmooth() {
+        let settings = LiveDriftController.Settings()
+        for (drift, initial) in [(200.0, 40e6), (-200, -40e6), (0, 1e9)] {
+            let run = Self.simulate(driftPPM: drift, initialErrorNs: initial, noiseNs: 2e6, settings: settings)
+            #expect(run.ppms.allSatisfy { abs($0) <= settings.maxPPM + 1e-9 })
+            let steps = zip(run.ppms, run.ppms.dropFirst()).map { abs($1 - $0) }
+            // 10 ms between measurements: at most slew / 100 a step.
+            #expect(steps.allSatisfy { $0 <= settings.slewPPMPerSecond / 100 + 1e-9 }, "largest \(steps.max() ?? 0)")
+        }
+    }
+
+    @Test func aRestartKeepsTheDriftLearnt() {
+        var controller = LiveDriftController()
+        var now: Int64 = 0
+        var error = 0.0
+        for _ in 0..<6000 {
+            let ratio = controller.update(errorNs: Int64(error), at: now)
+            error += 1e7 - 1e7 * (1 + 100 / 1e6) / ratio
+            now += 10_000_000
+        }
+        let learnt = controller.ppm
+        controller.restart()
+        #expect(controller.errorNs == nil)
+        #expect(abs(controller.ppm - learnt) < 1e-9)
+        // The sink is 100 ppm fast: the output is stretched by about as much.
+        #expect(abs(learnt - 100) < 5, "\(learnt) ppm")
+    }
+}

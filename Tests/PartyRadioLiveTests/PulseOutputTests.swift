@@ -1,0 +1,193 @@
+import Foundation
+import PartyRadioLive
+import Synchronization
+import Testing
+
+/// A child process started with posix_spawn, its signals unblocked (a test thread blocks some, and
+/// a child inherits the mask), ended with SIGKILL and reaped by its own pid. Foundation's `Process`
+/// reaps its children one at a time on one thread: a child that never exits kept it from seeing
+/// the end of the next.
+final class Child: @unchecked Sendable {
+    let pid: pid_t
+    /// The read end of the child's stdout, when asked for.
+    let output: Int32?
+
+    init(_ arguments: [String], environment: [String] = [], captureOutput: Bool = false) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var ends: [Int32] = [-1, -1]
+        if captureOutput {
+            guard pipe(&ends) == 0 else { throw PulseError("pipe failed") }
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+            posix_spawn_file_actions_addclose(&actions, ends[0])
+        }
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, arguments[0], &actions, &attributes, argv, envp)
+        if captureOutput { close(ends[1]) }
+        guard result == 0 else { throw PulseError("cannot start \(arguments[0]): \(result)") }
+        pid = child
+        output = captureOutput ? ends[0] : nil
+    }
+
+    func stop() {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        if let output { close(output) }
+    }
+}
+
+/// A real PulseAudio with a null sink `party` (its own socket in a temporary directory, no network
+/// module, no D-Bus).
+final class NullSinkServer {
+    let directory: String
+    let server: Child
+    var address: String { "unix:\(directory)/native" }
+
+    static var available: Bool {
+        ["/usr/bin/pulseaudio", "/usr/bin/parec"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "partyradio-pulse-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        server = try Child(
+            [
+                "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
+                "--disallow-exit", "--log-target=stderr", "-L",
+                "module-null-sink sink_name=party rate=48000 channels=2",
+                "-L", "module-native-protocol-unix socket=\(directory)/native auth-anonymous=1",
+            ], environment: ["HOME=\(directory)", "XDG_RUNTIME_DIR=\(directory)", "PATH=/usr/bin:/bin"])
+        let deadline = Date().addingTimeInterval(15)
+        while !FileManager.default.fileExists(atPath: "\(directory)/native") {
+            guard Date() < deadline else {
+                server.stop()
+                throw PulseError("PulseAudio did not start")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// `parec` on the null sink's monitor: mono s16 at 48 kHz, and when each read came back.
+final class MonitorRecorder: @unchecked Sendable {
+    private let parec: Child
+    private final class State: Sendable {
+        let locked = Mutex<(samples: [Int16], lagNs: Int64)>(([], .max))
+    }
+    private let state = State()
+
+    init(server: String) throws {
+        parec = try Child(
+            [
+                "/usr/bin/parec", "-s", server, "-d", "party.monitor", "--raw", "--format=s16le", "--rate=48000",
+                "--channels=1", "--latency-msec=5",
+            ], environment: ["HOME=/tmp"], captureOutput: true)
+        let fd = parec.output ?? -1
+        let state = state
+        let reader = Thread {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                let now = monotonicNs()
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return }
+                pending += buffer[0..<count]
+                let whole = pending.count / 2 * 2
+                let samples = stride(from: 0, to: whole, by: 2).map {
+                    Int16(bitPattern: UInt16(pending[$0]) | UInt16(pending[$0 + 1]) << 8)
+                }
+                pending.removeFirst(whole)
+                state.locked.withLock { state in
+                    state.samples += samples
+                    // A read returns at least as late as its last sample was made: the least of
+                    // (read time - samples so far / rate) is when sample 0 was made.
+                    state.lagNs = min(state.lagNs, now - Int64(state.samples.count) * 1_000_000_000 / 48_000)
+                }
+            }
+        }
+        reader.start()
+    }
+
+    /// The samples so far, and the CLOCK_MONOTONIC instant of sample 0.
+    var recording: (samples: [Int16], startNs: Int64) { state.locked.withLock { ($0.samples, $0.lagNs) } }
+
+    func stop() { parec.stop() }
+}
+
+func monotonicNs() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+}
+
+/// Where clicks are in a recording: the first sample of each run louder than `threshold`, runs
+/// at least `gap` samples apart.
+func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800) -> [Int] {
+    var found: [Int] = []
+    for (index, sample) in samples.enumerated() where abs(Int(sample)) >= Int(threshold) {
+        if let last = found.last, index - last < gap { continue }
+        found.append(index)
+    }
+    return found
+}
+
+/// The output's reported latency is when a sample written now is heard: clicks written after a
+/// known stretch of silence are found on the sink's monitor at (write time + latency + silence).
+@Suite(.serialized) struct PulseOutputTests {
+    @Test(.enabled(if: NullSinkServer.available)) func aClickIsHeardAtTheReportedLatency() throws {
+        let sound = try NullSinkServer()
+        let recorder = try MonitorRecorder(server: sound.address)
+        defer { recorder.stop() }
+        let output = try PulseOutput(server: sound.address, sink: "party")
+        let period = [Int16](repeating: 0, count: 240 * 2)  // 5 ms
+        for _ in 0..<60 { try output.write(period) }  // the stream runs
+        var expected: [Int64] = []
+        var latencies: [Int64] = []
+        for _ in 0..<5 {
+            for _ in 0..<20 { try output.write(period) }
+            let now = monotonicNs()
+            let latency = try output.latencyNs()
+            // 50 ms of silence, then 2 ms of a square wave at full scale.
+            let silence = [Int16](repeating: 0, count: 2_400 * 2)
+            let click = (0..<96).flatMap { index -> [Int16] in index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000] }
+            expected.append(now + latency + 50_000_000)
+            latencies.append(latency)
+            try output.write(silence + click)
+            for _ in 0..<40 { try output.write(period) }
+        }
+        for _ in 0..<40 { try output.write(period) }
+        let deadline = Date().addingTimeInterval(10)
+        while clickIndexes(recorder.recording.samples).count < expected.count, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let (samples, startNs) = recorder.recording
+        let heard = clickIndexes(samples).map { startNs + Int64($0) * 1_000_000_000 / 48_000 }
+        #expect(heard.count == expected.count, "clicks heard: \(heard.count) of \(expected.count)")
+        let errors = zip(heard, expected).map { Double($0 - $1) / 1e6 }
+        let rounded = errors.map { ($0 * 100).rounded() / 100 }
+        let reported = latencies.map { $0 / 1_000_000 }
+        print("PulseOutput: latency \(reported) ms reported; click heard - (write + latency): \(rounded) ms")
+        // Generous: a loaded machine delays reads and writes. The null sink hands its monitor a
+        // block (~5 ms) ahead of "playing" it: measured -5 ms here; a latency left out is -15 ms or more.
+        for error in errors { #expect(abs(error) < 10, "click off by \(error) ms") }
+    }
+}

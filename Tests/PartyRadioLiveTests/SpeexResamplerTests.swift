@@ -1,0 +1,43 @@
+import Foundation
+import PartyRadioLive
+import Testing
+
+/// speexdsp at the drift controller's ratios: the number of samples out is the input's times the
+/// ratio (nothing dropped or repeated), and a tone stays whole across ratio changes (no step).
+@Suite struct SpeexResamplerTests {
+    static func tone(_ frames: Int, from start: Int = 0) -> [Int16] {
+        (start..<start + frames).flatMap { index -> [Int16] in
+            let value = Int16(10_000 * sin(2 * Double.pi * 440 * Double(index) / 48_000))
+            return [value, value]
+        }
+    }
+
+    @Test func samplesOutFollowTheRatio() throws {
+        for ppm in [-1000.0, -200, 0, 200, 1000] {
+            let resampler = try SpeexResampler()
+            resampler.setRatio(1 + ppm / 1e6)
+            var out = 0
+            for block in 0..<500 { out += resampler.process(Self.tone(480, from: block * 480)).count / 2 }
+            // 240 000 in: ±ppm of it out, but for the filter's delay.
+            let expected = 240_000 * (1 + ppm / 1e6)
+            #expect(abs(Double(out + resampler.delaySamples) - expected) <= 4, "\(ppm) ppm: \(out) out")
+        }
+    }
+
+    @Test func aToneStaysWholeAcrossRatioChanges() throws {
+        let resampler = try SpeexResampler()
+        var out: [Int16] = []
+        for block in 0..<300 {
+            // The controller's ratio moves by at most 2 ppm a 10 ms frame; here 20 ppm, up and down.
+            resampler.setRatio(1 + Double((block % 100) - 50) * 20 / 1e6)
+            out += resampler.process(Self.tone(480, from: block * 480))
+        }
+        let left = stride(from: 200, to: out.count, by: 2).map { Double(out[$0]) }
+        // A 440 Hz sine of amplitude 10 000 moves at most 2π·440·10 000 / 48 000 ≈ 576 a sample.
+        let jump = zip(left, left.dropFirst()).map { abs($1 - $0) }.max() ?? 0
+        let at = zip(left, left.dropFirst()).enumerated().filter { abs($0.element.1 - $0.element.0) > 620 }.map {
+            ($0.offset + 100) / 480
+        }
+        #expect(jump < 620, "largest step between samples \(jump) in blocks \(Set(at).sorted())")
+    }
+}

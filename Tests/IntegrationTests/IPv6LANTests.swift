@@ -177,4 +177,52 @@ struct IPv6LANTests {
         dj.send("quit")
         #expect(dj.wait(timeout: .seconds(5)) == 0)
     }
+
+    @Test(
+        "Dual stack with link-local IPv6 only: every listing gives the IPv4 address and a web URL a browser opens"
+    )
+    func dualStackWithLinkLocalIPv6() throws {
+        let lan = try Testbed(hosts: 3, ip: .dual)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        // Every Linux LAN by default: IPv4, and IPv6 link-local addresses (fe80::/10) beside it.
+        for host in 1...3 {
+            let removed = try lan.run(
+                host: host, ["ip", "-6", "addr", "del", "\(try lan.ipv6(host: host))/64", "dev", "eth0"])
+            #expect(removed.exit == 0, "\(removed.stderr)")
+        }
+        let dj = try lan.startDJ(host: 1, name: "Both")
+        let v4 = try lan.ip(host: 1)
+        let watcher = try lan.spawn(
+            host: 3, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("w")])
+        defer { watcher.kill(signal: SIGINT) }
+        // One run after another gives the same answer: IPv4, and a page at http://IPv4:PORT/.
+        var seen: [String] = []
+        for run in 1...12 {
+            let listing = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer\(run)")
+            let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]], "\(listing.stderr)")
+            #expect(stations.count == 1, "\(listing.stdout)")
+            let address = stations.first?["address"] as? String ?? "none"
+            let web = stations.first?["web"] as? String ?? "none"
+            seen.append(address)
+            #expect(address == v4 && web.hasPrefix("http://\(v4):"), "run \(run): \(address) \(web)")
+        }
+        print("dual stack, link-local IPv6: 12 listings at \(Set(seen).sorted())")
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        defer { listener.kill(signal: SIGINT) }
+        let tuned = try listener.waitForEvent(timeout: .seconds(15), "tuned in") { $0.name == "tuned_in" }
+        #expect((tuned["station"] as? [String: Any])?["address"] as? String == v4)
+        // The watcher, running all along, never gave another address.
+        let addresses = Set(
+            watcher.events.flatMap { ($0["stations"] as? [[String: Any]]) ?? [] }.compactMap {
+                $0["address"] as? String
+            })
+        #expect(addresses == [v4], "\(addresses)")
+        dj.send("quit")
+        #expect(dj.wait(timeout: .seconds(5)) == 0)
+    }
 }

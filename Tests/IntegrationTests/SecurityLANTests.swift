@@ -241,6 +241,86 @@ struct SecurityLANTests {
         listener.kill(signal: SIGINT)
     }
 
+    /// The station's service as `host` resolves it: its port and TXT strings (avahi-browse -p).
+    static func resolvedService(_ lan: Testbed, host: Int, name: String) throws -> (port: String, txt: [String]) {
+        for _ in 0..<20 {
+            let browsed = try lan.run(host: host, ["timeout", "3", "avahi-browse", "-rpt", "_partyradio._udp"]).stdout
+            for line in browsed.split(separator: "\n") where line.hasPrefix("=") {
+                let fields = line.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+                guard fields.count >= 10, fields[2] == "IPv4", fields[3] == name else { continue }
+                let txt = fields[9].split(separator: " ").map {
+                    $0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
+                return (fields[8], txt)
+            }
+        }
+        throw TestbedError("host \(host) did not resolve '\(name)'")
+    }
+
+    @Test(
+        "A copy of a station's advert at another address moves nobody, and withdrawing it loses nobody"
+    )
+    func copiedAdvertMovesNobody() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        let id = try #require(started.string("id"))
+        let djIP = try lan.ip(host: 1)
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "--json-events", "--no-audio", "--state-dir", lan.stateDir("l")])
+        defer { listener.kill(signal: SIGINT) }
+        let tuned = try listener.waitForEvent("tuned_in") { $0.name == "tuned_in" }
+        #expect((tuned["station"] as? [String: Any])?["address"] as? String == djIP)
+        try dj.waitForEvent("listener joined") { $0.name == "listener_joined" && $0.int("listeners") == 1 }
+        let watcher = try lan.spawn(
+            host: 2, [Testbed.partyradioBinary, "stations", "--watch", "--json", "--state-dir", lan.stateDir("w")])
+        defer { watcher.kill(signal: SIGINT) }
+        try watcher.waitForEvent("listed") { $0.name == "appeared" && $0.string("station_id") == id }
+
+        // The attacker copies the TXT record byte for byte (the same ID and key) under a new name,
+        // with the SRV record at its own address: no key needed.
+        let (port, txt) = try Self.resolvedService(lan, host: 3, name: "Rooftop")
+        #expect(txt.contains("id=\(id)") && txt.contains { $0.hasPrefix("pk=") }, "\(txt)")
+        let marks = (dj: dj.events.count, listener: listener.events.count, watcher: watcher.events.count)
+        let copy = try lan.spawn(
+            host: 3, ["avahi-publish", "-s", "Rooftop (2nd room)", "_partyradio._udp", port] + txt)
+        defer { copy.kill() }
+        try copy.waitForLine(containing: "Established", timeout: .seconds(10), stream: .stderr)
+        // Taken to the attacker's address, the listener's heartbeats would stop reaching the DJ,
+        // which lets a listener go after 3.5 s of silence; the watcher would hear nothing there.
+        Thread.sleep(forTimeInterval: 8)
+        let listing = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
+        let stations = try #require(parseJSON(listing.stdout) as? [[String: Any]], "\(listing.stderr)")
+        #expect(stations.map { $0["address"] as? String } == [djIP], "\(listing.stdout)")
+        #expect(stations.first?["listeners"] as? Int == 1, "\(listing.stdout)")
+
+        // Withdrawn, the copy takes nothing with it: the station stays listed at its address.
+        copy.kill()
+        _ = copy.wait(timeout: .seconds(5))
+        Thread.sleep(forTimeInterval: 5)
+        let after = try lan.partyradio(host: 2, ["stations", "--json"], role: "observer")
+        let still = try #require(parseJSON(after.stdout) as? [[String: Any]], "\(after.stderr)")
+        #expect(still.map { $0["address"] as? String } == [djIP] && still.first?["listeners"] as? Int == 1)
+
+        let djEvents = dj.events.dropFirst(marks.dj)
+        #expect(!djEvents.contains { $0.name == "listener_left" }, "\(djEvents.map(\.name))")
+        let heard = listener.events.dropFirst(marks.listener).map(\.name)
+        #expect(!heard.contains("station_silent") && !heard.contains("station_gone"), "\(heard)")
+        let watched = watcher.events.dropFirst(marks.watcher)
+        #expect(!watched.contains { $0.name == "vanished" }, "\(watched.map(\.fields))")
+        let addresses = Set(
+            watched.flatMap { ($0["stations"] as? [[String: Any]]) ?? [] }.compactMap { $0["address"] as? String })
+        #expect(addresses.isSubset(of: [djIP]), "\(addresses)")
+        #expect(watcher.isRunning && listener.isRunning)
+        dj.send("quit")
+        _ = dj.wait(timeout: .seconds(5))
+    }
+
     @Test("A flood of forged votes that would each cost a signature check does not silence the station")
     func forgedFloodDoesNotSilence() throws {
         let lan = try Testbed(hosts: 3)
@@ -412,6 +492,59 @@ struct SecurityLANTests {
         after.kill(signal: SIGINT)
         impostor.send("quit")
         _ = impostor.wait(timeout: .seconds(5))
+    }
+
+    @Test("vote, chat, request and queue refuse a station whose key changed under a pinned name, as listen does")
+    func guestCommandsPinKeys() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        func guest(_ args: [String]) throws -> (exit: Int32, stdout: String, stderr: String) {
+            try lan.partyradio(host: 2, args + ["--station", "Rooftop", "--timeout", "8"], role: "guest")
+        }
+        // The first contact, a vote, remembers the station's key.
+        let real = try lan.startDJ(host: 1, name: "Rooftop")
+        let first = try guest(["vote", "up"])
+        #expect(first.exit == 0, "\(first.stderr)")
+        real.send("quit")
+        _ = real.wait(timeout: .seconds(5))
+
+        // Another machine takes the name with its own key: every command refuses it, in one sentence.
+        let impostor = try lan.startDJ(host: 3, name: "Rooftop", role: "impostor")
+        defer { impostor.kill() }
+        var sentences: Set<String> = []
+        for args in [
+            ["vote", "up"], ["chat", "hello"], ["request", "Anything"], ["queue"], ["vote", "up", "--request", "1"],
+        ] {
+            let refused = try guest(args)
+            #expect(refused.exit == 1, "\(args): \(refused.exit) \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("shows another key") && refused.stderr.contains("--trust-new-key"),
+                "\(args): \(refused.stderr)")
+            sentences.insert(
+                refused.stderr.split(separator: "\n").first { $0.contains("another key") }.map(String.init) ?? "")
+        }
+        let listen = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "listen", "Rooftop", "--no-audio", "--json-events", "--state-dir",
+                lan.stateDir("guest"),
+            ])
+        #expect(listen.wait(timeout: .seconds(15)) == 1)
+        sentences.insert(
+            listen.text(.stderr).split(separator: "\n").first { $0.contains("another key") }.map(String.init) ?? "")
+        #expect(sentences.count == 1, "\(sentences)")
+        // Nothing reached the impostor.
+        let names = impostor.events.map(\.name)
+        #expect(!names.contains("vote_counted") && !names.contains("chat") && !names.contains("request"), "\(names)")
+
+        // Told to trust the new key, a command goes on and remembers it; the next one needs nothing.
+        let trusting = try guest(["vote", "up", "--trust-new-key"])
+        #expect(trusting.exit == 0, "\(trusting.stderr)")
+        let after = try guest(["chat", "hello"])
+        #expect(after.exit == 0, "\(after.stderr)")
     }
 
     @Test("Fresh keys from one machine are one vote: the second key is refused, unless the DJ allows more")

@@ -62,7 +62,8 @@ extension Checker {
                         if case .failed = cache {
                             true
                         } else {
-                            // The 12 s are the listener's, whose clock may run 200 ppm slow (2.4 ms in 12 s).
+                            // The 12 s are the listener's own: a clock running 200 ppm fast (SimRun's widest
+                            // drift) ends them 2.4 ms early in true time.
                             asked.map { load.time - $0 >= Self.cacheWaitNs / 1_000_000 * 999_800 - 1_000_000 } ?? false
                         }
                     }

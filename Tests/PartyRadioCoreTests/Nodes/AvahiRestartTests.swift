@@ -38,11 +38,20 @@ import Testing
         let later = Fixture.snapshot(dj: DJTime(ns: at(ms: 600).ns), positionNs: Nanos.ms(580))
         let heard = listener.handle(dj.send(.stateSnapshot(later), station: Fixture.stationID), at: at(ms: 600))
         #expect(!heard.reports.contains { $0.tag == "stationGone" } && !listener.isFinished)
-        // Back: the station is reported again and followed (here at a new port).
+        // Back: the station is reported again (here at a new port) and followed there once the new
+        // address answers the listener's ping with a pong signed by the station's key.
         let back = listener.handle(.discovery(.daemonBack), at: at(ms: 1_000))
         #expect(back.reports.map(\.brief).contains("avahi back"))
+        let moved = PeerAddress(host: Fixture.djAddress.host, port: 40_001)
+        let resolved = listener.handle(Fixture.resolved(address: moved), at: at(ms: 1_100))
+        #expect(listener.tuned?.djAddress.port == 40_000)
+        let ping = resolved.sent.first { $0.to == .peer(moved) && $0.message.tag == "timePing" }
+        var restarted = Peer(address: moved, publicKey: Fixture.advert.publicKey)
+        restarted.sequence = dj.sequence + 100
         _ = listener.handle(
-            Fixture.resolved(address: PeerAddress(host: Fixture.djAddress.host, port: 40_001)), at: at(ms: 1_100))
-        #expect(listener.tuned?.djAddress.port == 40_001)
+            restarted.send(
+                .timePong(TimePong(clientSendNs: at(ms: 1_100).ns, serverReceiveNs: 1, serverSendNs: 2)),
+                station: Fixture.stationID), at: at(ms: 1_101))
+        #expect(ping != nil && listener.tuned?.djAddress.port == 40_001)
     }
 }

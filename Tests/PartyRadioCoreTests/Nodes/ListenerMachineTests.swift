@@ -385,18 +385,6 @@ import Testing
         #expect(machine.filter.drops.total == 0)
     }
 
-    @Test func aStationThatMovesIsFollowedToItsNewAddress() {
-        var machine = listener()
-        var station = Fixture.djPeer
-        _ = tunedIn(&machine, &station)
-        _ = machine.handle(.timer, at: at(ms: 100))
-        _ = machine.handle(station.send(.stateSnapshot(snapshot(at: at(ms: 200))), station: id), at: at(ms: 200))
-        let moved = PeerAddress(host: "10.0.0.1", port: 40_001)
-        let out = machine.handle(Fixture.resolved(address: moved), at: at(ms: 300))
-        #expect(out.sent.filter { $0.message.tag == "hello" }.map(\.to) == [.peer(moved)])
-        #expect(machine.tuned?.djAddress == moved)
-    }
-
     /// What a listener dropped, datagrams and records of a DNS domain alike, is in its last report.
     @Test func recordsOfADomainLeftOutAreInTheStoppedReport() {
         var machine = listener()

@@ -97,7 +97,7 @@ public final class AvahiSession: @unchecked Sendable {
     private let closed = Mutex(false)
 
     /// One protocol's view of a browsed service: waiting for its resolver, resolved, or not.
-    fileprivate enum Sighting: Equatable {
+    enum Sighting: Equatable {
         case resolving
         case resolved(address: String, port: UInt16, txt: [String])
         case unresolved
@@ -392,7 +392,8 @@ public final class AvahiSession: @unchecked Sendable {
         if wasBest, let best = best(name) { handler(best) }
     }
 
-    /// A resolver answered: reported when it is the best protocol that resolved `name`.
+    /// A resolver answered: reported once it is the resolution to report for `name` (the first of
+    /// the session's families that resolved it, none before it still resolving).
     fileprivate func resolved(protocol: AvahiProtocol, name: String, sighting: Sighting) {
         guard sightings[name]?[`protocol`] != nil else { return }  // lost meanwhile
         if sighting == .unresolved, resolvedDirectly.contains(name) {
@@ -404,20 +405,47 @@ public final class AvahiSession: @unchecked Sendable {
             }
             return
         }
+        let order = families.map(Self.avahiProtocol)
         sightings[name]?[`protocol`] = sighting
+        let chosen = bestProtocol(name)
         switch sighting {
         case .resolved:
-            if bestProtocol(name) == `protocol`, let best = best(name) { handler(best) }
+            if chosen == `protocol`, let best = best(name) { handler(best) }
         case .unresolved, .resolving:
-            if bestProtocol(name) == nil { handler(.unresolved(name: name)) }
+            // A resolution held back for this protocol is reported now; nothing resolved at all is news.
+            if let chosen, let held = order.firstIndex(of: chosen), let failed = order.firstIndex(of: `protocol`),
+                failed < held, let best = best(name)
+            {
+                handler(best)
+            } else if chosen == nil, !(sightings[name]?.values.contains(.resolving) ?? false) {
+                handler(.unresolved(name: name))
+            }
         }
     }
 
-    private func bestProtocol(_ name: String) -> AvahiProtocol? {
-        families.map(Self.avahiProtocol).first { protocolNumber in
-            if case .resolved = sightings[name]?[protocolNumber] { return true }
-            return false
+    /// Which protocol's resolution of a service to report, given each protocol's sighting and the
+    /// session's families in order (the preferred first): the first that resolved, unless one
+    /// before it is still resolving. Then nil: its answer is waited for, so that a dual-stack node
+    /// reports a station at its IPv4 address whichever resolver answers first (an IPv6 one, often
+    /// link-local, used to win now and then: docs/NETWORKS.md).
+    /// - Parameter waiting: false reports the first resolved at once (a name resolved directly,
+    ///   where the other family's resolver may only time out: an IPv6-only DJ).
+    static func reportable(_ seen: [AvahiProtocol: Sighting], order: [AvahiProtocol], waiting: Bool = true)
+        -> AvahiProtocol?
+    {
+        for protocolNumber in order {
+            switch seen[protocolNumber] {
+            case .resolving: if waiting { return nil }
+            case .resolved: return protocolNumber
+            case .unresolved, nil: continue
+            }
         }
+        return nil
+    }
+
+    private func bestProtocol(_ name: String) -> AvahiProtocol? {
+        Self.reportable(
+            sightings[name] ?? [:], order: families.map(Self.avahiProtocol), waiting: !resolvedDirectly.contains(name))
     }
 
     private func best(_ name: String) -> AvahiEvent? {

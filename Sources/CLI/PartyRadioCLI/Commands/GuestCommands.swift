@@ -16,7 +16,7 @@ enum GuestCommands {
         let settings = settings(role: "voter", options.common, options.network, context)
         return ask(
             GuestVote(options.choice), station: options.station, timeout: options.timeout, key: "voter",
-            settings: settings, context: context
+            trustNewKey: options.network.trustNewKey, settings: settings, context: context
         ) { result in
             let ack = result.answer.ack
             let sentence = AckText.sentence(ack, title: result.answer.trackTitle, station: result.station.name)
@@ -43,7 +43,7 @@ enum GuestCommands {
     static func requestVote(_ options: Command.VoteOptions, request id: UInt32, context: CommandContext) -> Int32 {
         ask(
             GuestRequestVote(RequestVote(queueID: id, choice: options.choice)), station: options.station,
-            timeout: options.timeout, key: "voter",
+            timeout: options.timeout, key: "voter", trustNewKey: options.network.trustNewKey,
             settings: settings(role: "voter", options.common, options.network, context),
             context: context
         ) { result in
@@ -74,8 +74,8 @@ enum GuestCommands {
         let line = ChatSend(
             messageID: UInt64(max(1, settings.clock.now().ns / 1000)), name: name.value, text: options.text)
         return ask(
-            GuestChat(line), station: options.station, timeout: options.timeout, key: "voter", settings: settings,
-            context: context
+            GuestChat(line), station: options.station, timeout: options.timeout, key: "voter",
+            trustNewKey: options.network.trustNewKey, settings: settings, context: context
         ) { result in
             let ack = result.answer
             if options.json {
@@ -107,7 +107,8 @@ enum GuestCommands {
             allowExplicit: !options.noExplicit)
         return ask(
             GuestTrackRequest(options.query, name: name.value), station: options.station, timeout: options.timeout,
-            key: "voter", catalog: source, settings: settings, context: context
+            key: "voter", catalog: source, trustNewKey: options.network.trustNewKey, settings: settings,
+            context: context
         ) { result in
             let answer = result.answer
             let ack = answer.ack
@@ -148,6 +149,7 @@ enum GuestCommands {
         let console = context.console
         return ask(
             GuestQueueRead(), station: options.station, timeout: options.timeout, key: nil,
+            trustNewKey: options.network.trustNewKey,
             settings: settings(role: "queue", options.common, options.network, context), context: context
         ) { result in
             let list = result.answer
@@ -195,7 +197,8 @@ enum GuestCommands {
     /// - Parameter key: the guest's key in the state directory; nil: a throwaway key.
     private static func ask<Request: StationRequest>(
         _ request: Request, station: String?, timeout: Double, key: String?, catalog: (any TrackCatalog)? = nil,
-        settings: NodeSettings, context: CommandContext, then answered: (GuestExchange<Request>.Answered) -> Int32
+        trustNewKey: Bool, settings: NodeSettings, context: CommandContext,
+        then answered: (GuestExchange<Request>.Answered) -> Int32
     ) -> Int32 {
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
@@ -204,7 +207,7 @@ enum GuestCommands {
             guard
                 let result = try GuestClient.ask(
                     request, station: station, timeoutNs: Nanos.seconds(timeout), key: key, catalog: catalog,
-                    settings: settings, inbox: inbox)
+                    trustNewKey: trustNewKey, settings: settings, inbox: inbox)
             else { return ExitCode.failure.rawValue }
             return answered(result)
         } catch { return NodeCommands.fail(error, console: context.console) }

@@ -194,7 +194,7 @@ enum HelpPages {
             ),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the result as JSON."),
-        ] + NetworkOptions.guestHelp + CommonOptions.help)
+        ] + NetworkOptions.guestHelp + NetworkOptions.trustHelp + CommonOptions.help)
 
     static let chat = HelpText(
         overview: "Say something to the station: every listener and the DJ see it; returns once the DJ delivered it.",
@@ -206,7 +206,7 @@ enum HelpPages {
             ("--as <name>", "The name shown with your line, 1-32 characters (default: user@host)."),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the result as JSON."),
-        ] + NetworkOptions.guestHelp + CommonOptions.help,
+        ] + NetworkOptions.guestHelp + NetworkOptions.trustHelp + CommonOptions.help,
         discussion:
             "The DJ delivers each line once, in order, at most 5 lines per 10 s per guest, and may mute a guest.")
 
@@ -236,7 +236,7 @@ enum HelpPages {
             ("--no-explicit", "Leave explicit tracks out of the search."),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the DJ's answer as JSON."),
-        ] + NetworkOptions.guestHelp + CommonOptions.help,
+        ] + NetworkOptions.guestHelp + NetworkOptions.trustHelp + CommonOptions.help,
         discussion: """
             Requests play between the DJ's own tracks, the most voted first (then the oldest). The DJ
             allows each guest a few waiting requests (dj --max-requests, default 3), may want to approve
@@ -255,7 +255,7 @@ enum HelpPages {
             ("-s, --station <station>", "Name, unique name prefix or ID. Default: the only station on the air."),
             ("--timeout <seconds>", "Give up after this long (default: 10; exit code 3)."),
             ("--json", "Print the list as JSON."),
-        ] + NetworkOptions.guestHelp + CommonOptions.help,
+        ] + NetworkOptions.guestHelp + NetworkOptions.trustHelp + CommonOptions.help,
         discussion: "Requests are numbered (#N): vote on one with 'partyradio vote up --request N'.")
 
     static let stats = HelpText(

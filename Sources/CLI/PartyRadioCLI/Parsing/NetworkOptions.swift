@@ -12,6 +12,9 @@ public struct NetworkOptions: Equatable, Sendable {
     public var dnsServer: String?
     /// `--dns-key FILE` (the DJ): the TSIG key file that signs the DJ's updates.
     public var dnsKey: String?
+    /// `--trust-new-key` (`vote`, `chat`, `request`, `queue`; `listen` has its own): accept a
+    /// station that shows another key than the one this state directory met before.
+    public var trustNewKey = false
 
     /// The options as given.
     public init(
@@ -43,6 +46,14 @@ public struct NetworkOptions: Equatable, Sendable {
         [("--code <code>", "A private station's join code, as the DJ's terminal shows it (e.g. K7QX-3MZD-9TRFA).")]
         + help
 
+    /// The guests' one-shot commands' extra option (`listen` lists its own).
+    static let trustHelp: [(String, String)] = [
+        ("--trust-new-key", "Accept a station that shows another key than the one met before (a DJ with a new key).")
+    ]
+
+    /// The commands that take ``trustNewKey`` here.
+    static let trustingCommands: Set<String> = ["vote", "chat", "request", "queue"]
+
     /// Consumes `option` if it is a network one; returns false when it is not.
     mutating func consume(_ option: String, from scanner: inout ArgumentScanner) throws(UsageError) -> Bool {
         switch option {
@@ -56,6 +67,7 @@ public struct NetworkOptions: Equatable, Sendable {
             domain = raw
         case "--dns-server": dnsServer = try scanner.value(for: option)
         case "--dns-key" where scanner.command == "dj": dnsKey = try scanner.value(for: option)
+        case "--trust-new-key" where Self.trustingCommands.contains(scanner.command): trustNewKey = true
         case "--code":
             let raw = try scanner.value(for: option)
             do { code = try JoinCode(parsing: raw) } catch {

@@ -186,16 +186,13 @@ public struct ListenerMachine: NodeMachine {
             exitError = NodeError(.discovery, message)
             stop(now: now, into: &out)
             return out
-        case .discovery(.removed(let name))
-        where tuned.map { watch.directory.entries[$0.station.id]?.serviceName == name } ?? false:
-            // Withdrawn, even if the watch had stopped listing it after a silence.
-            _ = watch.handle(.removed(name: name), into: &out)
-            stationWithdrawn(into: &out)
         case .discovery(let event):
-            let changes = watch.handle(event, into: &out)
+            let known = tuned.map { watch.directory.entries[$0.station.id] != nil } ?? false
+            _ = watch.handle(event, into: &out)
             if let tuned {
-                for case .vanished(let id, _, let reason) in changes
-                where id == tuned.station.id && reason == "withdrawn" {
+                // Withdrawn when its last service is (even if the watch had stopped listing it
+                // after a silence); a service withdrawn while another still announces it is not.
+                if case .removed = event, known, watch.directory.entries[tuned.station.id] == nil {
                     stationWithdrawn(into: &out)
                 }
                 followAddress()
@@ -206,9 +203,11 @@ public struct ListenerMachine: NodeMachine {
             // A dropped datagram still falls through to the periodic work below, so no deadline is
             // left behind whatever arrives.
             if let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) {
-                if tuned == nil {
-                    _ = watch.handle(inbound, now: now)
-                } else {
+                // The watch hears everything: which address the station speaks from, and the
+                // pongs that show another address is the station's.
+                _ = watch.handle(inbound, now: now)
+                if tuned != nil {
+                    followAddress()
                     handle(inbound, now: now, into: &out)
                 }
             }
@@ -319,25 +318,11 @@ public struct ListenerMachine: NodeMachine {
         }
     }
 
-    /// Trust on first use: a station name met before must show the key it showed then. A new
-    /// name is remembered; another key is refused (or, with `trustNewKey`, remembered instead).
+    /// Trust on first use, as every command that talks to a station checks it (``KeyPins``).
     private mutating func trust(_ station: StationSummary, into out: inout [Effect]) -> Bool {
-        let key = station.advert.publicKey
-        guard let known = configuration.knownKeys[station.name] else {
-            out.append(.pin(name: station.name, key: key))
-            return true
-        }
-        guard known != key else { return true }
-        out.append(.report(.stationKeyChanged(name: station.name, known: known.fingerprint, shown: key.fingerprint)))
-        if configuration.trustNewKey {
-            out.append(.pin(name: station.name, key: key))
-            return true
-        }
-        exitError = NodeError(
-            .refused,
-            "'\(station.name)' shows another key (\(key.fingerprint)) than the one this state directory met before "
-                + "(\(known.fingerprint)): it may be an impostor, so this listener does not tune in. If the DJ really "
-                + "has a new key (a new machine, a wiped state directory), run again with --trust-new-key.")
+        let pins = KeyPins(known: configuration.knownKeys, trustNewKey: configuration.trustNewKey)
+        guard let refusal = pins.check(station, into: &out) else { return true }
+        exitError = refusal
         isFinished = true
         return false
     }
@@ -354,12 +339,15 @@ public struct ListenerMachine: NodeMachine {
         follow(station.snapshot, now: now, into: &out)
     }
 
-    /// A restarted DJ may come back on a new port: DNS-SD says so.
+    /// A restarted DJ may come back on a new port: DNS-SD says so, and the watch moves the station
+    /// there once a pong signed by its key came from there (``StationDirectory``, "Routes").
     private mutating func followAddress() {
         guard var tuned, let entry = watch.directory.entries[tuned.station.id] else { return }
-        let address = PeerAddress(host: entry.address, port: entry.port)
+        let address = entry.followed
         guard address != tuned.djAddress else { return }
         tuned.djAddress = address
+        tuned.station.address = address.host
+        tuned.station.port = address.port
         tuned.lastHello = nil
         self.tuned = tuned
     }
@@ -414,6 +402,13 @@ public struct ListenerMachine: NodeMachine {
         case .voteAck(let ack):
             answered(ack, now: now, into: &out)
         case .timePong(let pong):
+            // A pong from an address the watch asks whether the station is there (another route)
+            // answered that question, not one of this listener's pings: it says nothing of the clock.
+            if case .node(let from) = inbound.origin, from != tuned.djAddress,
+                watch.directory.entries[tuned.station.id]?.candidates.contains(from) == true
+            {
+                break
+            }
             if configuration.wantsUnicast, let cookie = pong.cookie, tuned.cookie != cookie {
                 // A new cookie (the first, or the DJ's next epoch): shown at once, so that the
                 // copies start (or go on) without waiting for the next heartbeat.

@@ -1,7 +1,10 @@
 /// Finds stations and keeps them honest, as a pure component of the observer, listener and
 /// voter machines: DNS-SD says which stations exist; each resolved station is queried over
 /// unicast every ``queryIntervalNs`` and listed only once it answers; it is dropped when it is
-/// withdrawn, says goodbye or falls silent.
+/// withdrawn, says goodbye or falls silent. Every other address a station is announced at (a
+/// second service with its ID and key, or its service's new address) is sent a time ping as
+/// often, and the station moves there only when a pong signed by its key comes back from there
+/// (``StationDirectory``, "Routes").
 public struct StationWatch: Sendable {
     public static let queryIntervalNs = Nanos.ms(500)
 
@@ -13,6 +16,8 @@ public struct StationWatch: Sendable {
     /// only for DNS-SD (a new address, a withdrawal).
     public var isQuerying = true
     private var lastQuery: [StationID: LocalTime] = [:]
+    /// When each candidate address of a station was last pinged (``StationDirectory/Entry/candidates``).
+    private var lastPing: [StationID: [PeerAddress: LocalTime]] = [:]
     private var firstQuery: [StationID: LocalTime] = [:]
     private var pendingResolutions: Set<String> = []
     private var sweepDone = false
@@ -105,21 +110,34 @@ public struct StationWatch: Sendable {
                 out.append(.sealFor(advert.stationID))
             }
             if advert.takesSessionVotes { out.append(.sessionFor(advert.stationID, stationKey: advert.publicKey)) }
-            directory.resolved(serviceName: name, advert: advert, address: address, port: port)
-            lastQuery[advert.stationID] = nil  // query the (possibly new) address at once
-            out.append(
-                .log(
-                    .discovery,
-                    "resolved '\(name)' → \(PeerAddress(host: address, port: port)), station \(advert.stationID.hex)"))
+            let id = advert.stationID
+            let followed = directory.entries[id]?.followed
+            let change = directory.resolved(serviceName: name, advert: advert, address: address, port: port)
+            if directory.entries[id]?.followed != followed { lastQuery[id] = nil }  // query the new address at once
+            let peer = PeerAddress(host: address, port: port)
+            if let entry = directory.entries[id], entry.candidates.contains(peer) {
+                lastPing[id]?[peer] = nil  // ask the new address at once
+                out.append(
+                    .log(
+                        .discovery,
+                        "resolved '\(name)' → \(peer), station \(id.hex), followed at \(entry.followed): a route to "
+                            + "try (the station moves only when a pong signed by its key comes from there)"))
+            } else {
+                out.append(.log(.discovery, "resolved '\(name)' → \(peer), station \(id.hex)"))
+            }
+            return change.map { [$0] } ?? []
         case .removed(let name):
             pendingResolutions.remove(name)
             out.append(.log(.discovery, "service '\(name)' withdrawn"))
             lockedStations[name] = nil
-            for (id, entry) in directory.entries where entry.serviceName == name {
+            let changes = directory.removed(serviceName: name)
+            for id in Set(lastQuery.keys).union(firstQuery.keys).union(lastPing.keys) where directory.entries[id] == nil
+            {
                 lastQuery[id] = nil
                 firstQuery[id] = nil
+                lastPing[id] = nil
             }
-            return directory.removed(serviceName: name)
+            return changes
         case .refused(let name, let reason):
             drops.record(reason: reason.counterName)
             let verdict = reason.leavesOut ? "leaving out '\(name)':" : "'\(name)' has"
@@ -141,18 +159,34 @@ public struct StationWatch: Sendable {
     /// A verified datagram from a station.
     public mutating func handle(_ inbound: Inbound, now: LocalTime) -> [StationDirectory.Change] {
         let id = inbound.stationID
+        var changes: [StationDirectory.Change] = []
+        if case .node(let address) = inbound.origin {
+            let followed = directory.entries[id]?.followed
+            if let change = directory.heard(id, from: address, now: now) { changes.append(change) }
+            if case .timePong(let pong) = inbound.message, let pinged = lastPing[id]?[address],
+                let change = directory.proven(id, at: address, pingedAt: pinged, echo: pong.clientSendNs, now: now)
+            {
+                changes.append(change)
+            }
+            if let moved = directory.entries[id]?.followed, moved != followed {
+                lastQuery[id] = nil  // ask the new address at once
+                lastPing[id]?[moved] = nil
+            }
+        }
         switch inbound.message {
         case .stateSnapshot(let snapshot):
-            return directory.heard(id, snapshot: snapshot, now: now).map { [$0] } ?? []
+            if let change = directory.heard(id, snapshot: snapshot, now: now) { changes.append(change) }
         case .roster(let roster):
-            return directory.heard(id, roster: roster).map { [$0] } ?? []
+            if let change = directory.heard(id, roster: roster) { changes.append(change) }
         case .goodbye:
             lastQuery[id] = nil
             firstQuery[id] = nil
-            return directory.goodbye(id).map { [$0] } ?? []
+            lastPing[id] = nil
+            if let change = directory.goodbye(id) { changes.append(change) }
         default:
-            return []
+            break
         }
+        return changes
     }
 
     /// Queries every station again at the next tick: one asked this node for its admission cookie,
@@ -170,6 +204,17 @@ public struct StationWatch: Sendable {
                 out.append(.send(.query(Query()), to: .peer(peer), station: id))
                 lastQuery[id] = now
                 if firstQuery[id] == nil { firstQuery[id] = now }
+            }
+        }
+        // Every other address the station is announced at is asked for a signed answer, listener
+        // or not: only that moves the station there.
+        for (id, entry) in directory.entries.sorted(by: { $0.key.hex < $1.key.hex }) {
+            let candidates = entry.candidates
+            lastPing[id] = lastPing[id]?.filter { candidates.contains($0.key) }
+            for address in candidates {
+                if let last = lastPing[id]?[address], now - last < Self.queryIntervalNs { continue }
+                out.append(.send(.timePing(TimePing(clientSendNs: now.ns)), to: .peer(address), station: id))
+                lastPing[id, default: [:]][address] = now
             }
         }
         if sweepDone && pendingResolutions.isEmpty {
@@ -191,8 +236,13 @@ public struct StationWatch: Sendable {
                 wakeups += firstQuery.values.map { $0 + 3 * Self.queryIntervalNs + 1 }
             }
         }
-        for entry in directory.entries.values where entry.isListed {
-            if let heard = entry.lastHeard { wakeups.append(heard + directory.silenceTimeoutNs + 1) }
+        for (id, entry) in directory.entries {
+            for address in entry.candidates {
+                wakeups.append(lastPing[id]?[address].map { $0 + Self.queryIntervalNs } ?? lastTickAt + 1)
+            }
+            if entry.snapshot != nil, let heard = entry.lastHeard {
+                wakeups.append(heard + directory.silenceTimeoutNs + 1)
+            }
         }
         return wakeups.filter { $0 > lastTickAt }.min()
     }

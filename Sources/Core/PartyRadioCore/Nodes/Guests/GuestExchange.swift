@@ -26,12 +26,17 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
     private let timeoutNs: Int64
     private let interfaceName: String
     private var finder: StationFinder?
+    /// The keys this state directory met before: a station that shows another is refused.
+    private let pins: KeyPins
 
-    /// - Parameter query: the station the user named (nil: the only one there is).
+    /// - Parameters:
+    ///   - query: the station the user named (nil: the only one there is).
+    ///   - pins: the keys station names showed before (`known_stations`), checked as `listen` does.
     public init(
         _ request: Request, station query: String?, timeoutNs: Int64, interfaceName: String,
-        verifier: any DatagramVerifier
+        verifier: any DatagramVerifier, pins: KeyPins = KeyPins()
     ) {
+        self.pins = pins
         self.query = query
         self.timeoutNs = timeoutNs
         self.interfaceName = interfaceName
@@ -99,7 +104,11 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
             case .found(let found):
                 watch.isQuerying = false
                 station = found
-                if let refusal = retry.found(found) { finish(refusal) }
+                if let refusal = pins.check(found, into: &out) {
+                    finish(refusal)
+                } else if let refusal = retry.found(found) {
+                    finish(refusal)
+                }
             }
         }
         guard !isFinished, let station else { return out }

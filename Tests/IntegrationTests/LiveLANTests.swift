@@ -38,6 +38,16 @@ struct LiveLANTests {
         return (items, undecodable)
     }
 
+    /// A DJ on host 1 broadcasting "Live Party" from a FIFO in the test's state directory.
+    static func startLiveDJ(_ lan: Testbed) throws -> (dj: TestbedProcess, dir: String, fifo: String) {
+        let dir = lan.stateDir("live")
+        let fifo = "\(dir)/snapfifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let dj = try lan.startDJ(
+            host: 1, name: "Live Party", extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"])
+        return (dj, dir, fifo)
+    }
+
     @Test("dj --live pipe: frames in sequence, stamped a frame apart, signed, FEC that rebuilds, audio that decodes")
     func pipeToGroup() throws {
         let lan = try Testbed(hosts: 2)
@@ -45,11 +55,7 @@ struct LiveLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let dir = lan.stateDir("live")
-        let fifo = "\(dir)/snapfifo"
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let dj = try lan.startDJ(
-            host: 1, name: "Live Party", extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"])
+        let (dj, dir, fifo) = try Self.startLiveDJ(lan)
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
         let stationHex = try #require(started.string("id"))
         let group = try #require(started.string("group")).split(separator: ":")
@@ -217,11 +223,7 @@ struct LiveLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let dir = lan.stateDir("live")
-        let fifo = "\(dir)/snapfifo"
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let dj = try lan.startDJ(
-            host: 1, name: "Live Party", extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"])
+        let (dj, dir, fifo) = try Self.startLiveDJ(lan)
         defer { dj.kill() }
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
         let group = try #require(started.string("group")).split(separator: ":")

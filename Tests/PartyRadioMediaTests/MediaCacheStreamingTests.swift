@@ -88,6 +88,11 @@ final class MediaCacheStreamingTests {
         } else {
             Issue.record("the file ended without an error: \(String(describing: ended.value))")
         }
+        // mpv can see the failed read before the cache's own thread has filed the download as failed.
+        _ = waitUntil(15) {
+            if case .failed = cache.status(of: url) { return true }
+            return false
+        }
         guard case .failed(let reason) = cache.status(of: url) else {
             Issue.record("the download did not fail: \(cache.status(of: url))")
             return

@@ -1,5 +1,6 @@
 import PartyRadioCore
 import PartyRadioHTTP
+import Synchronization
 import Testing
 
 @testable import PartyRadioNode
@@ -64,5 +65,37 @@ import Testing
             to: WebRequest(
                 method: "GET", path: "/api/state", clientAddress: "10.0.0.9", headers: ["host": "10.0.0.1:8080"]))
         #expect(own.status == 200)
+    }
+
+    /// An address the machine gains while the DJ runs (a new lease) is answered without a
+    /// restart; the machine's addresses are read again at most once a second however many
+    /// foreign `Host`s arrive, and a foreign name is still refused after a read.
+    @Test func anAddressGainedLaterIsAnswered() {
+        let hub = WebHub()
+        hub.publish("{\"station\":\"Test\"}", votes: VoteBook())
+        let machine = Mutex((addresses: ["10.0.0.1"], reads: 0))
+        let site = WebSite(
+            hub: hub, inbox: Inbox<NodeInput>(), clock: NodeClock(), catalog: nil, address: "10.0.0.1", port: 8080,
+            answerTimeout: 0.05,
+            currentAddresses: {
+                machine.withLock { state in
+                    state.reads += 1
+                    return state.addresses
+                }
+            })
+        func status(_ host: String) -> UInt32 {
+            site.respond(
+                to: WebRequest(method: "GET", path: "/api/state", clientAddress: "10.0.0.9", headers: ["host": host])
+            )
+            .status
+        }
+        #expect(status("10.0.0.1:8080") == 200)
+        #expect(machine.withLock { $0.reads } == 0, "a known Host reads nothing")
+        machine.withLock { $0.addresses = ["10.0.0.1", "192.168.7.20", "fd42::7"] }
+        #expect(status("192.168.7.20:8080") == 200)
+        #expect(status("[fd42::7]:8080") == 200)
+        #expect(status("rebind.attacker.example:8080") == 421)
+        for _ in 0..<20 { #expect(status("10.9.9.9:8080") == 421) }
+        #expect(machine.withLock { $0.reads } == 1, "one read a second at most")
     }
 }

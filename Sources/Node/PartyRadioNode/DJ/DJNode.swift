@@ -233,7 +233,10 @@ public final class DJNode {
             port: server.port,
             otherAddresses: (interface.hasIPv4 ? [interface.address.host] : []) + interface.ipv6Addresses.map(\.host),
             names: names, neighbours: neighbours,
-            gate: seal.map { PrivateGate(code: $0.code, proof: $0.webProof, clock: settings.clock) })
+            gate: seal.map { PrivateGate(code: $0.code, proof: $0.webProof, clock: settings.clock) },
+            currentAddresses: {
+                NetworkInterface.all().flatMap { ($0.hasIPv4 ? [$0.address.host] : []) + $0.ipv6Addresses.map(\.host) }
+            })
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil
         hub.publish(

@@ -3,6 +3,7 @@ import PartyRadioCore
 import PartyRadioHTTP
 import PartyRadioNet
 import PartyRadioSecurity
+import Synchronization
 
 /// The DJ's web page and its API (docs/WEB.md): runs on the media server's connection threads,
 /// reads the page state from the ``WebHub`` and hands guests' actions to the DJ machine through
@@ -30,7 +31,18 @@ final class WebSite: WebHandler {
     /// Where a guest's machine is looked up (nil: its address stands for it).
     private let neighbours: NeighbourTable?
     /// The `Host` headers answered (the DJ's own addresses and names): DNS rebinding.
-    private let hosts: WebHosts
+    private let hosts: Mutex<HostList>
+    /// The machine's addresses as they are now (nil: the ones given at start are all there is).
+    private let currentAddresses: (@Sendable () -> [String])?
+    private let fixedAddresses: [String]
+    private let hostNames: [String]
+    private let serverPort: UInt16
+
+    /// The hosts answered, and when the machine's addresses were last read for them.
+    private struct HostList {
+        var hosts: WebHosts
+        var readAtNs: Int64?
+    }
 
     /// - Parameters:
     ///   - address: the address the page's URL gives (a `Host` of it is answered);
@@ -38,9 +50,14 @@ final class WebSite: WebHandler {
     init(
         hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
         port: UInt16, otherAddresses: [String] = [], names: [String] = [], neighbours: NeighbourTable? = nil,
-        answerTimeout: Double = WebSite.answerTimeout, gate: PrivateGate? = nil
+        answerTimeout: Double = WebSite.answerTimeout, gate: PrivateGate? = nil,
+        currentAddresses: (@Sendable () -> [String])? = nil
     ) {
-        hosts = WebHosts(port: port, addresses: [address] + otherAddresses, names: names)
+        hosts = Mutex(HostList(hosts: WebHosts(port: port, addresses: [address] + otherAddresses, names: names)))
+        self.currentAddresses = currentAddresses
+        fixedAddresses = [address] + otherAddresses
+        hostNames = names
+        serverPort = port
         self.neighbours = neighbours
         self.answerTimeout = answerTimeout
         self.gate = gate
@@ -76,7 +93,7 @@ final class WebSite: WebHandler {
     func respond(to request: WebRequest) -> WebResponse {
         // Before anything is read or a cookie given: a page under another name (DNS rebinding)
         // gets nothing of the station's.
-        guard hosts.admits(request.header("host")) else { return Self.misdirected }
+        guard admitsHost(request.header("host")) else { return Self.misdirected }
         let (secret, newGuest) = guestSecret(request)
         var response = route(request, guest: secret)
         if newGuest {
@@ -160,6 +177,26 @@ final class WebSite: WebHandler {
             }
             return Self.problem(404, "No such page.")
         }
+    }
+
+    /// Whether `Host` names this server. A machine's addresses change while the DJ runs (a new
+    /// DHCP lease, an address added, IPv6 coming up): a `Host` that is not one of the addresses
+    /// known reads the machine's addresses again, at most once a second, so a guest who follows
+    /// the new address is answered without a restart. Names are not read again; a rebinding page
+    /// (the attacker's name) is refused whatever the addresses.
+    private func admitsHost(_ host: String?) -> Bool {
+        if hosts.withLock({ $0.hosts.admits(host) }) { return true }
+        guard let currentAddresses else { return false }
+        let now = clock.now().ns
+        let due = hosts.withLock { list -> Bool in
+            if let read = list.readAtNs, now - read < 1_000_000_000, now >= read { return false }
+            list.readAtNs = now
+            return true
+        }
+        guard due else { return false }
+        let fresh = WebHosts(port: serverPort, addresses: fixedAddresses + currentAddresses(), names: hostNames)
+        hosts.withLock { $0.hosts = fresh }
+        return fresh.admits(host)
     }
 
     /// The answer to a request whose `Host` is not the DJ's (``WebHosts``).
@@ -318,8 +355,15 @@ final class WebSite: WebHandler {
         case .success(let typed): control = typed
         case .failure(let error): return Self.problem(400, error.message)
         }
-        inbox.push(.djControl(control))
-        return Self.json(.object([("ok", .bool(true)), ("command", .string(control.description))]), status: 202)
+        // The page waits for what the DJ made of it, as the terminal says it: a refused `mute`
+        // (a name several guests gave) lists the fingerprints to choose from on the page too.
+        let (ticket, _) = hub.ticket(realTimeNs: NodeClock.realTimeNs())
+        inbox.push(.webDJControl(control, ticket: ticket))
+        guard case .djOutcome(let text, let ok)? = hub.wait(for: ticket, timeout: answerTimeout) else {
+            return Self.problem(503, "The DJ did not answer in time; try again.")
+        }
+        return Self.json(
+            .object([("ok", .bool(ok)), ("command", .string(control.description)), ("message", .string(text))]))
     }
 
     /// The DJ's control for a page command (the page's own commands only: it cannot end the

@@ -2,6 +2,7 @@ import Foundation
 import PartyRadioCore
 import PartyRadioHTTP
 import PartyRadioSecurity
+import Synchronization
 import Testing
 
 @testable import PartyRadioNode
@@ -232,7 +233,7 @@ import Testing
                 switch reply {
                 case .message(let answer): answers.append(answer)
                 case .voteWeighsLater(let ack, let ms): later.append(WebAnswer.json(ack, weighsInMs: ms))
-                case .searchResults: break
+                case .searchResults, .djOutcome: break
                 }
             }
         }
@@ -321,5 +322,37 @@ import Testing
                     cookies: cookies))
             #expect([200, 202, 400, 403, 404, 405, 415, 500, 503].contains(response.status), "\(method) \(path)")
         }
+    }
+
+    /// A control from the DJ's page waits for what the DJ machine made of it and shows that: a
+    /// refused `mute` comes back not ok, with the DJ's words (the fingerprints to choose from).
+    @Test func theDJsPageGetsTheOutcomeOfItsControl() throws {
+        let (site, hub, inbox) = site(timeout: 5)
+        let refusal = "2 guests are called 'Sam'; say which with 'mute FINGERPRINT': aa (x); bb (y)."
+        let seen = Mutex<[DJControl]>([])
+        let dj = Thread {
+            for _ in 0..<500 {
+                for case .webDJControl(let control, let ticket) in inbox.drain() {
+                    seen.withLock { $0.append(control) }
+                    return hub.answer(ticket, .djOutcome(refusal, ok: false))
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        dj.start()
+        let response = site.respond(
+            to: WebRequest(
+                method: "POST", path: "/api/dj", clientAddress: "10.0.0.9", body: Array("command=mute&arg=Sam".utf8),
+                headers: [
+                    "host": "10.0.0.1:8080", "origin": "http://10.0.0.1:8080", "x-dj-token": site.djToken,
+                    "content-type": "application/x-www-form-urlencoded",
+                ]))
+        #expect(seen.withLock { $0 } == [.mute("Sam")])
+        guard case .bytes(let bytes) = response.body else {
+            Issue.record("no body")
+            return
+        }
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(answer["ok"] as? Bool == false && answer["message"] as? String == refusal, "\(answer)")
     }
 }

@@ -235,6 +235,34 @@ import Testing
         #expect(dj.chat.muted.isSuperset(of: [listener.publicKey.fingerprint, chatter.publicKey.fingerprint]))
     }
 
+    /// The DJ's page gets what the terminal says of its control: a `mute` by a name guests on two
+    /// machines gave is refused (not ok) with both fingerprints, in the answer to that request.
+    @Test func thePageHearsWhyAMuteWasRefused() {
+        var dj = started()
+        var first = Self.guest(1, host: "10.0.0.50")
+        var second = Self.guest(2, host: "10.0.0.51")
+        _ = dj.handle(Self.input(Self.chat(1, "Sam", "hi"), from: &first, machine: Self.hostile), at: at(ms: 100))
+        _ = dj.handle(Self.input(Self.chat(1, "Sam", "hey"), from: &second, machine: Self.friendly), at: at(ms: 110))
+        func replies(_ out: [Effect]) -> [(UInt64, WebReply)] {
+            out.compactMap { if case .webReply(let ticket, let reply) = $0 { (ticket, reply) } else { nil } }
+        }
+        let refused = replies(dj.handle(.webDJControl(.mute("Sam"), ticket: 7), at: at(ms: 200)))
+        #expect(refused.count == 1 && refused.first?.0 == 7)
+        guard case .djOutcome(let text, let ok)? = refused.first?.1 else {
+            Issue.record("no outcome: \(refused)")
+            return
+        }
+        #expect(!ok, "refused")
+        #expect(text.contains(first.publicKey.fingerprint) && text.contains(second.publicKey.fingerprint), "\(text)")
+        #expect(dj.chat.muted.isEmpty)
+        let done = replies(dj.handle(.webDJControl(.mute(first.publicKey.fingerprint), ticket: 8), at: at(ms: 300)))
+        guard case .djOutcome(let doneText, let doneOK)? = done.first?.1, done.first?.0 == 8 else {
+            Issue.record("no outcome: \(done)")
+            return
+        }
+        #expect(doneOK && doneText.hasPrefix("Muted"), "\(doneText)")
+    }
+
     @Test func aMutedMachineSurvivesASave() throws {
         var book = ChatBook()
         book.mute(fingerprint: "00112233aabbccdd", machine: Self.hostile.key)

@@ -95,7 +95,8 @@ public struct ClockProbeMachine: NodeMachine {
         case .quit:
             outcome = .noStation
             return out
-        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch, .live:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch,
+            .webDJControl, .live:
             break
         }
         if target == nil { look(now: now, into: &out) }

@@ -260,6 +260,10 @@ public struct DJMachine: NodeMachine {
             handle(event, now: now, into: &out)
         case .djControl(let control):
             perform(control, now: now, into: &out)
+        case .webDJControl(let control, let ticket):
+            let before = out.count
+            perform(control, now: now, into: &out)
+            out.append(.webReply(ticket: ticket, Self.outcome(of: control, in: out[before...])))
         case .listenerControl:
             break
         case .libraryRescanned(let new, let gone, let warnings):
@@ -941,6 +945,14 @@ public struct DJMachine: NodeMachine {
         case .quit:
             goOffAir(now: now, into: &out)
         }
+    }
+
+    /// What the DJ's terminal said of a control, for the page that sent it: its first warning
+    /// (refused), else its first notice, else that it was done.
+    static func outcome(of control: DJControl, in effects: ArraySlice<Effect>) -> WebReply {
+        for case .report(.warning(let text)) in effects { return .djOutcome(text, ok: false) }
+        for case .report(.notice(let text)) in effects { return .djOutcome(text, ok: true) }
+        return .djOutcome("Done: \(control.description).", ok: true)
     }
 
     /// `mute NAME` and `unmute NAME`: a guest is known by the name it gave (listening or chatting)

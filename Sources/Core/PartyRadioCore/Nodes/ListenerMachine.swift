@@ -222,7 +222,7 @@ public struct ListenerMachine: NodeMachine {
             return out
         case .listenerControl(let control):
             perform(control, now: now, into: &out)
-        case .timer, .catalog, .web, .webSearch, .djControl, .libraryRescanned, .live:
+        case .timer, .catalog, .web, .webSearch, .djControl, .webDJControl, .libraryRescanned, .live:
             break
         }
         guard !isFinished else { return out }

@@ -77,6 +77,9 @@ public enum NodeInput: Sendable {
     case discovery(DiscoveryEvent)
     /// One of the DJ's controls (its keys, lines, media keys and web controls), typed at the edge.
     case djControl(DJControl)
+    /// A control from the DJ's web page, whose outcome (what the DJ's terminal says of it) goes
+    /// back to the HTTP request `ticket` names (``WebReply/djOutcome(_:ok:)``).
+    case webDJControl(DJControl, ticket: UInt64)
     /// One of a listener's controls (its media keys).
     case listenerControl(ListenerControl)
     /// The DJ's library folders were scanned again (SIGHUP): music new since the last scan, the
@@ -207,6 +210,9 @@ public enum WebReply: Equatable, Sendable {
     /// the guest's machine has not been present long enough (docs/WEB.md).
     case voteWeighsLater(VoteAck, inMs: UInt32)
     case searchResults(WebSearchResults)
+    /// What a control from the DJ's page came to, as the DJ's terminal says it; `ok` false when it
+    /// was refused (a name that stands for several guests, with the fingerprints to choose from).
+    case djOutcome(String, ok: Bool)
 }
 
 /// A web guest's search: matches in the DJ's own queue, then the catalog's, and how the catalog

@@ -47,7 +47,8 @@ public struct ObserverMachine: NodeMachine {
         case .quit:
             isFinished = true
             return out
-        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch, .live:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch,
+            .webDJControl, .live:
             break
         }
         changes += watch.tick(now: now, into: &out)

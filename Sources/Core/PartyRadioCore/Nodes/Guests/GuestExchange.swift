@@ -90,7 +90,8 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
             read(retry.take(input, into: &out), now: now)
         case .quit:
             finish(nil)
-        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .web, .webSearch, .live:
+        case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .web, .webSearch, .webDJControl,
+            .live:
             break
         }
         guard !isFinished else { return out }

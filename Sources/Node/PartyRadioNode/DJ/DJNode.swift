@@ -86,6 +86,8 @@ public final class DJNode {
     private let rescans = WorkerThread(name: "partyradio.dj.rescan")
     /// A live station's capture thread (`--live`).
     private let capture: LiveCapture?
+    /// A live station's frames for listening pages (`GET /api/live`).
+    private let liveWeb: LiveWebRelay?
 
     public init(configuration: DJConfiguration, settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox())
         throws(NodeError)
@@ -223,6 +225,9 @@ public final class DJNode {
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub
+        // The station's delay as listeners take it (LiveJitterBuffer's), told to each page.
+        let liveWeb = isLive ? LiveWebRelay(delayMs: Int(LiveJitterBuffer.Settings().delayNs / 1_000_000)) : nil
+        self.liveWeb = liveWeb
         // The page answers only under the DJ's own addresses and names (DNS rebinding, docs/WEB.md).
         let hostName = ListenerNode.hostName()
         let names =
@@ -236,7 +241,7 @@ public final class DJNode {
             gate: seal.map { PrivateGate(code: $0.code, proof: $0.webProof, clock: settings.clock) },
             currentAddresses: {
                 NetworkInterface.all().flatMap { ($0.hasIPv4 ? [$0.address.host] : []) + $0.ipv6Addresses.map(\.host) }
-            })
+            }, live: liveWeb)
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil
         hub.publish(
@@ -247,6 +252,7 @@ public final class DJNode {
             MPRISView(machine, at: now, artBase: artBase), inbox: inbox, sessionBus: settings.sessionBus)
         self.mpris = mpris
         runtime.afterEffects = { machine, effects, now in
+            if let liveWeb { Self.relay(effects, to: liveWeb) }
             mpris?.stepped(effects) { MPRISView(machine, at: now, artBase: artBase) }
             guard effects.contains(where: Self.changesPage) else { return }
             hub.publish(
@@ -273,6 +279,14 @@ public final class DJNode {
     }
 
     static let localPrefix = "local:"
+
+    /// The live frames the DJ sends to its group go to the listening pages too (once each: the
+    /// copies to unicast listeners are left out).
+    static func relay(_ effects: [Effect], to relay: LiveWebRelay) {
+        for effect in effects {
+            if case .send(.liveFrame(let frame), to: .group, station: _) = effect { relay.publish(frame) }
+        }
+    }
 
     /// The saved station as this run can play it: library tracks at this run's URLs (the ones whose
     /// files are no longer in the libraries named now are dropped, with a warning), catalog tracks
@@ -317,6 +331,7 @@ public final class DJNode {
             rescans.stop(waiting: false)
             capture?.stop(waiting: false)
             mpris?.close()
+            liveWeb?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them
             server.stop()
         }

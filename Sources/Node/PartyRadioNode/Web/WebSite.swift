@@ -37,6 +37,8 @@ final class WebSite: WebHandler {
     private let fixedAddresses: [String]
     private let hostNames: [String]
     private let serverPort: UInt16
+    /// A live station's frames for listening pages (`GET /api/live`); nil: the station plays files.
+    private let live: LiveWebRelay?
 
     /// The hosts answered, and when the machine's addresses were last read for them.
     private struct HostList {
@@ -51,8 +53,9 @@ final class WebSite: WebHandler {
         hub: WebHub, inbox: Inbox<NodeInput>, clock: NodeClock, catalog: (any TrackCatalog)?, address: String,
         port: UInt16, otherAddresses: [String] = [], names: [String] = [], neighbours: NeighbourTable? = nil,
         answerTimeout: Double = WebSite.answerTimeout, gate: PrivateGate? = nil,
-        currentAddresses: (@Sendable () -> [String])? = nil
+        currentAddresses: (@Sendable () -> [String])? = nil, live: LiveWebRelay? = nil
     ) {
+        self.live = live
         hosts = Mutex(HostList(hosts: WebHosts(port: port, addresses: [address] + otherAddresses, names: names)))
         self.currentAddresses = currentAddresses
         fixedAddresses = [address] + otherAddresses
@@ -153,6 +156,9 @@ final class WebSite: WebHandler {
                     ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
                     ("X-Accel-Buffering", "no"),
                 ], body: .stream(hub.stream(present: presence(of: request, secret: secret))))
+        case "/api/live":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            return liveStream(request)
         case "/api/time":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
             return Self.json(.object([("dj_us", .int(clock.now().ns / 1000))]))
@@ -280,6 +286,30 @@ final class WebSite: WebHandler {
                     WebAction(
                         message: .query(Query()), guest: guest, address: address, machine: machine,
                         sequence: sequence, ticket: nil)))
+        }
+    }
+
+    /// A live station's frames as they are sent (docs/WEB.md, "Live stations in the browser"): at
+    /// most ``LiveWebRelayState/Limits`` streams in all and per machine; 404 on a station of files.
+    private func liveStream(_ request: WebRequest) -> WebResponse {
+        guard let live else { return Self.problem(404, "This station is not live.") }
+        let machine = machine(of: request)?.key ?? request.clientAddress
+        switch live.stream(machine: machine) {
+        case .success(let stream):
+            return WebResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "application/octet-stream"), ("Cache-Control", "no-store"),
+                    ("X-Accel-Buffering", "no"),
+                ], body: .stream(stream))
+        case .failure(let refusal):
+            var response = Self.problem(
+                503,
+                refusal == .full
+                    ? "Every live stream of this station is taken; try again soon."
+                    : "This machine already plays the live station in another page; close it first.")
+            response.headers.append(("Retry-After", "10"))
+            return response
         }
     }
 

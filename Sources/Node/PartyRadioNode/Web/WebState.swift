@@ -24,6 +24,8 @@ enum WebState {
                     ("album", .string(track.album)), ("duration_ms", .int(track.durationMs)),
                     ("artwork", artwork && !track.id.hasPrefix("local:") ? .string("/art/" + track.id) : .null),
                     ("media", media(track.source, prefix: mediaPrefix)),
+                    // A live station's segment: the page plays it from GET /api/live.
+                    ("live", .bool(track.isLive)),
                 ])
             } ?? .null
         let state: JSON = .object([

@@ -463,7 +463,7 @@ function unreportedLatencyMs(floorMs, dMs, outputLatencyMs) {
 }
 const L = window.partyradioListen = { state: 'off', errorsMs: [], clockRttMs: null, offsetUs: null, samples: [],
   restarts: 0, outputTimestamp: null, startBiasMs: 0, clock: null, addedLatencyMs: 0, runAheadMs: 0, judgeTimestamp,
-  missingLatencyMs, idleFloor, unreportedLatencyMs };
+  missingLatencyMs, idleFloor, unreportedLatencyMs, live: liveFigures(), liveDueUs, djUsToCtx, livePlace, liveRecords };
 let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1, startBias = 0;
 let trust = null, lags = [];
 // The run-ahead's readings: the last readings without sound, and their floor.
@@ -557,9 +557,197 @@ async function load(n) {
     if (loadingId === n.id) loadingId = null;
   }
 }
+
+// ---- live stations ----
+// A live station (now.live) has no file: its Opus frames come from GET /api/live (docs/WEB.md), are
+// decoded with WebCodecs' AudioDecoder and each is scheduled to be heard at the station time its
+// first sample was taken plus the station's delay, less the codec's lookahead (the decoded audio of
+// a frame starts 312 samples before its stamp: docs/LIVE.md). Frames scheduled back to back from an
+// anchor, so that they join without a click; the anchor moves (a re-anchor) when the station time it
+// gives strays more than LIVE.reanchorMs from the output clock's. A frame that never came, or came too
+// late for its time, is silence, counted.
+const LIVE = { codecDelayUs: 312 * 1000 / 48, maxExtraMs: 1000, defaultDelayMs: 60, reanchorMs: 5, marginS: 0.003, gapFrames: 20 };
+// When a frame's decoded audio must be heard, on the station clock (µs).
+function liveDueUs(firstSampleUs, delayMs) { return firstSampleUs + delayMs * 1000 - LIVE.codecDelayUs; }
+// The context time heard at station time djUs, from an output timestamp {c, p} (context time c heard
+// at performance time p, ms) and the DJ clock's offset (µs).
+function djUsToCtx(ts, djUs, offUs, timeOriginMs) { return ts.c + ((djUs - offUs) / 1000 - timeOriginMs - ts.p) / 1000; }
+// Where a frame starts on the context clock: on from the anchor {us, ctx} by its station time, unless
+// that is more than reanchorMs from where the clock says (then the frame is the new anchor). Pure.
+function livePlace(anchor, firstSampleUs, idealCtx) {
+  if (anchor) {
+    const ctx = anchor.ctx + (firstSampleUs - anchor.us) / 1e6;
+    if (Math.abs(ctx - idealCtx) * 1000 <= LIVE.reanchorMs) return { anchor, ctx, reanchored: false };
+  }
+  return { anchor: { us: firstSampleUs, ctx: idealCtx }, ctx: idealCtx, reanchored: true };
+}
+// Records of GET /api/live: type u8, length u16, body. Pure: bytes in, records and the rest out.
+function liveRecords(bytes) {
+  const out = [], dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let i = 0;
+  while (i + 3 <= bytes.length) {
+    const type = dv.getUint8(i), len = dv.getUint16(i + 1);
+    if (i + 3 + len > bytes.length) break;
+    const b = i + 3;
+    if (type === 1 && len >= 20) {
+      const n = dv.getUint16(b + 18);
+      if (20 + n <= len) out.push({ type, seq: Number(dv.getBigUint64(b)), firstUs: Number(dv.getBigInt64(b + 8) / 1000n),
+        codec: dv.getUint8(b + 16), durUs: dv.getUint8(b + 17) * 2500, packet: bytes.slice(b + 20, b + 20 + n) });
+    } else if (type === 2 && len >= 2) {
+      out.push({ type, delayMs: dv.getUint16(b) });
+    } else {
+      out.push({ type });
+    }
+    i = b + len;
+  }
+  return { records: out, rest: bytes.slice(i) };
+}
+// Why this browser cannot play a live station, or null. WebCodecs exists only on a secure page
+// (https, or localhost): over plain http on the LAN no browser has it.
+async function liveUnsupported() {
+  if (typeof window.AudioDecoder !== 'function' || typeof window.EncodedAudioChunk !== 'function') {
+    return window.isSecureContext
+      ? 'This browser has no Opus decoder (WebCodecs), so it cannot play a live station; listen with the partyradio app.'
+      : 'This browser plays a live station only from a secure (https) page, which this one is not; listen with the partyradio app.';
+  }
+  try {
+    const r = await AudioDecoder.isConfigSupported({ codec: 'opus', sampleRate: 48000, numberOfChannels: 2 });
+    if (r && r.supported) return null;
+  } catch (e) { /* not supported */ }
+  return 'This browser has no Opus decoder (WebCodecs), so it cannot play a live station; listen with the partyradio app.';
+}
+let lv = null;
+function liveFigures() {
+  return { state: 'off', bytes: 0, extraMs: 0, latencyHint: null, received: 0, decoded: 0, scheduled: 0, late: 0, concealed: 0, reanchors: 0, delayMs: null,
+    errorsMs: [], plans: [], reason: null };
+}
+function stopLive() {
+  if (!lv) return;
+  lv.stopped = true;
+  try { lv.abort.abort(); } catch (e) { /* gone */ }
+  try { if (lv.decoder && lv.decoder.state !== 'closed') lv.decoder.close(); } catch (e) { /* closed */ }
+  for (const s of lv.sources) { try { s.stop(); } catch (e) { /* not started */ } }
+  lv = null;
+  L.live.state = 'off';
+}
+async function startLive() {
+  if (lv) return;
+  const run = lv = { stopped: false, abort: new AbortController(), decoder: null, sources: new Set(), anchor: null,
+    lastSeq: null, seqOf: new Map(), delayMs: LIVE.defaultDelayMs, extraMs: 0, lateRun: [] };
+  L.live.state = 'starting';
+  const why = await liveUnsupported();
+  if (run.stopped) return;
+  if (why) {
+    L.live.state = 'unsupported'; L.live.reason = why; L.state = 'unsupported'; syncText(why);
+    lv = null;
+    return;
+  }
+  L.state = 'playing';
+  syncText('live: connecting…');
+  run.decoder = new AudioDecoder({ output: (d) => liveOutput(run, d), error: (e) => { L.live.reason = String(e); } });
+  run.decoder.configure({ codec: 'opus', sampleRate: 48000, numberOfChannels: 2 });
+  while (!run.stopped) {
+    try {
+      const r = await fetch('/api/live', { cache: 'no-store', credentials: 'same-origin', signal: run.abort.signal });
+      if (!r.ok || !r.body) throw new Error('HTTP ' + r.status);
+      L.live.state = 'playing';
+      const reader = r.body.getReader();
+      let rest = new Uint8Array(0);
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || run.stopped) break;
+        L.live.bytes += value.length;
+        const all = new Uint8Array(rest.length + value.length);
+        all.set(rest); all.set(value, rest.length);
+        const got = liveRecords(all);
+        rest = got.rest;
+        for (const rec of got.records) liveRecord(run, rec);
+      }
+    } catch (e) {
+      if (run.stopped) return;
+      syncText('live: reconnecting…');
+    }
+    run.anchor = null; run.lastSeq = null;
+    if (!run.stopped) await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+function liveRecord(run, rec) {
+  if (rec.type === 2) { run.delayMs = rec.delayMs; L.live.delayMs = rec.delayMs; return; }
+  if (rec.type !== 1 || rec.codec !== 1 || run.decoder.state !== 'configured') return;
+  L.live.received++;
+  if (run.lastSeq !== null && rec.seq > run.lastSeq + 1) {
+    const missing = rec.seq - run.lastSeq - 1;
+    // A short gap is concealed with silence; a long one is a new stream (the DJ's source came back).
+    if (missing < LIVE.gapFrames) L.live.concealed += missing; else run.anchor = null;
+  }
+  if (run.lastSeq !== null && rec.seq <= run.lastSeq) return;
+  run.lastSeq = rec.seq;
+  run.seqOf.set(rec.firstUs, rec.seq);
+  if (run.seqOf.size > 200) run.seqOf.delete(run.seqOf.keys().next().value);
+  run.decoder.decode(new EncodedAudioChunk({ type: 'key', timestamp: rec.firstUs, duration: rec.durUs, data: rec.packet }));
+}
+function liveOutput(run, d) {
+  try {
+    if (run.stopped || !actx) return;
+    L.live.decoded++;
+    const ts = outTs();
+    const due = liveDueUs(d.timestamp, run.delayMs + run.extraMs);
+    const ideal = djUsToCtx(ts, due, djOffset(), performance.timeOrigin);
+    const placed = livePlace(run.anchor, d.timestamp, ideal);
+    if (placed.reanchored && run.anchor) L.live.reanchors++;
+    run.anchor = placed.anchor;
+    if (placed.ctx < actx.currentTime + LIVE.marginS) {
+      // Too late for its time. A few in a row and the output cannot be heard by then at all (its
+      // latency is beyond the station's delay): the page plays that much later, and says so.
+      L.live.late++;
+      run.anchor = null;
+      run.lateRun.push((actx.currentTime + LIVE.marginS - placed.ctx) * 1000);
+      if (run.lateRun.length >= 10) {
+        run.extraMs = Math.min(LIVE.maxExtraMs, run.extraMs + Math.max(...run.lateRun) + 10);
+        L.live.extraMs = Math.round(run.extraMs);
+        run.lateRun = [];
+      }
+      return;
+    }
+    run.lateRun = [];
+    const n = d.numberOfFrames, b = actx.createBuffer(2, n, d.sampleRate);
+    for (let ch = 0; ch < 2; ch++) {
+      const plane = new Float32Array(n);
+      d.copyTo(plane, { planeIndex: Math.min(ch, d.numberOfChannels - 1), format: 'f32-planar' });
+      b.copyToChannel(plane, ch);
+    }
+    const s = actx.createBufferSource();
+    s.buffer = b;
+    s.connect(actx.destination);
+    s.onended = () => { run.sources.delete(s); s.disconnect(); };
+    run.sources.add(s);
+    s.start(placed.ctx);
+    L.live.scheduled++;
+    const errMs = (placed.ctx - ideal) * 1000;
+    push(L.live.errorsMs, Math.round(errMs * 1000) / 1000);
+    // When the page plans the frame's first sample to be heard (epoch µs, the output timestamp's clock).
+    push(L.live.plans, { seq: run.seqOf.get(d.timestamp), heardUs: Math.round((performance.timeOrigin + ts.p +
+      (placed.ctx - ts.c) * 1000) * 1000), firstUs: d.timestamp, extraMs: run.extraMs });
+    if (L.live.scheduled % 25 === 0) {
+      L.live.outputLatencyMs = Math.round(((actx.outputLatency || 0) + (actx.baseLatency || 0)) * 1e5) / 100;
+      const recent = L.live.errorsMs.slice(-50);
+      const avg = recent.reduce((a, x) => a + Math.abs(x), 0) / recent.length;
+      syncText(run.extraMs > 0 ? 'live, ' + Math.round(run.extraMs) + ' ms behind the station (this browser\'s output is slower)'
+        : 'live, in sync ±' + Math.max(1, Math.round(avg)) + ' ms');
+    }
+  } finally {
+    d.close();
+  }
+}
 function tick() {
   if (L.state === 'off' || !actx) return;
   const n = S && S.now;
+  if (n && n.live === true) {
+    stopSource();
+    if (!lv && L.live.state !== 'unsupported') startLive();
+    return;
+  }
+  stopLive();
   if (!n || S.paused) { stopSource(); syncText(n ? 'paused' : 'nothing playing'); return; }
   if (!samePath(n.media, '/media/')) {
     stopSource(); L.state = 'unsupported'; syncText('This track cannot play in the browser'); return;
@@ -615,15 +803,21 @@ setInterval(() => { if (L.state === 'playing' || L.state === 'loading') post('/a
 $('listen').addEventListener('click', async () => {
   if (L.state !== 'off') {
     post('/api/listen', { state: 'off' });
-    L.state = 'off'; stopSource(); loadingId = null; syncText('');
+    L.state = 'off'; stopSource(); stopLive(); loadingId = null; syncText('');
     if (actx) actx.suspend();
     setListenButton();
     return;
   }
   const AC = window.AudioContext || window.webkitAudioContext;
   if (!AC) { L.state = 'unsupported'; syncText('This browser cannot play audio here'); return; }
-  if (!actx) actx = new AC({ latencyHint: 'playback' });
+  // A live station is heard its delay (60 ms) after it is sampled: its context asks for the
+  // shortest output the browser has; files are planned ahead and take the steadier 'playback'.
+  const hint = S && S.now && S.now.live === true ? 'interactive' : 'playback';
+  if (actx && actx.prHint !== hint) { try { actx.close(); } catch (e) { /* closed */ } actx = null; buf = null; bufId = null; }
+  if (!actx) { actx = new AC({ latencyHint: hint }); actx.prHint = hint; }
   trust = null; lags = []; idle = []; floorMs = null;
+  L.live = liveFigures();
+  L.live.latencyHint = hint;
   try { await actx.resume(); } catch (e) { /* resumes on the next click */ }
   L.state = 'loading';
   post('/api/listen', { state: 'on' });

@@ -227,12 +227,12 @@ final class Browser {
     /// Opens `url` in `engine` on `host`. `env` goes to the browser (PULSE_SERVER: where it plays).
     init(
         _ lan: Testbed, host: Int, url: String, width: Int, name: String? = nil, engine: Engine = .chromium,
-        env: [String: String] = [:]
+        env: [String: String] = [:], extra: [String] = []
     ) throws {
         let script = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/web/browser.py").path
         let driver =
             [Self.python, script, "--engine", engine.rawValue, "--url", url, "--width", String(width)]
-            + (name.map { ["--name", $0] } ?? [])
+            + (name.map { ["--name", $0] } ?? []) + extra
         // WebKitGTK needs a display and a session bus; Chromium and Firefox run headless.
         let wrapper =
             engine == .webkit

@@ -14,7 +14,7 @@ WebKit and Firefox play sound through PulseAudio when PULSE_SERVER points at one
 
     /usr/bin/python3 Tests/Fixtures/web/browser.py --url http://10.99.X.1:PORT/ [--engine chromium]
         [--width 360|1280] [--height H] [--name GUEST] [--screenshot-scale 1] [--color-scheme light|dark]
-        [--timeout 60]
+        [--timeout 60] [--secure-origin]
 
 Protocol: one JSON object per line. On start it opens the page, waits for its first state, sets the
 name when --name is given, and prints {"ready": true, ...} (or {"ready": false, "error": "..."} and exits
@@ -377,6 +377,10 @@ class Browser:
                   '--disable-backgrounding-occluded-windows',
                   '--window-size=%d,%d' % (args.width, args.height)]:
             opts.add_argument(a)
+        if args.secure_origin:
+            from urllib.parse import urlsplit
+            u = urlsplit(args.url)
+            opts.add_argument('--unsafely-treat-insecure-origin-as-secure=%s://%s' % (u.scheme, u.netloc))
         opts.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
         env = dict(os.environ)
         env['DBUS_SESSION_BUS_ADDRESS'] = 'disabled:'
@@ -682,6 +686,8 @@ def main():
                    help='seconds for the page to load and show its state, and for one browser call')
     p.add_argument('--screenshot-scale', type=float, default=1)
     p.add_argument('--color-scheme', choices=['light', 'dark'], default=None, help='emulate prefers-color-scheme')
+    p.add_argument('--secure-origin', action='store_true',
+                   help='Chromium: treat the page\'s http origin as secure (WebCodecs needs a secure context)')
     p.add_argument('--engine', choices=['chromium', 'webkit', 'firefox'], default='chromium')
     p.add_argument('--chromium', default=CHROMIUM)
     p.add_argument('--chromedriver', default=CHROMEDRIVER)

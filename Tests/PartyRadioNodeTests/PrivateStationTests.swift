@@ -69,6 +69,33 @@ import Testing
         #expect(publicDJ.accept(try vote(), from: from, at: now, policy: djPolicy) != nil)
     }
 
+    /// A listener's side of "everything comes sealed": from a private station (its advert opened
+    /// under the code) a datagram in clear is dropped as `unsealed`, even signed by the station's
+    /// key (seen before: a listener with the code played live frames the DJ sent in clear, and would
+    /// take the key's clear datagrams from a run when the station was public).
+    @Test func aListenerTakesOnlySealedDatagramsFromAPrivateStation() throws {
+        var filter = DatagramFilter(verifier: SodiumVerifier(seal: Self.seal))
+        func goodbye(_ sequence: UInt64) throws -> [UInt8] {
+            try Datagram.encode(.goodbye(Goodbye(reason: "x")), stationID: dj.stationID, sequence: sequence, signer: dj)
+        }
+        var watch = StationWatch(verifier: SodiumVerifier(seal: Self.seal))
+        var out: [Effect] = []
+        let txt = advert().sealedTXTRecord(Self.seal)
+        _ = watch.handle(.resolved(name: "Rooftop", address: "10.0.0.1", port: 5000, txt: txt), into: &out)
+        let advert = try #require(watch.directory.entries[dj.stationID]?.advert)
+        for policy in [watch.policy, SenderPolicy.pinned(dj.stationID, advert)] {
+            #expect(policy == .stations([dj.stationID: dj.publicKey], sealed: [dj.stationID]))
+        }
+        let policy = SenderPolicy.pinned(dj.stationID, advert)
+        #expect(filter.accept(Self.seal.seal(datagram: try goodbye(1)), from: from, at: now, policy: policy) != nil)
+        #expect(filter.accept(try goodbye(2), from: from, at: now, policy: policy) == nil)
+        #expect(filter.drops.counts == ["unsealed": 1])
+        // A public station's clear datagrams pass, code or not.
+        let open = SenderPolicy.pinned(dj.stationID, self.advert())
+        #expect(open == .stations([dj.stationID: dj.publicKey]))
+        #expect(filter.accept(try goodbye(3), from: from, at: now, policy: open) != nil)
+    }
+
     @Test func randomSealedBytesAreCountedNotBelieved() {
         var filter = DatagramFilter(verifier: SodiumVerifier(seal: Self.seal))
         var random = SplitMix64(seed: 77)

@@ -28,8 +28,17 @@ extension DatagramVerifier {
 public enum SenderPolicy: Sendable, Equatable {
     /// A DJ: listener kinds for our station, each signed by the key in its header.
     case listenersOf(StationID)
-    /// An observer of many stations: DJ kinds, each signed by its own station's pinned key.
-    case stations([StationID: PublicKey])
+    /// An observer of many stations: DJ kinds, each signed by its own station's pinned key; from
+    /// the `sealed` ones (private stations whose advert opened under our code) sealed datagrams
+    /// only, as a private DJ takes them.
+    case stations([StationID: PublicKey], sealed: Set<StationID> = [])
+}
+
+extension SenderPolicy {
+    /// One station's datagrams: signed by its advert's key, and sealed if it is private.
+    static func pinned(_ id: StationID, _ advert: StationAdvert) -> SenderPolicy {
+        .stations([id: advert.publicKey], sealed: advert.isPrivate ? [id] : [])
+    }
 }
 
 /// A guest's message the machine takes: a datagram that passed the filter, or (the DJ) a web
@@ -129,8 +138,9 @@ public struct DatagramFilter: Sendable {
             case .listenersOf(let id):
                 guard header.stationID == id else { throw .wrongStation }
                 guard !header.kind.isFromDJ else { throw .unexpectedSender }
-            case .stations(let keys):
+            case .stations(let keys, let sealed):
                 guard let key = keys[header.stationID] else { throw .wrongStation }
+                guard !sealed.contains(header.stationID) || SealedDatagram.isSealed(bytes) else { throw .unsealed }
                 guard header.kind.isFromDJ else { throw .unexpectedSender }
                 guard header.sender == key else { throw .badSignature }
             }

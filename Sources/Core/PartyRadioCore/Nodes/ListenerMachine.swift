@@ -199,7 +199,7 @@ public struct ListenerMachine: NodeMachine {
             }
         case .datagram(let bytes, let from, _):
             let policy: SenderPolicy =
-                if let tuned { .stations([tuned.station.id: tuned.station.advert.publicKey]) } else { watch.policy }
+                if let tuned { SenderPolicy.pinned(tuned.station.id, tuned.station.advert) } else { watch.policy }
             // A dropped datagram still falls through to the periodic work below, so no deadline is
             // left behind whatever arrives.
             if let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) {

@@ -40,10 +40,11 @@ public struct StationWatch: Sendable {
 
     public init(verifier: (any DatagramVerifier)? = nil) { self.verifier = verifier }
 
-    /// The stations' pinned keys, for the datagram filter.
+    /// The stations' pinned keys, for the datagram filter, and the private ones (sealed only).
     public var policy: SenderPolicy {
         .stations(
-            Dictionary(directory.entries.map { ($0.key, $0.value.advert.publicKey) }, uniquingKeysWith: { a, _ in a }))
+            Dictionary(directory.entries.map { ($0.key, $0.value.advert.publicKey) }, uniquingKeysWith: { a, _ in a }),
+            sealed: Set(directory.entries.filter { $0.value.advert.isPrivate }.map(\.key)))
     }
 
     /// Listed stations, with their positions at `now`. An observer has no estimate of the DJ

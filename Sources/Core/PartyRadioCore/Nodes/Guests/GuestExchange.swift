@@ -67,7 +67,7 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
             _ = watch.handle(event, into: &out)
         case .datagram(let bytes, let from, _):
             let policy: SenderPolicy =
-                if let station { .stations([station.id: station.advert.publicKey]) } else { watch.policy }
+                if let station { SenderPolicy.pinned(station.id, station.advert) } else { watch.policy }
             let challenges = filter.challengesTaken
             guard let inbound = filter.accept(bytes, from: from, at: now, policy: policy, logInto: &out) else {
                 // The station is busy and dropped what was sent for want of a cookie it has just

@@ -1,5 +1,5 @@
 # partyradio — shortcuts; the README's two commands are scripts/partyradio and scripts/test.
-.PHONY: build release deb test unit sim bench fuzz order-file clean testbed-clean
+.PHONY: build release deb test unit sim bench bench-live fuzz order-file clean testbed-clean
 
 build:
 	swift build
@@ -23,6 +23,10 @@ sim:
 
 bench:
 	scripts/bench
+
+# Live stations against Snapcast 0.26 on the namespace LAN (needs root; docs/BENCHMARKS.md, "Live").
+bench-live:
+	scripts/bench live
 
 # Every network parser under libFuzzer with the address sanitizer, 2 minutes each.
 fuzz:

@@ -43,10 +43,18 @@ final class LiveCapture: Sendable {
             }
         }
         let thread = Thread { [stopping, ended] in
+            // Its name in top -H and /proc/PID/task (15 bytes at most, Linux's limit), written by the
+            // thread itself as PreciseTimer's nameCurrentThread does: `Thread.name` set before
+            // `start()` never reached the kernel (and the name was 18 bytes), set from the thread
+            // only sometimes.
+            let comm = open("/proc/thread-self/comm", O_WRONLY)
+            if comm >= 0 {
+                _ = Array("dj-live-capture".utf8).withUnsafeBytes { write(comm, $0.baseAddress, $0.count) }
+                close(comm)
+            }
             Self.run(source: source, settings: settings, clock: clock, inbox: inbox, stopping: stopping)
             ended.change { $0 = true }
         }
-        thread.name = "partyradio.dj.live"
         thread.start()
     }
 

@@ -123,7 +123,10 @@ struct WebLANTests {
         #expect(try curl(lan, host: 2, [base + "/qr.svg?dj=1"]).status == 403)
         let mark = dj.events.count
         let skip = try post(lan, host: 2, base, "/api/dj", ["command=skip"], headers: ["X-DJ-Token: \(token)"])
-        #expect(skip.status == 202)
+        // The answer waits for the DJ's outcome and says it (docs/WEB.md, POST /api/dj).
+        #expect(skip.status == 200, "\(skip.body)")
+        let outcome = object(skip.body)
+        #expect(outcome["ok"] as? Bool == true && !(outcome["message"] as? String ?? "").isEmpty, "\(skip.body)")
         try dj.waitForEvent(after: mark, "skipped by the DJ") { $0.name == "track_skipped" }
         let qr = try curl(lan, host: 2, [base + "/qr.svg"])
         #expect(qr.status == 200 && qr.body.contains("<svg") && qr.body.contains("<path"))

@@ -458,13 +458,13 @@ public struct ListenerMachine: NodeMachine {
     /// of what the player follows (a loaded track stops), counted as `unplayable_source` and
     /// logged once per track. The DJ, which plays its own files, never comes here. A live
     /// station's track (`live:`, ``Track/isLive``) is left out the same way but is no refusal:
-    /// its audio comes as live frames, which this listener does not play yet (docs/LIVE.md), so
-    /// it is neither counted as a bad record nor logged as one.
+    /// its audio comes as live frames, which the live player plays (``Effect/live``, docs/LIVE.md),
+    /// not libmpv, so it is neither counted as a bad record nor logged as one.
     private mutating func playable(_ snapshot: StateSnapshot, into out: inout [Effect]) -> StateSnapshot {
         guard let track = snapshot.nowPlaying, !MediaSource.isFetchable(track.source) else { return snapshot }
         if track != refusedTrack, track.isLive {
             refusedTrack = track
-            out.append(.log(.player, "the station is live: this listener does not play live stations yet"))
+            out.append(.log(.player, "the station is live: its audio comes as live frames, not through the file player"))
         } else if track != refusedTrack {
             refusedTrack = track
             refused.record(reason: Self.unplayableSource)

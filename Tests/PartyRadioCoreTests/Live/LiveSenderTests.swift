@@ -177,9 +177,10 @@ import Testing
 
     // MARK: The DJ machine
 
-    func liveDJ() -> DJMachine {
+    func liveDJ(playsLive: Bool = false) -> DJMachine {
         var configuration = Fixture.djConfiguration(queue: [.live], playsAudio: false)
         configuration.live = LiveSender.Settings(parityCount: 1)
+        configuration.playsLive = playsLive
         var dj = DJMachine(configuration: configuration, verifier: ChecksumVerifier(), now: t0, erasureCode: XORCode())
         _ = dj.handle(.start, at: t0)
         return dj
@@ -201,6 +202,34 @@ import Testing
             live.allSatisfy { $0.to == .group(Fixture.stationID.multicastGroup) && $0.station == Fixture.stationID })
         #expect(dj.engine.nowPlaying?.title == "Live" && dj.engine.nowPlaying?.isLive == true)
         #expect(dj.engine.snapshot(now: DJTime(onTheDJ: at(ms: 60))).nowPlaying == .live)
+    }
+
+    @Test(
+        "a DJ with speakers hands every frame and repair it sends to its own live output; with --no-audio none",
+        arguments: [true, false])
+    func djPlaysWhatItSends(playsLive: Bool) {
+        var dj = liveDJ(playsLive: playsLive)
+        var group: [Message] = []
+        var played: [Message] = []
+        for n in UInt64(0)..<4 {
+            for effect in dj.handle(.live(.frame(Self.frame(n))), at: at(ms: 10 * Int64(n) + 10)) {
+                switch effect {
+                case .send(let message, to: .group, station: _): group.append(message)
+                case .live(.frame(let frame)): played.append(.liveFrame(frame))
+                case .live(.repair(let repair)): played.append(.liveRepair(repair))
+                default: break
+                }
+            }
+        }
+        let live = group.filter {
+            switch $0 {
+            case .liveFrame, .liveRepair: true
+            default: false
+            }
+        }
+        #expect(live.count == 5)
+        // What the room gets, the DJ's speakers get: the same frames and repairs, in the same order.
+        #expect(played == (playsLive ? live : []))
     }
 
     @Test("a source gone silent closes its block and is told once; a frame after it, back on air")

@@ -32,15 +32,20 @@ public struct DJMachine: NodeMachine {
         public var saved: SavedStation?
         /// A live station (`--live`): how its frames go out; nil: the station plays its queue.
         public var live: LiveSender.Settings?
+        /// A live station's own speakers (off with `--no-audio`): every frame and repair it sends
+        /// also goes to its live output (``Effect/live(_:)``), which plays it at the same station
+        /// time as every listener does, so the DJ is not heard ahead of the room.
+        public var playsLive: Bool
 
         public init(
             name: String, advert: StationAdvert, queue: [Track], port: UInt16, interfaceName: String,
             address: String, playsAudio: Bool, crowdSkipPercent: Int = 50, requestMode: RequestMode = .open,
             maxRequestsPerGuest: Int = 3, votersPerAddress: Int = 1,
             voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs, saved: SavedStation? = nil,
-            live: LiveSender.Settings? = nil
+            live: LiveSender.Settings? = nil, playsLive: Bool = false
         ) {
             self.live = live
+            self.playsLive = playsLive
             self.votersPerAddress = max(1, votersPerAddress)
             self.voteWeightAfterNs = max(0, voteWeightAfterNs)
             self.crowdSkipPercent = min(100, max(0, crowdSkipPercent))
@@ -299,15 +304,26 @@ public struct DJMachine: NodeMachine {
                 liveSilent = false
                 out.append(.report(.notice("The live source is back: the station is on air again.")))
             }
-            for message in live!.send(frame) { toGroup(message, into: &out) }
+            for message in live!.send(frame) { sendLive(message, into: &out) }
         case .silent(let why):
-            for message in live!.flush() { toGroup(message, into: &out) }
+            for message in live!.flush() { sendLive(message, into: &out) }
             guard !liveSilent else { return }
             liveSilent = true
             out.append(.report(.warning("The station is silent: \(why) Waiting for the live source to come back.")))
         case .failed(let error):
             exitError = error
             goOffAir(now: now, into: &out)
+        }
+    }
+
+    /// A live frame or repair to everyone tuned in, and to the DJ's own live output when it plays.
+    private func sendLive(_ message: Message, into out: inout [Effect]) {
+        toGroup(message, into: &out)
+        guard configuration.playsLive else { return }
+        switch message {
+        case .liveFrame(let frame): out.append(.live(.frame(frame)))
+        case .liveRepair(let repair): out.append(.live(.repair(repair)))
+        default: break
         }
     }
 

@@ -202,7 +202,9 @@ public final class DJNode {
         // The DJ's own player fetches from its own server, which asks a private station's proof of it too.
         var playback = configuration.playback
         playback.mediaProof = seal?.mediaProof
-        // A live DJ has no file to play (its own speakers are the listeners' part of docs/LIVE.md).
+        // A live DJ has no file to play: libmpv stays off, and its own speakers play the frames it
+        // sends through a live output as a listener's do (below), unless --no-audio.
+        let playsLive = isLive && !playback.noAudio
         if isLive { playback.noAudio = true }
         let player = try PlayerDriver(role: "dj", options: playback, clock: settings.clock, inbox: inbox)
         let machine = DJMachine(
@@ -212,7 +214,7 @@ public final class DJNode {
                 crowdSkipPercent: configuration.crowdSkipPercent, requestMode: configuration.requestMode,
                 maxRequestsPerGuest: configuration.maxRequestsPerGuest,
                 votersPerAddress: configuration.votersPerAddress, voteWeightAfterNs: configuration.voteWeightAfterNs,
-                saved: restored, live: isLive ? configuration.liveSettings : nil),
+                saved: restored, live: isLive ? configuration.liveSettings : nil, playsLive: playsLive),
             verifier: SodiumVerifier(seal: seal, sessions: identity), now: now,
             erasureCode: isLive ? ISALErasureCode() : nil)
         // A private DJ seals everything it sends, from the start.
@@ -222,6 +224,12 @@ public final class DJNode {
             machine: machine, settings: settings, interface: interface, transport: transport, outbox: outbox,
             player: player, catalog: configuration.catalog, recorder: recorder, avahi: avahi, inbox: inbox)
         runtime.neighbours = neighbours
+        if playsLive {
+            // At the station's delay by the DJ's own clock: heard when every listener hears it.
+            runtime.io.liveOptions = LivePlayer.Options(
+                delayNs: LiveJitterBuffer.Settings().delayNs, server: configuration.playback.soundServer)
+            runtime.io.liveOnTheDJ = true
+        }
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub

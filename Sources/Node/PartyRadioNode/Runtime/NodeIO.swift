@@ -30,8 +30,10 @@ final class NodeIO: NodePorts {
     var webReply: ((UInt64, WebReply) -> Void)?
     /// The DJ's: each datagram's sender's machine is looked up here (``Arrival/machine``).
     var neighbours: NeighbourTable?
-    /// How a listener plays a live station; nil: it does not (the DJ, `--no-audio`).
+    /// How this node plays a live station; nil: it does not (`--no-audio`, a DJ of files).
     var liveOptions: LivePlayer.Options?
+    /// Whether the live station is this node's own (the DJ's speakers): played by its own clock.
+    var liveOnTheDJ = false
     /// The live output, from the station's first frame on.
     private var live: LiveOutput?
     /// The node's latest estimate of the DJ clock, for a live output made later.
@@ -219,7 +221,7 @@ final class NodeIO: NodePorts {
 
     func live(_ input: LiveReceived) {
         if live == nil, let options = liveOptions {
-            let output = LiveOutput(options: options, clock: clock)
+            let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
             if let failure = output.start() {
                 reporter.report(.warning("cannot play the live station: \(failure)"))
                 liveOptions = nil  // said once

@@ -1,0 +1,121 @@
+import Foundation
+import PartyRadioCore
+import Testing
+
+/// The DJ's own speakers on a live station (issue 28, docs/LIVE.md, "The DJ's own speakers"): what
+/// the DJ broadcasts is heard on its machine at the same station time as on every listener's, not
+/// ahead of them. A DJ on host 1 and a listener on host 2 each play into a PulseAudio null sink of
+/// their own, recorded from its monitor by one clock (CLOCK_REALTIME, shared by all namespaces);
+/// host 3 catches the group for the clicks' stamps.
+@Suite(
+    "A live DJ's own speakers on the LAN", .serialized,
+    .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"))
+struct LiveDJSpeakerLANTests {
+    static let delayNs: Int64 = 60_000_000
+
+    @Test(
+        "The DJ hears its live station at stamp + 60 ms, with the listener's speaker",
+        .enabled(if: hasPulseAudio, "PulseAudio is not installed (scripts/ensure-packages.sh --for test)"))
+    func djSpeakerBesideListener() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dir = lan.stateDir("live")
+        let fifo = "\(dir)/snapfifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let (djSound, djEnv) = try lan.startSoundServer(host: 1)
+        defer { djSound.kill() }
+        // Not --no-audio: a live DJ's speakers play the station (startDJ's `playing`).
+        let dj = try lan.startDJ(
+            host: 1, name: "Live Party", playing: true, extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"],
+            env: djEnv)
+        defer { dj.kill() }
+        let started = try dj.waitForEvent("started") { $0.name == "station_started" }
+        let group = try #require(started.string("group")).split(separator: ":")
+
+        let (listenerSound, listenerEnv) = try lan.startSoundServer(host: 2)
+        defer { listenerSound.kill() }
+        let listener = try lan.spawn(
+            host: 2,
+            [Testbed.partyradioBinary, "listen", "Live Party", "--json-events", "--state-dir", lan.stateDir("l2")],
+            env: listenerEnv)
+        defer { listener.kill() }
+        try listener.waitForEvent(timeout: .seconds(30), "tuned in") { $0.name == "tuned_in" }
+
+        let seconds = 6
+        let written = seconds * 1000 / LiveLANTests.clickMs
+        let recorder = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/monitor_record.py").path
+        let recorders = try [(1, djEnv), (2, listenerEnv)].map { host, env in
+            let process = try lan.spawn(
+                host: host, ["python3", "-u", recorder, String(seconds + 6), "\(dir)/monitor\(host).raw"], env: env)
+            try process.waitForLine(containing: "ready", timeout: .seconds(15))
+            return process
+        }
+        defer { for process in recorders { process.kill() } }
+        let capturePath = "\(dir)/caught.txt"
+        let capture = try lan.spawn(
+            host: 3,
+            [
+                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
+                String(group[0]), String(group[1]), try lan.ip(host: 3), String(seconds + 4), capturePath,
+            ])
+        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        let writer = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/live_pcm_writer.py").path
+        let wrote = try lan.run(
+            host: 1, ["python3", "-u", writer, fifo, String(seconds), String(LiveLANTests.clickMs)],
+            timeout: .seconds(60))
+        #expect(wrote.exit == 0, "\(wrote.stderr)")
+        try capture.waitForLine(containing: "done", timeout: .seconds(30))
+        let dones = try recorders.map { try $0.waitForLine(containing: "done", timeout: .seconds(30)) }
+
+        let frames = try LiveLANTests.caught(capturePath).items.compactMap { item -> LiveFrame? in
+            if case .liveFrame(let frame) = item.datagram.message { return frame }
+            return nil
+        }.sorted { $0.sequence < $1.sequence }
+        let stamps = try LiveLANTests.clickStamps(frames)
+        let heardDJ = try Self.clicks(monitor: "\(dir)/monitor1.raw", done: dones[0])
+        let heardListener = try Self.clicks(monitor: "\(dir)/monitor2.raw", done: dones[1])
+        // Each click against the nearest stamp + 60 ms; and the DJ's against the listener's nearest.
+        func errors(_ heard: [Int64]) -> [Double] {
+            heard.compactMap { at in stamps.map { Double(at - ($0 + Self.delayNs)) / 1e6 }.min { abs($0) < abs($1) } }
+        }
+        let skews = heardDJ.compactMap { at in
+            heardListener.map { Double(at - $0) / 1e6 }.min { abs($0) < abs($1) }
+        }
+        let round = { (values: [Double]) in values.map { ($0 * 10).rounded() / 10 } }
+        print(
+            "live dj speaker: \(written) clicks written, \(stamps.count) on the group; DJ heard \(heardDJ.count), "
+                + "- (stamp + 60 ms): \(round(errors(heardDJ))) ms; listener heard \(heardListener.count), "
+                + "\(round(errors(heardListener))) ms; DJ - listener: \(round(skews)) ms")
+        #expect(stamps.count * 4 >= written * 3, "clicks on the group: \(stamps.count) of \(written)")
+        #expect(heardDJ.count * 4 >= written * 3 && heardDJ.count <= written + 1, "DJ's clicks: \(heardDJ.count)")
+        // On the station's time, as the listener's speaker is (LiveLANTests' bound): a DJ that played
+        // what it captures at once, ahead of the room by the delay, is 60 ms off and fails here.
+        let onTime = errors(heardDJ).filter { abs($0) <= 30 }.count
+        #expect(onTime * 4 >= written * 3, "DJ's clicks within 30 ms of stamp + 60 ms: \(errors(heardDJ))")
+        // And beside the listener's speaker: one player, one station time.
+        let together = skews.filter { abs($0) <= 5 }.count
+        #expect(together * 4 >= written * 3, "DJ's clicks within 5 ms of the listener's: \(skews)")
+        dj.kill(signal: SIGINT)
+        _ = dj.wait(timeout: .seconds(10))
+    }
+
+    /// The clicks on a monitor recording (Tests/Fixtures/monitor_record.py): runs above 16,000 (the
+    /// tone is 8,000, the clicks 30,000), at least 100 ms apart, timed by the recorder's sample 0.
+    static func clicks(monitor path: String, done: String) throws -> [Int64] {
+        let fields = done.split(separator: " ")
+        let startNs = fields.count >= 3 ? Int64(fields[2]) ?? 0 : 0
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        var heard: [Int64] = []
+        var lastIndex = -4_800
+        for (index, sample) in samples.enumerated() where abs(Int(sample)) >= 16_000 {
+            if index - lastIndex < 4_800 { continue }
+            heard.append(startNs + Int64(index) * 1_000_000_000 / 48_000)
+            lastIndex = index
+        }
+        return heard
+    }
+}

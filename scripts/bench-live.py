@@ -247,7 +247,7 @@ class Bench:
                 clock = ["--clock-offset-ms", str(SERVER_CLOCK[0]), "--clock-drift-ppm",
                          str(SERVER_CLOCK[1])] if clocks else []
                 pids.append(spawn(self.lan, 1, f"{folder}/dj.log", BIN, "dj", "--name", NAME, "--live",
-                                  f"pipe:{fifo}?sampleformat=48000:16:2", "--json-events", "--fresh",
+                                  f"pipe:{fifo}?sampleformat=48000:16:2", "--json-events", "--fresh", "--no-audio",
                                   "--state-dir", f"{folder}/dj", *clock))
                 roles["dj"] = pids[-1]
                 wait_for(f"{folder}/dj.log", '"station_published"')

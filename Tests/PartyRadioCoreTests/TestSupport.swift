@@ -48,6 +48,7 @@ enum Samples {
             LiveRepair(
                 firstSequence: 7, dataCount: 16, parityCount: 8, parityIndex: 7, shard: [UInt8](repeating: 1, count: 13)
             )),
+        .liveResend(LiveResend(firstSequence: .max - 31, mask: .max)),
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
         .trackSkipped(TrackSkipped(trackID: "1440857781", title: "Señorita 🎶", reason: .crowd, down: 3, room: 5)),

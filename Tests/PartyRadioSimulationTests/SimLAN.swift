@@ -144,6 +144,8 @@ final class SimNode {
     var browsing = false
     var timerGeneration = 0
     var reports: [(time: Int64, event: NodeEvent)] = []
+    /// Live frames and repairs the machine handed to its live output, with the true time.
+    var live: [(time: Int64, input: LiveReceived)] = []
     var view: StationClockView?
     /// The player as the machine commanded it: what is loaded, and whether it plays.
     var playerTrack: String?
@@ -238,6 +240,7 @@ private final class SimPorts: NodePorts {
     }
 
     func follow(_ view: StationClockView) { node.view = view }
+    func live(_ input: LiveReceived) { node.live.append((lan.now, input)) }
 
     func ask(_ request: CatalogRequest) {
         lan.schedule(
@@ -312,7 +315,7 @@ final class SimLAN {
     func addDJ(
         name: String, advert: StationAdvert, queue: [Track], crowdSkipPercent: Int, verifier: any DatagramVerifier,
         key: PublicKey, startNs: Int64, offsetNs: Int64 = 0, driftPPM: Double = 0,
-        voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs
+        voteWeightAfterNs: Int64 = DJMachine.defaultVoteWeightAfterNs, live: LiveSender.Settings? = nil
     ) -> SimNode {
         let dj = add(
             name: "dj",
@@ -321,8 +324,9 @@ final class SimLAN {
                     configuration: .init(
                         name: name, advert: advert, queue: queue, port: 40_000, interfaceName: "sim0",
                         address: "10.9.0.1", playsAudio: true, crowdSkipPercent: crowdSkipPercent,
-                        voteWeightAfterNs: voteWeightAfterNs),
-                    verifier: verifier, now: LocalTime(ns: startNs + offsetNs))),
+                        voteWeightAfterNs: voteWeightAfterNs, live: live),
+                    verifier: verifier, now: LocalTime(ns: startNs + offsetNs),
+                    erasureCode: live == nil ? nil : XORCode())),
             key: key, offsetNs: offsetNs, driftPPM: driftPPM)
         return dj
     }

@@ -349,6 +349,9 @@ enum Harness: String, CaseIterable {
         var reader = ByteReader(bytes)
         var now: DJTime?
         var released: [LivePlayout] = []
+        // The resend requests the same arrivals make: never for a frame that came.
+        var gaps = LiveGapTracker()
+        var came: Set<UInt64> = []
         while let kind = try? reader.readUInt8(), let length = try? reader.read(UInt16.self),
             let body = try? reader.readBytes(min(Int(length), reader.remaining))
         {
@@ -357,12 +360,20 @@ enum Harness: String, CaseIterable {
                 guard let frame = try? LiveFrame(from: &bodyReader) else { continue }
                 let at = now ?? frame.firstSample
                 _ = buffer.insert(frame, now: at)
+                gaps.received(frame)
+                came.insert(frame.sequence)
                 _ = try? decoder.decode(frame.payload)
                 now = DJTime(ns: at.ns &+ 1_000_000)
             } else {
                 guard let repair = try? LiveRepair(from: &bodyReader), let at = now else { continue }
                 _ = buffer.insert(repair, now: at)
+                gaps.received(repair)
                 now = DJTime(ns: at.ns &+ 1_000_000)
+            }
+            if let at = now {
+                for request in gaps.due(at: at.ns) where request.sequences.contains(where: came.contains) {
+                    fatalError("asked again for a frame that came: \(request)")
+                }
             }
             guard let at = now, at.ns < Int64.max / 2 else { return }
             for _ in 0..<10_000 {

@@ -52,6 +52,39 @@ import Testing
         #expect(try Datagram.decode(bytes).message == .liveRepair(repair))
     }
 
+    @Test func aResendRequestIsTheLayoutOfTheDoc() throws {
+        let request = LiveResend(firstSequence: 0x0A0B_0C0D_0E0F_1011, mask: 0x8000_0005)
+        let bytes = try Datagram.encode(.liveResend(request), stationID: Self.station, sequence: 0, signer: Signer())
+        let body = Self.bigEndian(UInt64(0x0A0B_0C0D_0E0F_1011)) + [0x80, 0x00, 0x00, 0x05]
+        #expect(bytes == Self.datagram(kind: 25, body: body))
+        #expect(try Datagram.decode(bytes).message == .liveResend(request))
+        #expect(request.sequences == [0x0A0B_0C0D_0E0F_1011, 0x0A0B_0C0D_0E0F_1013, 0x0A0B_0C0D_0E0F_1011 + 31])
+        // Nothing asked, and a span past the last number, are malformed; every cut is an error.
+        #expect(Self.isMalformed(Self.datagram(kind: 25, body: Self.bigEndian(UInt64(7)) + [0, 0, 0, 0])))
+        #expect(Self.isMalformed(Self.datagram(kind: 25, body: Self.bigEndian(UInt64.max - 30) + [0, 0, 0, 1])))
+        #expect(!Self.isMalformed(Self.datagram(kind: 25, body: Self.bigEndian(UInt64.max - 31) + [0, 0, 0, 1])))
+        for cut in 0..<body.count {
+            #expect(throws: WireError.self) {
+                try Datagram.decode(Self.datagram(kind: 25, body: Array(body.prefix(cut))))
+            }
+        }
+        #expect(throws: WireError.trailingBytes(1)) { try Datagram.decode(Self.datagram(kind: 25, body: body + [0])) }
+    }
+
+    @Test("numbers to ask for become requests of at most 32 numbers each, every number in exactly one")
+    func askingSplitsBySpan() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let base = UInt64.random(in: 0...1_000_000, using: &random)
+            let numbers = Set(
+                (0..<Int.random(in: 1...60, using: &random)).map { _ in base + UInt64.random(in: 0...100) })
+            let requests = LiveResend.asking(for: Array(numbers) + Array(numbers))  // repeats ask once
+            let asked = requests.flatMap(\.sequences)
+            #expect(asked.sorted() == numbers.sorted() && Set(asked).count == asked.count)
+            #expect(requests.allSatisfy { $0.mask & 1 == 1 && $0.mask != 0 })
+        }
+    }
+
     @Test func everyDurationAndTheLongestPacketRoundTrip() throws {
         for code: UInt8 in [1, 2, 4, 8] {
             let body = Self.frameBody(

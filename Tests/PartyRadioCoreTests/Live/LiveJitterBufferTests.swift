@@ -1,3 +1,4 @@
+import NodeTestSupport
 import PartyRadioCore
 import Testing
 
@@ -18,25 +19,8 @@ private func makeFrame(_ n: UInt64) -> LiveFrame {
 }
 
 @Suite struct LiveJitterBufferTests {
-    /// A stand-in erasure code for the core's tests: one parity shard, the XOR of the data
-    /// (so it rebuilds one missing shard per block). The real Reed–Solomon is tested in
-    /// PartyRadioLiveTests against ISA-L.
-    struct XORCode: ErasureCode {
-        func parity(of data: [[UInt8]], parityCount: Int) -> [[UInt8]] {
-            precondition(parityCount == 1)
-            return [data.dropFirst().reduce(data[0]) { zip($0, $1).map { $0 ^ $1 } }]
-        }
-        func recover(_ shards: [[UInt8]?], dataCount: Int) -> [[UInt8]]? {
-            let missing = (0..<dataCount).filter { shards[$0] == nil }
-            if missing.isEmpty { return shards.prefix(dataCount).map { $0! } }
-            guard missing.count == 1, shards.count > dataCount, let parity = shards[dataCount] else { return nil }
-            var data = shards.prefix(dataCount).map { $0 ?? [] }
-            data[missing[0]] = (0..<dataCount).filter { $0 != missing[0] }.reduce(parity) { acc, index in
-                zip(acc, data[index]).map { $0 ^ $1 }
-            }
-            return data
-        }
-    }
+    /// The tests' erasure code (one XOR parity shard), shared with the simulation.
+    typealias XORCode = NodeTestSupport.XORCode
 
     /// One arrival: a frame or a repair, at a station time.
     enum Item {

@@ -232,6 +232,24 @@ import Testing
         #expect(played == (playsLive ? live : []))
     }
 
+    @Test("a listener's resend request gets the frames it names by unicast; a sender not listening gets nothing")
+    func resendRequests() {
+        var dj = liveDJ()
+        let id = Fixture.stationID
+        for n in UInt64(0)..<8 { _ = dj.handle(.live(.frame(Self.frame(n))), at: at(ms: 10 * Int64(n) + 10)) }
+        var listener = Peer("10.0.0.7", key: 7)
+        var stranger = Peer("10.0.0.8", key: 8)
+        _ = dj.handle(listener.send(.hello(Hello(listenerName: "kitchen")), station: id), at: at(ms: 90))
+        let request = LiveResend.asking(for: [3, 5, 6])[0]
+        let answer = dj.handle(listener.send(.liveResend(request), station: id), at: at(ms: 95)).sent
+        let resent = answer.compactMap { if case .liveFrame(let frame) = $0.message { frame } else { nil } }
+        #expect(resent == [Self.frame(3), Self.frame(5), Self.frame(6)])
+        #expect(answer.allSatisfy { $0.to == .peer(listener.address) }, "to the asker alone")
+        let none = dj.handle(stranger.send(.liveResend(request), station: id), at: at(ms: 96)).sent
+        #expect(none.isEmpty, "not listening: not answered")
+        #expect(dj.resendsIgnored == 1 && dj.live?.framesResent == 3)
+    }
+
     @Test("a source gone silent closes its block and is told once; a frame after it, back on air")
     func silence() {
         var dj = liveDJ()

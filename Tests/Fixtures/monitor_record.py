@@ -4,15 +4,16 @@ s16le at 48 kHz for SECONDS into OUT, and prints when its sample 0 was made on C
 clock a station's time is in on one machine): a read returns at least as late as its last sample
 was made, so the least of (read time - samples so far / rate) over all reads is sample 0's time.
 
-usage: monitor_record.py SECONDS OUT
+usage: monitor_record.py SECONDS OUT [SOURCE]   (SOURCE: another monitor than party.monitor)
 """
 import subprocess
 import sys
 import time
 
 seconds, out = float(sys.argv[1]), sys.argv[2]
+source = sys.argv[3] if len(sys.argv) > 3 else "party.monitor"
 parec = subprocess.Popen(
-    ["parec", "-d", "party.monitor", "--raw", "--format=s16le", "--rate=48000", "--channels=1", "--latency-msec=5"],
+    ["parec", "-d", source, "--raw", "--format=s16le", "--rate=48000", "--channels=1", "--latency-msec=5"],
     stdout=subprocess.PIPE, bufsize=0)
 total = 0
 start = None

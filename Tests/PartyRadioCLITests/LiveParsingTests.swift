@@ -5,6 +5,8 @@ import Testing
 
 /// `dj --live`, `--live-frame-ms`, `--live-bitrate` (docs/LIVE.md, "The DJ's capture").
 @Suite struct LiveParsingTests {
+    struct Failure: Error {}
+
     func usageError(_ arguments: [String]) -> String? {
         do {
             _ = try Command.parse(arguments)
@@ -56,5 +58,61 @@ import Testing
             return
         }
         #expect(options.live == .pipe(path: "/run/snapfifo", format: .station) && options.liveBitrateKbit == 96)
+    }
+
+    @Test("--live alone is pulse, the station's own sink; pulse and pulse:NAME as given")
+    func pulseSources() throws {
+        func live(_ arguments: [String]) throws -> Command.DJOptions {
+            guard case .dj(let options) = try Command.parse(["dj", "--name", "x"] + arguments) else { throw Failure() }
+            return options
+        }
+        #expect(try live(["--live"]).live == .stationSink)
+        #expect(try live(["--live", "--live-bitrate", "96"]).live == .stationSink)
+        #expect(try live(["--live-bitrate", "96", "--live"]).liveBitrateKbit == 96)
+        #expect(try live(["--live", "pulse"]).live == .stationSink)
+        #expect(try live(["--live=pulse:line_in"]).live == .pulseSource("line_in"))
+        #expect(try live(["--live", "pulse:sink_a.monitor"]).live == .pulseSource("sink_a.monitor"))
+        #expect(try live(["--live", "-"]).live == .standardInput(format: .station))
+        let takeover = try live(["--live", "--live-default-output"])
+        #expect(takeover.live == .stationSink && takeover.liveDefaultOutput)
+        #expect(usageError(["dj", "--name", "x", "--live-default-output"])?.contains("--live") == true)
+        #expect(
+            usageError(["dj", "--name", "x", "--live", "pulse:line_in", "--live-default-output"])?.contains(
+                "station's own sink") == true)
+        #expect(usageError(["dj", "--name", "x", "--live", "pulse:"])?.contains("pactl list short sources") == true)
+    }
+
+    @Test("live = pulse and live = pulse:NAME in the config file work as --live does")
+    func pulseFromTheConfigFile() throws {
+        for (text, expected) in [
+            ("live = pulse\nlive-default-output = true", LiveSource.stationSink),
+            ("live = pulse:alsa_input.usb", .pulseSource("alsa_input.usb")),
+        ] {
+            let command = try Command.parse(
+                ["dj"], environment: [:],
+                config: {
+                    Result { () throws(ConfigFile.Error) in
+                        try ConfigFile(parsing: "name = Rooftop\n\(text)")
+                    }
+                }, configPath: "/etc/partyradio/config")
+            guard case .dj(let options) = command else {
+                Issue.record("not a dj command")
+                return
+            }
+            #expect(options.live == expected)
+            if expected == .stationSink { #expect(options.liveDefaultOutput) }
+        }
+    }
+
+    @Test("doctor --live checks the source named, pulse when none is")
+    func doctorLive() throws {
+        guard case .doctor(let plain) = try Command.parse(["doctor", "--live"]) else { throw Failure() }
+        #expect(plain.live == .stationSink)
+        guard case .doctor(let pipe) = try Command.parse(["doctor", "--live", "pipe:/srv/snapfifo", "--json"]) else {
+            throw Failure()
+        }
+        #expect(pipe.live == .pipe(path: "/srv/snapfifo", format: .station) && pipe.json)
+        guard case .doctor(let none) = try Command.parse(["doctor"]) else { throw Failure() }
+        #expect(none.live == nil)
     }
 }

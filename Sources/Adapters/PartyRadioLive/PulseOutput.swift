@@ -2,9 +2,18 @@ import CPulseShim
 
 /// A libpulse call that failed: what was asked and libpulse's sentence, with the fix where there is one.
 public struct PulseError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
+    /// What failed, without the fix.
+    public let what: String
+    /// What to do about it, when there is something to say.
+    public let fix: String?
 
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String, fix: String? = nil) {
+        what = description
+        self.fix = fix
+    }
+
+    /// What failed and what to do.
+    public var description: String { fix.map { "\(what): \($0)." } ?? what }
 
     static func call(_ call: String, _ code: Int32) -> PulseError {
         let sentence = String(cString: prpulse_strerror(code))

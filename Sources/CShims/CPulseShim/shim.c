@@ -2,7 +2,12 @@
 
 #include "CDynamicLibrary.h"
 #include <pulse/error.h>
+#include <pulse/introspect.h>
+#include <pulse/mainloop.h>
 #include <pulse/simple.h>
+#include <pulse/stream.h>
+#include <stdlib.h>
+#include <string.h>
 
 // The functions partyradio calls (CDynamicLibrary fills the table). pa_strerror is libpulse's:
 // dlsym on the simple API's handle finds it among the library's dependencies.
@@ -11,7 +16,36 @@
     X(pa_simple_write)       \
     X(pa_simple_get_latency) \
     X(pa_simple_free)        \
-    X(pa_strerror)
+    X(pa_strerror)           \
+    X(pa_mainloop_new)                  \
+    X(pa_mainloop_free)                 \
+    X(pa_mainloop_get_api)              \
+    X(pa_mainloop_prepare)              \
+    X(pa_mainloop_poll)                 \
+    X(pa_mainloop_dispatch)             \
+    X(pa_mainloop_iterate)              \
+    X(pa_context_new)                   \
+    X(pa_context_connect)               \
+    X(pa_context_get_state)             \
+    X(pa_context_errno)                 \
+    X(pa_context_disconnect)            \
+    X(pa_context_unref)                 \
+    X(pa_context_get_server_info)       \
+    X(pa_context_get_sink_info_by_name) \
+    X(pa_context_get_source_info_list)  \
+    X(pa_context_load_module)           \
+    X(pa_context_unload_module)         \
+    X(pa_context_set_default_sink)      \
+    X(pa_operation_get_state)           \
+    X(pa_operation_unref)               \
+    X(pa_stream_new)                    \
+    X(pa_stream_connect_record)         \
+    X(pa_stream_get_state)              \
+    X(pa_stream_peek)                   \
+    X(pa_stream_drop)                   \
+    X(pa_stream_get_latency)            \
+    X(pa_stream_disconnect)             \
+    X(pa_stream_unref)
 
 PRDL_DECLARE(prpulse_dl, PRPULSE_FUNCTIONS)
 PRDL_DEFINE(prpulse_dl, PRPULSE_SONAME, "libpulse", "libpulse0", PRPULSE_FUNCTIONS)
@@ -65,4 +99,303 @@ void prpulse_close(prpulse_stream *stream) {
 const char *prpulse_strerror(int error) {
     if (prpulse_load() != 0) return prpulse_load_error();
     return prpulse_dl_functions()->pa_strerror(error);
+}
+
+// MARK: - The asynchronous API, driven synchronously on the caller's thread
+
+struct prpulse_session {
+    pa_mainloop *loop;
+    pa_context *context;
+    pa_stream *record;
+    // The chunk pa_stream_peek gave and how much of it was copied out: pa_stream_drop takes a whole chunk.
+    const uint8_t *chunk;
+    size_t chunk_length;
+    size_t chunk_read;
+    int chunk_is_hole;
+};
+
+// Runs the loop once, waiting at most `timeout_us` (-1: until something happens): 0, or -1.
+static int prpulse_turn(prpulse_session *session, int timeout_us) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    if (pa->pa_mainloop_prepare(session->loop, timeout_us) < 0) return -1;
+    if (pa->pa_mainloop_poll(session->loop) < 0) return -1;
+    return pa->pa_mainloop_dispatch(session->loop) < 0 ? -1 : 0;
+}
+
+// Waits for an operation to finish, turning the loop (each callback sets its own result): 0, or -1.
+static int prpulse_wait(prpulse_session *session, pa_operation *operation, int *error) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    if (operation == NULL) {
+        *error = pa->pa_context_errno(session->context);
+        return -1;
+    }
+    while (pa->pa_operation_get_state(operation) == PA_OPERATION_RUNNING) {
+        if (prpulse_turn(session, -1) < 0) {
+            pa->pa_operation_unref(operation);
+            *error = PA_ERR_CONNECTIONTERMINATED;
+            return -1;
+        }
+    }
+    pa->pa_operation_unref(operation);
+    return 0;
+}
+
+prpulse_session *prpulse_session_open(const char *server, const char *application, int *error) {
+    if (prpulse_load() != 0) {
+        *error = PA_ERR_NOTSUPPORTED;
+        return NULL;
+    }
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    prpulse_session *session = calloc(1, sizeof *session);
+    if (session == NULL || (session->loop = pa->pa_mainloop_new()) == NULL) {
+        free(session);
+        *error = PA_ERR_INTERNAL;
+        return NULL;
+    }
+    session->context = pa->pa_context_new(pa->pa_mainloop_get_api(session->loop), application);
+    if (session->context == NULL || pa->pa_context_connect(session->context, server, PA_CONTEXT_NOAUTOSPAWN, NULL) < 0) {
+        *error = session->context ? pa->pa_context_errno(session->context) : PA_ERR_INTERNAL;
+        prpulse_session_close(session);
+        return NULL;
+    }
+    for (;;) {
+        pa_context_state_t state = pa->pa_context_get_state(session->context);
+        if (state == PA_CONTEXT_READY) return session;
+        if (!PA_CONTEXT_IS_GOOD(state) || prpulse_turn(session, -1) < 0) {
+            *error = pa->pa_context_errno(session->context);
+            if (*error == 0) *error = PA_ERR_CONNECTIONREFUSED;
+            prpulse_session_close(session);
+            return NULL;
+        }
+    }
+}
+
+void prpulse_session_close(prpulse_session *session) {
+    if (session == NULL) return;
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    prpulse_record_close(session);
+    if (session->context != NULL) {
+        pa->pa_context_disconnect(session->context);
+        pa->pa_context_unref(session->context);
+    }
+    if (session->loop != NULL) pa->pa_mainloop_free(session->loop);
+    free(session);
+}
+
+struct prpulse_text {
+    char *text;
+    size_t size;
+    int found;
+    uint32_t index;
+};
+
+static void prpulse_copy(struct prpulse_text *out, const char *text) {
+    if (out->size == 0) return;
+    strncpy(out->text, text ? text : "", out->size - 1);
+    out->text[out->size - 1] = 0;
+}
+
+static void prpulse_on_server_info(pa_context *context, const pa_server_info *info, void *userdata) {
+    (void)context;
+    struct prpulse_text *out = userdata;
+    if (info != NULL) {
+        prpulse_copy(out, info->default_sink_name);
+        out->found = 1;
+    }
+}
+
+int prpulse_default_sink(prpulse_session *session, char *name, size_t size, int *error) {
+    struct prpulse_text out = {.text = name, .size = size};
+    prpulse_copy(&out, "");
+    pa_operation *operation =
+        prpulse_dl_functions()->pa_context_get_server_info(session->context, prpulse_on_server_info, &out);
+    return prpulse_wait(session, operation, error);
+}
+
+static void prpulse_on_success(pa_context *context, int success, void *userdata) {
+    (void)context;
+    *(int *)userdata = success;
+}
+
+int prpulse_set_default_sink(prpulse_session *session, const char *name, int *error) {
+    int success = 0;
+    pa_operation *operation =
+        prpulse_dl_functions()->pa_context_set_default_sink(session->context, name, prpulse_on_success, &success);
+    if (prpulse_wait(session, operation, error) < 0) return -1;
+    if (!success) *error = prpulse_dl_functions()->pa_context_errno(session->context);
+    return success ? 0 : -1;
+}
+
+static void prpulse_on_sink(pa_context *context, const pa_sink_info *info, int eol, void *userdata) {
+    (void)context;
+    struct prpulse_text *out = userdata;
+    if (eol == 0 && info != NULL) {
+        out->found = 1;
+        out->index = info->owner_module;
+    }
+}
+
+int prpulse_find_sink(prpulse_session *session, const char *name, uint32_t *owner_module, int *error) {
+    struct prpulse_text out = {.index = PA_INVALID_INDEX};
+    pa_operation *operation =
+        prpulse_dl_functions()->pa_context_get_sink_info_by_name(session->context, name, prpulse_on_sink, &out);
+    if (prpulse_wait(session, operation, error) < 0) return -1;
+    *owner_module = out.index;
+    return out.found;
+}
+
+static void prpulse_on_module(pa_context *context, uint32_t index, void *userdata) {
+    (void)context;
+    *(uint32_t *)userdata = index;
+}
+
+int prpulse_load_module(prpulse_session *session, const char *name, const char *argument, uint32_t *index,
+                        int *error) {
+    *index = PA_INVALID_INDEX;
+    pa_operation *operation =
+        prpulse_dl_functions()->pa_context_load_module(session->context, name, argument, prpulse_on_module, index);
+    if (prpulse_wait(session, operation, error) < 0) return -1;
+    if (*index == PA_INVALID_INDEX) {
+        *error = prpulse_dl_functions()->pa_context_errno(session->context);
+        return -1;
+    }
+    return 0;
+}
+
+int prpulse_unload_module(prpulse_session *session, uint32_t index, int *error) {
+    int success = 0;
+    pa_operation *operation =
+        prpulse_dl_functions()->pa_context_unload_module(session->context, index, prpulse_on_success, &success);
+    if (prpulse_wait(session, operation, error) < 0) return -1;
+    if (!success) *error = prpulse_dl_functions()->pa_context_errno(session->context);
+    return success ? 0 : -1;
+}
+
+static void prpulse_on_source(pa_context *context, const pa_source_info *info, int eol, void *userdata) {
+    (void)context;
+    struct prpulse_text *out = userdata;
+    if (eol != 0 || info == NULL || info->name == NULL) return;
+    size_t used = strlen(out->text);
+    size_t length = strlen(info->name);
+    if (used + length + 2 > out->size) return;
+    memcpy(out->text + used, info->name, length);
+    out->text[used + length] = '\n';
+    out->text[used + length + 1] = 0;
+    out->found += 1;
+}
+
+int prpulse_source_names(prpulse_session *session, char *names, size_t size, int *error) {
+    struct prpulse_text out = {.text = names, .size = size};
+    prpulse_copy(&out, "");
+    pa_operation *operation =
+        prpulse_dl_functions()->pa_context_get_source_info_list(session->context, prpulse_on_source, &out);
+    if (prpulse_wait(session, operation, error) < 0) return -1;
+    return out.found;
+}
+
+int prpulse_record_open(prpulse_session *session, const char *source, const char *stream_name,
+                        uint32_t fragment_bytes, int *error) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    pa_sample_spec spec = {.format = PA_SAMPLE_S16LE, .rate = 48000, .channels = 2};
+    pa_buffer_attr attr = {
+        .maxlength = (uint32_t)-1,
+        .tlength = (uint32_t)-1,
+        .prebuf = (uint32_t)-1,
+        .minreq = (uint32_t)-1,
+        .fragsize = fragment_bytes,
+    };
+    session->record = pa->pa_stream_new(session->context, stream_name, &spec, NULL);
+    if (session->record == NULL) {
+        *error = pa->pa_context_errno(session->context);
+        return -1;
+    }
+    pa_stream_flags_t flags = PA_STREAM_ADJUST_LATENCY | PA_STREAM_AUTO_TIMING_UPDATE | PA_STREAM_INTERPOLATE_TIMING;
+    if (pa->pa_stream_connect_record(session->record, source, &attr, flags) < 0) {
+        *error = pa->pa_context_errno(session->context);
+        prpulse_record_close(session);
+        return -1;
+    }
+    for (;;) {
+        pa_stream_state_t state = pa->pa_stream_get_state(session->record);
+        if (state == PA_STREAM_READY) return 0;
+        if (!PA_STREAM_IS_GOOD(state) || prpulse_turn(session, -1) < 0) {
+            *error = pa->pa_context_errno(session->context);
+            if (*error == 0) *error = PA_ERR_NOENTITY;
+            prpulse_record_close(session);
+            return -1;
+        }
+    }
+}
+
+int prpulse_record_read(prpulse_session *session, void *data, size_t bytes, int timeout_ms, int *error) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    size_t filled = 0;
+    int turned = 0;
+    while (filled < bytes) {
+        if (session->chunk_length > 0) {
+            size_t take = session->chunk_length - session->chunk_read;
+            if (take > bytes - filled) take = bytes - filled;
+            if (session->chunk_is_hole) memset((uint8_t *)data + filled, 0, take);
+            else memcpy((uint8_t *)data + filled, session->chunk + session->chunk_read, take);
+            filled += take;
+            session->chunk_read += take;
+            if (session->chunk_read == session->chunk_length) {
+                pa->pa_stream_drop(session->record);
+                session->chunk_length = 0;
+                session->chunk_read = 0;
+            }
+            continue;
+        }
+        const void *peeked = NULL;
+        size_t length = 0;
+        if (pa->pa_stream_peek(session->record, &peeked, &length) < 0) {
+            *error = pa->pa_context_errno(session->context);
+            return -1;
+        }
+        if (length > 0) {
+            session->chunk = peeked;
+            session->chunk_length = length;
+            session->chunk_read = 0;
+            session->chunk_is_hole = peeked == NULL;
+            continue;
+        }
+        if (turned) break;
+        if (pa->pa_stream_get_state(session->record) != PA_STREAM_READY) {
+            *error = pa->pa_context_errno(session->context);
+            if (*error == 0) *error = PA_ERR_CONNECTIONTERMINATED;
+            return -1;
+        }
+        if (prpulse_turn(session, timeout_ms * 1000) < 0) {
+            *error = PA_ERR_CONNECTIONTERMINATED;
+            return -1;
+        }
+        // One wait per call: what came is taken, and the caller looks at the clock and its stop flag.
+        turned = 1;
+    }
+    return (int)filled;
+}
+
+int prpulse_record_latency(prpulse_session *session, int64_t *latency_us, int *error) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    pa_usec_t usec = 0;
+    int negative = 0;
+    if (pa->pa_stream_get_latency(session->record, &usec, &negative) < 0) {
+        *error = pa->pa_context_errno(session->context);
+        return -1;
+    }
+    int64_t latency = negative ? -(int64_t)usec : (int64_t)usec;
+    // The chunk partly copied out counts in the latency until it is dropped (pa_simple does the same).
+    if (session->chunk_length > 0) latency -= (int64_t)(session->chunk_read * 1000000 / (48000 * 4));
+    *latency_us = latency;
+    return 0;
+}
+
+void prpulse_record_close(prpulse_session *session) {
+    if (session->record == NULL) return;
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    pa->pa_stream_disconnect(session->record);
+    pa->pa_stream_unref(session->record);
+    session->record = NULL;
+    session->chunk_length = 0;
+    session->chunk_read = 0;
 }

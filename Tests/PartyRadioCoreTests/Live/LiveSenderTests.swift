@@ -40,7 +40,8 @@ import Testing
         "bad --live values are refused with a sentence",
         arguments: [
             "", "pipe:", "file:/tmp/x", "pipe:/tmp/x?rate=48000", "pipe:/tmp/x?sampleformat=48000:16",
-            "pipe:/tmp/x?sampleformat=a:b:c", "pulse", "pulse:alsa_input", "/tmp/fifo",
+            "pipe:/tmp/x?sampleformat=a:b:c", "pulse:", "pulse:a b", "pulse?sampleformat=48000:16:2", "/tmp/fifo",
+            "pulseaudio",
         ])
     func refusesBadValues(_ value: String) {
         #expect(throws: LiveSource.Invalid.self) { try LiveSource.parse(value) }

@@ -59,17 +59,17 @@ enum NodeCommands {
         case .failure(let error): return fail(error, console: console)
         }
         do {
-            let node = try DJNode(
-                configuration: DJConfiguration(
-                    name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
-                    playback: playbackOptions(options.playback, context: context), catalog: source,
-                    crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
-                    maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
-                    voteWeightAfterNs: Nanos.seconds(Double(options.voteWeightAfterSeconds)), fresh: options.fresh,
-                    isPrivate: options.isPrivate, newCode: options.newCode, live: options.live,
-                    liveSettings: LiveSender.Settings(
-                        duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000)),
-                settings: nodeSettings, inbox: inbox)
+            var configuration = DJConfiguration(
+                name: options.name, libraries: options.libraries, extraTracks: catalogTracks, port: options.port,
+                playback: playbackOptions(options.playback, context: context), catalog: source,
+                crowdSkipPercent: options.crowdSkipPercent, requestMode: options.requestMode,
+                maxRequestsPerGuest: options.maxRequestsPerGuest, votersPerAddress: options.votersPerAddress,
+                voteWeightAfterNs: Nanos.seconds(Double(options.voteWeightAfterSeconds)), fresh: options.fresh,
+                isPrivate: options.isPrivate, newCode: options.newCode, live: options.live,
+                liveSettings: LiveSender.Settings(
+                    duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000))
+            configuration.liveDefaultOutput = options.liveDefaultOutput
+            let node = try DJNode(configuration: configuration, settings: nodeSettings, inbox: inbox)
             // `--live -` reads the audio from stdin: no controls there then.
             let readsStdin = if case .standardInput = options.live { true } else { false }
             let controls = readsStdin ? nil : ControlReader(.dj, inbox: inbox, reporter: printer)

@@ -180,6 +180,21 @@ extension DoctorCheck {
         for _ in 0..<places { scale *= 10 }
         return (value * scale).rounded() / scale
     }
+
+    /// `doctor --live SOURCE`: whether the live source opens (nil problem), else what is wrong and the fix.
+    static func live(_ source: LiveSource, problem: (detail: String, fix: String)?) -> DoctorCheck {
+        guard let problem else {
+            let detail =
+                switch source {
+                case .stationSink: "The sound server answers: dj --live makes the station's sink there."
+                case .pulseSource(let name): "The sound server has the source \(name)."
+                case .pipe(let path, _): "The live pipe \(path) is there and readable."
+                case .standardInput: "Standard input is read as it comes; nothing to check before."
+                }
+            return DoctorCheck(name: "live", ok: true, detail: detail)
+        }
+        return DoctorCheck(name: "live", ok: false, detail: problem.detail + ".", fix: problem.fix)
+    }
 }
 
 extension FirewallTraffic {

@@ -44,6 +44,7 @@ enum DoctorCommand {
             .audio(
                 options.noAudio
                     ? nil : DoctorProbes.audio(driver: options.audioDriver, soundServer: context.soundServer)))
+        if let live = options.live { checks.append(.live(live, problem: LiveSourceProbe.problem(with: live))) }
         checks.append(clock)
         checks.append(.catalog(catalog(options, context: context), url: options.iTunesURL))
         if options.json {

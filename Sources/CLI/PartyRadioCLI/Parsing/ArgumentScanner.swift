@@ -46,6 +46,16 @@ public struct ArgumentScanner: Sendable {
         return arguments[position]
     }
 
+    /// The value that follows option `name` when one does (not another option; `-` is a value, as
+    /// standard input); nil when the option stands alone.
+    public mutating func optionalValue(for name: String) -> String? {
+        guard position < arguments.count else { return nil }
+        let next = arguments[position]
+        guard next == "-" || !next.hasPrefix("-") || isNegativeNumber(next) else { return nil }
+        position += 1
+        return next
+    }
+
     /// A whole number in `range`.
     public mutating func integer<T: FixedWidthInteger>(
         for name: String, in range: ClosedRange<T>

@@ -38,8 +38,11 @@ extension Command {
         public var isPrivate = false
         /// `--new-code`: with `--private`, replace the kept join code.
         public var newCode = false
-        /// `--live SOURCE`: a live station broadcasting a pipe or stdin (docs/LIVE.md).
+        /// `--live [SOURCE]`: a live station broadcasting the sound server (the default), a pipe or
+        /// stdin (docs/LIVE.md).
         public var live: LiveSource?
+        /// `--live-default-output`: the station's sink is the default sink while it runs.
+        public var liveDefaultOutput = false
         /// `--live-frame-ms MS`: 2.5, 5, 10 or 20.
         public var liveFrame = LiveFrameDuration.ms10
         /// `--live-bitrate KBIT`: Opus's bitrate in kbit/s, 6-510.
@@ -86,10 +89,15 @@ extension Command {
             case "--private": options.isPrivate = true
             case "--new-code": options.newCode = true
             case "--live":
-                let raw = try scanner.value(for: option)
+                guard let raw = scanner.optionalValue(for: option) else {
+                    options.live = .defaultSource
+                    continue
+                }
                 do throws(LiveSource.Invalid) { options.live = try LiveSource.parse(raw) } catch {
                     throw UsageError(error.description, command: "dj")
                 }
+            case "--live-default-output":
+                options.liveDefaultOutput = true
             case "--live-frame-ms":
                 let raw = try scanner.value(for: option)
                 guard let ms = Double(raw), let frame = LiveFrameDuration(milliseconds: ms) else {
@@ -120,7 +128,12 @@ extension Command {
         }
         if liveTuned && options.live == nil {
             throw UsageError(
-                "'--live-frame-ms' and '--live-bitrate' tune a live station; add --live pipe:PATH or --live -.",
+                "'--live-frame-ms' and '--live-bitrate' tune a live station; add --live (or --live pipe:PATH).",
+                command: "dj")
+        }
+        if options.liveDefaultOutput && options.live != .stationSink {
+            throw UsageError(
+                "'--live-default-output' makes the station's own sink the default; use it with --live or --live pulse.",
                 command: "dj")
         }
         if options.live != nil && (!options.libraries.isEmpty || options.search != nil || !options.adds.isEmpty) {

@@ -1,3 +1,5 @@
+import PartyRadioCore
+
 extension Command {
     /// `partyradio doctor [--json] [--interface NAME] [--audio-driver NAME] [--no-audio] [--port N]
     /// [--itunes-url URL] [options]`
@@ -14,6 +16,8 @@ extension Command {
         public var noAudio = false
         /// `--port N`: the station's UDP port the firewall must let in (0: any high port).
         public var port: UInt16 = 0
+        /// `--live [SOURCE]`: also check that a live station's source can be opened (no value: `pulse`).
+        public var live: LiveSource?
         /// `--interface`.
         public var network = NetworkOptions()
         /// `--state-dir`, `-v`.
@@ -38,6 +42,14 @@ extension Command {
             case "--audio-driver": options.audioDriver = try scanner.value(for: option)
             case "--no-audio": options.noAudio = true
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
+            case "--live":
+                guard let raw = scanner.optionalValue(for: option) else {
+                    options.live = .defaultSource
+                    continue
+                }
+                do throws(LiveSource.Invalid) { options.live = try LiveSource.parse(raw) } catch {
+                    throw UsageError(error.description, command: "doctor")
+                }
             default: throw scanner.unknown(option)
             }
         }

@@ -13,7 +13,8 @@ extension HelpPages {
     static let doctor = HelpText(
         overview: "Check what this machine needs to host or hear a station; each failure says how to fix it.",
         usage:
-            "partyradio doctor [--json] [--interface <name>] [--audio-driver <name>] [--timeout <seconds>] [options]",
+            "partyradio doctor [--json] [--interface <name>] [--audio-driver <name>] [--live [<source>]] "
+            + "[--timeout <seconds>] [options]",
         options: [
             ("--json", "Print the checks as JSON."),
             ("--timeout <seconds>", "How long the multicast self-test and the catalog may take (default: 3)."),
@@ -22,6 +23,10 @@ extension HelpPages {
                 "The mpv audio output to try: null, alsa, pulse, pipewire… (default: the first that works)."
             ),
             ("--no-audio", "This machine plays nothing: skip the audio check."),
+            (
+                "--live [<source>]",
+                "Also check that a live station's source opens: pulse (the default), pulse:SOURCE, pipe:PATH or -."
+            ),
             ("--port <n>", "The station's UDP port the firewall must let in (default: any port from 1024)."),
             ("--itunes-url <url>", "The catalog to try (default: $PARTYRADIO_ITUNES_URL or https://itunes.apple.com)."),
         ] + NetworkOptions.help + CommonOptions.help,
@@ -38,6 +43,8 @@ extension HelpPages {
               clock      this clock against a station's, from 8 time pings (skipped when no
                          station is on the air; fails when it does not answer)
               catalog    the catalog answers a search
+              live       with --live: the sound server answers and has the source (pulse,
+                         pulse:SOURCE), or the pipe exists and is readable (pipe:PATH)
             Exit code 1 if any check fails; a check that cannot apply is skipped, not failed.
             The config file's audio-driver, no-audio, interface and port apply.
             """)
@@ -64,8 +71,8 @@ extension HelpPages {
         $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config): defaults, one
         'key = value' a line, # for comments; flags override them. Keys: name, library (repeatable),
         audio-driver, no-audio (true or false), guest-name (what --as sets), interface, port,
-        crowd-skip, country, domain, dns-server, dns-key, live, live-frame-ms, live-bitrate. Each applies
-        to the commands that take its option. The station service partyradio-dj.service reads /etc/partyradio/config.
+        crowd-skip, country, domain, dns-server, dns-key, live, live-frame-ms, live-bitrate,
+        live-default-output (true or false). Each applies to the commands that take its option. The station service partyradio-dj.service reads /etc/partyradio/config.
 
         $XDG_STATE_HOME/partyradio (else ~/.local/state/partyradio), or --state-dir: the keys
         (station.key, listener.key, voter.key), known_stations, the catalog cache and the DJ's

@@ -37,7 +37,7 @@ enum HelpPages {
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
         guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key, live,
-        live-frame-ms, live-bitrate. Flags override it.
+        live-frame-ms, live-bitrate, live-default-output. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -104,9 +104,15 @@ enum HelpPages {
             ),
             ("--new-code", "With --private: make a new join code (the old one stops working)."),
             (
-                "--live <source>",
-                "Broadcast live audio instead of a queue: pipe:PATH[?sampleformat=48000:16:2] (raw PCM, Snapcast's "
-                    + "pipe format: mpd's fifo output, librespot, shairport-sync) or - (stdin)."
+                "--live [<source>]",
+                "Broadcast live audio instead of a queue: pulse (the default: a sound-server sink named after the "
+                    + "station, partyradio_NAME, that any app plays into), pulse:SOURCE (a source there is: "
+                    + "pactl list short sources), pipe:PATH[?sampleformat=48000:16:2] (raw PCM, Snapcast's pipe "
+                    + "format: mpd's fifo output, librespot, shairport-sync) or - (stdin)."
+            ),
+            (
+                "--live-default-output",
+                "With --live pulse: make the station's sink the default output while it runs (restored after)."
             ),
             ("--live-frame-ms <ms>", "With --live: Opus frame length, 2.5, 5, 10 or 20 (default: 10)."),
             ("--live-bitrate <kbit/s>", "With --live: Opus bitrate, 6-510 (default: 128)."),

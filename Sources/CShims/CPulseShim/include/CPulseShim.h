@@ -42,4 +42,61 @@ void prpulse_close(prpulse_stream *stream);
 /// libpulse's sentence for an error code.
 const char *prpulse_strerror(int error);
 
+// MARK: - The DJ's capture (docs/LIVE.md, "Sources"): libpulse's asynchronous API, which pa_simple
+// does not expose (modules, sinks, sources, the default sink), each call driven to its end on the
+// caller's thread by a pa_mainloop of the session's own, so Swift passes no callbacks to C.
+
+/// A connection to the sound server with its own main loop; one thread at a time.
+typedef struct prpulse_session prpulse_session;
+
+/// Connects to `server` (NULL: $PULSE_SERVER or the session's), never spawning one, because the
+/// pa_simple calls above cannot say whether a server runs: NULL and the error code when it cannot.
+prpulse_session *prpulse_session_open(const char *server, const char *application, int *error);
+
+/// Closes the record stream, if any, and the connection; what was loaded stays loaded.
+void prpulse_session_close(prpulse_session *session);
+
+/// The server's default sink's name into `name` ("" when none), because pa_server_info comes by callback:
+/// 0, or -1 and the error code.
+int prpulse_default_sink(prpulse_session *session, char *name, size_t size, int *error);
+
+/// Makes `name` the default sink, because pa_context_set_default_sink answers by callback: 0, or -1.
+int prpulse_set_default_sink(prpulse_session *session, const char *name, int *error);
+
+/// Whether the sink `name` exists, because pa_sink_info comes by callback: 1 (its owner module's index in
+/// `owner_module`), 0 when it does not, -1 and the error code.
+int prpulse_find_sink(prpulse_session *session, const char *name, uint32_t *owner_module, int *error);
+
+/// Loads a module (`argument` as pactl load-module takes it), because the index comes by callback: 0 and
+/// its index, or -1 and the error code.
+int prpulse_load_module(prpulse_session *session, const char *name, const char *argument, uint32_t *index,
+                        int *error);
+
+/// Unloads a module, because the answer comes by callback: 0, or -1 and the error code.
+int prpulse_unload_module(prpulse_session *session, uint32_t index, int *error);
+
+/// The names of every source, each followed by a newline, into `names` (those that do not fit are left
+/// out), because the list comes by callback: how many, or -1 and the error code.
+int prpulse_source_names(prpulse_session *session, char *names, size_t size, int *error);
+
+/// Opens the session's record stream of interleaved s16le stereo at 48 kHz from `source`, sent in
+/// fragments of `fragment_bytes`, with automatic, interpolated timing so its latency can be asked at
+/// any time (pa_simple's record stream cannot wait with a timeout): 0, or -1 and the error code.
+int prpulse_record_open(prpulse_session *session, const char *source, const char *stream_name,
+                        uint32_t fragment_bytes, int *error);
+
+/// Copies up to `bytes` of what was recorded into `data`, waiting at most `timeout_ms` once when
+/// nothing is there, because pa_stream_peek hands out chunks of its own size: how many bytes (0 after a
+/// wait that brought nothing), or -1 and the error code. Holes in the stream come as silence.
+int prpulse_record_read(prpulse_session *session, void *data, size_t bytes, int timeout_ms, int *error);
+
+/// How long ago the next sample to be read was captured, in microseconds (pa_stream_get_latency on the
+/// record stream: the source's latency and what waits in the server and here, less the part of a
+/// chunk already read, as pa_simple_get_latency does; negative on a monitor whose sink has not played
+/// it yet): 0, or -1 and the error code.
+int prpulse_record_latency(prpulse_session *session, int64_t *latency_us, int *error);
+
+/// Closes the record stream (no-op without one).
+void prpulse_record_close(prpulse_session *session);
+
 #endif

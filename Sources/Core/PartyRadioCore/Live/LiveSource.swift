@@ -1,7 +1,13 @@
-/// Where a live station's audio comes from (`dj --live SOURCE`, docs/LIVE.md "The DJ's capture"):
+/// Where a live station's audio comes from (`dj --live SOURCE`, docs/LIVE.md "Sources"): the sound
+/// server (a sink of the station's own that any application plays into, or a source that exists), or
 /// raw PCM from a named pipe or from standard input, in Snapcast's pipe format so that the recipes
 /// people already run (mpd's fifo output, shairport-sync, librespot's pipe backend) work unchanged.
 public enum LiveSource: Hashable, Sendable, CustomStringConvertible {
+    /// `pulse` (and `--live` with no value): a null sink named after the station
+    /// (``pulseSinkName(station:)``), made while the station runs, its monitor captured.
+    case stationSink
+    /// `pulse:NAME`: a source the sound server has (a line-in, another sink's `.monitor`).
+    case pulseSource(String)
     /// `pipe:PATH[?sampleformat=R:B:C]`: a FIFO (or any readable file), opened again whenever its
     /// writer goes away.
     case pipe(path: String, format: LiveSampleFormat)
@@ -12,14 +18,55 @@ public enum LiveSource: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .pipe(let path, let format): "pipe:\(path)?sampleformat=\(format)"
         case .standardInput(let format): "-?sampleformat=\(format)"
+        case .stationSink: "pulse"
+        case .pulseSource(let name): "pulse:\(name)"
         }
     }
+
+    /// What `--live` with no value means: the station's own sink.
+    public static let defaultSource = LiveSource.stationSink
 
     /// The PCM format the source must deliver.
     public var format: LiveSampleFormat {
         switch self {
         case .pipe(_, let format), .standardInput(let format): format
+        case .stationSink, .pulseSource: .station
         }
+    }
+
+    /// Whether the sound server captures it (the capture asks it for the station's format).
+    public var isPulse: Bool {
+        switch self {
+        case .stationSink, .pulseSource: true
+        case .pipe, .standardInput: false
+        }
+    }
+
+    /// The name of the station's sink: `partyradio_` and the station's name in lower-case ASCII letters
+    /// and digits, every other run of characters one `_` (a sink name is a PulseAudio identifier, and
+    /// `pactl`/pavucontrol users type it), at most 48 characters; the same name every run, so that a
+    /// run after a crash finds the sink the crashed one left.
+    public static func pulseSinkName(station: String) -> String {
+        var name = ""
+        var gap = false
+        for scalar in station.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                if gap && !name.isEmpty { name.append("_") }
+                name.unicodeScalars.append(scalar)
+                gap = false
+            } else {
+                gap = true
+            }
+        }
+        if name.isEmpty { name = "station" }
+        return "partyradio_" + String(name.prefix(48 - "partyradio_".count))
+    }
+
+    /// The sink's description in sound settings (pavucontrol, GNOME's output list): the station's name
+    /// without the quotes and backslashes that PulseAudio's module arguments would take as syntax.
+    public static func pulseSinkDescription(station: String) -> String {
+        let plain = station.unicodeScalars.filter { !["\"", "'", "\\"].contains($0) && $0.value >= 0x20 }
+        return "Party Radio: " + String(String.UnicodeScalarView(plain))
     }
 
     /// Why a `--live` value was refused: a sentence that says what to pass instead.
@@ -46,11 +93,25 @@ public enum LiveSource: Hashable, Sendable, CustomStringConvertible {
             return .pipe(path: path, format: format)
         }
         if head == "pulse" || head.hasPrefix("pulse:") {
-            throw Invalid(
-                description: "'--live \(head)' (a PulseAudio capture) is not built yet; use pipe:PATH or - (stdin).")
+            guard query == nil else {
+                throw Invalid(
+                    description: "'--live \(sanitised(head))' takes no ?sampleformat: the sound server delivers the "
+                        + "station's 48000:16:2 itself.")
+            }
+            guard head != "pulse" else { return .stationSink }
+            let name = String(head.dropFirst("pulse:".count))
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ (0x21...0x7e).contains($0.value) }), name.count <= 256
+            else {
+                throw Invalid(
+                    description:
+                        "'--live pulse:' needs a source's name, e.g. pulse:alsa_input.pci-0000_00_1f.3.analog-stereo "
+                        + "('pactl list short sources' lists them).")
+            }
+            return .pulseSource(name)
         }
         throw Invalid(
-            description: "'--live' takes pipe:PATH[?sampleformat=48000:16:2] or - (stdin); got '\(sanitised(value))'.")
+            description: "'--live' takes pulse (the default), pulse:SOURCE, pipe:PATH[?sampleformat=48000:16:2] or - "
+                + "(stdin); got '\(sanitised(value))'.")
     }
 
     private static func splitQuery(_ value: String) -> (String, Substring?) {

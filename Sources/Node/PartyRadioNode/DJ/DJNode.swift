@@ -39,6 +39,8 @@ public struct DJConfiguration: Sendable {
     public var live: LiveSource?
     /// `--live-frame-ms`, `--live-bitrate` (and the block the delay allows).
     public var liveSettings: LiveSender.Settings
+    /// `--live-default-output`: the station's sink (`--live pulse`) is the default sink while it runs.
+    public var liveDefaultOutput = false
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
@@ -118,6 +120,15 @@ public final class DJNode {
         } catch {
             throw NodeError(.storage, "Cannot read the saved station: \(error.description)", cause: error)
         }
+        // The sound server's source next (`--live pulse`): no server or no such source stops the DJ
+        // before it goes on air, and the sink it makes any player can find at once.
+        let pulse = try configuration.live.flatMap { source throws(NodeError) -> LivePulseSource? in
+            guard source.isPulse else { return nil }
+            return try LivePulseSource(
+                source: source, station: configuration.name.value, defaultOutput: configuration.liveDefaultOutput,
+                frameBytes: configuration.liveSettings.duration.samples() * LiveSampleFormat.station.bytesPerFrame)
+        }
+        if let notice = pulse?.notice { settings.reporter.report(.notice(notice)) }
         // The ports of the last run, if free: listeners still send there, and play from there.
         let lastPorts = (try? store.ports()) ?? [:]
         let sockets: UnicastSockets
@@ -204,7 +215,8 @@ public final class DJNode {
         playback.mediaProof = seal?.mediaProof
         // A live DJ has no file to play: libmpv stays off, and its own speakers play the frames it
         // sends through a live output as a listener's do (below), unless --no-audio.
-        let playsLive = isLive && !playback.noAudio
+        // From the sound server, only to the sink that was the default, never into the station's own.
+        let playsLive = isLive && !playback.noAudio && (pulse == nil || pulse?.speakersSink != nil)
         if isLive { playback.noAudio = true }
         let player = try PlayerDriver(role: "dj", options: playback, clock: settings.clock, inbox: inbox)
         let machine = DJMachine(
@@ -227,7 +239,8 @@ public final class DJNode {
         if playsLive {
             // At the station's delay by the DJ's own clock: heard when every listener hears it.
             runtime.io.liveOptions = LivePlayer.Options(
-                delayNs: LiveJitterBuffer.Settings().delayNs, server: configuration.playback.soundServer)
+                delayNs: LiveJitterBuffer.Settings().delayNs, server: configuration.playback.soundServer,
+                sink: pulse?.speakersSink)
             runtime.io.liveOnTheDJ = true
         }
         // The web page: its state follows the machine after every change it reports.
@@ -274,7 +287,8 @@ public final class DJNode {
         if let seal { settings.reporter.report(.joinCode(seal.code)) }
         capture = try configuration.live.map { source throws(NodeError) in
             try LiveCapture(
-                source: source, settings: configuration.liveSettings, clock: settings.clock, inbox: inbox)
+                source: source, pulse: pulse, settings: configuration.liveSettings, clock: settings.clock,
+                inbox: inbox)
         }
     }
 
@@ -337,7 +351,7 @@ public final class DJNode {
         defer {
             publisher?.stop()  // first: guests stop finding a station that is gone
             rescans.stop(waiting: false)
-            capture?.stop(waiting: false)
+            capture?.stop(waiting: true)  // a sound server's sink is unloaded before the process ends
             mpris?.close()
             liveWeb?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them

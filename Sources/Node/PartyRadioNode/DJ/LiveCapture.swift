@@ -13,6 +13,10 @@ import Synchronization
 /// A pipe whose writer goes away makes the station silent (``LiveInput/silent(_:)``) and is opened
 /// again, so that the next writer is heard; so is a source that stops writing for
 /// ``silenceNs``. Standard input and regular files are read once to their end.
+///
+/// The sound server's sources (`pulse`, `pulse:NAME`) are recorded through ``LivePulseSource`` and
+/// stamped by ``LiveClockedStamper`` with the stream's latency: they run on the source's clock and
+/// cannot be paced.
 final class LiveCapture: Sendable {
     /// A source that delivers nothing for this long is silent (the DJ says so once).
     static let silenceNs: Int64 = 500_000_000
@@ -24,9 +28,11 @@ final class LiveCapture: Sendable {
 
     /// Checks the source can be opened and the encoder made (a clear error before going on air),
     /// then starts reading.
-    init(source: LiveSource, settings: LiveSender.Settings, clock: NodeClock, inbox: Inbox<NodeInput>)
-        throws(NodeError)
-    {
+    /// - Parameter pulse: the sound server's source, opened (a `pulse` source without it ends at once).
+    init(
+        source: LiveSource, pulse: LivePulseSource? = nil, settings: LiveSender.Settings, clock: NodeClock,
+        inbox: Inbox<NodeInput>
+    ) throws(NodeError) {
         do { _ = try OpusEncoder(bitrate: settings.bitrate, duration: settings.duration) } catch {
             throw NodeError(.usage, "Cannot make the live encoder: \(error.description)", cause: error)
         }
@@ -52,7 +58,8 @@ final class LiveCapture: Sendable {
                 _ = Array("dj-live-capture".utf8).withUnsafeBytes { write(comm, $0.baseAddress, $0.count) }
                 close(comm)
             }
-            Self.run(source: source, settings: settings, clock: clock, inbox: inbox, stopping: stopping)
+            Self.run(source: source, pulse: pulse, settings: settings, clock: clock, inbox: inbox, stopping: stopping)
+            pulse?.close()
             ended.change { $0 = true }
         }
         thread.start()
@@ -65,8 +72,8 @@ final class LiveCapture: Sendable {
     }
 
     private static func run(
-        source: LiveSource, settings: LiveSender.Settings, clock: NodeClock, inbox: Inbox<NodeInput>,
-        stopping: StopFlag
+        source: LiveSource, pulse: LivePulseSource?, settings: LiveSender.Settings, clock: NodeClock,
+        inbox: Inbox<NodeInput>, stopping: StopFlag
     ) {
         let encoder: OpusEncoder
         do { encoder = try OpusEncoder(bitrate: settings.bitrate, duration: settings.duration) } catch {
@@ -76,6 +83,10 @@ final class LiveCapture: Sendable {
             frameBytes: encoder.samplesPerFrame * source.format.bytesPerFrame, settings: settings, encoder: encoder,
             clock: clock, inbox: inbox)
         switch source {
+        case .stationSink, .pulseSource:
+            guard let pulse else { return }
+            reader.record(pulse, stopping: stopping)
+            reader.silent("the sound server's stream of \(pulse.recorded) ended.")
         case .standardInput:
             reader.read(descriptor: 0, stopping: stopping)
             reader.silent("standard input ended.")
@@ -109,6 +120,8 @@ final class LiveCapture: Sendable {
         let clock: NodeClock
         let inbox: Inbox<NodeInput>
         var stamper: LiveStamper
+        /// The sound server's frames: stamped by the stream's latency, never paced.
+        var clocked: LiveClockedStamper
         var buffer: [UInt8]
         var filled = 0
         /// Whether frames went out since the station last said it was silent.
@@ -126,6 +139,7 @@ final class LiveCapture: Sendable {
             self.clock = clock
             self.inbox = inbox
             stamper = LiveStamper(duration: settings.duration)
+            clocked = LiveClockedStamper(duration: settings.duration)
             buffer = [UInt8](repeating: 0, count: frameBytes)
         }
 
@@ -133,6 +147,7 @@ final class LiveCapture: Sendable {
         mutating func silent(_ why: String) {
             filled = 0
             stamper.interrupt()
+            clocked.interrupt()
             guard sounding else { return }
             sounding = false
             inbox.push(.live(.silent(why)))
@@ -174,6 +189,35 @@ final class LiveCapture: Sendable {
             }
         }
 
+        /// The sound server's stream until it fails or the node stops: whole frames, each stamped with
+        /// the latency the stream reports just after it was read. A sink with nothing playing may send
+        /// nothing (the station is then silent, as a pipe without a writer).
+        mutating func record(_ pulse: LivePulseSource, stopping: StopFlag) {
+            while !stopping.isSet {
+                let count: Int
+                do { count = try pulse.session.read(into: &buffer, from: filled, timeoutMs: LiveCapture.pollMs) } catch
+                {
+                    return
+                }
+                let now = clock.now()
+                if count == 0 {
+                    if sounding && now - lastFrameAt >= LiveCapture.silenceNs {
+                        silent("the live source sent nothing for \(LiveCapture.silenceNs / 1_000_000) ms.")
+                    }
+                    continue
+                }
+                filled += count
+                guard filled == frameBytes else { continue }
+                filled = 0
+                // Until the server's first timing report there is no telling when the frame was captured.
+                guard let latency = pulse.session.recordLatencyNs(),
+                    let stamp = clocked.stamp(
+                        readAt: DJTime(onTheDJ: now), latencyNs: latency, realTimeNs: NodeClock.realTimeNs())
+                else { continue }
+                send(sequence: stamp.sequence, firstSample: stamp.firstSample, at: now)
+            }
+        }
+
         /// The buffer's frame, paced to real time, stamped, encoded and handed to the node.
         private mutating func frame(backlogNs: Int64, stopping: StopFlag) {
             var now = clock.now()
@@ -186,6 +230,11 @@ final class LiveCapture: Sendable {
             }
             let stamp = stamper.stamp(
                 readAt: DJTime(onTheDJ: now), backlogNs: backlogNs, realTimeNs: NodeClock.realTimeNs())
+            send(sequence: stamp.sequence, firstSample: stamp.firstSample, at: now)
+        }
+
+        /// The buffer's frame, encoded and handed to the node.
+        private mutating func send(sequence: UInt64, firstSample: DJTime, at now: LocalTime) {
             let pcm = buffer.withUnsafeBytes { raw in
                 Array(raw.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) }
             }
@@ -196,7 +245,7 @@ final class LiveCapture: Sendable {
                 .live(
                     .frame(
                         LiveFrame(
-                            sequence: stamp.sequence, firstSample: stamp.firstSample, duration: settings.duration,
+                            sequence: sequence, firstSample: firstSample, duration: settings.duration,
                             payload: packet))))
         }
     }

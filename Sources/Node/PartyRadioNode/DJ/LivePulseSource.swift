@@ -1,0 +1,148 @@
+import Glibc
+import PartyRadioCore
+import PartyRadioLive
+import Synchronization
+
+/// The sound server's side of a live capture (docs/LIVE.md, "Sources"): `--live pulse` makes a null
+/// sink named after the station that any application plays into and records its monitor; `pulse:NAME`
+/// records a source that exists. Opened before the station goes on air, so that every failure is a
+/// clear error first; closed (the sink unloaded, the default sink given back) when the DJ quits.
+final class LivePulseSource: Sendable {
+    let session: PulseSession
+    /// The source recorded: the station's sink's `.monitor`, or the one named.
+    let recorded: String
+    /// The station's sink, when it is ours: its name and its module, unloaded at the end.
+    let sink: (name: String, module: UInt32)?
+    /// With `--live-default-output`: the default sink before ours took its place.
+    let previousDefault: String?
+    /// What to tell the user once on air (a stale sink taken over), if anything.
+    let notice: String?
+    /// Where the DJ's own speakers play the station (docs/LIVE.md, "The DJ's own speakers"): the
+    /// sink that was the default before ours, named so that the station never plays into its own
+    /// sink (a loop) whatever becomes the default later. nil: they do not play — `pulse:NAME`, whose
+    /// sound is already heard where it plays, or no sink but ours to play to.
+    let speakersSink: String?
+    /// Whether ``close()`` ran: once, from the capture thread's end or, when the DJ never went on
+    /// air, from deinit.
+    private let closed = Atomic<Bool>(false)
+
+    /// Connects, makes (or takes over) the station's sink or finds the source, makes the sink the
+    /// default when asked, and opens the record stream of `frameBytes` fragments.
+    init(source: LiveSource, station: String, defaultOutput: Bool, frameBytes: Int) throws(NodeError) {
+        let session = try Self.connect()
+        var notice: String?
+        var sink: (name: String, module: UInt32)?
+        var previousDefault: String?
+        var recorded = ""
+        var speakersSink: String?
+        do throws(PulseError) {
+            switch source {
+            case .pulseSource(let name):
+                try Self.requireSource(name, in: session)
+                recorded = name
+            case .stationSink, .pipe, .standardInput:
+                let name = LiveSource.pulseSinkName(station: station)
+                if let stale = try session.sinkOwner(named: name) {
+                    // A DJ killed before it could unload its sink left it: take it over (players still
+                    // pointed at it keep playing into the station) rather than make `NAME.2` beside it.
+                    sink = (name, stale)
+                    notice = "Took over the sound server's sink \(name), left by an earlier run of this station."
+                } else {
+                    let description = LiveSource.pulseSinkDescription(station: station)
+                    let module = try session.loadModule(
+                        "module-null-sink",
+                        argument: "sink_name=\(name) rate=48000 channels=2 "
+                            + "sink_properties='device.description=\"\(description)\"'")
+                    sink = (name, module)
+                }
+                recorded = "\(name).monitor"
+                let current = try session.defaultSink()
+                speakersSink = current == name ? nil : current
+                if defaultOutput {
+                    previousDefault = speakersSink
+                    try session.setDefaultSink(name)
+                }
+            }
+            try session.openRecord(source: recorded, fragmentBytes: frameBytes)
+        } catch {
+            if let previousDefault { try? session.setDefaultSink(previousDefault) }
+            if let sink { try? session.unloadModule(sink.module) }
+            throw NodeError(.player, "Cannot capture the live source \(source): \(error.description)", cause: error)
+        }
+        self.session = session
+        self.recorded = recorded
+        self.sink = sink
+        self.previousDefault = previousDefault
+        self.notice = notice
+        self.speakersSink = speakersSink
+    }
+
+    /// Closes the stream, gives the default sink back (when ours still is it) and unloads our sink.
+    func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        session.closeRecord()
+        if let sink {
+            if let previousDefault, (try? session.defaultSink()) == sink.name {
+                try? session.setDefaultSink(previousDefault)
+            }
+            try? session.unloadModule(sink.module)
+        }
+    }
+
+    deinit { close() }
+
+    static func connect() throws(NodeError) -> PulseSession {
+        do throws(PulseError) { return try PulseSession() } catch {
+            throw NodeError(.player, "Cannot capture live audio: \(error.description)", cause: error)
+        }
+    }
+
+    /// Fails with the list of sources there are when `name` is not one of them.
+    static func requireSource(_ name: String, in session: PulseSession) throws(PulseError) {
+        let names = try session.sourceNames()
+        guard !names.contains(name) else { return }
+        let list = names.isEmpty ? "it has none" : "it has " + names.joined(separator: ", ")
+        throw PulseError(
+            "the sound server has no source named \(name) (\(list))",
+            fix: "pass one of those as --live pulse:NAME, or --live pulse for a sink of the station's own")
+    }
+}
+
+/// `doctor --live [SOURCE]`: whether a live source can be opened, and what to fix when it cannot.
+public enum LiveSourceProbe {
+    /// Nil when `source` can be captured now; else what is wrong and what to do.
+    public static func problem(with source: LiveSource) -> (detail: String, fix: String)? {
+        switch source {
+        case .standardInput: return nil
+        case .pipe(let path, _):
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                return (
+                    "The live pipe \(path) does not exist (\(String(cString: strerror(errno))))",
+                    "Make it with 'mkfifo \(path)' and point the player's pipe output at it."
+                )
+            }
+            guard access(path, R_OK) == 0 else {
+                return (
+                    "Cannot read the live pipe \(path): \(String(cString: strerror(errno)))",
+                    "Give this user read access to it (chmod g+r, chgrp audio) or run as its owner."
+                )
+            }
+            return nil
+        case .stationSink, .pulseSource:
+            let session: PulseSession
+            do { session = try PulseSession() } catch { return (error.what, sentence(error.fix)) }
+            do throws(PulseError) {
+                if case .pulseSource(let name) = source { try LivePulseSource.requireSource(name, in: session) }
+                return nil
+            } catch {
+                return (error.what, sentence(error.fix))
+            }
+        }
+    }
+
+    private static func sentence(_ fix: String?) -> String {
+        guard let fix, let first = fix.first else { return "Check the sound server (pactl info)." }
+        return first.uppercased() + fix.dropFirst() + "."
+    }
+}

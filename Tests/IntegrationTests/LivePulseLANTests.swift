@@ -74,6 +74,21 @@ struct LivePulseLANTests {
             .map(String.init)
     }
 
+    /// The sink of each playback stream on the server, by name.
+    static func sinkInputs(_ lan: Testbed, host: Int, env: [String: String]) throws -> [String] {
+        let sinks = try lan.run(host: host, ["/usr/bin/pactl", "list", "short", "sinks"], env: env).stdout
+        var names: [String: String] = [:]
+        for line in sinks.split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            if fields.count >= 2 { names[String(fields[0])] = String(fields[1]) }
+        }
+        let inputs = try lan.run(host: host, ["/usr/bin/pactl", "list", "short", "sink-inputs"], env: env).stdout
+        return inputs.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t")
+            return fields.count >= 2 ? names[String(fields[1])] ?? String(fields[1]) : nil
+        }
+    }
+
     static func defaultSink(_ lan: Testbed, host: Int, env: [String: String]) throws -> String {
         try lan.run(host: host, ["/usr/bin/pactl", "get-default-sink"], env: env).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -194,9 +209,19 @@ struct LivePulseLANTests {
         #expect(doctor.stdout.contains("party.monitor") && doctor.stdout.contains("\"live\""), "\(doctor.stdout)")
 
         // --live-default-output: the station's sink is the default while the station runs, then given back.
-        let first = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live", "--live-default-output"], env: env)
+        // Its speakers on (no --no-audio): they play on the sink that was the default, never into the
+        // station's own sink, which it records (a loop).
+        let first = try lan.startDJ(
+            host: 1, name: "Live Party", playing: true, extra: ["--live", "--live-default-output"], env: env)
         try first.waitForEvent("started") { $0.name == "station_started" }
         #expect(try Self.defaultSink(lan, host: 1, env: env) == Self.sink)
+        var playingOn: [String] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while playingOn.isEmpty && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.3)
+            playingOn = try Self.sinkInputs(lan, host: 1, env: env)
+        }
+        #expect(playingOn == ["party"], "the DJ's speakers play on: \(playingOn)")
         first.kill(signal: SIGINT)
         #expect(first.wait(timeout: .seconds(10)) != nil)
         #expect(try Self.defaultSink(lan, host: 1, env: env) == "party", "the previous default given back")

@@ -75,8 +75,8 @@ struct LiveDJSpeakerLANTests {
             return nil
         }.sorted { $0.sequence < $1.sequence }
         let stamps = try LiveLANTests.clickStamps(frames)
-        let heardDJ = try Self.clicks(monitor: "\(dir)/monitor1.raw", done: dones[0])
-        let heardListener = try Self.clicks(monitor: "\(dir)/monitor2.raw", done: dones[1])
+        let heardDJ = try LivePulseLANTests.clicks(recording: "\(dir)/monitor1.raw", done: dones[0])
+        let heardListener = try LivePulseLANTests.clicks(recording: "\(dir)/monitor2.raw", done: dones[1])
         // Each click against the nearest stamp + 60 ms; and the DJ's against the listener's nearest.
         func errors(_ heard: [Int64]) -> [Double] {
             heard.compactMap { at in stamps.map { Double(at - ($0 + Self.delayNs)) / 1e6 }.min { abs($0) < abs($1) } }
@@ -102,22 +102,5 @@ struct LiveDJSpeakerLANTests {
         #expect(together * 4 >= written * 3, "DJ's clicks within 15 ms of the listener's: \(skews)")
         dj.kill(signal: SIGINT)
         _ = dj.wait(timeout: .seconds(10))
-    }
-
-    /// The clicks on a monitor recording (Tests/Fixtures/monitor_record.py): runs above 16,000 (the
-    /// tone is 8,000, the clicks 30,000), at least 100 ms apart, timed by the recorder's sample 0.
-    static func clicks(monitor path: String, done: String) throws -> [Int64] {
-        let fields = done.split(separator: " ")
-        let startNs = fields.count >= 3 ? Int64(fields[2]) ?? 0 : 0
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-        var heard: [Int64] = []
-        var lastIndex = -4_800
-        for (index, sample) in samples.enumerated() where abs(Int(sample)) >= 16_000 {
-            if index - lastIndex < 4_800 { continue }
-            heard.append(startNs + Int64(index) * 1_000_000_000 / 48_000)
-            lastIndex = index
-        }
-        return heard
     }
 }

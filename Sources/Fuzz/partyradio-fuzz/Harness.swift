@@ -44,6 +44,11 @@ enum Harness: String, CaseIterable {
     /// their packets through libopus (every frame time released once, in order, and counted), and
     /// as k data shards whose ISA-L parity gives them back from any k of the k + m.
     case live
+    /// A live DJ's followed MPRIS player (docs/LIVE.md, "Now playing from the player"): the input as
+    /// metadata entries of any key and D-Bus type (a key byte, a type byte, a length byte, then the
+    /// value), a playback status and a position, through `LivePlayerState.parse`. What it keeps stays
+    /// within its limits and shows no control character, and the DJ machine takes it.
+    case player
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -57,6 +62,7 @@ enum Harness: String, CaseIterable {
         case .session: Self.session(bytes)
         case .cookie: Self.cookie(bytes)
         case .live: Self.live(bytes)
+        case .player: Self.player(bytes)
         }
     }
 
@@ -329,6 +335,51 @@ enum Harness: String, CaseIterable {
         _ = try? ITunesDecoder.decode(bytes, contentType: "application/json")
         _ = try? AppleMusicDecoder.decode(bytes, contentType: "application/json")
         _ = try? ChartFeedDecoder.decode(bytes, contentType: "application/json")
+    }
+
+    static func player(_ bytes: [UInt8]) {
+        let keys = ["xesam:title", "xesam:artist", "xesam:album", "mpris:artUrl", "mpris:length", "mpris:trackid"]
+        var values: [PlayerValue] = []
+        var metadata: [String: PlayerValue] = [:]
+        var index = 0
+        while index + 3 <= bytes.count {
+            let (key, type, length) = (Int(bytes[index]), bytes[index + 1], Int(bytes[index + 2]))
+            index += 3
+            let payload = Array(bytes[index..<min(bytes.count, index + length)])
+            index += payload.count
+            var number: UInt64 = 0
+            for byte in payload.prefix(8) { number = number << 8 | UInt64(byte) }
+            let text = String(decoding: payload, as: UTF8.self)
+            let value: PlayerValue =
+                switch type % 9 {
+                case 0: .string(text)
+                case 1: .objectPath(text)
+                case 2: .strings(payload.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
+                case 3: .int64(Int64(bitPattern: number))
+                case 4: .uint64(number)
+                case 5: .int32(Int32(truncatingIfNeeded: number))
+                case 6: .double(Double(bitPattern: number))
+                case 7: .bool(number != 0)
+                default: .other(signature: text)
+                }
+            values.append(value)
+            metadata[key < keys.count ? keys[key] : text] = value
+        }
+        let state = LivePlayerState.parse(
+            player: values.first.map { "\($0)" } ?? "", metadata: metadata, status: values.dropFirst().first,
+            positionUs: values.dropFirst(2).first)
+        if let position = state.positionUs, position < 0 || position > LivePlayerState.maxLengthUs {
+            fatalError("a position out of bounds passed: \(position)")
+        }
+        for shown in [state.player, state.track?.title ?? "", state.track?.artist ?? "", state.track?.album ?? ""] {
+            guard shown.utf8.count <= LivePlayerState.maxText, !shown.unicodeScalars.contains(where: \.isNeverShown)
+            else { fatalError("text beyond the limit or with a control character passed: \(shown.debugDescription)") }
+        }
+        if let track = state.track {
+            guard !track.title.isEmpty, (0...LivePlayerState.maxLengthUs).contains(track.lengthUs),
+                track.trackID.utf8.count <= LivePlayerState.maxTrackID, track.stationTrack.isLive
+            else { fatalError("a track that makes no sense passed: \(track)") }
+        }
     }
 
     static func live(_ bytes: [UInt8]) {

@@ -8,6 +8,18 @@ public enum LiveInput: Sendable {
     case silent(String)
     /// The source could not be read at all: the station stops with this error.
     case failed(NodeError)
+    /// What the MPRIS player the DJ follows (`--live-player`) does now, whenever it changes; nil:
+    /// no player is there (it left the bus, or none plays), and the station goes on as ``Track/live``.
+    case player(LivePlayerState?)
+}
+
+/// What a live DJ asks of the player it follows over MPRIS: the method of its
+/// `org.mpris.MediaPlayer2.Player` interface of that name.
+public enum LivePlayerCall: String, Hashable, Sendable {
+    case next = "Next"
+    case previous = "Previous"
+    case play = "Play"
+    case pause = "Pause"
 }
 
 extension Track {

@@ -142,6 +142,19 @@ public struct DJMachine: NodeMachine {
     public private(set) var resendBudget = LiveResendBudget()
     /// Resend requests not taken: from a sender that is not listening, or to a station not live.
     public private(set) var resendsIgnored: UInt64 = 0
+    /// What the MPRIS player a live DJ follows does (`--live-player`); nil: no player, the station
+    /// shows ``Track/live``.
+    public private(set) var livePlayer: LivePlayerState?
+    /// A skip asked of the followed player (its `Next`), and when: the track change it brings ends the
+    /// play as that skip, and crowd skip waits for it rather than asking again.
+    private var playerSkip: (ending: PlayRecord.Ending, at: LocalTime)?
+    /// How long a skip asked of the player waits for its track change.
+    public static let playerSkipWaitNs = Nanos.seconds(5)
+    /// A followed player's position further than this from the station's moves the station's.
+    public static let playerSeekThresholdNs = Nanos.seconds(2)
+    /// A live station (`--live`): its now playing is the live segment or its player's track, never a
+    /// file, and guests' requests are wishes for the DJ rather than a queue (docs/LIVE.md).
+    public var isLive: Bool { configuration.live != nil }
 
     public var stationID: StationID { configuration.advert.stationID }
     /// A private station's secret (from its join code): its TXT record goes out sealed, and its
@@ -197,13 +210,14 @@ public struct DJMachine: NodeMachine {
         ]
         if engine.nowPlaying != nil && !engine.isPaused { wakeups.append(lastSaveAt + Self.saveIntervalNs) }
         if snapshotRepeatsLeft > 0 { wakeups.append(lastRepeatAt + Self.snapshotRepeatIntervalNs) }
-        if let track = engine.nowPlaying, track.durationNs > 0,
+        if !isLive, let track = engine.nowPlaying, track.durationNs > 0,
             let end = engine.anchor.djTime(whenPositionReaches: track.durationNs)
         {
             wakeups.append(LocalTime(ns: end.ns))
         }
         if let retry = planner.nextRetry { wakeups.append(retry) }
         if let lookup = lookups.values.min() { wakeups.append(lookup) }
+        if let skip = playerSkip { wakeups.append(skip.at + Self.playerSkipWaitNs) }
         return wakeups.min()
     }
 
@@ -317,6 +331,49 @@ public struct DJMachine: NodeMachine {
         case .failed(let error):
             exitError = error
             goOffAir(now: now, into: &out)
+        case .player(let state):
+            follow(state, now: now, into: &out)
+        }
+    }
+
+    /// The followed player's state becomes the station's: another track (a new ID or title) is a
+    /// track change as a file station's (tallies reset, the play counted, everyone told at once), a
+    /// pause or play pauses or plays the station, a jump in its position moves the station's, and
+    /// a player gone (or one with no title) leaves the live segment playing.
+    private mutating func follow(_ state: LivePlayerState?, now: LocalTime, into out: inout [Effect]) {
+        guard isLive else { return }
+        let dj = DJTime(onTheDJ: now)
+        let before = livePlayer
+        livePlayer = state
+        if let state, before?.player != state.player {
+            out.append(.report(.notice("Following the player '\(state.player)' for now playing, skip and pause.")))
+        } else if state == nil, let before {
+            out.append(.report(.notice("The player '\(before.player)' is gone: the station is Live again.")))
+        }
+        let track = state?.track?.stationTrack ?? .live
+        let paused = state.map { $0.status != .playing } ?? false
+        let positionNs = (state?.positionUs ?? 0) * 1000
+        if engine.nowPlaying?.id != track.id {
+            let tally = engine.votes.tally
+            let ending = playerSkip.flatMap { now - $0.at <= Self.playerSkipWaitNs ? $0.ending : nil } ?? .played
+            playerSkip = nil
+            engine.follow(track, positionNs: track.durationMs > 0 ? positionNs : 0, paused: paused, now: dj)
+            unsaved = true
+            trackChanged(after: ending, tally: tally, now: now, into: &out)
+            broadcast(now: now, change: .track, into: &out)
+            repeatSnapshot(from: now)
+            return
+        }
+        guard state != nil else { return }  // the live segment's pause is the DJ's own
+        if paused != engine.isPaused {
+            _ = paused ? engine.pause(now: dj) : engine.resume(now: dj)
+            broadcast(now: now, change: paused ? .paused : .resumed, into: &out)
+        }
+        if track.durationMs > 0, state?.positionUs != nil,
+            abs(engine.positionNs(at: dj) - positionNs) > Self.playerSeekThresholdNs
+        {
+            engine.follow(track, positionNs: positionNs, paused: paused, now: dj)
+            broadcast(now: now, change: .seek, into: &out)
         }
     }
 
@@ -350,10 +407,16 @@ public struct DJMachine: NodeMachine {
 
     /// The station as it must survive a restart, at `now`.
     public func saved(at now: LocalTime) -> SavedStation {
-        SavedStation(
-            queue: engine.queue, index: engine.index, interlude: engine.interlude,
-            positionNs: engine.positionNs(at: DJTime(onTheDJ: now)), paused: engine.isPaused,
-            repeatMode: engine.repeatMode, volume: volume, votes: engine.votes, requests: requests, chat: chat)
+        // A live station is saved as the live segment: its player says again what plays after a restart.
+        isLive && engine.nowPlaying != .live
+            ? SavedStation(
+                queue: [.live], index: 0, interlude: nil, positionNs: 0, paused: false,
+                repeatMode: engine.repeatMode, volume: volume, votes: VoteBook(trackID: Track.live.id),
+                requests: requests, chat: chat)
+            : SavedStation(
+                queue: engine.queue, index: engine.index, interlude: engine.interlude,
+                positionNs: engine.positionNs(at: DJTime(onTheDJ: now)), paused: engine.isPaused,
+                repeatMode: engine.repeatMode, volume: volume, votes: engine.votes, requests: requests, chat: chat)
     }
 
     /// The periodic work: track ends, silent listeners, the regular snapshot, player retries.
@@ -363,7 +426,9 @@ public struct DJMachine: NodeMachine {
         // A late wakeup (a stalled process, a suspended laptop) may have missed several track ends:
         // catch up to the track playing now in one step.
         var changed = false
-        for _ in 0..<100_000 {  // bounded; each turn is arithmetic only (an hour of 3 s tracks is 1,200)
+        if let skip = playerSkip, now - skip.at > Self.playerSkipWaitNs { playerSkip = nil }
+        // A live station's track ends when its player says so (``follow(_:now:into:)``).
+        for _ in 0..<(isLive ? 0 : 100_000) {  // bounded; each turn is arithmetic (an hour of 3 s tracks: 1,200)
             let tally = engine.votes.tally
             let request = requests.next
             guard engine.tick(now: dj, request: request.map(StationEngine.Interlude.init)) else { break }
@@ -428,7 +493,8 @@ public struct DJMachine: NodeMachine {
         let presentVotes =
             configuration.voteWeightAfterNs > 0
             ? presence.entries.count * configuration.votersPerAddress : Int.max
-        guard percent > 0, let track = engine.nowPlaying, !engine.isPaused, all.down >= Self.crowdSkipMinVotes,
+        guard percent > 0, playerSkip == nil, let track = engine.nowPlaying, !engine.isPaused,
+            all.down >= Self.crowdSkipMinVotes,
             presentVotes >= Int(Self.crowdSkipMinVotes)
         else { return nil }
         let listening = listenerRoom
@@ -470,8 +536,17 @@ public struct DJMachine: NodeMachine {
 
     /// Moves to the next track and tells everyone why (twice to the group, against loss).
     private mutating func skipTrack(_ notice: TrackSkipped, now: LocalTime, into out: inout [Effect]) {
+        if livePlayer != nil {
+            // The player moves on; its next track comes back as a track change (``follow(_:now:into:)``).
+            playerSkip = (notice.reason == .crowd ? .crowdSkip : .djSkip, now)
+            out.append(.livePlayer(.next))
+            for _ in 0..<2 { toGroup(.trackSkipped(notice), into: &out) }
+            out.append(.report(.trackSkipped(notice)))
+            return
+        }
         let tally = engine.votes.tally
-        let request = requests.next
+        // A live station plays no request: guests' requests are wishes the DJ reads (docs/LIVE.md).
+        let request = isLive ? nil : requests.next
         guard engine.next(now: DJTime(onTheDJ: now), request: request.map(StationEngine.Interlude.init)) else { return }
         requestStarted(request, into: &out)
         trackChanged(after: notice.reason == .crowd ? .crowdSkip : .djSkip, tally: tally, now: now, into: &out)
@@ -663,7 +738,9 @@ public struct DJMachine: NodeMachine {
                 machine: inbound.machine.key)
             switch send.wanted {
             case .library(let words):
-                resolved(ticket, track: Self.match(words, in: engine.queue), unavailable: false, now: now, into: &out)
+                // A live station has no library to match: the words are a wish for the DJ to read.
+                let track = isLive ? Self.wish(words) : Self.match(words, in: engine.queue)
+                resolved(ticket, track: track, unavailable: false, now: now, into: &out)
             case .catalogID(let id):
                 if let known = engine.queue.first(where: { $0.id == id }) {
                     resolved(ticket, track: known, unavailable: false, now: now, into: &out)
@@ -676,6 +753,14 @@ public struct DJMachine: NodeMachine {
                 }
             }
         }
+    }
+
+    /// A guest's words asked of a live station, as a request the DJ and the page show (it never
+    /// plays: the DJ cannot queue into the player it follows); nil when nothing is left of them.
+    static func wish(_ words: String) -> Track? {
+        guard let title = LivePlayerState.text(.string(words)) else { return nil }
+        let id = "wish:" + String(FNV1a64.hash(title.lowercased().utf8), radix: 16)
+        return Track(id: id, title: title, artist: "", album: "", durationMs: 0, source: "wish:")
     }
 
     /// The track of a library request: every word in the title or artist (case ignored), a
@@ -713,6 +798,7 @@ public struct DJMachine: NodeMachine {
     /// A station with nothing on the air (an empty queue, or the end of the queue with repeat
     /// off) plays the next approved request at once.
     private mutating func playRequestIfIdle(now: LocalTime, into out: inout [Effect]) {
+        guard !isLive else { return }
         let dj = DJTime(onTheDJ: now)
         let stoppedAtEnd =
             engine.isPaused && engine.repeatMode == .off
@@ -927,6 +1013,14 @@ public struct DJMachine: NodeMachine {
                 TrackSkipped(
                     trackID: track.id, title: track.title, reason: .dj, down: tally.down,
                     room: max(UInt32(clamping: listenerRoom), tally.up + tally.down)), now: now, into: &out)
+        case .previous where livePlayer != nil:
+            out.append(.livePlayer(.previous))
+        case .pause where livePlayer != nil:
+            out.append(.livePlayer(.pause))
+        case .resume where livePlayer != nil:
+            out.append(.livePlayer(.play))
+        case .seek where livePlayer != nil:
+            out.append(.report(.warning("Cannot seek: the station follows the player; seek in the player itself.")))
         case .previous:
             let tally = engine.votes.tally
             if engine.previous(now: dj) {

@@ -180,6 +180,8 @@ public enum Effect: Sendable {
     case follow(StationClockView)
     /// A live station's frame or repair, authenticated, for the live output (docs/LIVE.md).
     case live(LiveReceived)
+    /// Call a method of the MPRIS player a live DJ follows (its skip, pause and play; docs/LIVE.md).
+    case livePlayer(LivePlayerCall)
     /// Ask the catalog; the answer comes back as ``NodeInput/catalog(_:)``.
     case catalog(CatalogRequest)
     /// Tell the user.

@@ -141,6 +141,8 @@ public final class NodeDriver<Machine: NodeMachine> {
             ports.follow(view)
         case .live(let input):
             ports.live(input)
+        case .livePlayer(let call):
+            ports.callPlayer(call)
         case .catalog(let request):
             ports.ask(request)
         case .report(let event):

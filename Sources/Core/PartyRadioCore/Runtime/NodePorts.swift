@@ -37,6 +37,9 @@ public protocol NodePorts: AnyObject {
     /// A live station's frame or repair for the live output, on the node's thread: hand it off
     /// (the output plays on a thread of its own).
     func live(_ input: LiveReceived)
+    /// A method call to the MPRIS player a live DJ follows: hand it off (the follower's bus thread
+    /// makes it).
+    func callPlayer(_ call: LivePlayerCall)
 
     // MARK: Catalog
 
@@ -66,6 +69,8 @@ public protocol NodePorts: AnyObject {
 extension NodePorts {
     /// Nodes without a live output (the DJ, the observer, the simulated LAN) drop live input.
     public func live(_ input: LiveReceived) {}
+    /// Nodes that follow no player (all but a live DJ with `--live-player`) drop the call.
+    public func callPlayer(_ call: LivePlayerCall) {}
 }
 
 /// A datagram as it came off a socket, stamped with this node's clock as it was taken.

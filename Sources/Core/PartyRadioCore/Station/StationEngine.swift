@@ -162,6 +162,22 @@ public struct StationEngine: Sendable {
         return changed
     }
 
+    /// A live station's now playing becomes `track`, what the player it follows plays (docs/LIVE.md,
+    /// "Now playing from the player"): the queue is that track alone, at `positionNs`, playing or
+    /// paused, its votes forgotten when it is another track.
+    public mutating func follow(_ track: Track, positionNs: Int64, paused: Bool, now: DJTime) {
+        let changed = nowPlaying?.id != track.id
+        queue = [track]
+        index = 0
+        interlude = nil
+        let position = track.durationMs > 0 ? min(positionNs, Int64(track.durationMs) * Nanos.perMillisecond) : 0
+        anchor =
+            paused
+            ? .paused(at: max(0, position), djTime: now)
+            : PlaybackAnchor(djTime: now, positionNs: max(0, position), rateMicros: anchor.rateMicros)
+        if changed { votes.reset(trackID: track.id) }
+    }
+
     /// Shuffles the tracks after the one playing (it keeps playing); `random` makes it repeatable.
     public mutating func shuffleUpcoming(using random: inout some RandomNumberGenerator) -> Bool {
         guard index + 2 < queue.count else { return false }

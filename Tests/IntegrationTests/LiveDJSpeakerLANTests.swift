@@ -37,12 +37,8 @@ struct LiveDJSpeakerLANTests {
 
         let (listenerSound, listenerEnv) = try lan.startSoundServer(host: 2)
         defer { listenerSound.kill() }
-        let listener = try lan.spawn(
-            host: 2,
-            [Testbed.partyradioBinary, "listen", "Live Party", "--json-events", "--state-dir", lan.stateDir("l2")],
-            env: listenerEnv)
+        let listener = try LiveLANTests.startListener(lan, host: 2, env: listenerEnv)
         defer { listener.kill() }
-        try listener.waitForEvent(timeout: .seconds(30), "tuned in") { $0.name == "tuned_in" }
 
         let seconds = 6
         let written = seconds * 1000 / LiveLANTests.clickMs
@@ -55,13 +51,7 @@ struct LiveDJSpeakerLANTests {
         }
         defer { for process in recorders { process.kill() } }
         let capturePath = "\(dir)/caught.txt"
-        let capture = try lan.spawn(
-            host: 3,
-            [
-                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
-                String(group[0]), String(group[1]), try lan.ip(host: 3), String(seconds + 4), capturePath,
-            ])
-        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        let capture = try LiveLANTests.captureGroup(lan, host: 3, group: group, seconds: seconds + 4, path: capturePath)
         let writer = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/live_pcm_writer.py").path
         let wrote = try lan.run(
             host: 1, ["python3", "-u", writer, fifo, String(seconds), String(LiveLANTests.clickMs)],
@@ -70,10 +60,7 @@ struct LiveDJSpeakerLANTests {
         try capture.waitForLine(containing: "done", timeout: .seconds(30))
         let dones = try recorders.map { try $0.waitForLine(containing: "done", timeout: .seconds(30)) }
 
-        let frames = try LiveLANTests.caught(capturePath).items.compactMap { item -> LiveFrame? in
-            if case .liveFrame(let frame) = item.datagram.message { return frame }
-            return nil
-        }.sorted { $0.sequence < $1.sequence }
+        let frames = try LiveLANTests.frames(caught: capturePath)
         let stamps = try LiveLANTests.clickStamps(frames)
         let heardDJ = try LivePulseLANTests.clicks(recording: "\(dir)/monitor1.raw", done: dones[0])
         let heardListener = try LivePulseLANTests.clicks(recording: "\(dir)/monitor2.raw", done: dones[1])

@@ -38,6 +38,42 @@ struct LiveLANTests {
         return (items, undecodable)
     }
 
+    /// Host `host` catching the station's `group` (`ADDRESS:PORT`, split) for `seconds` into `path`
+    /// (Tests/Fixtures/group_capture.py, each datagram with its arrival), once it is ready.
+    static func captureGroup(_ lan: Testbed, host: Int, group: [Substring], seconds: Int, path: String) throws
+        -> TestbedProcess
+    {
+        let capture = try lan.spawn(
+            host: host,
+            [
+                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
+                String(group[0]), String(group[1]), try lan.ip(host: host), String(seconds), path,
+            ])
+        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        return capture
+    }
+
+    /// The live frames a capture caught, in frame order.
+    static func frames(caught path: String) throws -> [LiveFrame] {
+        try caught(path).items.compactMap { item -> LiveFrame? in
+            if case .liveFrame(let frame) = item.datagram.message { return frame }
+            return nil
+        }.sorted { $0.sequence < $1.sequence }
+    }
+
+    /// A real `listen` of "Live Party" on `host`, playing into the sound server `env` points at;
+    /// returned once tuned in.
+    static func startListener(_ lan: Testbed, host: Int, env: [String: String]) throws -> TestbedProcess {
+        let listener = try lan.spawn(
+            host: host,
+            [
+                Testbed.partyradioBinary, "listen", "Live Party", "--json-events", "-v", "--state-dir",
+                lan.stateDir("listener\(host)"),
+            ], env: env)
+        try listener.waitForEvent(timeout: .seconds(30), "tuned in") { $0.name == "tuned_in" }
+        return listener
+    }
+
     /// A DJ on host 1 broadcasting "Live Party" from a FIFO in the test's state directory.
     static func startLiveDJ(_ lan: Testbed) throws -> (dj: TestbedProcess, dir: String, fifo: String) {
         let dir = lan.stateDir("live")
@@ -64,13 +100,7 @@ struct LiveLANTests {
 
         // Host 2 catches the group while a writer plays 3 s, goes away, and comes back for 1.5 s.
         let capturePath = "\(dir)/caught.txt"
-        let capture = try lan.spawn(
-            host: 2,
-            [
-                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
-                String(group[0]), String(group[1]), try lan.ip(host: 2), "14", capturePath,
-            ])
-        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        let capture = try Self.captureGroup(lan, host: 2, group: group, seconds: 14, path: capturePath)
         let writer = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/live_pcm_writer.py").path
         let before = dj.events.count
         let first = try lan.run(
@@ -230,14 +260,8 @@ struct LiveLANTests {
 
         let (sound, env) = try lan.startSoundServer(host: 2)
         defer { sound.kill() }
-        let listener = try lan.spawn(
-            host: 2,
-            [
-                Testbed.partyradioBinary, "listen", "Live Party", "--json-events", "-v", "--state-dir",
-                lan.stateDir("listener2"),
-            ], env: env)
+        let listener = try Self.startListener(lan, host: 2, env: env)
         defer { listener.kill() }
-        try listener.waitForEvent(timeout: .seconds(30), "tuned in") { $0.name == "tuned_in" }
 
         let seconds = 6
         let written = seconds * 1000 / Self.clickMs
@@ -251,13 +275,7 @@ struct LiveLANTests {
         defer { recorder.kill() }
         try recorder.waitForLine(containing: "ready", timeout: .seconds(15))
         let capturePath = "\(dir)/caught.txt"
-        let capture = try lan.spawn(
-            host: 3,
-            [
-                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
-                String(group[0]), String(group[1]), try lan.ip(host: 3), String(seconds + 4), capturePath,
-            ])
-        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        let capture = try Self.captureGroup(lan, host: 3, group: group, seconds: seconds + 4, path: capturePath)
         let writer = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/live_pcm_writer.py").path
         let before = listener.events.count
         let wrote = try lan.run(
@@ -284,10 +302,7 @@ struct LiveLANTests {
         #expect(concealed * 10 <= played, "concealed \(concealed) of \(played)")
 
         // The clicks' stamps, from the frames on the group.
-        let frames = try Self.caught(capturePath).items.compactMap { item -> LiveFrame? in
-            if case .liveFrame(let frame) = item.datagram.message { return frame }
-            return nil
-        }.sorted { $0.sequence < $1.sequence }
+        let frames = try Self.frames(caught: capturePath)
         let stamps = try Self.clickStamps(frames)
 
         // The clicks on the speaker: runs above 16,000, twice the tone's 8,000 and about half the clicks'

@@ -110,14 +110,8 @@ struct LivePulseLANTests {
 
         let (sound, env) = try lan.startSoundServer(host: 2)
         defer { sound.kill() }
-        let listener = try lan.spawn(
-            host: 2,
-            [
-                Testbed.partyradioBinary, "listen", "Live Party", "--json-events", "-v", "--state-dir",
-                lan.stateDir("listener2"),
-            ], env: env)
+        let listener = try LiveLANTests.startListener(lan, host: 2, env: env)
         defer { listener.kill() }
-        try listener.waitForEvent(timeout: .seconds(30), "tuned in") { $0.name == "tuned_in" }
 
         let seconds = 5
         let dir = lan.stateDir("live")

@@ -117,13 +117,7 @@ struct LiveStationLANTests {
 
         // 16 s of audio; host 2 catches the IPv4 group meanwhile.
         let capturePath = "\(dir)/caught.txt"
-        let capture = try lan.spawn(
-            host: 2,
-            [
-                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
-                String(group[0]), String(group[1]), try lan.ip(host: 2), "6", capturePath,
-            ])
-        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        let capture = try LiveLANTests.captureGroup(lan, host: 2, group: group, seconds: 6, path: capturePath)
         var writer = try lan.spawn(host: 1, ["python3", "-u", Self.writer, fifo, "16", "500"])
         defer { writer.kill() }
 

@@ -30,13 +30,7 @@ struct LiveWebLANTests {
         let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
 
         let capturePath = "\(dir)/caught.txt"
-        let capture = try lan.spawn(
-            host: 2,
-            [
-                "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/group_capture.py").path,
-                String(group[0]), String(group[1]), try lan.ip(host: 2), "40", capturePath,
-            ])
-        try capture.waitForLine(containing: "ready", timeout: .seconds(15))
+        let capture = try LiveLANTests.captureGroup(lan, host: 2, group: group, seconds: 40, path: capturePath)
         // WebCodecs needs a secure context: Chromium is told to take this http origin as one.
         let browser = try Browser(lan, host: 3, url: url, width: 1280, extra: ["--secure-origin"])
 

@@ -140,8 +140,29 @@ import Testing
     func blockSize() {
         let settings = LiveSender.Settings()
         #expect(settings.dataCount == 4 && settings.parityCount == 2)
-        #expect(LiveSender.Settings(delayNs: Nanos.ms(30)).dataCount == 1)
+        #expect(LiveSender.Settings(delayMs: 30).dataCount == 1)
+        #expect(LiveSender.Settings(delayMs: 200).dataCount == 16)
         #expect(LiveSender.Settings(duration: .ms20).dataCount == 2)
+    }
+
+    @Test("every frame the DJ sends says the station's delay, whatever the capture stamped; a rebuilt one too")
+    func framesCarryTheStationDelay() throws {
+        var sender = LiveSender(settings: .init(delayMs: 130, parityCount: 1), code: XORCode())
+        var captured = Self.frame(0)
+        captured.delayMs = 999
+        let out = sender.send(captured) + sender.send(Self.frame(1)) + sender.flush()
+        let frames = out.compactMap { if case .liveFrame(let f) = $0 { f } else { nil } }
+        #expect(frames.map(\.delayMs) == [130, 130])
+        // A frame lost and rebuilt from its block's repair is heard at the same delay.
+        let repair = try #require(out.compactMap { if case .liveRepair(let r) = $0 { r } else { nil } }.first)
+        var buffer = LiveJitterBuffer(settings: .init(delayNs: Nanos.ms(130)), code: XORCode())
+        _ = buffer.insert(frames[0], now: DJTime(ns: 0))
+        _ = buffer.insert(repair, now: DJTime(ns: 0))
+        let decisions = [buffer.next(at: DJTime(ns: Nanos.ms(200))), buffer.next(at: DJTime(ns: Nanos.ms(200)))]
+        let rebuilt = decisions.compactMap { if case .recovered(let frame)? = $0 { frame } else { nil } }
+        #expect(rebuilt.map(\.sequence) == [1] && rebuilt.map(\.delayMs) == [130])
+        // Out of range, it is kept to what the wire can carry.
+        #expect(LiveSender.Settings(delayMs: 0).delayMs == 1 && LiveSender.Settings(delayMs: 9000).delayMs == 5000)
     }
 
     @Test("every frame goes out at once; after every k in a row, the block's repairs, which rebuild a lost frame")

@@ -239,15 +239,14 @@ public final class DJNode {
         if playsLive {
             // At the station's delay by the DJ's own clock: heard when every listener hears it.
             runtime.io.liveOptions = LivePlayer.Options(
-                delayNs: LiveJitterBuffer.Settings().delayNs, server: configuration.playback.soundServer,
-                sink: pulse?.speakersSink)
+                server: configuration.playback.soundServer, sink: pulse?.speakersSink)
             runtime.io.liveOnTheDJ = true
         }
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub
-        // The station's delay as listeners take it (LiveJitterBuffer's), told to each page.
-        let liveWeb = isLive ? LiveWebRelay(delayMs: Int(LiveJitterBuffer.Settings().delayNs / 1_000_000)) : nil
+        // The station's delay (`--latency`), told to each page.
+        let liveWeb = isLive ? LiveWebRelay(delayMs: Int(configuration.liveSettings.delayMs)) : nil
         self.liveWeb = liveWeb
         // The page answers only under the DJ's own addresses and names (DNS rebinding, docs/WEB.md).
         let hostName = ListenerNode.hostName()

@@ -255,7 +255,7 @@ import Testing
     }
 
     @Test("a listener's resend request gets the frames it names by unicast; a sender not listening gets nothing")
-    func resendRequests() {
+    func resendRequests() throws {
         var dj = liveDJ()
         let id = Fixture.stationID
         for n in UInt64(0)..<8 { _ = dj.handle(.live(.frame(Self.frame(n))), at: at(ms: 10 * Int64(n) + 10)) }
@@ -270,6 +270,13 @@ import Testing
         let none = dj.handle(stranger.send(.liveResend(request), station: id), at: at(ms: 96)).sent
         #expect(none.isEmpty, "not listening: not answered")
         #expect(dj.resendsIgnored == 1 && dj.live?.framesResent == 3)
+        // live_sent: 8 frames, a repair per block of 4 (m = 1), 3 resent, 1 request ignored, and
+        // a datagram that is not the station's own dropped.
+        _ = dj.handle(.datagram([0x50, 0x52, 1], from: listener.address, machine: nil), at: at(ms: 97))
+        let sent = try #require(dj.liveSent)
+        #expect(sent.frames == 8 && sent.repairs == 2 && sent.shortBlocks == 0 && sent.resent == 3)
+        #expect(sent.resendsMissed == 0 && sent.resendsOverBudget == 0 && sent.resendsIgnored == 1)
+        #expect(sent.dropped.total == 1)
     }
 
     @Test("a source gone silent closes its block and is told once; a frame after it, back on air")

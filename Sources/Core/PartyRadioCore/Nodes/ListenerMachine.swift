@@ -121,6 +121,12 @@ public struct ListenerMachine: NodeMachine {
     private var refusedTrack: Track?
     /// A live station's frames lost on the way, asked for again (docs/LIVE.md, "Resend requests").
     public private(set) var liveGaps: LiveGapTracker
+    /// What a live listener saw on the way so far, for `live_status`.
+    public var liveNetwork: LiveListenerNetwork {
+        LiveListenerNetwork(
+            asked: liveGaps.asked, arrivedAfterAsking: liveGaps.arrivedAfterAsking,
+            dropped: filter.drops.merged(with: watch.drops).merged(with: refused))
+    }
 
     /// What the listener set for itself, as its view shows it (reported on each change).
     public var settings: ListenerSettings {

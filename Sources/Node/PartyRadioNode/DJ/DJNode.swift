@@ -242,6 +242,7 @@ public final class DJNode {
                 server: configuration.playback.soundServer, sink: pulse?.speakersSink)
             runtime.io.liveOnTheDJ = true
         }
+        if isLive { runtime.io.liveSent = { [weak runtime] in runtime?.machine.liveSent } }
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub

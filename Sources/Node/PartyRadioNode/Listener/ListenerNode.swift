@@ -85,6 +85,7 @@ public final class ListenerNode {
         if !playback.noAudio {
             runtime.io.liveOptions = LivePlayer.Options(server: playback.soundServer)
             runtime.io.liveExtraNs = liveExtraNs
+            runtime.io.liveNetwork = { [weak runtime] in runtime?.machine.liveNetwork ?? LiveListenerNetwork() }
         }
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }

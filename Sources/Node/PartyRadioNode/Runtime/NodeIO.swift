@@ -37,6 +37,12 @@ final class NodeIO: NodePorts {
     var liveExtraNs: Int64 = 0
     /// Whether the live status is reported every 5 s already.
     private var reportsLive = false
+    /// A live listener's counters from its machine, for `live_status` (set by the listener).
+    var liveNetwork: (() -> LiveListenerNetwork)?
+    /// What a live DJ sent so far, for `live_sent` (set by a live DJ); nil from it: not live.
+    var liveSent: (() -> LiveSent?)? {
+        didSet { if oldValue == nil, liveSent != nil { every(Nanos.seconds(5)) { [weak self] in self?.reportSent() } } }
+    }
     /// Whether the live station is this node's own (the DJ's speakers): played by its own clock.
     var liveOnTheDJ = false
     /// The live output, from the station's first frame on.
@@ -106,6 +112,7 @@ final class NodeIO: NodePorts {
         avahi.close()
         domainBrowser?.stop()
         player?.shutdown()
+        reportSent()
         if live != nil {
             reportLive()
             live?.player.stop()
@@ -265,7 +272,13 @@ final class NodeIO: NodePorts {
             .liveStatus(
                 LiveStatus(
                     counters: counters.buffer, placements: counters.placements, skipped: counters.skipped,
-                    errorUs: counters.lastErrorNs / 1000, ppm: counters.ppm)))
+                    errorUs: counters.lastErrorNs / 1000, ppm: counters.ppm,
+                    network: liveNetwork?() ?? LiveListenerNetwork())))
+    }
+
+    /// Says what the live DJ sent so far.
+    func reportSent() {
+        if let sent = liveSent?() { reporter.report(.liveSent(sent)) }
     }
 
     // MARK: Catalog

@@ -221,17 +221,32 @@ struct LivePulseLANTests {
         #expect(try Self.defaultSink(lan, host: 1, env: env) == "party", "the previous default given back")
         #expect(!(try Self.sinks(lan, host: 1, env: env).contains(Self.sink)), "the sink unloaded")
 
-        // kill -9 leaves the sink behind; the next run takes it over instead of making a second one.
-        let killed = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: env)
+        // kill -9 leaves the sink behind, and with --live-default-output the default pointing at it;
+        // the next run takes the sink over instead of making a second one, and gives the default
+        // back to the sink it was made beside, where its speakers play.
+        let killed = try lan.startDJ(
+            host: 1, name: "Live Party", extra: ["--live", "--live-default-output"], env: env)
         try killed.waitForEvent("started") { $0.name == "station_started" }
         killed.kill(signal: SIGKILL)
         _ = killed.wait(timeout: .seconds(10))
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix(Self.sink) } == [Self.sink])
-        let again = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: env)
-        try again.waitForEvent("taken over") {
+        #expect(try Self.defaultSink(lan, host: 1, env: env) == Self.sink, "left the default by kill -9")
+        let again = try lan.startDJ(host: 1, name: "Live Party", playing: true, extra: ["--live"], env: env)
+        let takeover = try again.waitForEvent("taken over") {
             $0.name == "notice" && ($0.string("message") ?? "").contains("Took over")
         }
+        #expect(
+            (takeover.string("message") ?? "").contains("Gave the default output back to party"),
+            "\(takeover.string("message") ?? "")")
+        #expect(try Self.defaultSink(lan, host: 1, env: env) == "party", "the default given back after kill -9")
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix(Self.sink) } == [Self.sink])
+        var speakers: [String] = []
+        let speakersDeadline = ContinuousClock.now + .seconds(10)
+        while speakers.isEmpty && ContinuousClock.now < speakersDeadline {
+            Thread.sleep(forTimeInterval: 0.3)
+            speakers = try Self.sinkInputs(lan, host: 1, env: env)
+        }
+        #expect(speakers == ["party"], "after a takeover the DJ's speakers play on: \(speakers)")
         again.kill(signal: SIGTERM)
         #expect(again.wait(timeout: .seconds(10)) != nil)
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix("partyradio_") }.isEmpty)

@@ -169,6 +169,53 @@ struct LivePulseLANTests {
         )
     }
 
+    @Test("a sound server that goes away: the station is silent, and on air again when it is back, its sink made again")
+    func soundServerRestart() throws {
+        let lan = try Testbed(hosts: 1)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let (first, env) = try lan.startSoundServer(host: 1)
+        let dj = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: env)
+        defer { dj.kill() }
+        try dj.waitForEvent("started") { $0.name == "station_started" }
+        let track = "\(lan.stateDir("live"))/clicks.wav"
+        try Self.clickTrack(seconds: 1).write(to: URL(fileURLWithPath: track))
+        let play = { () throws -> Int32 in
+            try lan.run(host: 1, ["/usr/bin/paplay", "-d", Self.sink, track], env: env, timeout: .seconds(30)).exit
+        }
+        #expect(try play() == 0)
+        // The server goes away (as a user's PulseAudio or PipeWire restarting does), and comes back.
+        let onAir = dj.events.count
+        // The server is setsid's child (startSoundServer): SIGTERM to it, then setsid ends.
+        let stopped = try lan.run(host: 1, ["pkill", "-TERM", "-P", String(first.pid), "-x", "pulseaudio"])
+        #expect(stopped.exit == 0, "pulseaudio stopped: \(stopped)")
+        #expect(first.wait(timeout: .seconds(10)) != nil)
+        let gone = try dj.waitForEvent(after: onAir, timeout: .seconds(10), "silent: the server went away") {
+            $0.name == "warning" && ($0.string("message") ?? "").contains("silent")
+        }
+        print("live pulse restart: \(gone.string("message") ?? "")")
+        let (second, _) = try lan.startSoundServer(host: 1)
+        defer { second.kill() }
+        var sinks: [String] = []
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !sinks.contains(Self.sink) && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.3)
+            sinks = (try? Self.sinks(lan, host: 1, env: env)) ?? []
+        }
+        #expect(sinks.contains(Self.sink), "the station's sink made again in the new server: \(sinks)")
+        // The null sink's monitor sends (silence) at once: the station is on air again by itself; a
+        // player plays into the new sink.
+        try dj.waitForEvent(after: onAir, timeout: .seconds(10), "on air again") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("on air again")
+        }
+        #expect(try play() == 0)
+        dj.kill(signal: SIGINT)
+        #expect(dj.wait(timeout: .seconds(10)) != nil)
+        #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix("partyradio_") }.isEmpty, "unloaded")
+    }
+
     @Test("the station's sink: the default while it runs and given back; after kill -9, taken over, not doubled")
     func sinkLifecycle() throws {
         let lan = try Testbed(hosts: 1)

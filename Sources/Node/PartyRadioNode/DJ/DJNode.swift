@@ -122,11 +122,14 @@ public final class DJNode {
         }
         // The sound server's source next (`--live pulse`): no server or no such source stops the DJ
         // before it goes on air, and the sink it makes any player can find at once.
-        let pulse = try configuration.live.flatMap { source throws(NodeError) -> LivePulseSource? in
-            guard source.isPulse else { return nil }
-            return try LivePulseSource(
+        let openPulse = { @Sendable [configuration] (source: LiveSource) throws(NodeError) -> LivePulseSource in
+            try LivePulseSource(
                 source: source, station: configuration.name.value, defaultOutput: configuration.liveDefaultOutput,
                 frameBytes: configuration.liveSettings.duration.samples() * LiveSampleFormat.station.bytesPerFrame)
+        }
+        let pulse = try configuration.live.flatMap { source throws(NodeError) -> LivePulseSource? in
+            guard source.isPulse else { return nil }
+            return try openPulse(source)
         }
         if let notice = pulse?.notice { settings.reporter.report(.notice(notice)) }
         // The ports of the last run, if free: listeners still send there, and play from there.
@@ -287,8 +290,8 @@ public final class DJNode {
         if let seal { settings.reporter.report(.joinCode(seal.code)) }
         capture = try configuration.live.map { source throws(NodeError) in
             try LiveCapture(
-                source: source, pulse: pulse, settings: configuration.liveSettings, clock: settings.clock,
-                inbox: inbox)
+                source: source, pulse: pulse, reopen: { () throws(NodeError) in try openPulse(source) },
+                settings: configuration.liveSettings, clock: settings.clock, inbox: inbox)
         }
     }
 

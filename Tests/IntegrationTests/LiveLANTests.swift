@@ -221,7 +221,10 @@ struct LiveLANTests {
     }
 
     /// Where the clicks are in frames' audio, by their stamps (station time): the first sample of
-    /// each run louder than 20,000, decoded with libopus.
+    /// each run louder than 20,000, decoded with libopus, less the codec's lookahead. The decoded
+    /// audio lags what was captured by it (OpusTests: a click is found 312 samples later), and a
+    /// frame's stamp is the time of its first captured sample, so the time of a click found at
+    /// sample n of a frame's decoded audio is `stamp + n / rate − lookahead`.
     static func clickStamps(_ frames: [LiveFrame]) throws -> [Int64] {
         let decoder = try OpusDecoder()
         var clicks: [Int64] = []
@@ -230,7 +233,8 @@ struct LiveLANTests {
             for (index, value) in try decoder.decode(frame.payload).enumerated() where index % 2 == 0 {
                 let magnitude = abs(Int(value))
                 if magnitude > 20_000 && !inClick {
-                    clicks.append(frame.firstSample.ns + Int64(index / 2) * 1_000_000_000 / 48_000)
+                    clicks.append(
+                        frame.firstSample.ns + Int64(index / 2) * 1_000_000_000 / 48_000 - LivePlayer.codecDelayNs)
                 }
                 inClick = magnitude > 20_000 || (inClick && magnitude > 12_000)
             }
@@ -281,6 +285,13 @@ struct LiveLANTests {
         let wrote = try lan.run(
             host: 1, ["python3", "-u", writer, fifo, String(seconds), String(Self.clickMs)], timeout: .seconds(60))
         #expect(wrote.exit == 0, "\(wrote.stderr)")
+        // The null sink's block: its monitor gets each block that long before it plays it
+        // (PulseOutputTests), so a click is recorded that much before it is heard. Read while the
+        // recorder runs: the sink's latency is the least its streams and its monitor's reader ask for.
+        let sinks = try lan.run(host: 2, ["/usr/bin/pactl", "list", "sinks"], env: env).stdout
+        let blockMs = sinks.split(separator: "\n").first { $0.contains("configured") }.flatMap { line in
+            line.split(separator: " ").drop { $0 != "configured" }.dropFirst().first.flatMap { Double($0) }
+        }.map { $0 / 1000 }
         try capture.waitForLine(containing: "done", timeout: .seconds(30))
         let done = try recorder.waitForLine(containing: "done", timeout: .seconds(30))
 
@@ -295,7 +306,8 @@ struct LiveLANTests {
         print(
             "live e2e: live_status played \(played) received \(last.int("received") ?? 0) concealed \(concealed) "
                 + "recovered \(last.int("recovered") ?? 0) late \(last.int("late") ?? 0) "
-                + "underruns \(last.int("underruns") ?? 0) error_us \(last.int("error_us") ?? 0) ppm \(last.int("ppm") ?? 0)"
+                + "underruns \(last.int("underruns") ?? 0) placements \(last.int("placements") ?? 0) "
+                + "skipped \(last.int("skipped") ?? 0) error_us \(last.int("error_us") ?? 0) ppm \(last.int("ppm") ?? 0)"
         )
         // 6 s of 10 ms frames: most of 600 played; concealment only for the odd loss on a loaded machine.
         #expect(played >= 400, "frames played: \(played)")
@@ -333,7 +345,8 @@ struct LiveLANTests {
         print(
             "live e2e: \(written) clicks written, \(stamps.count) on the group, \(heard.count) heard (peak \(peak)); "
                 + "heard - (stamp + 60 ms): \(errors.map { ($0 * 10).rounded() / 10 }) ms; "
-                + "intervals \(intervals.map { $0.rounded() }) ms; stamps heard \(matched.joined())")
+                + "intervals \(intervals.map { $0.rounded() }) ms; stamps heard \(matched.joined()); "
+                + "the sink's block \(blockMs.map { "\($0) ms" } ?? "?")")
         #expect(stamps.count * 4 >= written * 3, "clicks on the group: \(stamps.count) of \(written)")
         #expect(
             heard.count * 4 >= written * 3 && heard.count <= written + 1, "clicks heard: \(heard.count) of \(written)")

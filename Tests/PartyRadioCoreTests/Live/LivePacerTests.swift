@@ -68,6 +68,9 @@ import Testing
         var stall: (atNs: Int64, forNs: Int64)?
         /// Frames stop coming after this many (the station stopped), and come again this much later.
         var pause: (after: Int, forNs: Int64)?
+        /// One latency reading at each of these times is off by this much (a timing report moving
+        /// libpulse's interpolation).
+        var spikes: [(atNs: Int64, byNs: Int64)] = []
         var settings = LivePacer.Settings()
     }
 
@@ -96,6 +99,7 @@ import Testing
         var now: Int64 = 0
         var nextFrame = 0
         var stalled = false
+        var spikes = scenario.spikes
         // The frame taken: its index, its length after resampling, and how much of it was written.
         var pending: (frame: Int, samples: Int, written: Int)?
         var carry = 0.0
@@ -110,8 +114,13 @@ import Testing
         while Double(now) < scenario.seconds * 1e9 {
             sink.advance(to: now)
             let arrived = now >= due(nextFrame) - scenario.aheadNs
+            var spike: Int64 = 0
+            if let first = spikes.first, now >= first.atNs {
+                spike = first.byNs
+                spikes.removeFirst()
+            }
             let step = pacer.step(
-                now: DJTime(ns: now), latencyNs: sink.reportedNs(using: &random),
+                now: DJTime(ns: now), latencyNs: sink.reportedNs(using: &random) + spike,
                 next: arrived ? DJTime(ns: due(nextFrame)) : nil)
             switch step {
             case .wait(let ns):
@@ -228,6 +237,17 @@ import Testing
             let jumps = zip(started, started.dropFirst()).filter { $1 != $0 + 1 }
             #expect(jumps.count == 1, "stall \(stall / 1_000_000) ms: \(jumps)")
         }
+    }
+
+    /// One reading far off (libpulse's interpolation moved by a timing report) is not an output off
+    /// its time: nothing is placed again, nothing skipped, every frame on time.
+    @Test func oneReadingFarOffPlacesNothingAgain() {
+        let spikes: [(atNs: Int64, byNs: Int64)] = [(2_000_000_000, 12_000_000), (3_000_000_000, -12_000_000)]
+        let (run, _) = Self.simulate(Scenario(noiseNs: 500_000, seconds: 5, spikes: spikes))
+        #expect(run.placements == 1 && run.dry == 0)
+        #expect(Self.inOrder(run.startedFrames))
+        let worst = run.errors.map { abs($0.errorNs) }.max() ?? .infinity
+        #expect(worst < 600_000, "a frame \(worst / 1000) µs off")
     }
 
     /// The station stops and starts again 300 ms later: the output keeps running on silence and

@@ -21,8 +21,9 @@ public struct LivePacer: Sendable {
         /// The least written in one turn: the output is topped up once it lacks this much.
         public var minimumWriteNs: Int64
         /// An error beyond what resampling takes away soon (1 ms takes a second at the
-        /// controller's most): the output is placed again instead. An output that ran dry shows up
-        /// as a jump of the error by the time it lost.
+        /// controller's most), read twice in a row: the output is placed again instead. An output
+        /// that ran dry shows up as a jump of the error by the time it lost; one reading alone may
+        /// be libpulse's interpolation moved by a timing report.
         public var replaceBeyondNs: Int64
         /// How much two readings of the output's latency may disagree (libpulse interpolates between
         /// the server's timing reports): a frame that reads this much past its time while placing is
@@ -104,6 +105,8 @@ public struct LivePacer: Sendable {
     private var end: DJTime?
     private var pending: Pending?
     private var wroteLastTurn = false
+    /// Readings in a row whose error is beyond ``Settings/replaceBeyondNs``.
+    private var readingsBeyond = 0
     private var waited: Reading?
 
     public init(settings: Settings = Settings()) {
@@ -134,10 +137,17 @@ public struct LivePacer: Sendable {
         if let end {
             let error = horizon - end
             if abs(error) > settings.replaceBeyondNs {
+                // Once may be the reading (a timing report that moved the interpolation): read again
+                // soon. Twice in a row is the output.
+                readingsBeyond += 1
+                if readingsBeyond < 2 { return .wait(ns: settings.minimumWriteNs / 5) }
                 unplace()
-            } else if wrote {
-                controller.update(errorNs: error, at: now.ns)
-                counters.lastErrorNs = error
+            } else {
+                readingsBeyond = 0
+                if wrote {
+                    controller.update(errorNs: error, at: now.ns)
+                    counters.lastErrorNs = error
+                }
             }
         }
         let room = targetNs - latencyNs
@@ -216,6 +226,7 @@ public struct LivePacer: Sendable {
 
     /// Off the timeline: what is left of the frame taken is dropped, and the next frame is placed.
     private mutating func unplace() {
+        readingsBeyond = 0
         if let pending { counters.dropped += pending.remaining }
         pending = nil
         end = nil

@@ -320,19 +320,11 @@ struct LiveLANTests {
         // The clicks on the speaker: runs above 16,000, twice the tone's 8,000 and about half the clicks'
         // 30,000 (a fixed level: one overshoot or a placement's step at full scale would lift a level
         // relative to the peak above the clicks Opus smears), at least 100 ms apart, timed by the
-        // recorder's sample 0.
-        let fields = done.split(separator: " ")
-        let startNs = fields.count >= 3 ? Int64(fields[2]) ?? 0 : 0
+        // recorder's sample 0 and the monitor's own rate (LivePulseLANTests.clicks).
         let data = try Data(contentsOf: URL(fileURLWithPath: monitorPath))
-        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-        let peak = samples.reduce(0) { max($0, abs(Int($1))) }
-        var heard: [Int64] = []
-        var lastIndex = -4_800
-        for (index, sample) in samples.enumerated() where abs(Int(sample)) >= 16_000 {
-            if index - lastIndex < 4_800 { continue }
-            heard.append(startNs + Int64(index) * 1_000_000_000 / 48_000)
-            lastIndex = index
-        }
+        let peak = data.withUnsafeBytes { $0.bindMemory(to: Int16.self).reduce(0) { max($0, abs(Int($1))) } }
+        let heard = try LivePulseLANTests.clicks(recording: monitorPath, done: done)
+        let rate = done.split(separator: " ").dropFirst(6).first.flatMap { Double($0) } ?? 48_000
         // Each click heard against the nearest stamp + 60 ms.
         let errors = heard.compactMap { at -> Double? in
             stamps.map { Double(at - ($0 + 60_000_000)) / 1e6 }.min { abs($0) < abs($1) }
@@ -346,7 +338,7 @@ struct LiveLANTests {
             "live e2e: \(written) clicks written, \(stamps.count) on the group, \(heard.count) heard (peak \(peak)); "
                 + "heard - (stamp + 60 ms): \(errors.map { ($0 * 10).rounded() / 10 }) ms; "
                 + "intervals \(intervals.map { $0.rounded() }) ms; stamps heard \(matched.joined()); "
-                + "the sink's block \(blockMs.map { "\($0) ms" } ?? "?")")
+                + "the sink's block \(blockMs.map { "\($0) ms" } ?? "?"), its monitor's rate \(rate) a second")
         #expect(stamps.count * 4 >= written * 3, "clicks on the group: \(stamps.count) of \(written)")
         #expect(
             heard.count * 4 >= written * 3 && heard.count <= written + 1, "clicks heard: \(heard.count) of \(written)")

@@ -30,8 +30,6 @@ extension PulseOutputTests {
 
     @Test(.enabled(if: NullSinkServer.available)) func clicksAreHeardAtTheirStationTimePlusTheDelay() throws {
         let sound = try NullSinkServer()
-        let recorder = try MonitorRecorder(server: sound.address)
-        defer { recorder.stop() }
         let delayNs: Int64 = 60_000_000
         let player = LivePlayer(options: .init(delayNs: delayNs, server: sound.address, sink: "party")) {
             DJTime(ns: monotonicNs())
@@ -41,6 +39,10 @@ extension PulseOutputTests {
         let deadline = Date().addingTimeInterval(15)
         while !player.isStarted && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(player.isStarted)
+        // Recorded from when the player's stream runs: an idle null sink gives its monitor nothing, and
+        // the recorder's fit of the monitor's rate needs it running.
+        let recorder = try MonitorRecorder(server: sound.address)
+        defer { recorder.stop() }
 
         let encoder = try OpusEncoder(bitrate: 128_000, duration: .ms10)
         let code = ISALErasureCode()
@@ -76,15 +78,17 @@ extension PulseOutputTests {
         let audioCPU = Self.threadCPUSeconds(named: "partyradio-live")
         let counters = player.counters
         #expect(player.failure == nil, "\(player.failure ?? "")")
-        let (samples, startNs) = recorder.recording
-        let heard = clickIndexes(samples).map { startNs + Int64($0) * 1_000_000_000 / 48_000 }
+        let (samples, startNs, rate) = recorder.recording
+        let heard = clickIndexes(samples).map { startNs + Int64((Double($0) * 1e9 / rate).rounded()) }
         // The monitor gets the sink's block before it is played (PulseOutputTests): heard that much later.
         let errors = heard.compactMap { time in expected.map { time + sinkBlock - $0 }.min { abs($0) < abs($1) } }
             .map { Double($0) / 1e6 }
         let sorted = errors.sorted()
         let median = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
         let blockMs = Double(sinkBlock) / 1e6
-        let heardText = "clicks heard \(heard.count) of \(expected.count); heard + block (\(blockMs) ms) - (T + delay)"
+        let heardText =
+            "clicks heard \(heard.count) of \(expected.count) (the monitor's rate \((rate * 10).rounded() / 10)); "
+            + "heard + block (\(blockMs) ms) - (T + delay)"
         print(
             "LivePlayer: \(heardText), ms: "
                 + "\(errors.map { ($0 * 100).rounded() / 100 }), median \(median), worst "

@@ -55,13 +55,15 @@ struct LivePulseLANTests {
     static func clicks(recording path: String, done: String) throws -> [Int64] {
         let fields = done.split(separator: " ")
         let startNs = fields.count >= 3 ? Int64(fields[2]) ?? 0 : 0
+        // The monitor's own rate, not 48 kHz: a null sink's clock runs fast (monitor_record.py).
+        let rate = fields.count >= 7 ? Double(fields[6]) ?? 48_000 : 48_000
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         var heard: [Int64] = []
         var lastIndex = -4_800
         for (index, sample) in samples.enumerated() where abs(Int(sample)) >= 16_000 {
             if index - lastIndex < 4_800 { continue }
-            heard.append(startNs + Int64(index) * 1_000_000_000 / 48_000)
+            heard.append(startNs + Int64((Double(index) * 1e9 / rate).rounded()))
             lastIndex = index
         }
         return heard

@@ -41,6 +41,15 @@ public final class LivePlayer: @unchecked Sendable {
             self.sink = sink
             self.bufferNs = bufferNs
         }
+
+        /// What the output should hold at a delay of `delayNs` with frames of `frame`: 20 ms, less
+        /// when the delay leaves less once a frame has been captured and sent (its length), decoded
+        /// (the codec's lookahead) and has crossed the network (5 ms); never under 5 ms. At 60 ms
+        /// that is 20 ms; at `--latency 30` with 10 ms frames 8.5 ms.
+        public static func bufferNs(delayNs: Int64, frame: LiveFrameDuration) -> Int64 {
+            let left = delayNs - frame.ns - LivePlayer.codecDelayNs - 5_000_000
+            return min(20_000_000, max(5_000_000, left))
+        }
     }
 
     /// How much later than its input libopus's output comes: the encoder's lookahead at 48 kHz

@@ -244,6 +244,7 @@ final class NodeIO: NodePorts {
         }
         if live == nil, case .frame(let frame) = input, var options = liveOptions {
             options.delayNs = frame.delayNs + liveExtraNs
+            options.bufferNs = LivePlayer.Options.bufferNs(delayNs: options.delayNs, frame: frame.duration)
             let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
             if let failure = output.start() {
                 reporter.report(.warning("cannot play the live station: \(failure)"))

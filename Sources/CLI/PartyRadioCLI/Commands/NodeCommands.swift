@@ -69,6 +69,7 @@ enum NodeCommands {
                 liveSettings: LiveSender.Settings(
                     duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000))
             configuration.liveDefaultOutput = options.liveDefaultOutput
+            configuration.livePlayer = options.livePlayer
             let node = try DJNode(configuration: configuration, settings: nodeSettings, inbox: inbox)
             // `--live -` reads the audio from stdin: no controls there then.
             let readsStdin = if case .standardInput = options.live { true } else { false }

@@ -47,6 +47,8 @@ extension Command {
         public var liveFrame = LiveFrameDuration.ms10
         /// `--live-bitrate KBIT`: Opus's bitrate in kbit/s, 6-510.
         public var liveBitrateKbit = 128
+        /// `--live-player NAME|none`: the MPRIS player whose track is now playing (default: whichever plays).
+        public var livePlayer = LivePlayerChoice.playing
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -60,6 +62,7 @@ extension Command {
         var name: String?
         var options = DJOptions(name: try! StationName(validating: "x"))
         var liveTuned = false
+        var livePlayerGiven = false
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
             if try options.network.consume(option, from: &scanner) { continue }
@@ -108,6 +111,15 @@ extension Command {
             case "--live-bitrate":
                 options.liveBitrateKbit = try scanner.integer(for: option, in: 6...510)
                 liveTuned = true
+            case "--live-player":
+                let raw = try scanner.value(for: option)
+                guard let choice = LivePlayerChoice(argument: raw) else {
+                    throw UsageError(
+                        "'--live-player' takes a player's MPRIS name (mpv, spotify, vlc: as 'playerctl -l' lists "
+                            + "them) or none; got '\(raw)'.", command: "dj")
+                }
+                options.livePlayer = choice
+                livePlayerGiven = true
             default: throw scanner.unknown(option)
             }
         }
@@ -130,6 +142,10 @@ extension Command {
             throw UsageError(
                 "'--live-frame-ms' and '--live-bitrate' tune a live station; add --live (or --live pipe:PATH).",
                 command: "dj")
+        }
+        if livePlayerGiven && options.live == nil {
+            throw UsageError(
+                "'--live-player' chooses the player whose track a live station shows; add --live.", command: "dj")
         }
         if options.liveDefaultOutput && options.live != .stationSink {
             throw UsageError(

@@ -37,7 +37,7 @@ enum HelpPages {
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
         guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key, live,
-        live-frame-ms, live-bitrate, live-default-output. Flags override it.
+        live-frame-ms, live-bitrate, live-default-output, live-player. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -116,6 +116,12 @@ enum HelpPages {
             ),
             ("--live-frame-ms <ms>", "With --live: Opus frame length, 2.5, 5, 10 or 20 (default: 10)."),
             ("--live-bitrate <kbit/s>", "With --live: Opus bitrate, 6-510 (default: 128)."),
+            (
+                "--live-player <name>|none",
+                "With --live: the MPRIS player on the session bus whose track is now playing and which skips, "
+                    + "pauses and plays move: org.mpris.MediaPlayer2.NAME or an instance of it (mpv, spotify; "
+                    + "'playerctl -l' lists them); none: always Live (default: the first player that plays)."
+            ),
         ] + PlaybackFlags.help + NetworkOptions.djHelp + CommonOptions.help,
         discussion: """
             CONTROLS:

@@ -186,4 +186,71 @@ struct LiveMPRISLANTests {
         #expect(dj.wait(timeout: .seconds(10)) != nil)
         print("live mpris: the test took \(ContinuousClock.now - began)")
     }
+
+    @Test("a player's nonsense is dropped, never a crash; --live-player follows a name; no session bus is one notice")
+    func nonsensePlayer() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dir = lan.stateDir("live")
+        let fifo = "\(dir)/snapfifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let live = ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"]
+
+        // No session bus: said once, and the station is Live.
+        let alone = try lan.startDJ(
+            host: 1, name: "Live Party", role: "alone", extra: live, env: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        try alone.waitForEvent("no session bus") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("No session bus")
+        }
+        alone.kill(signal: SIGINT)
+        #expect(alone.wait(timeout: .seconds(10)) == 0)
+        #expect(alone.events.filter { ($0.string("message") ?? "").contains("session bus") }.count == 1)
+
+        let socket = "/run/partyradio-live-nonsense.bus"
+        let bus = try lan.spawn(
+            host: 1, ["dbus-daemon", "--session", "--nofork", "--print-address", "--address=unix:path=\(socket)"])
+        defer { bus.kill() }
+        try bus.waitForLine(containing: socket, timeout: .seconds(10))
+        let env = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)"]
+        let fixture = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/mpris_nonsense_player.py").path
+        let player = try lan.spawn(host: 1, ["/usr/bin/python3", "-u", fixture], env: env, stdin: true)
+        defer { player.kill() }
+        try player.waitForLine(containing: "ready", timeout: .seconds(10))
+
+        // Named, it is followed although it says it does not play (its status is an integer).
+        let dj = try lan.startDJ(
+            host: 1, name: "Live Party", extra: live + ["--live-player", "nonsense", "-v"], env: env)
+        defer { dj.kill() }
+        let following = try dj.waitForEvent(timeout: .seconds(10), "following the nonsense player") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("Following the player")
+        }
+        #expect(following.string("message")?.contains("'nonsense'") == true)
+        // Every other key of the wrong type: skipped, the title after them shown.
+        #expect(try Self.waitForNowPlaying(lan, host: 2, title: "Plain Zero", artist: ""))
+
+        // Text with escapes, overrides and 300 accented letters, lengths and IDs out of bounds: cleaned.
+        let before = dj.events.count
+        player.send("next")
+        let state = try dj.waitForEvent(after: before, timeout: .seconds(10), "the cleaned track") {
+            $0.name == "state" && (($0["now_playing"] as? [String: Any])?["title"] as? String ?? "").hasPrefix("Red")
+        }
+        let track = try #require(state["now_playing"] as? [String: Any])
+        let title = try #require(track["title"] as? String)
+        let artist = try #require(track["artist"] as? String)
+        for text in [title, artist] {
+            #expect(text.utf8.count <= 100, "\(text.utf8.count) bytes")
+            #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" }, "\(text.debugDescription)")
+        }
+        #expect(title.hasPrefix("Red") && title.contains("Title é"), "\(title)")
+        #expect(artist.hasPrefix("Bell, Bell"), "\(artist)")
+        #expect(track["duration_ms"] as? Int == 0, "a length of 2^64 - 1 is no length")
+        #expect(try Self.waitForNowPlaying(lan, host: 2, title: title, artist: artist))
+        print("live mpris nonsense: shown as '\(title)' by '\(artist)'")
+        #expect(dj.isRunning && player.isRunning)
+        dj.kill(signal: SIGINT)
+        #expect(dj.wait(timeout: .seconds(10)) == 0)
+    }
 }

@@ -172,6 +172,22 @@ struct LiveMPRISLANTests {
         #expect(try Self.waitForNowPlaying(lan, host: 2, title: "Second Wind", artist: "Band Two"))
         print("live mpris: crowd skip to track 2 shown on host 2 \(ContinuousClock.now - skippedAt) after the skip")
 
+        // The DJ's pause and resume are mpv's Pause and Play; the DJ's own MPRIS player shows mpv's track.
+        let paused = dj.events.count
+        dj.send("pause")
+        try dj.waitForEvent(after: paused, timeout: .seconds(10), "paused") {
+            $0.name == "state" && $0.string("change") == "paused"
+        }
+        #expect(Self.playerctl(lan, env: env, ["status"]) == "Paused")
+        dj.send("resume")
+        try dj.waitForEvent(after: paused, timeout: .seconds(10), "resumed") {
+            $0.name == "state" && $0.string("change") == "resumed"
+        }
+        #expect(Self.playerctl(lan, env: env, ["status"]) == "Playing")
+        let own = try? lan.run(
+            host: 1, ["/usr/bin/playerctl", "--player=partyradio", "metadata", "xesam:title"], env: env)
+        #expect(own?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Second Wind")
+
         // (c) mpv quits: the station is Live again.
         let quitAt = ContinuousClock.now
         mpv.kill(signal: SIGTERM)

@@ -23,6 +23,8 @@ public final class MPRISFollower: Sendable {
     public static let refreshNs: Int64 = 5_000_000_000
     /// At most this many players are asked whether they play, per refresh.
     static let maxAsked = 16
+    /// At most this many calls wait for the follower's thread.
+    static let maxQueued = 16
 
     private let shared: Shared
     private let done = DispatchSemaphore(value: 0)
@@ -66,7 +68,8 @@ public final class MPRISFollower: Sendable {
     /// Asks the followed player to go to the next or previous track, pause or play (from the node's
     /// thread: queued for the follower's).
     public func call(_ call: LivePlayerCall) {
-        shared.state.withLock { $0.calls.append(call) }
+        // A follower whose bus went away takes no more (a crowd skip asks again every 5 s).
+        shared.state.withLock { if $0.calls.count < Self.maxQueued { $0.calls.append(call) } }
         shared.wakeUp()
     }
 
@@ -111,6 +114,8 @@ public final class MPRISFollower: Sendable {
         var lastRefreshNs: Int64 = 0
         /// Bus names whose answers could not be read, said once each.
         var unreadable: Set<String> = []
+        /// Whether the follower said that no player is there (once, until one is followed).
+        var saidNone = false
 
         init(
             bus: FollowerBus, shared: Shared, choice: LivePlayerChoice, own: Set<String>,
@@ -174,9 +179,12 @@ public final class MPRISFollower: Sendable {
                 }
                 return read[name]?.status == .playing
             }
-            if picked != followed {
-                log(picked.map { "following the MPRIS player \($0)" } ?? "no MPRIS player to follow")
+            if picked != followed || (picked == nil && !saidNone) {
+                log(
+                    picked.map { "following the MPRIS player \($0)" }
+                        ?? "no MPRIS player to follow on the session bus: the station shows Live")
                 followed = picked
+                saidNone = picked == nil
             }
             guard let picked else { return hand(nil) }
             guard let state = read[picked] ?? readState(picked) else {

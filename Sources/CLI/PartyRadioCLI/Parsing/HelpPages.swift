@@ -117,7 +117,7 @@ enum HelpPages {
             ("--live-frame-ms <ms>", "With --live: Opus frame length, 2.5, 5, 10 or 20 (default: 10)."),
             ("--live-bitrate <kbit/s>", "With --live: Opus bitrate, 6-510 (default: 128)."),
             (
-                "--live-player <name>|none",
+                "--live-player <name>",
                 "With --live: the MPRIS player on the session bus whose track is now playing and which skips, "
                     + "pauses and plays move: org.mpris.MediaPlayer2.NAME or an instance of it (mpv, spotify; "
                     + "'playerctl -l' lists them); none: always Live (default: the first player that plays)."

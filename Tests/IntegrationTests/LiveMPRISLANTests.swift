@@ -9,7 +9,8 @@ private let hasMpvMpris = ["/usr/bin/mpv", "/etc/mpv/scripts/mpris.so", "/usr/bi
 /// playing from the player"): a real mpv with mpv-mpris on a private session bus on the DJ's host
 /// plays tagged WAVs into the station's PulseAudio sink; the DJ follows it (the default: the first
 /// player that plays, never its own MPRIS player on the same bus). Another host sees mpv's track
-/// as now playing; a crowd skip makes mpv play its next track; mpv quitting is "Live" again.
+/// as now playing; a crowd skip makes mpv play its next track; mpv quitting is "Live" again, until
+/// another player plays.
 @Suite(
     "A live station's now playing from an MPRIS player on the LAN", .serialized,
     .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"),
@@ -197,6 +198,20 @@ struct LiveMPRISLANTests {
         }
         #expect(try Self.waitForNowPlaying(lan, host: 2, title: "Live", artist: ""))
         print("live mpris: Live again on host 2 \(ContinuousClock.now - quitAt) after mpv quit")
+
+        // By default a player that does not play is not followed (the nonsense player's status is an
+        // integer at first); once it plays, it is.
+        let fixture = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/mpris_nonsense_player.py").path
+        let other = try lan.spawn(host: 1, ["/usr/bin/python3", "-u", fixture], env: env, stdin: true)
+        defer { other.kill() }
+        try other.waitForLine(containing: "ready", timeout: .seconds(10))
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try Self.nowPlaying(lan, host: 2, role: "observer") ?? ("", "") == ("Live", ""))
+        let playing = dj.events.count
+        other.send("next")
+        try dj.waitForEvent(after: playing, timeout: .seconds(10), "following the player that plays") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("Following the player 'nonsense'")
+        }
 
         dj.kill(signal: SIGINT)
         #expect(dj.wait(timeout: .seconds(10)) != nil)

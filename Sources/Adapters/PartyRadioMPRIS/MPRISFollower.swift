@@ -45,6 +45,7 @@ public final class MPRISFollower: Sendable {
         let handle = prmpris_follower_open(
             address, Unmanaged.passUnretained(shared).toOpaque(), followerSignal, &error)
         guard let handle else {
+            shared.state.withLock { $0.stopping = true }  // no thread to wait for: close() (and deinit) return
             throw MPRISError(
                 description: "the session bus at \(address): \(String(cString: strerror(-error)))")
         }

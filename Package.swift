@@ -237,7 +237,7 @@ let package = Package(
             name: "PartyRadioAdapterTests",
             dependencies: [
                 "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "CSodium", "PartyRadioCurl",
-                "CatalogTestSupport",
+                "CatalogTestSupport", "PartyRadioMPRIS",
             ]),
         .testTarget(
             name: "PartyRadioNodeTests",

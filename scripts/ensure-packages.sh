@@ -4,7 +4,8 @@
 # Usage: scripts/ensure-packages.sh [--for run|package|test]
 #   run   what building and running partyradio needs (default)
 #   package  that, plus what scripts/package needs (dpkg-dev, lintian)
-#   test  those, plus what the namespace testbed needs, and zbar-tools (QRCodeTests read the codes
+#   test  those, plus what the namespace testbed needs, mpd and mpc (a real music daemon as a live
+#         station's source), and zbar-tools (QRCodeTests read the codes
 #         back with zbarimg), PulseAudio (SpeakerLANTests and TerminalLANTests play into a null sink),
 #         mpv with mpv-mpris (LiveMPRISLANTests: a player a live DJ follows over MPRIS),
 #         tmux (TerminalLANTests run the live views in it), BIND 9 (a unicast DNS-SD server for
@@ -31,6 +32,8 @@ packages=(
 [[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl tmux pulseaudio pulseaudio-utils chromium chromium-driver python3-selenium fonts-dejavu-core bind9 bind9-dnsutils
     webkit2gtk-driver xvfb xauth dbus-daemon gstreamer1.0-pulseaudio gstreamer1.0-plugins-base firefox-esr python3-websocket
     mpv mpv-mpris)
+# A real music daemon writing into a live station's FIFO (LiveMPDLANTests), run only on a testbed host.
+[[ $purpose == test ]] && packages+=(mpd mpc)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -66,6 +69,13 @@ if [[ $purpose != run ]]; then
             $sudo kill "$pid"
             echo "Error: installing avahi-daemon started it in the root network namespace; stopped it." >&2
             exit 1
+        fi
+    done
+    # mpd runs only on a testbed host (its zeroconf would announce it over mDNS): never the machine's own.
+    for pid in $(pgrep -x mpd || true); do
+        if [[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) == "$root_ns" ]]; then
+            $sudo kill "$pid"
+            echo "partyradio: installing mpd started it in the root network namespace; stopped it." >&2
         fi
     done
     # BIND runs only on a testbed's router (RoutedLANTests), never as the machine's own server.

@@ -63,13 +63,15 @@ struct LiveLANTests {
 
     /// A real `listen` of "Live Party" on `host`, playing into the sound server `env` points at;
     /// returned once tuned in.
-    static func startListener(_ lan: Testbed, host: Int, env: [String: String]) throws -> TestbedProcess {
+    static func startListener(_ lan: Testbed, host: Int, env: [String: String], extra: [String] = []) throws
+        -> TestbedProcess
+    {
         let listener = try lan.spawn(
             host: host,
             [
                 Testbed.partyradioBinary, "listen", "Live Party", "--json-events", "-v", "--state-dir",
                 lan.stateDir("listener\(host)"),
-            ], env: env)
+            ] + extra, env: env)
         try listener.waitForEvent(timeout: .seconds(30), "tuned in") { $0.name == "tuned_in" }
         return listener
     }

@@ -169,6 +169,53 @@ struct LivePulseLANTests {
         )
     }
 
+    @Test("a sound server that goes away: the station is silent, and on air again when it is back, its sink made again")
+    func soundServerRestart() throws {
+        let lan = try Testbed(hosts: 1)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let (first, env) = try lan.startSoundServer(host: 1)
+        let dj = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: env)
+        defer { dj.kill() }
+        try dj.waitForEvent("started") { $0.name == "station_started" }
+        let track = "\(lan.stateDir("live"))/clicks.wav"
+        try Self.clickTrack(seconds: 1).write(to: URL(fileURLWithPath: track))
+        let play = { () throws -> Int32 in
+            try lan.run(host: 1, ["/usr/bin/paplay", "-d", Self.sink, track], env: env, timeout: .seconds(30)).exit
+        }
+        #expect(try play() == 0)
+        // The server goes away (as a user's PulseAudio or PipeWire restarting does), and comes back.
+        let onAir = dj.events.count
+        // The server is setsid's child (startSoundServer): SIGTERM to it, then setsid ends.
+        let stopped = try lan.run(host: 1, ["pkill", "-TERM", "-P", String(first.pid), "-x", "pulseaudio"])
+        #expect(stopped.exit == 0, "pulseaudio stopped: \(stopped)")
+        #expect(first.wait(timeout: .seconds(10)) != nil)
+        let gone = try dj.waitForEvent(after: onAir, timeout: .seconds(10), "silent: the server went away") {
+            $0.name == "warning" && ($0.string("message") ?? "").contains("silent")
+        }
+        print("live pulse restart: \(gone.string("message") ?? "")")
+        let (second, _) = try lan.startSoundServer(host: 1)
+        defer { second.kill() }
+        var sinks: [String] = []
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !sinks.contains(Self.sink) && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.3)
+            sinks = (try? Self.sinks(lan, host: 1, env: env)) ?? []
+        }
+        #expect(sinks.contains(Self.sink), "the station's sink made again in the new server: \(sinks)")
+        // The null sink's monitor sends (silence) at once: the station is on air again by itself; a
+        // player plays into the new sink.
+        try dj.waitForEvent(after: onAir, timeout: .seconds(10), "on air again") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("on air again")
+        }
+        #expect(try play() == 0)
+        dj.kill(signal: SIGINT)
+        #expect(dj.wait(timeout: .seconds(10)) != nil)
+        #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix("partyradio_") }.isEmpty, "unloaded")
+    }
+
     @Test("the station's sink: the default while it runs and given back; after kill -9, taken over, not doubled")
     func sinkLifecycle() throws {
         let lan = try Testbed(hosts: 1)
@@ -221,17 +268,32 @@ struct LivePulseLANTests {
         #expect(try Self.defaultSink(lan, host: 1, env: env) == "party", "the previous default given back")
         #expect(!(try Self.sinks(lan, host: 1, env: env).contains(Self.sink)), "the sink unloaded")
 
-        // kill -9 leaves the sink behind; the next run takes it over instead of making a second one.
-        let killed = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: env)
+        // kill -9 leaves the sink behind, and with --live-default-output the default pointing at it;
+        // the next run takes the sink over instead of making a second one, and gives the default
+        // back to the sink it was made beside, where its speakers play.
+        let killed = try lan.startDJ(
+            host: 1, name: "Live Party", extra: ["--live", "--live-default-output"], env: env)
         try killed.waitForEvent("started") { $0.name == "station_started" }
         killed.kill(signal: SIGKILL)
         _ = killed.wait(timeout: .seconds(10))
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix(Self.sink) } == [Self.sink])
-        let again = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: env)
-        try again.waitForEvent("taken over") {
+        #expect(try Self.defaultSink(lan, host: 1, env: env) == Self.sink, "left the default by kill -9")
+        let again = try lan.startDJ(host: 1, name: "Live Party", playing: true, extra: ["--live"], env: env)
+        let takeover = try again.waitForEvent("taken over") {
             $0.name == "notice" && ($0.string("message") ?? "").contains("Took over")
         }
+        #expect(
+            (takeover.string("message") ?? "").contains("Gave the default output back to party"),
+            "\(takeover.string("message") ?? "")")
+        #expect(try Self.defaultSink(lan, host: 1, env: env) == "party", "the default given back after kill -9")
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix(Self.sink) } == [Self.sink])
+        var speakers: [String] = []
+        let speakersDeadline = ContinuousClock.now + .seconds(10)
+        while speakers.isEmpty && ContinuousClock.now < speakersDeadline {
+            Thread.sleep(forTimeInterval: 0.3)
+            speakers = try Self.sinkInputs(lan, host: 1, env: env)
+        }
+        #expect(speakers == ["party"], "after a takeover the DJ's speakers play on: \(speakers)")
         again.kill(signal: SIGTERM)
         #expect(again.wait(timeout: .seconds(10)) != nil)
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix("partyradio_") }.isEmpty)

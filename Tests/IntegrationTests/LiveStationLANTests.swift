@@ -312,6 +312,17 @@ struct LiveStationLANTests {
             print("live routed, 20 % loss: \(LiveStationLANTests.describe(lossy))")
             #expect((lossy.int("recovered") ?? 0) > 0, "FEC rebuilt frames: \(LiveStationLANTests.describe(lossy))")
             #expect((lossy.int("concealed") ?? 0) > (clean.int("concealed") ?? 0))
+            // While it plays: the listener asked for lost frames again, the DJ answered some, and the
+            // bad datagrams show in live_status already, not only as the listener stops.
+            #expect((lossy.int("asked") ?? 0) > 0, "frames asked for again: \(lossy.int("asked") ?? -1)")
+            let running = lossy["dropped"] as? [String: Int] ?? [:]
+            #expect(running["bad_signature", default: 0] >= 20, "drops while running: \(running)")
+            let djSent = try dj.waitForEvent(after: 0, timeout: .seconds(10), "live_sent with resends") {
+                $0.name == "live_sent" && ($0.int("resent") ?? 0) > 0
+            }
+            print(
+                "live routed, DJ sent: frames \(djSent.int("frames") ?? -1), repairs \(djSent.int("repairs") ?? -1), "
+                    + "resent \(djSent.int("resent") ?? -1), missed \(djSent.int("resends_missed") ?? -1)")
 
             listener.kill(signal: SIGINT)
             #expect(listener.wait(timeout: .seconds(10)) == 0)

@@ -42,12 +42,12 @@ struct LiveWebLANTests {
             const a = L.livePlace(null, 1000000, 5.0);
             const b = L.livePlace(a.anchor, 1010000, 5.0104);
             const c = L.livePlace(b.anchor, 1020000, 5.0260);
-            const rec = new Uint8Array([9, 0, 1, 7, 2, 0, 2, 0, 60, 1, 0, 23, 0, 0, 0, 0, 0, 0, 0, 5,
-              0, 0, 0, 0, 59, 154, 202, 0, 1, 4, 0, 3, 170, 187, 204, 0]);
+            const rec = new Uint8Array([9, 0, 1, 7, 2, 0, 2, 0, 60, 1, 0, 25, 0, 0, 0, 0, 0, 0, 0, 5,
+              0, 0, 0, 0, 59, 154, 202, 0, 0, 90, 1, 4, 0, 3, 170, 187, 204, 0]);
             const r = L.liveRecords(rec);
             return {due: L.liveDueUs(1000000, 60), a: a.ctx, ar: a.reanchored, b: b.ctx, br: b.reanchored,
               c: c.ctx, cr: c.reanchored, n: r.records.length, types: r.records.map((x) => x.type),
-              delay: r.records[1].delayMs, seq: r.records[2].seq, first: r.records[2].firstUs,
+              delay: r.records[1].delayMs, frameDelay: r.records[2].delayMs, seq: r.records[2].seq, first: r.records[2].firstUs,
               dur: r.records[2].durUs, packet: Array.from(r.records[2].packet), rest: r.rest.length,
               ctx: L.djUsToCtx({c: 10, p: 2000}, 5000000 + 3000000, 1000000, 1000)};
             """,
@@ -63,6 +63,7 @@ struct LiveWebLANTests {
         // a record cut short stays for the next read.
         #expect(value["types"] as? [Int] == [9, 2, 1] && value["delay"] as? Int == 60, "\(value)")
         #expect(value["seq"] as? Int == 5 && value["first"] as? Int == 1_000_000, "\(value)")
+        #expect(value["frameDelay"] as? Int == 90, "every frame says the station's delay: \(value)")
         #expect(value["dur"] as? Int == 10_000 && value["packet"] as? [Int] == [170, 187, 204], "\(value)")
         #expect(value["rest"] as? Int == 1, "\(value)")
         // Station time 8 s with a DJ offset of 1 s is local epoch 7000 ms: performance time 6000 ms,

@@ -3,7 +3,8 @@ import Testing
 @testable import PartyRadioCLI
 @testable import PartyRadioCore
 
-/// `dj --live`, `--live-frame-ms`, `--live-bitrate` (docs/LIVE.md, "The DJ's capture").
+/// `dj --live`, `--live-frame-ms`, `--live-bitrate`, `--latency` and `listen --latency-extra`
+/// (docs/LIVE.md, "The DJ's capture" and "The station's delay").
 @Suite struct LiveParsingTests {
     struct Failure: Error {}
 
@@ -43,6 +44,42 @@ import Testing
         #expect(usageError(["dj", "--name", "x", "--live-bitrate", "96"])?.contains("add --live") == true)
         #expect(
             usageError(["dj", "--name", "x", "--live", "-", "--library", "/music"])?.contains("not a queue") == true)
+    }
+
+    @Test("--latency is the station's delay, 20-2000 ms, for a live station; --latency-extra a listener's, 0-1000")
+    func latencies() throws {
+        guard case .dj(let dj) = try Command.parse(["dj", "--name", "x", "--live", "-", "--latency", "35"]) else {
+            throw Failure()
+        }
+        #expect(dj.latencyMs == 35)
+        guard case .dj(let plain) = try Command.parse(["dj", "--name", "x", "--live"]) else { throw Failure() }
+        #expect(plain.latencyMs == 60)
+        #expect(usageError(["dj", "--name", "x", "--live", "--latency", "19"])?.contains("20 to 2000") == true)
+        #expect(usageError(["dj", "--name", "x", "--live", "--latency", "2001"])?.contains("20 to 2000") == true)
+        #expect(usageError(["dj", "--name", "x", "--latency", "40"])?.contains("add --live") == true)
+        guard case .listen(let listen) = try Command.parse(["listen", "--latency-extra", "40"]) else {
+            throw Failure()
+        }
+        #expect(listen.latencyExtraMs == 40)
+        guard case .listen(let none) = try Command.parse(["listen"]) else { throw Failure() }
+        #expect(none.latencyExtraMs == 0)
+        #expect(usageError(["listen", "--latency-extra", "1001"])?.contains("0 to 1000") == true)
+        #expect(usageError(["listen", "--latency-extra", "-5"]) != nil)
+        let command = try Command.parse(
+            ["dj"], environment: [:],
+            config: {
+                Result { () throws(ConfigFile.Error) in
+                    try ConfigFile(parsing: "name = Rooftop\nlive = pulse\nlatency = 45\nlatency-extra = 10")
+                }
+            }, configPath: "/etc/partyradio/config")
+        guard case .dj(let configured) = command else { throw Failure() }
+        #expect(configured.latencyMs == 45)
+        let listener = try Command.parse(
+            ["listen"], environment: [:],
+            config: { Result { () throws(ConfigFile.Error) in try ConfigFile(parsing: "latency-extra = 10") } },
+            configPath: "/etc/partyradio/config")
+        guard case .listen(let configuredListener) = listener else { throw Failure() }
+        #expect(configuredListener.latencyExtraMs == 10)
     }
 
     @Test func theConfigFileNamesTheSource() throws {

@@ -46,7 +46,7 @@ enum Samples {
                 payload: [UInt8](repeating: 9, count: 1000))),
         .liveRepair(
             LiveRepair(
-                firstSequence: 7, dataCount: 16, parityCount: 8, parityIndex: 7, shard: [UInt8](repeating: 1, count: 13)
+                firstSequence: 7, dataCount: 16, parityCount: 8, parityIndex: 7, shard: [UInt8](repeating: 1, count: 15)
             )),
         .liveResend(LiveResend(firstSequence: .max - 31, mask: .max)),
         .timePing(TimePing(clientSendNs: -5)),

@@ -54,7 +54,7 @@ public final class LivePlayer: @unchecked Sendable {
     /// sound server's restart) shows up as a jump of the error by the time it lost.
     public static let replaceBeyondNs: Int64 = 8_000_000
 
-    private let options: Options
+    public let options: Options
     /// The station clock now, nil while the listener's clock is not synchronised.
     private let stationNow: @Sendable () -> DJTime?
     private let shared: Mutex<Shared>

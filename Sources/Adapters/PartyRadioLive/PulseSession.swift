@@ -50,10 +50,19 @@ public final class PulseSession: @unchecked Sendable {
 
     /// The index of the module that owns sink `name`; nil when there is no such sink.
     public func sinkOwner(named name: String) throws(PulseError) -> UInt32? {
+        try sink(named: name, property: nil)?.owner
+    }
+
+    /// The module that owns sink `name` and the sink's `property` (nil when it has none); nil when
+    /// there is no such sink.
+    public func sink(named name: String, property: String?) throws(PulseError) -> (owner: UInt32, value: String?)? {
         var owner: UInt32 = 0
         var code: Int32 = 0
-        switch prpulse_find_sink(session, name, &owner, &code) {
-        case 1: return owner
+        var value = [CChar](repeating: 0, count: 512)
+        switch prpulse_find_sink(session, name, &owner, property, &value, value.count, &code) {
+        case 1:
+            let text = String(decoding: value.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return (owner, text.isEmpty ? nil : text)
         case 0: return nil
         default:
             // An unknown name is an error of its own (PA_ERR_NOENTITY, 5) rather than an empty answer.

@@ -45,7 +45,8 @@
     X(pa_stream_drop)                   \
     X(pa_stream_get_latency)            \
     X(pa_stream_disconnect)             \
-    X(pa_stream_unref)
+    X(pa_stream_unref)                  \
+    X(pa_proplist_gets)
 
 PRDL_DECLARE(prpulse_dl, PRPULSE_FUNCTIONS)
 PRDL_DEFINE(prpulse_dl, PRPULSE_SONAME, "libpulse", "libpulse0", PRPULSE_FUNCTIONS)
@@ -187,6 +188,7 @@ struct prpulse_text {
     size_t size;
     int found;
     uint32_t index;
+    const char *key; /* a sink property to copy into text, or NULL */
 };
 
 static void prpulse_copy(struct prpulse_text *out, const char *text) {
@@ -232,11 +234,15 @@ static void prpulse_on_sink(pa_context *context, const pa_sink_info *info, int e
     if (eol == 0 && info != NULL) {
         out->found = 1;
         out->index = info->owner_module;
+        if (out->key != NULL && info->proplist != NULL)
+            prpulse_copy(out, prpulse_dl_functions()->pa_proplist_gets(info->proplist, out->key));
     }
 }
 
-int prpulse_find_sink(prpulse_session *session, const char *name, uint32_t *owner_module, int *error) {
-    struct prpulse_text out = {.index = PA_INVALID_INDEX};
+int prpulse_find_sink(prpulse_session *session, const char *name, uint32_t *owner_module, const char *key,
+                      char *value, size_t size, int *error) {
+    struct prpulse_text out = {.text = value, .size = size, .index = PA_INVALID_INDEX, .key = key};
+    prpulse_copy(&out, "");
     pa_operation *operation =
         prpulse_dl_functions()->pa_context_get_sink_info_by_name(session->context, name, prpulse_on_sink, &out);
     if (prpulse_wait(session, operation, error) < 0) return -1;

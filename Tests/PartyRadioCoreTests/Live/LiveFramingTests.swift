@@ -17,10 +17,10 @@ import Testing
         return header + [UInt8](repeating: 0, count: 8) + body + [UInt8](repeating: 0, count: 64)
     }
 
-    static func frameBody(sequence: UInt64, time: Int64, codec: UInt8 = 1, duration: UInt8 = 4, payload: [UInt8])
-        -> [UInt8]
-    {
-        bigEndian(sequence) + bigEndian(UInt64(bitPattern: time)) + [codec, duration]
+    static func frameBody(
+        sequence: UInt64, time: Int64, delayMs: UInt16 = 60, codec: UInt8 = 1, duration: UInt8 = 4, payload: [UInt8]
+    ) -> [UInt8] {
+        bigEndian(sequence) + bigEndian(UInt64(bitPattern: time)) + bigEndian(delayMs) + [codec, duration]
             + bigEndian(UInt16(payload.count)) + payload
     }
 
@@ -41,7 +41,12 @@ import Testing
             sequence: 0x0102_0304_0506_0708, time: 1_765_000_000_123_456_789, payload: [0xAA, 0xBB, 0xCC])
         #expect(bytes == Self.datagram(kind: 23, body: body))
         #expect(try Datagram.decode(bytes).message == .liveFrame(frame))
-        #expect(bytes.count == 136 + 3)
+        #expect(bytes.count == 138 + 3)
+        let slow = LiveFrame(sequence: 1, firstSample: DJTime(ns: 5), delayMs: 1500, duration: .ms20, payload: [1])
+        let slowBytes = try Datagram.encode(.liveFrame(slow), stationID: Self.station, sequence: 0, signer: Signer())
+        let slowBody = Self.frameBody(sequence: 1, time: 5, delayMs: 1500, duration: 8, payload: [1])
+        #expect(slowBytes == Self.datagram(kind: 23, body: slowBody))
+        #expect(try Datagram.decode(slowBytes).message == .liveFrame(slow))
     }
 
     @Test func aRepairIsTheLayoutOfTheDoc() throws {
@@ -97,8 +102,8 @@ import Testing
             }
             #expect(frame.duration.ns == Int64(code) * 2_500_000)
         }
-        let longest = Self.repairBody(first: 1, k: 16, m: 8, index: 7, shard: [UInt8](repeating: 2, count: 1012))
-        #expect(Self.datagram(kind: 24, body: longest).count == 1141)
+        let longest = Self.repairBody(first: 1, k: 16, m: 8, index: 7, shard: [UInt8](repeating: 2, count: 1014))
+        #expect(Self.datagram(kind: 24, body: longest).count == 1143)
         #expect(throws: Never.self) { try Datagram.decode(Self.datagram(kind: 24, body: longest)) }
     }
 
@@ -109,21 +114,24 @@ import Testing
         ("duration 3", frameBody(sequence: 1, time: 0, duration: 3, payload: [1])),
         ("duration 16", frameBody(sequence: 1, time: 0, duration: 16, payload: [1])),
         ("empty packet", frameBody(sequence: 1, time: 0, payload: [])),
+        ("delay 0", frameBody(sequence: 1, time: 0, delayMs: 0, payload: [1])),
+        ("delay 5001 ms", frameBody(sequence: 1, time: 0, delayMs: 5001, payload: [1])),
+        ("delay 65535 ms", frameBody(sequence: 1, time: 0, delayMs: .max, payload: [1])),
         ("1001-byte packet", frameBody(sequence: 1, time: 0, payload: [UInt8](repeating: 0, count: 1001))),
     ]
 
     static let malformedRepairs: [(String, [UInt8])] = [
-        ("k 0", repairBody(first: 0, k: 0, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 13))),
-        ("k 17", repairBody(first: 0, k: 17, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 13))),
-        ("m 0", repairBody(first: 0, k: 4, m: 0, index: 0, shard: [UInt8](repeating: 0, count: 13))),
-        ("m 9", repairBody(first: 0, k: 4, m: 9, index: 0, shard: [UInt8](repeating: 0, count: 13))),
-        ("index m", repairBody(first: 0, k: 4, m: 2, index: 2, shard: [UInt8](repeating: 0, count: 13))),
+        ("k 0", repairBody(first: 0, k: 0, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 15))),
+        ("k 17", repairBody(first: 0, k: 17, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 15))),
+        ("m 0", repairBody(first: 0, k: 4, m: 0, index: 0, shard: [UInt8](repeating: 0, count: 15))),
+        ("m 9", repairBody(first: 0, k: 4, m: 9, index: 0, shard: [UInt8](repeating: 0, count: 15))),
+        ("index m", repairBody(first: 0, k: 4, m: 2, index: 2, shard: [UInt8](repeating: 0, count: 15))),
         (
             "past the last number",
-            repairBody(first: .max - 2, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 13))
+            repairBody(first: .max - 2, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 15))
         ),
-        ("12-byte shard", repairBody(first: 0, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 12))),
-        ("1013-byte shard", repairBody(first: 0, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 1013))),
+        ("14-byte shard", repairBody(first: 0, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 14))),
+        ("1015-byte shard", repairBody(first: 0, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 1015))),
     ]
 
     @Test func malformedBodiesAreMalformed() {
@@ -135,7 +143,7 @@ import Testing
             #expect(Self.isMalformed(Self.datagram(kind: 24, body: body)), "\(name)")
         }
         // The last block that fits is fine.
-        let last = Self.repairBody(first: .max - 3, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 13))
+        let last = Self.repairBody(first: .max - 3, k: 4, m: 1, index: 0, shard: [UInt8](repeating: 0, count: 15))
         #expect(!Self.isMalformed(Self.datagram(kind: 24, body: last)))
     }
 

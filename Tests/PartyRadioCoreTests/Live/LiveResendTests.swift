@@ -35,6 +35,30 @@ import Testing
         #expect(gaps.asked == 2)
     }
 
+    @Test("the last chance follows the delay the station's frames say, plus the listener's extra")
+    func deadlineFollowsTheStationDelay() {
+        var gaps = LiveGapTracker(settings: .init(extraNs: 20 * Self.ms))
+        var frame10 = Self.frame(10)
+        frame10.delayMs = 200
+        var frame12 = Self.frame(12)
+        frame12.delayMs = 200
+        gaps.received(frame10)
+        gaps.received(frame12)
+        // Frame 11 (T = 110 ms) can be played if here by 110 + 200 + 20 − 32 = 298 ms.
+        let lastChance = (110 + 200 + 20 - 32) * Self.ms
+        #expect(gaps.due(at: lastChance) == [LiveResend(firstSequence: 11, mask: 1)])
+        #expect(gaps.due(at: lastChance + 1).isEmpty && gaps.missingCount == 0, "given up after it")
+        // A station whose delay leaves no room for an answer asks for nothing.
+        var tight = LiveGapTracker()
+        var a = Self.frame(10)
+        a.delayMs = 30
+        var b = Self.frame(12)
+        b.delayMs = 30
+        tight.received(a)
+        tight.received(b)
+        #expect(tight.due(at: Self.arrival(12)).isEmpty && tight.asked == 0)
+    }
+
     @Test("a frame that comes (late, reordered, resent) is no longer asked for; nothing sent yet is ever asked")
     func onlyWhatWasSentAndLost() {
         var random = SystemRandomNumberGenerator()

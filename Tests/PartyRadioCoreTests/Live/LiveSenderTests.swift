@@ -140,8 +140,29 @@ import Testing
     func blockSize() {
         let settings = LiveSender.Settings()
         #expect(settings.dataCount == 4 && settings.parityCount == 2)
-        #expect(LiveSender.Settings(delayNs: Nanos.ms(30)).dataCount == 1)
+        #expect(LiveSender.Settings(delayMs: 30).dataCount == 1)
+        #expect(LiveSender.Settings(delayMs: 200).dataCount == 16)
         #expect(LiveSender.Settings(duration: .ms20).dataCount == 2)
+    }
+
+    @Test("every frame the DJ sends says the station's delay, whatever the capture stamped; a rebuilt one too")
+    func framesCarryTheStationDelay() throws {
+        var sender = LiveSender(settings: .init(delayMs: 130, parityCount: 1), code: XORCode())
+        var captured = Self.frame(0)
+        captured.delayMs = 999
+        let out = sender.send(captured) + sender.send(Self.frame(1)) + sender.flush()
+        let frames = out.compactMap { if case .liveFrame(let f) = $0 { f } else { nil } }
+        #expect(frames.map(\.delayMs) == [130, 130])
+        // A frame lost and rebuilt from its block's repair is heard at the same delay.
+        let repair = try #require(out.compactMap { if case .liveRepair(let r) = $0 { r } else { nil } }.first)
+        var buffer = LiveJitterBuffer(settings: .init(delayNs: Nanos.ms(130)), code: XORCode())
+        _ = buffer.insert(frames[0], now: DJTime(ns: 0))
+        _ = buffer.insert(repair, now: DJTime(ns: 0))
+        let decisions = [buffer.next(at: DJTime(ns: Nanos.ms(200))), buffer.next(at: DJTime(ns: Nanos.ms(200)))]
+        let rebuilt = decisions.compactMap { if case .recovered(let frame)? = $0 { frame } else { nil } }
+        #expect(rebuilt.map(\.sequence) == [1] && rebuilt.map(\.delayMs) == [130])
+        // Out of range, it is kept to what the wire can carry.
+        #expect(LiveSender.Settings(delayMs: 0).delayMs == 1 && LiveSender.Settings(delayMs: 9000).delayMs == 5000)
     }
 
     @Test("every frame goes out at once; after every k in a row, the block's repairs, which rebuild a lost frame")
@@ -234,7 +255,7 @@ import Testing
     }
 
     @Test("a listener's resend request gets the frames it names by unicast; a sender not listening gets nothing")
-    func resendRequests() {
+    func resendRequests() throws {
         var dj = liveDJ()
         let id = Fixture.stationID
         for n in UInt64(0)..<8 { _ = dj.handle(.live(.frame(Self.frame(n))), at: at(ms: 10 * Int64(n) + 10)) }
@@ -249,6 +270,13 @@ import Testing
         let none = dj.handle(stranger.send(.liveResend(request), station: id), at: at(ms: 96)).sent
         #expect(none.isEmpty, "not listening: not answered")
         #expect(dj.resendsIgnored == 1 && dj.live?.framesResent == 3)
+        // live_sent: 8 frames, a repair per block of 4 (m = 1), 3 resent, 1 request ignored, and
+        // a datagram that is not the station's own dropped.
+        _ = dj.handle(.datagram([0x50, 0x52, 1], from: listener.address, machine: nil), at: at(ms: 97))
+        let sent = try #require(dj.liveSent)
+        #expect(sent.frames == 8 && sent.repairs == 2 && sent.shortBlocks == 0 && sent.resent == 3)
+        #expect(sent.resendsMissed == 0 && sent.resendsOverBudget == 0 && sent.resendsIgnored == 1)
+        #expect(sent.dropped.total == 1)
     }
 
     @Test("a source gone silent closes its block and is told once; a frame after it, back on air")

@@ -563,6 +563,28 @@ import Testing
         #expect(Self.live(out) == [.frame(frame), .repair(repair)])
     }
 
+    @Test("live_status's network counters: each frame asked for again, and the datagrams dropped")
+    func networkCounters() {
+        var machine = base.listener()
+        var station = Fixture.djPeer
+        let (now, _) = base.synchronised(&machine, &station)
+        // Frames 7 and 9 of a stream sampled just now: 8, lost between them, can still be played.
+        let seven = LiveFrame(sequence: 7, firstSample: base.dj(now), duration: .ms10, payload: [1, 2, 3])
+        let nine = LiveFrame(
+            sequence: 9, firstSample: base.dj(now + Nanos.ms(20)), duration: .ms10, payload: [1, 2, 3])
+        var out = machine.handle(station.send(.liveFrame(seven), station: base.id), at: now + Nanos.ms(11))
+        out += machine.handle(station.send(.liveFrame(nine), station: base.id), at: now + Nanos.ms(31))
+        out += machine.handle(.timer, at: now + Nanos.ms(32))
+        let asks = out.compactMap { if case .send(.liveResend(let r), _, _) = $0 { r } else { nil } }
+        // Frame 8 is missing: asked for as many times as requests named it.
+        #expect(!asks.isEmpty, "frame 8 asked for")
+        #expect(machine.liveNetwork.asked == UInt64(asks.filter { $0.sequences.contains(8) }.count))
+        #expect(machine.liveNetwork.arrivedAfterAsking == 0)
+        let before = machine.liveNetwork.dropped.total
+        _ = machine.handle(.datagram([1, 2, 3], from: station.address), at: now + Nanos.ms(33))
+        #expect(machine.liveNetwork.dropped.total == before + 1)
+    }
+
     @Test func aListenerWithoutAudioOrNotTunedInPlaysNothing() {
         var silent = base.listener(playsAudio: false)
         var station = Fixture.djPeer

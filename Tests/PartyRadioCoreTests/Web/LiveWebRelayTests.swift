@@ -20,8 +20,8 @@ import Testing
         let frame = Self.frame(7)
         let record = LiveWebRecord.frame(frame)
         let body =
-            Self.bigEndian(UInt64(7)) + Self.bigEndian(frame.firstSample.ns) + [1, 4] + Self.bigEndian(UInt16(3))
-            + [0xAA, 0xBB, 0xCC]
+            Self.bigEndian(UInt64(7)) + Self.bigEndian(frame.firstSample.ns) + Self.bigEndian(UInt16(60)) + [1, 4]
+            + Self.bigEndian(UInt16(3)) + [0xAA, 0xBB, 0xCC]
         #expect(record == [1] + Self.bigEndian(UInt16(body.count)) + body)
         #expect(LiveWebRecord.station(delayMs: 60) == [2, 0, 2, 0, 60])
         #expect(LiveWebRecord.keepAlive == [0, 0, 0])

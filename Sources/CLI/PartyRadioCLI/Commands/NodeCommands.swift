@@ -67,7 +67,8 @@ enum NodeCommands {
                 voteWeightAfterNs: Nanos.seconds(Double(options.voteWeightAfterSeconds)), fresh: options.fresh,
                 isPrivate: options.isPrivate, newCode: options.newCode, live: options.live,
                 liveSettings: LiveSender.Settings(
-                    duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000))
+                    duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000,
+                    delayMs: UInt16(options.latencyMs)))
             configuration.liveDefaultOutput = options.liveDefaultOutput
             configuration.livePlayer = options.livePlayer
             let node = try DJNode(configuration: configuration, settings: nodeSettings, inbox: inbox)
@@ -143,7 +144,7 @@ enum NodeCommands {
                         ?? GuestName.defaultName(
                             user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "",
                             host: ListenerNode.hostName()),
-                    trustNewKey: options.trustNewKey,
+                    trustNewKey: options.trustNewKey, liveExtraNs: Nanos.ms(Int64(options.latencyExtraMs)),
                     settings: settings(
                         options.common, network: options.network, playback: options.playback, reporter: printer,
                         context: context),

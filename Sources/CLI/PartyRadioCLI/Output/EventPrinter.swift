@@ -148,7 +148,18 @@ final class EventPrinter: NodeReporter {
                 ("repairs_late", .int(c.repairsLate)), ("undecodable_blocks", .int(c.undecodableBlocks)),
                 ("underruns", .int(c.underruns)), ("placements", .int(status.placements)),
                 ("skipped", .int(status.skipped)), ("error_us", .int(Int(status.errorUs))),
-                ("ppm", .int(Int(status.ppm.rounded()))),
+                ("ppm", .int(Int(status.ppm.rounded()))), ("asked", .int(Int(status.network.asked))),
+                ("arrived_after_asking", .int(Int(status.network.arrivedAfterAsking))),
+                ("dropped", Self.json(status.network.dropped)),
+            ]
+        case .liveSent(let sent):
+            name = "live_sent"
+            fields = [
+                ("frames", .int(Int(sent.frames))), ("repairs", .int(Int(sent.repairs))),
+                ("short_blocks", .int(Int(sent.shortBlocks))), ("resent", .int(Int(sent.resent))),
+                ("resends_missed", .int(Int(sent.resendsMissed))),
+                ("resends_over_budget", .int(Int(sent.resendsOverBudget))),
+                ("resends_ignored", .int(Int(sent.resendsIgnored))), ("dropped", Self.json(sent.dropped)),
             ]
         case .tunedIn(let summary):
             name = "tuned_in"
@@ -278,7 +289,7 @@ final class EventPrinter: NodeReporter {
             return nil  // the notices say what changed; the live view shows the settings
         case .listenerStopped(let dropped):
             return dropped.total > 0 ? "Stopped listening." + Self.describe(dropped) : nil
-        case .liveStatus:
+        case .liveStatus, .liveSent:
             return nil  // counters for --json-events; the terminal says nothing every 5 s
         case .tunedIn(let summary):
             return "Tuned in to '\(summary.name)' (\(summary.id.hex)) at \(summary.address):\(summary.port)."

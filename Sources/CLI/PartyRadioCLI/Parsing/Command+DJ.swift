@@ -47,6 +47,8 @@ extension Command {
         public var liveFrame = LiveFrameDuration.ms10
         /// `--live-bitrate KBIT`: Opus's bitrate in kbit/s, 6-510.
         public var liveBitrateKbit = 128
+        /// `--latency MS`: a live station's delay, from a sample taken in to it heard on every speaker.
+        public var latencyMs = Int(PartyRadioCore.LiveFrame.defaultDelayMs)
         /// `--live-player NAME|none`: the MPRIS player whose track is now playing (default: whichever plays).
         public var livePlayer = LivePlayerChoice.playing
         /// Audio, trace and clock-testing options.
@@ -56,6 +58,10 @@ extension Command {
         /// `--state-dir`, `-v`.
         public var common = CommonOptions()
     }
+
+    /// What `dj --latency` takes, in ms: below 20 no block of frames, the network and an output
+    /// fit; beyond 2 s the jitter buffer no longer holds the frames.
+    public static let latencyRangeMs = 20...2000
 
     static func parseDJ(_ arguments: [String]) throws(UsageError) -> DJOptions {
         var scanner = ArgumentScanner(arguments, command: "dj")
@@ -111,6 +117,9 @@ extension Command {
             case "--live-bitrate":
                 options.liveBitrateKbit = try scanner.integer(for: option, in: 6...510)
                 liveTuned = true
+            case "--latency":
+                options.latencyMs = try scanner.integer(for: option, in: Self.latencyRangeMs)
+                liveTuned = true
             case "--live-player":
                 let raw = try scanner.value(for: option)
                 guard let choice = LivePlayerChoice(argument: raw) else {
@@ -140,7 +149,7 @@ extension Command {
         }
         if liveTuned && options.live == nil {
             throw UsageError(
-                "'--live-frame-ms' and '--live-bitrate' tune a live station; add --live (or --live pipe:PATH).",
+                "'--live-frame-ms', '--live-bitrate' and '--latency' tune a live station; add --live (or --live pipe:PATH).",
                 command: "dj")
         }
         if livePlayerGiven && options.live == nil {

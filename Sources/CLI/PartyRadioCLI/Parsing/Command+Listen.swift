@@ -13,6 +13,8 @@ extension Command {
         public var displayName: GuestName?
         /// `--trust-new-key`: accept a station that shows another key than the one met before.
         public var trustNewKey = false
+        /// `--latency-extra MS`: a live station plays this much later here than the station's delay.
+        public var latencyExtraMs = 0
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -33,6 +35,7 @@ extension Command {
             case "--timeout": options.timeout = try scanner.seconds(for: option)
             case "--as": options.displayName = try guestName(scanner.value(for: option), command: "listen")
             case "--trust-new-key": options.trustNewKey = true
+            case "--latency-extra": options.latencyExtraMs = try scanner.integer(for: option, in: 0...1000)
             default: throw scanner.unknown(option)
             }
         }

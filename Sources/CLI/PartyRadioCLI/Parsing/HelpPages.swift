@@ -37,7 +37,7 @@ enum HelpPages {
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
         guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key, live,
-        live-frame-ms, live-bitrate, live-default-output, live-player. Flags override it.
+        live-frame-ms, live-bitrate, latency, latency-extra, live-default-output, live-player. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -117,6 +117,11 @@ enum HelpPages {
             ("--live-frame-ms <ms>", "With --live: Opus frame length, 2.5, 5, 10 or 20 (default: 10)."),
             ("--live-bitrate <kbit/s>", "With --live: Opus bitrate, 6-510 (default: 128)."),
             (
+                "--latency <ms>",
+                "With --live: the station's delay, from a sample taken in to it heard on every speaker, 20-2000 "
+                    + "(default: 60). Every listener plays at it; below about 40 only on a clean link."
+            ),
+            (
                 "--live-player <name>",
                 "With --live: the MPRIS player on the session bus whose track is now playing and which skips, "
                     + "pauses and plays move: org.mpris.MediaPlayer2.NAME or an instance of it (mpv, spotify; "
@@ -176,6 +181,11 @@ enum HelpPages {
             (
                 "--trust-new-key",
                 "Accept a station that shows another key than the one met before (a DJ with a new key)."
+            ),
+            (
+                "--latency-extra <ms>",
+                "A live station: play this much later than the station's delay, 0-1000 (default: 0). More time for "
+                    + "frames lost on a bad link to come again, at the price of being behind the other speakers."
             ),
         ] + PlaybackFlags.help + NetworkOptions.guestHelp + CommonOptions.help,
         discussion: """

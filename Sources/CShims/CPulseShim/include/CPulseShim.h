@@ -64,8 +64,10 @@ int prpulse_default_sink(prpulse_session *session, char *name, size_t size, int 
 int prpulse_set_default_sink(prpulse_session *session, const char *name, int *error);
 
 /// Whether the sink `name` exists, because pa_sink_info comes by callback: 1 (its owner module's index in
-/// `owner_module`), 0 when it does not, -1 and the error code.
-int prpulse_find_sink(prpulse_session *session, const char *name, uint32_t *owner_module, int *error);
+/// `owner_module`, and its property `key` in `value`, empty when it has none), 0 when it does not, -1 and
+/// the error code.
+int prpulse_find_sink(prpulse_session *session, const char *name, uint32_t *owner_module, const char *key,
+                      char *value, size_t size, int *error);
 
 /// Loads a module (`argument` as pactl load-module takes it), because the index comes by callback: 0 and
 /// its index, or -1 and the error code.

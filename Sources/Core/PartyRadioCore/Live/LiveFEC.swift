@@ -1,11 +1,12 @@
 /// Live frames as the data shards of an FEC block, and back (docs/LIVE.md, "Shards").
 ///
-/// A block is k consecutive frames; its data shards are each frame's audio fields (time, codec,
-/// duration, packet length, packet) zero-padded to the longest of them; the m repairs are the
+/// A block is k consecutive frames; its data shards are each frame's audio fields (time, delay,
+/// codec, duration, packet length, packet) zero-padded to the longest of them; the m repairs are the
 /// parity of those shards. With any k of the k + m, every frame of the block comes back whole.
 public enum LiveFEC {
-    /// A shard's bytes besides the packet: time (8), codec (1), duration (1), packet length (2).
-    public static let shardOverhead = 12
+    /// A shard's bytes besides the packet: time (8), delay (2), codec (1), duration (1), packet
+    /// length (2).
+    public static let shardOverhead = 14
 
     /// The data shard of `frame`, zero-padded to `length`; nil if the frame does not fit.
     public static func shard(of frame: LiveFrame, length: Int) -> [UInt8]? {

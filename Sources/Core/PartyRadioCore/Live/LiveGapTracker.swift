@@ -8,8 +8,10 @@
 /// Pure: times are station-clock instants the caller gives (the listener's estimate of the DJ's).
 public struct LiveGapTracker: Sendable {
     public struct Settings: Hashable, Sendable {
-        /// The station's delay: a frame stamped `T` is heard at `T + delayNs`.
+        /// The station's delay until a frame says it: a frame stamped `T` is heard at `T + delayNs`.
         public var delayNs: Int64
+        /// What this listener adds to the station's delay (`listen --latency-extra`).
+        public var extraNs: Int64
         /// How long before `T + delayNs` the player takes its decision for a frame: the output's
         /// latency, the codec's delay and the player's look-ahead, with room for the answer's trip.
         public var leadNs: Int64
@@ -19,10 +21,11 @@ public struct LiveGapTracker: Sendable {
         public var maxGap: UInt64
 
         public init(
-            delayNs: Int64 = 60_000_000, leadNs: Int64 = 32_000_000, retryNs: Int64 = 4_000_000,
-            maxGap: UInt64 = UInt64(LiveResend.span)
+            delayNs: Int64 = 60_000_000, extraNs: Int64 = 0, leadNs: Int64 = 32_000_000,
+            retryNs: Int64 = 4_000_000, maxGap: UInt64 = UInt64(LiveResend.span)
         ) {
             self.delayNs = delayNs
+            self.extraNs = extraNs
             self.leadNs = leadNs
             self.retryNs = retryNs
             self.maxGap = maxGap
@@ -36,6 +39,9 @@ public struct LiveGapTracker: Sendable {
     }
 
     public let settings: Settings
+    /// When a frame is heard after its stamp here: the station's delay as its latest frame says
+    /// (``Settings/delayNs`` before the first), plus ``Settings/extraNs``.
+    public private(set) var delayNs: Int64
     /// The highest frame number known sent, with its first sample's time and its frame length.
     private var highest: (sequence: UInt64, firstSampleNs: Int64, durationNs: Int64)?
     private var missing: [UInt64: Missing] = [:]
@@ -43,13 +49,17 @@ public struct LiveGapTracker: Sendable {
     public private(set) var asked: UInt64 = 0
     public private(set) var arrivedAfterAsking: UInt64 = 0
 
-    public init(settings: Settings = Settings()) { self.settings = settings }
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+        delayNs = settings.delayNs &+ settings.extraNs
+    }
 
     /// The frames missing now and still worth asking for.
     public var missingCount: Int { missing.count }
 
     /// A frame came (from the group, a unicast copy or a resend).
     public mutating func received(_ frame: LiveFrame) {
+        delayNs = frame.delayNs &+ settings.extraNs
         if missing.removeValue(forKey: frame.sequence) != nil { arrivedAfterAsking += 1 }
         seen(upTo: frame.sequence, firstSampleNs: frame.firstSample.ns, durationNs: frame.duration.ns)
     }
@@ -93,7 +103,7 @@ public struct LiveGapTracker: Sendable {
     public mutating func due(at now: Int64) -> [LiveResend] {
         var wanted: [UInt64] = []
         for (number, entry) in missing {
-            if now > entry.firstSampleNs &+ settings.delayNs &- settings.leadNs {
+            if now > entry.firstSampleNs &+ delayNs &- settings.leadNs {
                 missing[number] = nil  // too late to be played: the player conceals it
             } else if entry.nextAskNs <= now {
                 wanted.append(number)
@@ -107,6 +117,6 @@ public struct LiveGapTracker: Sendable {
     /// When ``due(at:)`` has something next (station time): the next ask, or the moment a missing
     /// frame is given up; nil when nothing is missing.
     public var nextDue: Int64? {
-        missing.values.map { min($0.nextAskNs, $0.firstSampleNs &+ settings.delayNs &- settings.leadNs &+ 1) }.min()
+        missing.values.map { min($0.nextAskNs, $0.firstSampleNs &+ delayNs &- settings.leadNs &+ 1) }.min()
     }
 }

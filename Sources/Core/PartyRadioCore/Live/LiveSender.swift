@@ -3,22 +3,26 @@
 /// numbers, the source gone silent) closes the block it was filling with the frames it has, so
 /// that no repair ever covers frames that were not sent. Pure: the erasure code is injected.
 public struct LiveSender: Sendable {
-    /// How the DJ sends: the frame length, the block's k and m.
+    /// How the DJ sends: the frame length, the station's delay, the block's k and m.
     public struct Settings: Hashable, Sendable {
         public var duration: LiveFrameDuration
         public var bitrate: Int
+        /// The station's delay (`dj --latency`), which every frame carries to the listeners.
+        public var delayMs: UInt16
         public var dataCount: Int
         public var parityCount: Int
 
         /// - Parameters:
-        ///   - delayNs: the station's delay, which sizes the block (``LiveFEC/dataCount(delayNs:frame:marginNs:)``).
+        ///   - delayMs: the station's delay, carried by every frame; it also sizes the block
+        ///     (``LiveFEC/dataCount(delayNs:frame:marginNs:)``). Kept within ``LiveFrame/delayRangeMs``.
         public init(
-            duration: LiveFrameDuration = .ms10, bitrate: Int = 128_000, delayNs: Int64 = 60_000_000,
+            duration: LiveFrameDuration = .ms10, bitrate: Int = 128_000, delayMs: UInt16 = LiveFrame.defaultDelayMs,
             parityCount: Int = 2
         ) {
             self.duration = duration
             self.bitrate = bitrate
-            dataCount = LiveFEC.dataCount(delayNs: delayNs, frame: duration)
+            self.delayMs = min(max(delayMs, LiveFrame.delayRangeMs.lowerBound), LiveFrame.delayRangeMs.upperBound)
+            dataCount = LiveFEC.dataCount(delayNs: Int64(self.delayMs) * 1_000_000, frame: duration)
             self.parityCount = min(
                 max(parityCount, LiveRepair.parityCountRange.lowerBound),
                 LiveRepair.parityCountRange.upperBound)
@@ -51,6 +55,8 @@ public struct LiveSender: Sendable {
     /// What to send for `frame`, in order: the repairs of a block a jump broke off (if any), the
     /// frame, and the repairs of the block it completes.
     public mutating func send(_ frame: LiveFrame) -> [Message] {
+        var frame = frame
+        frame.delayMs = settings.delayMs  // the station's, whatever the capture stamped
         var out: [Message] = []
         if let last = block.last, frame.sequence != last.sequence &+ 1 { out += closeBlock() }
         block.append(frame)

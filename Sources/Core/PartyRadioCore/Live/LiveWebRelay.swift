@@ -34,7 +34,7 @@ public enum LiveWebRecord {
     static func record(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
         var writer = ByteWriter()
         writer.write(type)
-        writer.write(UInt16(body.count))  // a frame's body is at most 20 + 1000 bytes
+        writer.write(UInt16(body.count))  // a frame's body is at most 22 + 1000 bytes
         writer.write(bytes: body)
         return writer.bytes
     }

@@ -140,6 +140,15 @@ public struct DJMachine: NodeMachine {
     public private(set) var liveSilent = false
     /// What each listener may have sent again of the live stream (resend requests).
     public private(set) var resendBudget = LiveResendBudget()
+    /// What a live DJ sent so far (nil: not live), for `live_sent`.
+    public var liveSent: LiveSent? {
+        live.map {
+            LiveSent(
+                frames: $0.framesSent, repairs: $0.repairsSent, shortBlocks: $0.shortBlocks, resent: $0.framesResent,
+                resendsMissed: $0.resendsMissed, resendsOverBudget: resendBudget.refused,
+                resendsIgnored: resendsIgnored, dropped: filter.drops)
+        }
+    }
     /// Resend requests not taken: from a sender that is not listening, or to a station not live.
     public private(set) var resendsIgnored: UInt64 = 0
     /// What the MPRIS player a live DJ follows does (`--live-player`); nil: no player, the station

@@ -20,12 +20,16 @@ public struct ListenerMachine: NodeMachine {
         /// Ask the DJ for the group's messages by unicast (the station was looked for in a unicast
         /// DNS-SD domain: it may be beyond a router, where multicast does not go).
         public var wantsUnicast: Bool
+        /// What this listener adds to a live station's delay (`--latency-extra`).
+        public var liveExtraNs: Int64
 
         public init(
             query: String?, timeoutNs: Int64, interfaceName: String, listenerName: String, playsAudio: Bool,
-            knownKeys: [String: PublicKey] = [:], trustNewKey: Bool = false, wantsUnicast: Bool = false
+            knownKeys: [String: PublicKey] = [:], trustNewKey: Bool = false, wantsUnicast: Bool = false,
+            liveExtraNs: Int64 = 0
         ) {
             self.wantsUnicast = wantsUnicast
+            self.liveExtraNs = liveExtraNs
             self.knownKeys = knownKeys
             self.trustNewKey = trustNewKey
             self.query = query
@@ -116,7 +120,13 @@ public struct ListenerMachine: NodeMachine {
     /// The track refused last (counted and logged already while the station keeps sending it).
     private var refusedTrack: Track?
     /// A live station's frames lost on the way, asked for again (docs/LIVE.md, "Resend requests").
-    public private(set) var liveGaps = LiveGapTracker()
+    public private(set) var liveGaps: LiveGapTracker
+    /// What a live listener saw on the way so far, for `live_status`.
+    public var liveNetwork: LiveListenerNetwork {
+        LiveListenerNetwork(
+            asked: liveGaps.asked, arrivedAfterAsking: liveGaps.arrivedAfterAsking,
+            dropped: filter.drops.merged(with: watch.drops).merged(with: refused))
+    }
 
     /// What the listener set for itself, as its view shows it (reported on each change).
     public var settings: ListenerSettings {
@@ -140,6 +150,7 @@ public struct ListenerMachine: NodeMachine {
         filter = DatagramFilter(verifier: verifier)
         watch = StationWatch(verifier: verifier)
         planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
+        liveGaps = LiveGapTracker(settings: .init(extraNs: configuration.liveExtraNs))
     }
 
     /// This node's view of the station clock (nil before tuning in).
@@ -337,7 +348,7 @@ public struct ListenerMachine: NodeMachine {
         tuned = Tuned(
             station: station, djAddress: PeerAddress(host: station.address, port: station.port),
             snapshot: station.snapshot, lastHeard: now, lastHello: nil, lastHeartbeat: now, lastProgress: now)
-        liveGaps = LiveGapTracker()
+        liveGaps = LiveGapTracker(settings: .init(extraNs: configuration.liveExtraNs))
         out.append(.joinGroup(station.advert.group))
         out.append(.report(.tunedIn(station)))
         out.append(

@@ -77,6 +77,8 @@ public enum NodeEvent: Sendable {
     case listenerStopped(dropped: DropCounters)
     /// A live station's output, every few seconds while it plays and once as it stops.
     case liveStatus(LiveStatus)
+    /// What a live DJ sent so far, every few seconds while it broadcasts and once as it stops.
+    case liveSent(LiveSent)
     // Both: the state changed (track, pause, votes, listeners), or a periodic progress update.
     case state(StateSnapshot, positionNs: Int64, change: StateChange)
     case warning(String)
@@ -113,12 +115,65 @@ public struct LiveStatus: Equatable, Sendable {
     public var errorUs: Int64
     /// The resampling ratio's departure from 1, in ppm.
     public var ppm: Double
+    /// What the listener's machine saw on the way: frames asked of the DJ again, frames that came
+    /// after they were asked for, and the datagrams it dropped so far, by reason.
+    public var network: LiveListenerNetwork
 
-    public init(counters: LiveCounters, placements: Int, skipped: Int, errorUs: Int64, ppm: Double) {
+    public init(
+        counters: LiveCounters, placements: Int, skipped: Int, errorUs: Int64, ppm: Double,
+        network: LiveListenerNetwork = LiveListenerNetwork()
+    ) {
         self.counters = counters
         self.placements = placements
         self.skipped = skipped
         self.errorUs = errorUs
         self.ppm = ppm
+        self.network = network
+    }
+}
+
+/// A live listener's counters from its machine (docs/LIVE.md, "Counters"), beside its output's.
+public struct LiveListenerNetwork: Equatable, Sendable {
+    /// Frame numbers asked of the DJ again (each ask counted), and frames that came after.
+    public var asked: UInt64
+    public var arrivedAfterAsking: UInt64
+    /// Datagrams dropped so far (forged, replayed, malformed, …), by reason.
+    public var dropped: DropCounters
+
+    public init(asked: UInt64 = 0, arrivedAfterAsking: UInt64 = 0, dropped: DropCounters = DropCounters()) {
+        self.asked = asked
+        self.arrivedAfterAsking = arrivedAfterAsking
+        self.dropped = dropped
+    }
+}
+
+/// What a live DJ sent (docs/LIVE.md, "Counters"): its frames and repairs, its answers to resend
+/// requests, and what it dropped.
+public struct LiveSent: Equatable, Sendable {
+    public var frames: UInt64
+    public var repairs: UInt64
+    /// Blocks closed before they were full (the source slipped or went silent).
+    public var shortBlocks: UInt64
+    /// Frames sent again on a listener's request; asked for but no longer kept.
+    public var resent: UInt64
+    public var resendsMissed: UInt64
+    /// Frames a listener's budget did not allow; requests from a sender not listening.
+    public var resendsOverBudget: UInt64
+    public var resendsIgnored: UInt64
+    /// Datagrams dropped so far, by reason.
+    public var dropped: DropCounters
+
+    public init(
+        frames: UInt64, repairs: UInt64, shortBlocks: UInt64, resent: UInt64, resendsMissed: UInt64,
+        resendsOverBudget: UInt64, resendsIgnored: UInt64, dropped: DropCounters
+    ) {
+        self.frames = frames
+        self.repairs = repairs
+        self.shortBlocks = shortBlocks
+        self.resent = resent
+        self.resendsMissed = resendsMissed
+        self.resendsOverBudget = resendsOverBudget
+        self.resendsIgnored = resendsIgnored
+        self.dropped = dropped
     }
 }

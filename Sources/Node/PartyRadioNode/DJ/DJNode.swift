@@ -128,11 +128,14 @@ public final class DJNode {
         }
         // The sound server's source next (`--live pulse`): no server or no such source stops the DJ
         // before it goes on air, and the sink it makes any player can find at once.
-        let pulse = try configuration.live.flatMap { source throws(NodeError) -> LivePulseSource? in
-            guard source.isPulse else { return nil }
-            return try LivePulseSource(
+        let openPulse = { @Sendable [configuration] (source: LiveSource) throws(NodeError) -> LivePulseSource in
+            try LivePulseSource(
                 source: source, station: configuration.name.value, defaultOutput: configuration.liveDefaultOutput,
                 frameBytes: configuration.liveSettings.duration.samples() * LiveSampleFormat.station.bytesPerFrame)
+        }
+        let pulse = try configuration.live.flatMap { source throws(NodeError) -> LivePulseSource? in
+            guard source.isPulse else { return nil }
+            return try openPulse(source)
         }
         if let notice = pulse?.notice { settings.reporter.report(.notice(notice)) }
         // The ports of the last run, if free: listeners still send there, and play from there.
@@ -245,15 +248,15 @@ public final class DJNode {
         if playsLive {
             // At the station's delay by the DJ's own clock: heard when every listener hears it.
             runtime.io.liveOptions = LivePlayer.Options(
-                delayNs: LiveJitterBuffer.Settings().delayNs, server: configuration.playback.soundServer,
-                sink: pulse?.speakersSink)
+                server: configuration.playback.soundServer, sink: pulse?.speakersSink)
             runtime.io.liveOnTheDJ = true
         }
+        if isLive { runtime.io.liveSent = { [weak runtime] in runtime?.machine.liveSent } }
         // The web page: its state follows the machine after every change it reports.
         let hub = WebHub()
         self.hub = hub
-        // The station's delay as listeners take it (LiveJitterBuffer's), told to each page.
-        let liveWeb = isLive ? LiveWebRelay(delayMs: Int(LiveJitterBuffer.Settings().delayNs / 1_000_000)) : nil
+        // The station's delay (`--latency`), told to each page.
+        let liveWeb = isLive ? LiveWebRelay(delayMs: Int(configuration.liveSettings.delayMs)) : nil
         self.liveWeb = liveWeb
         // The page answers only under the DJ's own addresses and names (DNS rebinding, docs/WEB.md).
         let hostName = ListenerNode.hostName()
@@ -299,8 +302,8 @@ public final class DJNode {
         if let follower { runtime.io.onPlayerCall = { follower.call($0) } }
         capture = try configuration.live.map { source throws(NodeError) in
             try LiveCapture(
-                source: source, pulse: pulse, settings: configuration.liveSettings, clock: settings.clock,
-                inbox: inbox)
+                source: source, pulse: pulse, reopen: { () throws(NodeError) in try openPulse(source) },
+                settings: configuration.liveSettings, clock: settings.clock, inbox: inbox)
         }
     }
 

@@ -28,10 +28,14 @@ final class LiveCapture: Sendable {
 
     /// Checks the source can be opened and the encoder made (a clear error before going on air),
     /// then starts reading.
-    /// - Parameter pulse: the sound server's source, opened (a `pulse` source without it ends at once).
+    /// - Parameters:
+    ///   - pulse: the sound server's source, opened (a `pulse` source without it ends at once).
+    ///   - reopen: opens it again once the sound server is back, after it went away (restarted,
+    ///     crashed); nil: the station stays silent then.
     init(
-        source: LiveSource, pulse: LivePulseSource? = nil, settings: LiveSender.Settings, clock: NodeClock,
-        inbox: Inbox<NodeInput>
+        source: LiveSource, pulse: LivePulseSource? = nil,
+        reopen: (@Sendable () throws(NodeError) -> LivePulseSource)? = nil, settings: LiveSender.Settings,
+        clock: NodeClock, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         do { _ = try OpusEncoder(bitrate: settings.bitrate, duration: settings.duration) } catch {
             throw NodeError(.usage, "Cannot make the live encoder: \(error.description)", cause: error)
@@ -58,7 +62,9 @@ final class LiveCapture: Sendable {
                 _ = Array("dj-live-capture".utf8).withUnsafeBytes { write(comm, $0.baseAddress, $0.count) }
                 close(comm)
             }
-            Self.run(source: source, pulse: pulse, settings: settings, clock: clock, inbox: inbox, stopping: stopping)
+            Self.run(
+                source: source, pulse: pulse, reopen: reopen, settings: settings, clock: clock, inbox: inbox,
+                stopping: stopping)
             pulse?.close()
             ended.change { $0 = true }
         }
@@ -71,9 +77,12 @@ final class LiveCapture: Sendable {
         if waiting { _ = ended.wait { $0 ? true : nil } }
     }
 
+    /// How often a sound server that went away is asked for again.
+    static let reconnectNs: Int64 = 1_000_000_000
+
     private static func run(
-        source: LiveSource, pulse: LivePulseSource?, settings: LiveSender.Settings, clock: NodeClock,
-        inbox: Inbox<NodeInput>, stopping: StopFlag
+        source: LiveSource, pulse: LivePulseSource?, reopen: (@Sendable () throws(NodeError) -> LivePulseSource)?,
+        settings: LiveSender.Settings, clock: NodeClock, inbox: Inbox<NodeInput>, stopping: StopFlag
     ) {
         let encoder: OpusEncoder
         do { encoder = try OpusEncoder(bitrate: settings.bitrate, duration: settings.duration) } catch {
@@ -84,9 +93,28 @@ final class LiveCapture: Sendable {
             clock: clock, inbox: inbox)
         switch source {
         case .stationSink, .pulseSource:
-            guard let pulse else { return }
-            reader.record(pulse, stopping: stopping)
-            reader.silent("the sound server's stream of \(pulse.recorded) ended.")
+            guard var current = pulse else { return }
+            while !stopping.isSet {
+                reader.record(current, stopping: stopping)
+                guard !stopping.isSet else { break }
+                reader.silent("the sound server's stream of \(current.recorded) ended.")
+                current.close()
+                guard let reopen else { break }
+                // The sound server went away (restarted, crashed): asked for again every second, and the
+                // station's sink made again in it; the first frame after puts the station back on air.
+                var next: LivePulseSource?
+                while next == nil && !stopping.isSet {
+                    var waited: Int64 = 0
+                    while waited < reconnectNs && !stopping.isSet {
+                        usleep(UInt32(pollMs) * 1000)
+                        waited += Int64(pollMs) * 1_000_000
+                    }
+                    if !stopping.isSet { next = try? reopen() }
+                }
+                guard let next else { break }
+                current = next
+            }
+            current.close()
         case .standardInput:
             reader.read(descriptor: 0, stopping: stopping)
             reader.silent("standard input ended.")

@@ -42,22 +42,42 @@ final class LivePulseSource: Sendable {
                 recorded = name
             case .stationSink, .pipe, .standardInput:
                 let name = LiveSource.pulseSinkName(station: station)
-                if let stale = try session.sinkOwner(named: name) {
+                let current = try session.defaultSink()
+                var recordedDefault: String?
+                if let stale = try session.sink(named: name, property: Self.speakersProperty) {
                     // A DJ killed before it could unload its sink left it: take it over (players still
                     // pointed at it keep playing into the station) rather than make `NAME.2` beside it.
-                    sink = (name, stale)
+                    sink = (name, stale.owner)
+                    recordedDefault = stale.value
                     notice = "Took over the sound server's sink \(name), left by an earlier run of this station."
                 } else {
+                    // The sink keeps the default it was made beside, for a run after a kill -9 to give back.
                     let description = LiveSource.pulseSinkDescription(station: station)
+                    let speakers = current.flatMap { Self.isPlainSinkName($0) && $0 != name ? $0 : nil }
                     let module = try session.loadModule(
                         "module-null-sink",
                         argument: "sink_name=\(name) rate=48000 channels=2 "
-                            + "sink_properties='device.description=\"\(description)\"'")
+                            + "sink_properties='device.description=\"\(description)\""
+                            + (speakers.map { " \(Self.speakersProperty)=\($0)" } ?? "") + "'")
                     sink = (name, module)
                 }
                 recorded = "\(name).monitor"
-                let current = try session.defaultSink()
-                speakersSink = current == name ? nil : current
+                if current == name {
+                    // A run killed with --live-default-output left our sink the default: the one it took
+                    // the place of is the user's output (if it is still there), and the default again
+                    // unless this run takes the place itself.
+                    var left: String?
+                    if let recordedDefault, try session.sinkOwner(named: recordedDefault) != nil {
+                        left = recordedDefault
+                    }
+                    speakersSink = left
+                    if let left, !defaultOutput {
+                        try session.setDefaultSink(left)
+                        notice = (notice ?? "") + " Gave the default output back to \(left)."
+                    }
+                } else {
+                    speakersSink = current
+                }
                 if defaultOutput {
                     previousDefault = speakersSink
                     try session.setDefaultSink(name)
@@ -75,6 +95,19 @@ final class LivePulseSource: Sendable {
         self.previousDefault = previousDefault
         self.notice = notice
         self.speakersSink = speakersSink
+    }
+
+    /// The station's sink's property naming the default sink it was made beside.
+    static let speakersProperty = "partyradio.speakers"
+
+    /// A sink name that can go into a module argument unquoted (what PulseAudio and PipeWire name
+    /// devices: letters, digits, `._:-`).
+    static func isPlainSinkName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 400
+            && name.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || "._:-".utf8.contains($0)
+            }
     }
 
     /// Closes the stream, gives the default sink back (when ours still is it) and unloads our sink.

@@ -17,18 +17,19 @@ public final class ListenerNode {
     ///   - name: the name the DJ's listener list shows.
     ///   - trustNewKey: accept (and remember) a station that shows another key than this state
     ///     directory met before, instead of refusing it.
+    ///   - liveExtraNs: how much later than the station's delay a live station plays here.
     public static func tuneIn(
         _ query: String?, timeoutNs: Int64, playback: PlaybackOptions = PlaybackOptions(), name: GuestName,
-        trustNewKey: Bool = false, settings: NodeSettings, inbox: Inbox<NodeInput>
+        trustNewKey: Bool = false, liveExtraNs: Int64 = 0, settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) -> ListenerNode? {
         try ListenerNode(
             query: query, timeoutNs: timeoutNs, playback: playback, name: name, trustNewKey: trustNewKey,
-            settings: settings, inbox: inbox)
+            liveExtraNs: liveExtraNs, settings: settings, inbox: inbox)
     }
 
     private init(
         query: String?, timeoutNs: Int64, playback: PlaybackOptions, name: GuestName, trustNewKey: Bool,
-        settings: NodeSettings, inbox: Inbox<NodeInput>
+        liveExtraNs: Int64, settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         let interface = try settings.chooseInterface()
         let identity = try settings.identity("listener")
@@ -56,7 +57,7 @@ public final class ListenerNode {
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
                 playsAudio: !playback.noAudio, knownKeys: known.keys, trustNewKey: trustNewKey,
-                wantsUnicast: settings.domain != nil),
+                wantsUnicast: settings.domain != nil, liveExtraNs: liveExtraNs),
             verifier: settings.verifier)
         let mpris = MPRISBridge.start(
             MPRISView(machine, at: settings.clock.now()), inbox: inbox, sessionBus: settings.sessionBus)
@@ -80,10 +81,11 @@ public final class ListenerNode {
             throw error
         }
         // A live station plays through libpulse (docs/LIVE.md, "The listener's output"), at the
-        // default delay until the station says its own.
+        // delay its frames say plus this listener's extra.
         if !playback.noAudio {
-            runtime.io.liveOptions = LivePlayer.Options(
-                delayNs: LiveJitterBuffer.Settings().delayNs, server: playback.soundServer)
+            runtime.io.liveOptions = LivePlayer.Options(server: playback.soundServer)
+            runtime.io.liveExtraNs = liveExtraNs
+            runtime.io.liveNetwork = { [weak runtime] in runtime?.machine.liveNetwork ?? LiveListenerNetwork() }
         }
         runtime.afterEffects = { machine, effects, now in
             mpris?.stepped(effects) { MPRISView(machine, at: now) }

@@ -30,8 +30,19 @@ final class NodeIO: NodePorts {
     var webReply: ((UInt64, WebReply) -> Void)?
     /// The DJ's: each datagram's sender's machine is looked up here (``Arrival/machine``).
     var neighbours: NeighbourTable?
-    /// How this node plays a live station; nil: it does not (`--no-audio`, a DJ of files).
+    /// How this node plays a live station; nil: it does not (`--no-audio`, a DJ of files). Its
+    /// delay is set from the station's frames: theirs plus ``liveExtraNs``.
     var liveOptions: LivePlayer.Options?
+    /// What this listener adds to the station's delay (`listen --latency-extra`); 0 on the DJ.
+    var liveExtraNs: Int64 = 0
+    /// Whether the live status is reported every 5 s already.
+    private var reportsLive = false
+    /// A live listener's counters from its machine, for `live_status` (set by the listener).
+    var liveNetwork: (() -> LiveListenerNetwork)?
+    /// What a live DJ sent so far, for `live_sent` (set by a live DJ); nil from it: not live.
+    var liveSent: (() -> LiveSent?)? {
+        didSet { if oldValue == nil, liveSent != nil { every(Nanos.seconds(5)) { [weak self] in self?.reportSent() } } }
+    }
     /// Whether the live station is this node's own (the DJ's speakers): played by its own clock.
     var liveOnTheDJ = false
     /// Where a live DJ's calls to the player it follows go (``MPRISFollower/call(_:)``, which hands
@@ -104,6 +115,7 @@ final class NodeIO: NodePorts {
         avahi.close()
         domainBrowser?.stop()
         player?.shutdown()
+        reportSent()
         if live != nil {
             reportLive()
             live?.player.stop()
@@ -223,7 +235,18 @@ final class NodeIO: NodePorts {
     }
 
     func live(_ input: LiveReceived) {
-        if live == nil, let options = liveOptions {
+        // The station's delay comes with every frame: a player is made for it at the first, and
+        // made again when the station's changes (a DJ restarted with another --latency).
+        if case .frame(let frame) = input, let current = live,
+            current.player.options.delayNs != frame.delayNs + liveExtraNs
+        {
+            reporter.report(.warning("the live station's delay is now \(frame.delayMs) ms"))
+            reportLive()
+            current.player.stop()
+            live = nil
+        }
+        if live == nil, case .frame(let frame) = input, var options = liveOptions {
+            options.delayNs = frame.delayNs + liveExtraNs
             let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
             if let failure = output.start() {
                 reporter.report(.warning("cannot play the live station: \(failure)"))
@@ -232,7 +255,10 @@ final class NodeIO: NodePorts {
             }
             output.follow(lastEstimate)
             live = output
-            every(Nanos.seconds(5)) { [weak self] in self?.reportLive() }
+            if !reportsLive {
+                reportsLive = true
+                every(Nanos.seconds(5)) { [weak self] in self?.reportLive() }
+            }
         }
         guard let live else { return }
         switch input {
@@ -254,7 +280,13 @@ final class NodeIO: NodePorts {
             .liveStatus(
                 LiveStatus(
                     counters: counters.buffer, placements: counters.placements, skipped: counters.skipped,
-                    errorUs: counters.lastErrorNs / 1000, ppm: counters.ppm)))
+                    errorUs: counters.lastErrorNs / 1000, ppm: counters.ppm,
+                    network: liveNetwork?() ?? LiveListenerNetwork())))
+    }
+
+    /// Says what the live DJ sent so far.
+    func reportSent() {
+        if let sent = liveSent?() { reporter.report(.liveSent(sent)) }
     }
 
     // MARK: Catalog

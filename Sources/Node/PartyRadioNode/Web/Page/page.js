@@ -589,10 +589,11 @@ function liveRecords(bytes) {
     const type = dv.getUint8(i), len = dv.getUint16(i + 1);
     if (i + 3 + len > bytes.length) break;
     const b = i + 3;
-    if (type === 1 && len >= 20) {
-      const n = dv.getUint16(b + 18);
-      if (20 + n <= len) out.push({ type, seq: Number(dv.getBigUint64(b)), firstUs: Number(dv.getBigInt64(b + 8) / 1000n),
-        codec: dv.getUint8(b + 16), durUs: dv.getUint8(b + 17) * 2500, packet: bytes.slice(b + 20, b + 20 + n) });
+    if (type === 1 && len >= 22) {
+      const n = dv.getUint16(b + 20);
+      if (22 + n <= len) out.push({ type, seq: Number(dv.getBigUint64(b)), firstUs: Number(dv.getBigInt64(b + 8) / 1000n),
+        delayMs: dv.getUint16(b + 16), codec: dv.getUint8(b + 18), durUs: dv.getUint8(b + 19) * 2500,
+        packet: bytes.slice(b + 22, b + 22 + n) });
     } else if (type === 2 && len >= 2) {
       out.push({ type, delayMs: dv.getUint16(b) });
     } else {
@@ -675,6 +676,7 @@ function liveRecord(run, rec) {
   if (rec.type === 2) { run.delayMs = rec.delayMs; L.live.delayMs = rec.delayMs; return; }
   if (rec.type !== 1 || rec.codec !== 1 || run.decoder.state !== 'configured') return;
   L.live.received++;
+  run.delayMs = rec.delayMs; L.live.delayMs = rec.delayMs;  // every frame says the station's delay
   if (run.lastSeq !== null && rec.seq > run.lastSeq + 1) {
     const missing = rec.seq - run.lastSeq - 1;
     // A short gap is concealed with silence; a long one is a new stream (the DJ's source came back).

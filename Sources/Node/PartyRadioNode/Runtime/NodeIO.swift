@@ -45,6 +45,9 @@ final class NodeIO: NodePorts {
     }
     /// Whether the live station is this node's own (the DJ's speakers): played by its own clock.
     var liveOnTheDJ = false
+    /// Where a live DJ's calls to the player it follows go (``MPRISFollower/call(_:)``, which hands
+    /// them to its own thread); nil: no player is followed.
+    var onPlayerCall: ((LivePlayerCall) -> Void)?
     /// The live output, from the station's first frame on.
     private var live: LiveOutput?
     /// The node's latest estimate of the DJ clock, for a live output made later.
@@ -263,6 +266,11 @@ final class NodeIO: NodePorts {
         case .frame(let frame): live.player.receive(frame)
         case .repair(let repair): live.player.receive(repair)
         }
+    }
+
+    func callPlayer(_ call: LivePlayerCall) {
+        guard let onPlayerCall else { return Log.debug(.node, "no player followed to call \(call.rawValue) on") }
+        onPlayerCall(call)
     }
 
     /// Says what the live output did so far.

@@ -116,6 +116,7 @@ struct LiveWebLANTests {
         defer { plain.quit() }
         try Self.checkOggWriter(plain)
         _ = try plain.command(["cmd": "click", "name": "Listen"])
+        let said = try Self.extraBeforeLate(plain)
         let plainStart = ContinuousClock.now
         let plainTicksBefore = try Self.browserTicks(lan, host: 3)
         Thread.sleep(forTimeInterval: 7)
@@ -133,6 +134,7 @@ struct LiveWebLANTests {
         // Chunks of 2 frames: the first kept frame waits one frame (10 ms) for the second, and the
         // decode gets 10 ms; the page says so from the start (and adds what its output needs).
         #expect((plainFigures["extraMs"] as? Int ?? 0) >= 20, "the chunks' cost is said: \(plainFigures)")
+        #expect(said >= 20, "the chunks' cost is said before a frame is late, not learnt from late frames: \(said)")
         #expect((plainFigures["chunkFails"] as? Int ?? -1) == 0, "\(plainFigures)")
 
         _ = writer.wait(timeout: .seconds(60))
@@ -146,6 +148,21 @@ struct LiveWebLANTests {
         Self.checkListening(plainFigures, stamps: stamps, label: "ogg")
         dj.kill(signal: SIGINT)
         _ = dj.wait(timeout: .seconds(10))
+    }
+
+    /// The extra delay a page says it plays behind the station as soon as it has chosen its decoder,
+    /// before any frame was late (-1: no such moment seen within 20 s).
+    static func extraBeforeLate(_ browser: Browser) throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let raw = try browser.evaluate(
+                "const l = window.partyradioListen.live; return {d: l.decoder, e: l.extraMs, late: l.late};")
+            if let value = raw as? [String: Any], value["d"] as? String != nil {
+                return value["late"] as? Int == 0 ? value["e"] as? Int ?? -1 : -1
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return -1
     }
 
     /// What a page's live figures must show after 7 s of listening: frames received, decoded and
@@ -167,6 +184,8 @@ struct LiveWebLANTests {
         #expect(received >= 500, "\(label): frames received: \(figures)")
         #expect(decoded >= received - 10, "\(label): frames decoded: \(figures)")
         #expect(scheduled >= 450, "\(label): frames scheduled: \(figures)")
+        // Each frame is played once: a chunk's pre-roll is decoded again but neither counted nor played.
+        #expect(decoded <= received && scheduled <= received, "\(label): frames played more than once: \(figures)")
         #expect(figures["delayMs"] as? Int == 60, "the stream's first record gives the station's delay")
         // Late frames come in runs of ten while the page learns how much slower than the station's
         // delay its output is (each run raises its extra delay); on a loaded 2-core machine a few
@@ -176,17 +195,21 @@ struct LiveWebLANTests {
         let plans = figures["plans"] as? [[String: Any]] ?? []
         var errorsMs: [Double] = []
         var mismatched = 0
+        var twice = 0
+        var planned: Set<UInt64> = []
         for plan in plans {
             guard let seq = (plan["seq"] as? NSNumber)?.uint64Value, let stamp = stamps[seq],
                 let heardUs = (plan["heardUs"] as? NSNumber)?.int64Value,
                 let firstUs = (plan["firstUs"] as? NSNumber)?.int64Value
             else { continue }
             if firstUs != stamp / 1000 { mismatched += 1 }
+            if !planned.insert(seq).inserted { twice += 1 }
             // A page that plays behind the station (a slower output, Ogg's chunks) says by how much.
             let extraNs = Int64(((plan["extraMs"] as? Double) ?? 0) * 1e6)
             errorsMs.append(Double(heardUs * 1000 - (stamp + delayNs + extraNs - codecDelayNs)) / 1e6)
         }
         #expect(mismatched == 0, "\(label): frames whose station time the page read wrong: \(mismatched)")
+        #expect(twice == 0, "\(label): frames planned more than once: \(twice)")
         #expect(
             errorsMs.count >= 300, "\(label): plans matched to the DJ's stamps: \(errorsMs.count) of \(plans.count)")
         let sorted = errorsMs.map { abs($0) }.sorted()

@@ -701,7 +701,7 @@ const LIVE_NO_DECODER = 'This browser cannot decode a live station (no Opus in W
 let lv = null;
 function liveFigures() {
   return { state: 'off', decoder: null, bytes: 0, extraMs: 0, latencyHint: null, received: 0, decoded: 0, scheduled: 0, late: 0, concealed: 0, reanchors: 0, delayMs: null,
-    chunks: 0, chunkFails: 0, errorsMs: [], plans: [], reason: null };
+    chunks: 0, chunkFails: 0, extraSteps: [], errorsMs: [], plans: [], reason: null };
 }
 function stopLive() {
   if (!lv) return;
@@ -735,6 +735,7 @@ async function startLive() {
     // The chunks' own cost, said from the start: the page plays this much behind the station.
     run.extraMs = oggExtraMs(OGG.keep, 10);
     L.live.extraMs = Math.round(run.extraMs);
+    push(L.live.extraSteps, { ms: L.live.extraMs, received: L.live.received, late: L.live.late });
   }
   while (!run.stopped) {
     try {
@@ -842,6 +843,7 @@ function liveSchedule(run, frames, channels, rate, n, fill, skipS) {
     if (run.lateRun.length >= 10) {
       run.extraMs = Math.min(LIVE.maxExtraMs, run.extraMs + Math.max(...run.lateRun) + 10);
       L.live.extraMs = Math.round(run.extraMs);
+      push(L.live.extraSteps, { ms: L.live.extraMs, received: L.live.received, late: L.live.late });
       run.lateRun = [];
     }
     return;

@@ -65,7 +65,7 @@ struct LiveWebEnginesLANTests {
         #expect(figures["decoder"] as? String == "ogg", "a plain http page decodes Ogg Opus: \(figures)")
         #expect((figures["chunkFails"] as? Int ?? -1) == 0, "\(figures)")
         let said = LiveWebLANTests.extraBeforeLate(figures)
-        #expect(said >= 20, "the chunks' cost is said before a frame comes: \(said)")
+        #expect(said >= 20, "the chunks' cost is said with the first frame: \(said)")
         #expect((sync["script_errors"] as? [Any])?.isEmpty != false, "script errors: \(sync)")
 
         _ = writer.wait(timeout: .seconds(40))

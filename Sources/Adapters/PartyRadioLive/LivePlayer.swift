@@ -46,6 +46,13 @@ public final class LivePlayer: @unchecked Sendable {
         /// when the delay leaves less once a frame has been captured and sent (its length), decoded
         /// (the codec's lookahead) and has crossed the network (5 ms); never under 5 ms. At 60 ms
         /// that is 20 ms; at `--latency 30` with 10 ms frames 8.5 ms.
+        /// The most the output may come to hold after it ran dry on a loaded machine: 30 ms, less
+        /// when the delay leaves less once a 10 ms frame has come and been decoded, with 10 ms to spare
+        /// for its arrival.
+        public static func maximumBufferNs(delayNs: Int64) -> Int64 {
+            min(30_000_000, max(5_000_000, delayNs - 10_000_000 - LivePlayer.codecDelayNs - 10_000_000))
+        }
+
         public static func bufferNs(delayNs: Int64, frame: LiveFrameDuration) -> Int64 {
             let left = delayNs - frame.ns - LivePlayer.codecDelayNs - 5_000_000
             return min(20_000_000, max(5_000_000, left))
@@ -141,7 +148,8 @@ public final class LivePlayer: @unchecked Sendable {
     /// Executes the pacer's plan (``LivePacer``): the output's latency and the buffer's next frame
     /// in, writes, waits and frames taken out. The pacer decides; this only does the I/O.
     private func run(output: PulseOutput, decoder: OpusDecoder, resampler: SpeexResampler) {
-        var pacer = LivePacer(settings: .init(targetNs: options.bufferNs))
+        var pacer = LivePacer(
+            settings: .init(targetNs: options.bufferNs, maximumTargetNs: Options.maximumBufferNs(delayNs: options.delayNs)))
         var pending: [Int16] = []
         var offset = 0
         var started = false

@@ -239,6 +239,29 @@ import Testing
         }
     }
 
+    /// An output that ran dry (the thread starved) keeps more in it from then on: the target grows by
+    /// 5 ms each time, never beyond its maximum; with no maximum above the target it stays.
+    @Test func aStarvedOutputKeepsMoreInIt() {
+        var settings = LivePacer.Settings(targetNs: 20_000_000, maximumTargetNs: 30_000_000)
+        let scenario = Scenario(noiseNs: 500_000, seconds: 8, stall: (3_000_000_000, 45_000_000), settings: settings)
+        let (run, pacer) = Self.simulate(scenario)
+        #expect(run.dry == 1 && run.placements == 2)
+        #expect(pacer.targetNs == 25_000_000 && pacer.counters.grown == 1, "target \(pacer.targetNs)")
+        // Still on time after it, and what the output holds is the new target (25 ms, not 20).
+        let worst = run.errors.map { abs($0.errorNs) }.max() ?? .infinity
+        #expect(worst < 600_000, "a frame \(worst / 1000) µs off")
+        settings.maximumTargetNs = 20_000_000
+        let (_, fixed) = Self.simulate(Scenario(noiseNs: 500_000, seconds: 8, stall: (3_000_000_000, 45_000_000), settings: settings))
+        #expect(fixed.targetNs == 20_000_000 && fixed.counters.grown == 0)
+        // Never beyond the maximum, however often it runs dry.
+        var capped = LivePacer.Settings(targetNs: 20_000_000, maximumTargetNs: 27_000_000)
+        capped.growByNs = 5_000_000
+        var many = Scenario(noiseNs: 500_000, seconds: 8, settings: capped)
+        many.stall = (2_000_000_000, 60_000_000)
+        let (_, once) = Self.simulate(many)
+        #expect(once.targetNs <= 27_000_000)
+    }
+
     /// One reading far off (libpulse's interpolation moved by a timing report) is not an output off
     /// its time: nothing is placed again, nothing skipped, every frame on time.
     @Test func oneReadingFarOffPlacesNothingAgain() {

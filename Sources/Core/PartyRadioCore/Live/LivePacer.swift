@@ -32,12 +32,21 @@ public struct LivePacer: Sendable {
         /// Samples per channel in a second.
         public var rate: Int
         public var drift: LiveDriftController.Settings
+        /// The most the target grows to after the output ran dry (a machine that starves the audio
+        /// thread): each time it ran dry the target grows by ``growByNs``, so that a loaded machine
+        /// keeps more in the output rather than running dry again and again. Never below
+        /// ``targetNs`` (equal: it does not grow).
+        public var maximumTargetNs: Int64
+        public var growByNs: Int64
 
         public init(
             targetNs: Int64 = 20_000_000, minimumWriteNs: Int64 = 2_500_000, replaceBeyondNs: Int64 = 8_000_000,
-            jitterNs: Int64 = 2_000_000, rate: Int = 48_000, drift: LiveDriftController.Settings = .init()
+            jitterNs: Int64 = 2_000_000, rate: Int = 48_000, drift: LiveDriftController.Settings = .init(),
+            maximumTargetNs: Int64? = nil, growByNs: Int64 = 5_000_000
         ) {
             self.targetNs = targetNs
+            self.maximumTargetNs = max(maximumTargetNs ?? targetNs, targetNs)
+            self.growByNs = growByNs
             self.minimumWriteNs = minimumWriteNs
             self.replaceBeyondNs = replaceBeyondNs
             self.jitterNs = jitterNs
@@ -73,6 +82,8 @@ public struct LivePacer: Sendable {
         /// Times the target was raised because the output's latency stayed above it without draining
         /// (a sink whose own latency is larger than the target).
         public var raised = 0
+        /// Times the target grew because the output ran dry (``Settings/maximumTargetNs``).
+        public var grown = 0
         /// The last error measured after a write, in ns; positive: late.
         public var lastErrorNs: Int64 = 0
 
@@ -141,6 +152,11 @@ public struct LivePacer: Sendable {
                 // soon. Twice in a row is the output.
                 readingsBeyond += 1
                 if readingsBeyond < 2 { return .wait(ns: settings.minimumWriteNs / 5) }
+                // Late: the output ran dry (the thread was starved). Keep more in it from now on.
+                if error > 0 && targetNs < settings.maximumTargetNs {
+                    targetNs = min(targetNs + settings.growByNs, settings.maximumTargetNs)
+                    counters.grown += 1
+                }
                 unplace()
             } else {
                 readingsBeyond = 0

@@ -149,7 +149,8 @@ public final class LivePlayer: @unchecked Sendable {
     /// in, writes, waits and frames taken out. The pacer decides; this only does the I/O.
     private func run(output: PulseOutput, decoder: OpusDecoder, resampler: SpeexResampler) {
         var pacer = LivePacer(
-            settings: .init(targetNs: options.bufferNs, maximumTargetNs: Options.maximumBufferNs(delayNs: options.delayNs)))
+            settings: .init(
+                targetNs: options.bufferNs, maximumTargetNs: Options.maximumBufferNs(delayNs: options.delayNs)))
         var pending: [Int16] = []
         var offset = 0
         var started = false

@@ -251,7 +251,8 @@ import Testing
         let worst = run.errors.map { abs($0.errorNs) }.max() ?? .infinity
         #expect(worst < 600_000, "a frame \(worst / 1000) µs off")
         settings.maximumTargetNs = 20_000_000
-        let (_, fixed) = Self.simulate(Scenario(noiseNs: 500_000, seconds: 8, stall: (3_000_000_000, 45_000_000), settings: settings))
+        let (_, fixed) = Self.simulate(
+            Scenario(noiseNs: 500_000, seconds: 8, stall: (3_000_000_000, 45_000_000), settings: settings))
         #expect(fixed.targetNs == 20_000_000 && fixed.counters.grown == 0)
         // Never beyond the maximum, however often it runs dry.
         var capped = LivePacer.Settings(targetNs: 20_000_000, maximumTargetNs: 27_000_000)

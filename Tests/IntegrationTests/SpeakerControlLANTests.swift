@@ -10,7 +10,8 @@ import Testing
 /// - `mute on` (for its room) silences it: an RMS under a tenth of the level at volume 20 just before;
 /// - a control under another key (a forged datagram to the station's group, with the station's
 ///   ID or another's) changes nothing and is counted in the speaker's drops;
-/// - a speaker killed and started again plays at the volume the DJ set.
+/// - a speaker killed and started again plays at the volume the DJ set;
+/// - a DJ that goes off air (a goodbye) and comes back finds its speaker waiting, which plays again.
 @Suite(
     "Speakers the DJ sets, heard at a PulseAudio sink", .serialized,
     .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"),
@@ -159,6 +160,25 @@ struct SpeakerControlLANTests {
         let restarted = try sinkRMS(lan, host: 2, env: env, label: "restarted")
         #expect(restarted < full / 2, "after a restart: RMS \(restarted), volume 100: \(full)")
         print("speaker LAN: sink RMS at volume 100 \(full), 20 \(low), muted \(muted), 20 after a restart \(restarted)")
-        #expect(speaker.isRunning && dj.isRunning, "\(speaker.text(.stderr).suffix(2000))")
+
+        // The DJ goes off air (a goodbye) and comes back: the speaker waits, and plays again at 20.
+        mark = speaker.events.count
+        dj.kill()
+        _ = dj.wait(timeout: .seconds(10))
+        try speaker.waitForEvent(after: mark, "off air") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("waiting for it to come back")
+        }
+        Thread.sleep(forTimeInterval: 2)
+        #expect(speaker.isRunning, "the speaker ended with its DJ: \(speaker.text(.stderr).suffix(2000))")
+        let again = try lan.startDJ(host: 1, name: "Party")
+        defer { again.kill() }
+        try speaker.waitForEvent(after: mark, timeout: .seconds(30), "tuned in again") { $0.name == "tuned_in" }
+        _ = try kitchen(again, "Kitchen back at 20") {
+            ($0["volume"] as? Int) == 20 && ($0["playing"] as? Bool) == true
+        }
+        try waitForPlaying(lan, host: 2, env: env)
+        let back = try sinkRMS(lan, host: 2, env: env, label: "back")
+        #expect(back > 0 && back < full / 2, "after the DJ came back: RMS \(back), volume 100: \(full)")
+        #expect(speaker.isRunning && again.isRunning, "\(speaker.text(.stderr).suffix(2000))")
     }
 }

@@ -111,7 +111,7 @@ import Testing
             }
         }
         lan.datagramObserver = { node, arrival in
-            guard node === speakers[0].node, captured.count < 8,
+            guard node === speakers[0].node, captured.count < 30,
                 let datagram = try? Datagram.decode(arrival.bytes), datagram.header.sender == djKey,
                 datagram.header.stationID == id, case .speakerControl(let control) = datagram.message
             else { return }
@@ -143,8 +143,12 @@ import Testing
             if let copy = captured.first {
                 lan.send(copy.bytes, from: dj, to: .peer(speakers[0].node.address))
             }
-            if let oldest = captured.first?.control {
-                // The oldest control again, in a datagram numbered above anything the DJ sent so far.
+            for field in [SpeakerControl.Fields.volume, .mute, .delay] {
+                // The oldest control that set this, again, in a datagram numbered above anything the DJ sent so far.
+                guard let oldest = captured.first(where: { $0.control.fields.contains(field) })?.control else {
+                    continue
+                }
+                sequence += 1
                 let bytes = try! Datagram.encode(
                     .speakerControl(oldest), stationID: id, sequence: UInt64(dj.local(lan.now).ns) + 500 + sequence,
                     signer: djSigner)

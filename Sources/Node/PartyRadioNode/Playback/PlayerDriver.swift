@@ -313,9 +313,13 @@ final class PlayerDriver {
     /// The station position the player should be at, at a local instant: the station's, held back
     /// by a speaker's delay trim (``PlayerCommand/delayTrim(_:)``).
     private func stationPosition(_ view: StationClockView) -> (Int64) -> Int64 {
-        { [delayTrimNs] local in
-            view.stationPosition(at: LocalTime(ns: local - delayTrimNs)) ?? view.anchor.positionNs
-        }
+        { [delayTrimNs] local in Self.target(view, trimNs: delayTrimNs, atLocal: local) }
+    }
+
+    /// Where the player should be at local instant `local` (ns): the station position `trimNs`
+    /// earlier, so that the sound comes exactly `trimNs` later than the station's (docs/SPEAKERS.md).
+    static func target(_ view: StationClockView, trimNs: Int64, atLocal local: Int64) -> Int64 {
+        view.stationPosition(at: LocalTime(ns: local - trimNs)) ?? view.anchor.positionNs
     }
 }
 

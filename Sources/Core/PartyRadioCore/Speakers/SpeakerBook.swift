@@ -22,6 +22,21 @@ public struct SpeakerBook: Sendable {
         public var playing: Bool
         public var lastControl: UInt64
         public var lastHeard: LocalTime
+
+        public init(
+            key: PublicKey, name: String, room: String, host: String, address: PeerAddress, settings: SpeakerSettings,
+            playing: Bool, lastControl: UInt64, lastHeard: LocalTime
+        ) {
+            self.key = key
+            self.name = name
+            self.room = room
+            self.host = host
+            self.address = address
+            self.settings = settings
+            self.playing = playing
+            self.lastControl = lastControl
+            self.lastHeard = lastHeard
+        }
     }
 
     /// What the DJ asked of one speaker and its status does not show yet.

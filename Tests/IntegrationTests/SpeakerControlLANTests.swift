@@ -181,4 +181,45 @@ struct SpeakerControlLANTests {
         #expect(back > 0 && back < full / 2, "after the DJ came back: RMS \(back), volume 100: \(full)")
         #expect(speaker.isRunning && again.isRunning, "\(speaker.text(.stderr).suffix(2000))")
     }
+
+    /// A live station (a PCM pipe on the DJ's host): the speaker's live output takes the volume on
+    /// libmpv's curve (``LiveGain``) and silence when muted, as a file station's player does.
+    @Test("on a live station too: volume 20 lowers the level at the sink, mute silences it")
+    func liveStation() throws {
+        let lan = try Testbed(hosts: 2)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let fifo = "\(lan.stateDir("live"))/snapfifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let dj = try lan.startDJ(host: 1, name: "Party", extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"])
+        defer { dj.kill() }
+        let writer = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/live_pcm_writer.py").path
+        let source = try lan.spawn(host: 1, ["python3", "-u", writer, fifo, "40", "500"])
+        defer { source.kill() }
+        let (server, env) = try lan.startSoundServer(host: 2)
+        defer { server.kill() }
+        let speaker = try startSpeaker(lan, host: 2, env: env)
+        defer { speaker.kill() }
+        _ = try kitchen(dj, "Kitchen playing") { ($0["playing"] as? Bool) == true }
+        try waitForPlaying(lan, host: 2, env: env)
+        let full = try sinkRMS(lan, host: 2, env: env, label: "live-full")
+        #expect(full > 300, "the speaker at volume 100 played the live station at RMS \(full)")
+        var mark = speaker.events.count
+        dj.send("speaker Kitchen volume 20")
+        try speaker.waitForEvent(after: mark, "volume 20") { $0.name == "speaker_settings" && $0.int("volume") == 20 }
+        Thread.sleep(forTimeInterval: 0.3)
+        let low = try sinkRMS(lan, host: 2, env: env, label: "live-low")
+        #expect(low < full / 2, "volume 20: RMS \(low), volume 100: \(full)")
+        mark = speaker.events.count
+        dj.send("speaker Kitchen mute on")
+        try speaker.waitForEvent(after: mark, "muted") {
+            $0.name == "speaker_settings" && ($0["muted"] as? Bool) == true
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        let muted = try sinkRMS(lan, host: 2, env: env, label: "live-muted")
+        #expect(muted < low / 10, "muted: RMS \(muted), just before at volume 20: \(low)")
+        print("speaker LAN, live station: sink RMS at volume 100 \(full), 20 \(low), muted \(muted)")
+    }
 }

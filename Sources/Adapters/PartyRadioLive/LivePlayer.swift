@@ -67,6 +67,8 @@ public final class LivePlayer: @unchecked Sendable {
         var running = true
         var failure: String?
         var started = false
+        /// The output's gain (``LiveGain``): 1 until a volume is set.
+        var gain = 1.0
     }
 
     public init(options: Options, stationNow: @escaping @Sendable () -> DJTime?) {
@@ -97,6 +99,10 @@ public final class LivePlayer: @unchecked Sendable {
             return counters
         }
     }
+
+    /// The output's volume, 0–100 (0: silent), on the same curve as libmpv's (``LiveGain``); from the
+    /// next frame on.
+    public func setVolume(_ level: Int) { shared.withLock { $0.gain = LiveGain.factor(volume: level) } }
 
     /// Whether the output plays and reports its latency: frames are placed from then on.
     public var isStarted: Bool { shared.withLock { $0.started } }
@@ -191,11 +197,12 @@ public final class LivePlayer: @unchecked Sendable {
                 } else {
                     resampler.setRatio(controller.update(errorNs: errorNs, at: monotonicNs()))
                 }
-                shared.withLock {
+                let gain = shared.withLock {
                     $0.counters.lastErrorNs = errorNs
                     $0.counters.ppm = controller.ppm
+                    return $0.gain
                 }
-                try output.write(resampler.process(pcm))
+                try output.write(resampler.process(LiveGain.apply(gain, to: pcm)))
             }
         } catch {
             shared.withLock { $0.failure = "\(error)" }

@@ -40,6 +40,8 @@ final class NodeIO: NodePorts {
     /// A speaker's delay trim (``PlayerCommand/delayTrim(_:)``): added to the live output's delay,
     /// which is made again at the next frame when it changes.
     private var liveTrimNs: Int64 = 0
+    /// The node's volume (``PlayerCommand/volume(_:)``), which the live output plays at too.
+    private var liveVolume = 100
     /// Whether the live status is reported every 5 s already.
     private var reportsLive = false
     /// A live listener's counters from its machine, for `live_status` (set by the listener).
@@ -231,6 +233,10 @@ final class NodeIO: NodePorts {
 
     func drivePlayer(_ command: PlayerCommand) {
         if case .delayTrim(let ns) = command { liveTrimNs = ns }
+        if case .volume(let level) = command {
+            liveVolume = level
+            live?.player.setVolume(level)
+        }
         player?.execute(command, now: now())
     }
     func follow(_ view: StationClockView) {
@@ -253,6 +259,7 @@ final class NodeIO: NodePorts {
         if live == nil, case .frame(let frame) = input, var options = liveOptions {
             options.delayNs = frame.delayNs + liveExtraNs + liveTrimNs
             let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
+            if liveVolume != 100 { output.player.setVolume(liveVolume) }
             if let failure = output.start() {
                 reporter.report(.warning("cannot play the live station: \(failure)"))
                 liveOptions = nil  // said once

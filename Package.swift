@@ -111,7 +111,8 @@ let package = Package(
         .target(name: "CPulseShim", dependencies: ["CPulse", "CDynamicLibrary"], path: "Sources/CShims/CPulseShim"),
         // opus_encoder_ctl is variadic: one typed wrapper per request.
         .target(name: "COpusShim", dependencies: ["COpus"], path: "Sources/CShims/COpusShim"),
-        // The MPRIS object's sd-bus vtable (C-only macros) and sd-bus's variadic calls.
+        // The MPRIS object's sd-bus vtable (C-only macros), and sd-bus's variadic calls for it and for
+        // the live DJ's follower of another player.
         .target(name: "CMPRISShim", dependencies: ["CSystemd"], path: "Sources/CShims/CMPRISShim"),
         // libmpv is not linked: only the commands that play load it, with dlopen at the first player
         // (its ~190 libraries cost every command ~80 ms of start-up). mpv's header gives the types.
@@ -161,9 +162,10 @@ let package = Package(
         .target(
             name: "PartyRadioStorage", dependencies: ["PartyRadioCore", "PartyRadioSQLite", "CSQLite"],
             path: "Sources/Adapters/PartyRadioStorage"),
-        // The desktop's media controls: an MPRIS 2 player on the D-Bus session bus (sd-bus).
+        // The desktop's media controls: an MPRIS 2 player on the D-Bus session bus (sd-bus), and a live
+        // DJ's follower of another player there (its state parsed by the core's LivePlayerState).
         .target(
-            name: "PartyRadioMPRIS", dependencies: ["CMPRISShim", "CSystemd"],
+            name: "PartyRadioMPRIS", dependencies: ["PartyRadioCore", "CMPRISShim", "CSystemd"],
             path: "Sources/Adapters/PartyRadioMPRIS"),
 
         // Live audio's codec (libopus), FEC (ISA-L, behind the core's `ErasureCode`), output
@@ -235,7 +237,7 @@ let package = Package(
             name: "PartyRadioAdapterTests",
             dependencies: [
                 "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "CSodium", "PartyRadioCurl",
-                "CatalogTestSupport",
+                "CatalogTestSupport", "PartyRadioMPRIS",
             ]),
         .testTarget(
             name: "PartyRadioNodeTests",

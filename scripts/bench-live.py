@@ -38,7 +38,8 @@ section), in every part but bytes (the buffer does not change what it sends).
 Usage: scripts/bench-live.py [delay] [clocks] [loss] [bytes]   (default: all four)
 Environment: PARTYRADIO_BIN; WARMUP (s, default 4): the stream before measuring; MEASURE (s, default
 20): each delay/clocks run; LOSS_SECONDS (default 20; the issue's figure is 60); BYTES_SECONDS
-(default 10); SYSTEMS (default `partyradio,snap1000,snap100`); KEEP=1 keeps the recordings;
+(default 10); SYSTEMS (default `partyradio,snap1000,snap100`; `partyradio30` is partyradio with
+`dj --latency 30`, any `partyradioN` with `--latency N`); KEEP=1 keeps the recordings;
 VERBOSE=1 prints every click's delay.
 """
 import importlib.util, os, random, shutil, signal, subprocess, sys, tempfile, time
@@ -243,12 +244,14 @@ class Bench:
         try:
             if loss:
                 sh(TESTBED, "loss", self.lan, "3", str(loss), "--in")
-            if system == "partyradio":
+            if system.startswith("partyradio"):
                 clock = ["--clock-offset-ms", str(SERVER_CLOCK[0]), "--clock-drift-ppm",
                          str(SERVER_CLOCK[1])] if clocks else []
+                latency = system[len("partyradio"):]
                 pids.append(spawn(self.lan, 1, f"{folder}/dj.log", BIN, "dj", "--name", NAME, "--live",
                                   f"pipe:{fifo}?sampleformat=48000:16:2", "--json-events", "--fresh", "--no-audio",
-                                  "--state-dir", f"{folder}/dj", *clock))
+                                  "--state-dir", f"{folder}/dj", *clock,
+                                  *(["--latency", latency] if latency else [])))
                 roles["dj"] = pids[-1]
                 wait_for(f"{folder}/dj.log", '"station_published"')
             else:
@@ -265,7 +268,7 @@ class Bench:
                 time.sleep(1.5)
             for host in audio_hosts:
                 lenv = dict(env, **self.pulse_env(host))
-                if system == "partyradio":
+                if system.startswith("partyradio"):
                     clock = ["--clock-offset-ms", str(LISTENER_CLOCKS[host][0]), "--clock-drift-ppm",
                              str(LISTENER_CLOCKS[host][1])] if clocks else []
                     pids.append(spawn(self.lan, host, f"{folder}/listen{host}.log", BIN, "listen", NAME,
@@ -282,7 +285,7 @@ class Bench:
                 roles[f"h{host}"] = pids[-1]
             for i in range(light):
                 host = LIGHT_HOSTS[i % len(LIGHT_HOSTS)]
-                if system == "partyradio":
+                if system.startswith("partyradio"):
                     pids.append(spawn(self.lan, host, f"{folder}/light{i}.log", BIN, "listen", NAME, "--no-audio",
                                       "--json-events", "--state-dir", f"{folder}/light{i}"))
                 else:
@@ -293,7 +296,7 @@ class Bench:
                 pids.append(spawn(self.lan, host, f"{folder}/rec{host}.log", "/usr/bin/python3",
                                   os.path.join(HERE, "bench-speaker.py"), "--record",
                                   self.pulse_env(host)["PULSE_SERVER"], f"{folder}/h{host}"))
-            if system == "partyradio":
+            if system.startswith("partyradio"):
                 for host in audio_hosts:
                     wait_for(f"{folder}/listen{host}.log", '"tuned_in"', 30)
             time.sleep(2)
@@ -356,7 +359,7 @@ class Bench:
         if len(heard) == 2:
             a, b = heard[audio_hosts[0]], heard[audio_hosts[1]]
             figures["skew"] = [abs(a[i] - b[i]) for i in a if i in b]
-        if system == "partyradio":
+        if system.startswith("partyradio"):
             figures["live_status"] = last_live_status(f"{folder}/listen3.log") if 3 in audio_hosts else None
         return figures
 
@@ -427,8 +430,15 @@ LABELS = {"partyradio": "partyradio (default delay)", "snap1000": "Snapcast, buf
           "snap100": "Snapcast, buffer 100 ms (pulse:buffer_time=20)"}
 
 
+def label(system):
+    """What a system is called in the tables; `partyradioN` is partyradio at `dj --latency N`."""
+    if system not in LABELS and system.startswith("partyradio"):
+        return f"partyradio, dj --latency {system[len('partyradio'):]}"
+    return LABELS[system]
+
+
 def print_delay(system, f, skew=True):
-    print(f"  {LABELS[system]}")
+    print(f"  {label(system)}")
     for host in AUDIO_HOSTS:
         h = f.get(f"h{host}")
         if not h or "error" in (h or {}):
@@ -547,10 +557,10 @@ def main():
                     for system in systems:
                         f = results[system]
                         if "bytes" in f:
-                            print(f"  {count:2d} listeners  {LABELS[system]:28s} {f['bytes'] / 1000:8.1f} kB/s  "
+                            print(f"  {count:2d} listeners  {label(system):28s} {f['bytes'] / 1000:8.1f} kB/s  "
                                   f"{f['packets']:7.1f} packets/s  {f['bytes'] / OPUS_BYTES_PER_S:5.2f} x the Opus bitrate")
                         else:
-                            print(f"  {count:2d} listeners  {LABELS[system]:28s} not measured")
+                            print(f"  {count:2d} listeners  {label(system):28s} not measured")
             else:
                 sys.exit(f"bench-live: unknown part {part!r} (delay, clocks, loss, bytes)")
     finally:

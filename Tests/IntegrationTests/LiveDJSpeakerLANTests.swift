@@ -85,6 +85,13 @@ struct LiveDJSpeakerLANTests {
                 + "- (stamp + 150 ms): \(round(errors(heardDJ))) ms; listener heard \(heardListener.count), "
                 + "- (stamp + 180 ms): \(round(listenerErrors)) ms; DJ + 30 ms - listener: \(round(skews)) ms")
         #expect(stamps.count * 4 >= written * 3, "clicks on the group: \(stamps.count) of \(written)")
+        // Each player's last counters: placements, underruns, the error and the ratio.
+        for (who, process) in [("DJ", dj), ("listener", listener)] {
+            let status = process.events.last { $0.name == "live_status" }
+            let fields = ["played", "concealed", "underruns", "placements", "skipped", "error_us", "ppm"]
+            let values = fields.map { "\($0) \(status?.int($0) ?? 0)" }.joined(separator: " ")
+            print("live dj speaker: \(who) live_status \(values)")
+        }
         #expect(heardDJ.count * 4 >= written * 3 && heardDJ.count <= written + 1, "DJ's clicks: \(heardDJ.count)")
         // On the station's time, as the listener's speaker is (LiveLANTests' bound): a DJ that played
         // what it captures at once, ahead of the room by the delay, is 150 ms off and fails here, and

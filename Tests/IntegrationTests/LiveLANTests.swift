@@ -223,7 +223,10 @@ struct LiveLANTests {
     }
 
     /// Where the clicks are in frames' audio, by their stamps (station time): the first sample of
-    /// each run louder than 20,000, decoded with libopus.
+    /// each run louder than 20,000, decoded with libopus, less the codec's lookahead. The decoded
+    /// audio lags what was captured by it (OpusTests: a click is found 312 samples later), and a
+    /// frame's stamp is the time of its first captured sample, so the time of a click found at
+    /// sample n of a frame's decoded audio is `stamp + n / rate − lookahead`.
     static func clickStamps(_ frames: [LiveFrame]) throws -> [Int64] {
         let decoder = try OpusDecoder()
         var clicks: [Int64] = []
@@ -232,7 +235,8 @@ struct LiveLANTests {
             for (index, value) in try decoder.decode(frame.payload).enumerated() where index % 2 == 0 {
                 let magnitude = abs(Int(value))
                 if magnitude > 20_000 && !inClick {
-                    clicks.append(frame.firstSample.ns + Int64(index / 2) * 1_000_000_000 / 48_000)
+                    clicks.append(
+                        frame.firstSample.ns + Int64(index / 2) * 1_000_000_000 / 48_000 - LivePlayer.codecDelayNs)
                 }
                 inClick = magnitude > 20_000 || (inClick && magnitude > 12_000)
             }
@@ -283,6 +287,13 @@ struct LiveLANTests {
         let wrote = try lan.run(
             host: 1, ["python3", "-u", writer, fifo, String(seconds), String(Self.clickMs)], timeout: .seconds(60))
         #expect(wrote.exit == 0, "\(wrote.stderr)")
+        // The null sink's block: its monitor gets each block that long before it plays it
+        // (PulseOutputTests), so a click is recorded that much before it is heard. Read while the
+        // recorder runs: the sink's latency is the least its streams and its monitor's reader ask for.
+        let sinks = try lan.run(host: 2, ["/usr/bin/pactl", "list", "sinks"], env: env).stdout
+        let blockMs = sinks.split(separator: "\n").first { $0.contains("configured") }.flatMap { line in
+            line.split(separator: " ").drop { $0 != "configured" }.dropFirst().first.flatMap { Double($0) }
+        }.map { $0 / 1000 }
         try capture.waitForLine(containing: "done", timeout: .seconds(30))
         let done = try recorder.waitForLine(containing: "done", timeout: .seconds(30))
 
@@ -297,7 +308,8 @@ struct LiveLANTests {
         print(
             "live e2e: live_status played \(played) received \(last.int("received") ?? 0) concealed \(concealed) "
                 + "recovered \(last.int("recovered") ?? 0) late \(last.int("late") ?? 0) "
-                + "underruns \(last.int("underruns") ?? 0) error_us \(last.int("error_us") ?? 0) ppm \(last.int("ppm") ?? 0)"
+                + "underruns \(last.int("underruns") ?? 0) placements \(last.int("placements") ?? 0) "
+                + "skipped \(last.int("skipped") ?? 0) error_us \(last.int("error_us") ?? 0) ppm \(last.int("ppm") ?? 0)"
         )
         // 6 s of 10 ms frames: most of 600 played; concealment only for the odd loss on a loaded machine.
         #expect(played >= 400, "frames played: \(played)")
@@ -310,19 +322,11 @@ struct LiveLANTests {
         // The clicks on the speaker: runs above 16,000, twice the tone's 8,000 and about half the clicks'
         // 30,000 (a fixed level: one overshoot or a placement's step at full scale would lift a level
         // relative to the peak above the clicks Opus smears), at least 100 ms apart, timed by the
-        // recorder's sample 0.
-        let fields = done.split(separator: " ")
-        let startNs = fields.count >= 3 ? Int64(fields[2]) ?? 0 : 0
+        // recorder's sample 0 and the monitor's own rate (LivePulseLANTests.clicks).
         let data = try Data(contentsOf: URL(fileURLWithPath: monitorPath))
-        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-        let peak = samples.reduce(0) { max($0, abs(Int($1))) }
-        var heard: [Int64] = []
-        var lastIndex = -4_800
-        for (index, sample) in samples.enumerated() where abs(Int(sample)) >= 16_000 {
-            if index - lastIndex < 4_800 { continue }
-            heard.append(startNs + Int64(index) * 1_000_000_000 / 48_000)
-            lastIndex = index
-        }
+        let peak = data.withUnsafeBytes { $0.bindMemory(to: Int16.self).reduce(0) { max($0, abs(Int($1))) } }
+        let heard = try LivePulseLANTests.clicks(recording: monitorPath, done: done)
+        let rate = done.split(separator: " ").dropFirst(6).first.flatMap { Double($0) } ?? 48_000
         // Each click heard against the nearest stamp + 60 ms.
         let errors = heard.compactMap { at -> Double? in
             stamps.map { Double(at - ($0 + 60_000_000)) / 1e6 }.min { abs($0) < abs($1) }
@@ -335,7 +339,8 @@ struct LiveLANTests {
         print(
             "live e2e: \(written) clicks written, \(stamps.count) on the group, \(heard.count) heard (peak \(peak)); "
                 + "heard - (stamp + 60 ms): \(errors.map { ($0 * 10).rounded() / 10 }) ms; "
-                + "intervals \(intervals.map { $0.rounded() }) ms; stamps heard \(matched.joined())")
+                + "intervals \(intervals.map { $0.rounded() }) ms; stamps heard \(matched.joined()); "
+                + "the sink's block \(blockMs.map { "\($0) ms" } ?? "?"), its monitor's rate \(rate) a second")
         #expect(stamps.count * 4 >= written * 3, "clicks on the group: \(stamps.count) of \(written)")
         #expect(
             heard.count * 4 >= written * 3 && heard.count <= written + 1, "clicks heard: \(heard.count) of \(written)")

@@ -55,13 +55,15 @@ struct LivePulseLANTests {
     static func clicks(recording path: String, done: String) throws -> [Int64] {
         let fields = done.split(separator: " ")
         let startNs = fields.count >= 3 ? Int64(fields[2]) ?? 0 : 0
+        // The monitor's own rate, not 48 kHz: a null sink's clock runs fast (monitor_record.py).
+        let rate = fields.count >= 7 ? Double(fields[6]) ?? 48_000 : 48_000
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         var heard: [Int64] = []
         var lastIndex = -4_800
         for (index, sample) in samples.enumerated() where abs(Int(sample)) >= 16_000 {
             if index - lastIndex < 4_800 { continue }
-            heard.append(startNs + Int64(index) * 1_000_000_000 / 48_000)
+            heard.append(startNs + Int64((Double(index) * 1e9 / rate).rounded()))
             lastIndex = index
         }
         return heard
@@ -177,7 +179,8 @@ struct LivePulseLANTests {
             lan.cleanStateDirs()
         }
         let (first, env) = try lan.startSoundServer(host: 1)
-        let dj = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: env)
+        // Its speakers on: they play on the server's sink `party`, and come back with the server too.
+        let dj = try lan.startDJ(host: 1, name: "Live Party", playing: true, extra: ["--live"], env: env)
         defer { dj.kill() }
         try dj.waitForEvent("started") { $0.name == "station_started" }
         let track = "\(lan.stateDir("live"))/clicks.wav"
@@ -211,6 +214,16 @@ struct LivePulseLANTests {
             $0.name == "notice" && ($0.string("message") ?? "").contains("on air again")
         }
         #expect(try play() == 0)
+        try dj.waitForEvent(after: onAir, timeout: .seconds(10), "the DJ's speakers again") {
+            $0.name == "notice" && ($0.string("message") ?? "").contains("live output plays again")
+        }
+        var playingOn: [String] = []
+        let speakersDeadline = ContinuousClock.now + .seconds(10)
+        while playingOn.isEmpty && ContinuousClock.now < speakersDeadline {
+            Thread.sleep(forTimeInterval: 0.3)
+            playingOn = (try? Self.sinkInputs(lan, host: 1, env: env)) ?? []
+        }
+        #expect(playingOn == ["party"], "the DJ's speakers play on the new server: \(playingOn)")
         dj.kill(signal: SIGINT)
         #expect(dj.wait(timeout: .seconds(10)) != nil)
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix("partyradio_") }.isEmpty, "unloaded")

@@ -17,7 +17,9 @@ struct LiveWebLANTests {
     static let delayNs: Int64 = 60_000_000
     static let codecDelayNs: Int64 = 312 * 1_000_000_000 / 48_000
 
-    @Test("Listen on a live station: frames decoded and planned at their station time; without WebCodecs, a message")
+    @Test(
+        "Listen on a live station: frames decoded and planned at their station time, with WebCodecs and without (Ogg Opus)"
+    )
     func pageListensLive() throws {
         let lan = try Testbed(hosts: 3)
         defer {
@@ -30,7 +32,7 @@ struct LiveWebLANTests {
         let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
 
         let capturePath = "\(dir)/caught.txt"
-        let capture = try LiveLANTests.captureGroup(lan, host: 2, group: group, seconds: 40, path: capturePath)
+        let capture = try LiveLANTests.captureGroup(lan, host: 2, group: group, seconds: 90, path: capturePath)
         // WebCodecs needs a secure context: Chromium is told to take this http origin as one.
         let browser = try Browser(lan, host: 3, url: url, width: 1280, extra: ["--secure-origin"])
 
@@ -70,12 +72,38 @@ struct LiveWebLANTests {
         // 4 s after the timestamp's 2000 ms, so context time 10 + 4 s.
         #expect(abs((value["ctx"] as? Double ?? 0) - 14) < 1e-9, "\(value)")
 
-        // The writer plays 14 s; the page listens for the middle of it.
+        // The Ogg path's arithmetic on made-up frames: a chunk is the 2 waiting frames and up to 16
+        // before them; of its decode, the last 2 × 480 samples are kept; a decode shorter than that
+        // (a first chunk, no pre-roll, 312 samples of pre-skip) starts that much later; 2-frame
+        // chunks of 10 ms frames cost 10 ms of waiting plus 10 ms for the decode.
+        let ogg = try #require(
+            try browser.evaluate(
+                """
+                const L = window.partyradioListen;
+                const frames = (n) => Array.from({length: n}, (_, i) => ({ seq: i, samples: 480 }));
+                const seqs = (c) => ({ all: c.frames.map((f) => f.seq), kept: c.kept.map((f) => f.seq), keep: c.keepSamples });
+                return { full: seqs(L.oggChunk(frames(30), 2, 16)), first: seqs(L.oggChunk(frames(2), 2, 16)),
+                  some: seqs(L.oggChunk(frames(7), 2, 16)), keepFull: L.oggKeep(18 * 480 - 312, 960),
+                  keepFirst: L.oggKeep(2 * 480 - 312, 960), keepAll: L.oggKeep(18 * 480, 960), extra: L.oggExtraMs(2, 10) };
+                """) as? [String: Any], "no Ogg rules")
+        let full = ogg["full"] as? [String: Any] ?? [:]
+        #expect(full["all"] as? [Int] == Array(12..<30) && full["kept"] as? [Int] == [28, 29], "\(full)")
+        #expect(full["keep"] as? Int == 960, "\(full)")
+        #expect((ogg["first"] as? [String: Any])?["all"] as? [Int] == [0, 1], "\(ogg)")
+        #expect((ogg["some"] as? [String: Any])?["all"] as? [Int] == Array(0..<7), "\(ogg)")
+        let keeps = ["keepFull", "keepFirst", "keepAll"].map { key in
+            ["from", "count", "lateSamples"].map { (ogg[key] as? [String: Any])?[$0] as? Int ?? -1 }
+        }
+        #expect(
+            keeps == [[18 * 480 - 312 - 960, 960, 0], [0, 2 * 480 - 312, 312], [16 * 480, 960, 0]], "\(keeps)")
+        #expect(ogg["extra"] as? Int == 20, "\(ogg)")
+
+        // The writer plays 50 s: the secure page listens first, then the plain one.
         let writer = try lan.spawn(
             host: 1,
             [
                 "python3", "-u", Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/live_pcm_writer.py").path,
-                fifo, "14", "500",
+                fifo, "50", "500",
             ])
         try writer.waitForLine(containing: "open", timeout: .seconds(15))
         Thread.sleep(forTimeInterval: 1)
@@ -89,81 +117,268 @@ struct LiveWebLANTests {
         _ = try browser.command(["cmd": "click", "name": "Listen"])
         let listenStart = ContinuousClock.now
         let ticksListen = Self.cpuTicks(djPid)
+        let browserTicks = try Self.browserTicks(lan, host: 3)
         Thread.sleep(forTimeInterval: 7)
         let listenTicks = Self.cpuTicks(djPid) - ticksListen
+        let webCodecsTicks = try Self.browserTicks(lan, host: 3) - browserTicks
         let listenSeconds = (ContinuousClock.now - listenStart) / .seconds(1)
         let raw = try browser.evaluate("return window.partyradioListen.live")
         let figures = try #require(raw as? [String: Any], "no live figures")
         let sync = try browser.command(["cmd": "state"])
         _ = try browser.command(["cmd": "click", "name": "Stop listening"])
-        _ = writer.wait(timeout: .seconds(30))
-        try capture.waitForLine(containing: "done", timeout: .seconds(60))
 
-        let counts = ["received", "decoded", "scheduled", "late", "concealed", "reanchors", "bytes", "extraMs"].map {
-            "\($0) \(figures[$0] as? Int ?? -1)"
-        }
-        print(
-            "live web: \(counts.joined(separator: ", ")), delay \(figures["delayMs"] ?? "?"), output latency \(figures["outputLatencyMs"] ?? "?") ms (\(figures["latencyHint"] ?? "?")), \(sync["sync"] ?? "")"
-        )
-        let received = figures["received"] as? Int ?? 0
-        let decoded = figures["decoded"] as? Int ?? 0
-        let scheduled = figures["scheduled"] as? Int ?? 0
-        // 7 s of 10 ms frames: the page got, decoded and scheduled most of them; few late.
-        #expect(received >= 500, "frames received: \(figures)")
-        #expect(decoded >= received - 10, "frames decoded: \(figures)")
-        #expect(scheduled >= 450, "frames scheduled: \(figures)")
-        #expect(figures["delayMs"] as? Int == 60, "the stream's first record gives the station's delay")
-        // Late frames come in runs of ten while the page learns how much slower than the station's
-        // delay its output is (each run raises its extra delay); on a loaded 2-core machine a few
-        // such runs (68 of 702 in one CI run). A page that never caught up would be late on most.
-        #expect((figures["late"] as? Int ?? 999) <= received / 5, "\(figures)")
-
-        // Each plan against the DJ's stamp for its frame number, from the group.
-        let (items, _) = try LiveLANTests.caught(capturePath)
-        var stamps: [UInt64: Int64] = [:]
-        for item in items {
-            if case .liveFrame(let frame) = item.datagram.message { stamps[frame.sequence] = frame.firstSample.ns }
-        }
-        let plans = figures["plans"] as? [[String: Any]] ?? []
-        var errorsMs: [Double] = []
-        var mismatched = 0
-        for plan in plans {
-            guard let seq = (plan["seq"] as? NSNumber)?.uint64Value, let stamp = stamps[seq],
-                let heardUs = (plan["heardUs"] as? NSNumber)?.int64Value,
-                let firstUs = (plan["firstUs"] as? NSNumber)?.int64Value
-            else { continue }
-            if firstUs != stamp / 1000 { mismatched += 1 }
-            // A browser whose output is slower than the station's delay plays later by what it says.
-            let extraNs = Int64(((plan["extraMs"] as? Double) ?? 0) * 1e6)
-            errorsMs.append(Double(heardUs * 1000 - (stamp + Self.delayNs + extraNs - Self.codecDelayNs)) / 1e6)
-        }
-        #expect(mismatched == 0, "frames whose station time the page read wrong: \(mismatched)")
-        #expect(errorsMs.count >= 300, "plans matched to the DJ's stamps: \(errorsMs.count) of \(plans.count)")
-        let sorted = errorsMs.map { abs($0) }.sorted()
-        let median = sorted.isEmpty ? .infinity : sorted[sorted.count / 2]
-        let p95 = sorted.isEmpty ? .infinity : sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
-        let signed = errorsMs.sorted()
-        print(
-            "live web: planned − due over \(errorsMs.count) frames: |median| \(median) ms, |p95| \(p95) ms, "
-                + "signed median \(signed.isEmpty ? 0 : signed[signed.count / 2]) ms")
-        // Generous (a loaded machine, the page's clock estimate over the LAN): a page that schedules by
-        // arrival, or forgets the delay, is 60 ms off.
-        #expect(median <= 20 && p95 <= 40, "median \(median) ms, p95 \(p95) ms")
+        #expect(figures["decoder"] as? String == "webcodecs", "a secure page decodes with WebCodecs: \(figures)")
+        print("live web (webcodecs): \(sync["sync"] ?? "")")
         let pageBytesPerSecond = Double(figures["bytes"] as? Int ?? 0) / listenSeconds
         print(
             "live web: the DJ's CPU \(Double(quietTicks) / quietSeconds) ticks/s without the page, "
                 + "\(Double(listenTicks) / listenSeconds) ticks/s with it (100 ticks/s = one core); "
                 + "the page received \(Int(pageBytesPerSecond)) B/s")
 
-        // A browser without WebCodecs on this page (plain http: not a secure context) says why.
+        // Plain http (not a secure context): no WebCodecs, so the page wraps the frames into Ogg Opus
+        // and decodes them with decodeAudioData.
         browser.quit()
         let plain = try Browser(lan, host: 3, url: url, width: 360)
         defer { plain.quit() }
+        try Self.checkOggWriter(plain)
         _ = try plain.command(["cmd": "click", "name": "Listen"])
-        let said = try plain.command(["cmd": "wait_text", "text": "live station", "timeout": 30])
-        #expect(said["error"] == nil, "no word on a browser that cannot play live: \(said)")
+        let plainStart = ContinuousClock.now
+        let plainTicksBefore = try Self.browserTicks(lan, host: 3)
+        Thread.sleep(forTimeInterval: 7)
+        let oggTicks = try Self.browserTicks(lan, host: 3) - plainTicksBefore
+        let plainSeconds = (ContinuousClock.now - plainStart) / .seconds(1)
+        let plainRaw = try plain.evaluate("return window.partyradioListen.live")
+        let plainFigures = try #require(plainRaw as? [String: Any], "no live figures")
+        let plainSync = try plain.command(["cmd": "state"])
+        _ = try plain.command(["cmd": "click", "name": "Stop listening"])
+        print("live web (ogg): \(plainSync["sync"] ?? "")")
+        print(
+            "live web: Chromium's CPU while listening \(Double(webCodecsTicks) / listenSeconds) ticks/s with WebCodecs, "
+                + "\(Double(oggTicks) / plainSeconds) ticks/s with Ogg Opus chunks")
+        #expect(plainFigures["decoder"] as? String == "ogg", "a plain http page decodes Ogg Opus: \(plainFigures)")
+        // Chunks of 2 frames: the first kept frame waits one frame (10 ms) for the second, and the
+        // decode gets 10 ms; the page says so from the start (and adds what its output needs).
+        #expect((plainFigures["extraMs"] as? Int ?? 0) >= 20, "the chunks' cost is said: \(plainFigures)")
+        let said = Self.extraBeforeLate(plainFigures)
+        #expect(said >= 20, "the chunks' cost is said with the first frame, not learnt from late frames: \(said)")
+        #expect((plainFigures["chunkFails"] as? Int ?? -1) == 0, "\(plainFigures)")
+
+        _ = writer.wait(timeout: .seconds(60))
+        try capture.waitForLine(containing: "done", timeout: .seconds(90))
+        let (items, _) = try LiveLANTests.caught(capturePath)
+        var stamps: [UInt64: Int64] = [:]
+        for item in items {
+            if case .liveFrame(let frame) = item.datagram.message { stamps[frame.sequence] = frame.firstSample.ns }
+        }
+        Self.checkListening(figures, stamps: stamps, label: "webcodecs")
+        Self.checkListening(plainFigures, stamps: stamps, label: "ogg")
         dj.kill(signal: SIGINT)
         _ = dj.wait(timeout: .seconds(10))
+    }
+
+    /// The first extra delay a page took on (its `extraSteps`: each change of `extraMs`, with the
+    /// frames received and late by then): the chunks' cost must come with the first frame (whose
+    /// length sets it), not be learnt from late ones (-1: none).
+    static func extraBeforeLate(_ figures: [String: Any]) -> Int {
+        guard let first = (figures["extraSteps"] as? [[String: Any]])?.first,
+            (first["received"] as? Int ?? 99) <= 1, first["late"] as? Int == 0
+        else { return -1 }
+        return first["ms"] as? Int ?? -1
+    }
+
+    /// What a page's live figures must show after 7 s of listening: frames received, decoded and
+    /// scheduled, few late, and each plan at its frame's stamp + 60 ms − 6.5 ms (+ the extra delay
+    /// the page says it plays behind), the stamps caught on the group.
+    static func checkListening(_ figures: [String: Any], stamps: [UInt64: Int64], label: String) {
+        let counts = [
+            "received", "decoded", "scheduled", "late", "concealed", "reanchors", "bytes", "extraMs", "chunks",
+        ]
+        .map { "\($0) \(figures[$0] as? Int ?? -1)" }
+        print(
+            "live web (\(label)): \(counts.joined(separator: ", ")), delay \(figures["delayMs"] ?? "?"), output latency \(figures["outputLatencyMs"] ?? "?") ms (\(figures["latencyHint"] ?? "?"))"
+        )
+        let received = figures["received"] as? Int ?? 0
+        let decoded = figures["decoded"] as? Int ?? 0
+        let scheduled = figures["scheduled"] as? Int ?? 0
+        // 7 s of 10 ms frames: the page got, decoded and scheduled most of them; few late (the
+        // last chunk may still be decoding).
+        #expect(received >= 500, "\(label): frames received: \(figures)")
+        #expect(decoded >= received - 10, "\(label): frames decoded: \(figures)")
+        #expect(scheduled >= 450, "\(label): frames scheduled: \(figures)")
+        // Each frame is played once: a chunk's pre-roll is decoded again but neither counted nor played.
+        #expect(decoded <= received && scheduled <= received, "\(label): frames played more than once: \(figures)")
+        #expect(figures["delayMs"] as? Int == 60, "the stream's first record gives the station's delay")
+        // Late frames come in runs of ten while the page learns how much slower than the station's
+        // delay its output is (each run raises its extra delay); on a loaded 2-core machine a few
+        // such runs (68 of 702 in one CI run). A page that never caught up would be late on most.
+        #expect((figures["late"] as? Int ?? 999) <= received / 5, "\(label): \(figures)")
+
+        let plans = figures["plans"] as? [[String: Any]] ?? []
+        var errorsMs: [Double] = []
+        var mismatched = 0
+        var twice = 0
+        var planned: Set<UInt64> = []
+        for plan in plans {
+            guard let seq = (plan["seq"] as? NSNumber)?.uint64Value, let stamp = stamps[seq],
+                let heardUs = (plan["heardUs"] as? NSNumber)?.int64Value,
+                let firstUs = (plan["firstUs"] as? NSNumber)?.int64Value
+            else { continue }
+            if firstUs != stamp / 1000 { mismatched += 1 }
+            if !planned.insert(seq).inserted { twice += 1 }
+            // A page that plays behind the station (a slower output, Ogg's chunks) says by how much.
+            let extraNs = Int64(((plan["extraMs"] as? Double) ?? 0) * 1e6)
+            errorsMs.append(Double(heardUs * 1000 - (stamp + delayNs + extraNs - codecDelayNs)) / 1e6)
+        }
+        #expect(mismatched == 0, "\(label): frames whose station time the page read wrong: \(mismatched)")
+        #expect(twice == 0, "\(label): frames planned more than once: \(twice)")
+        #expect(
+            errorsMs.count >= 300, "\(label): plans matched to the DJ's stamps: \(errorsMs.count) of \(plans.count)")
+        let sorted = errorsMs.map { abs($0) }.sorted()
+        let median = sorted.isEmpty ? .infinity : sorted[sorted.count / 2]
+        let p95 = sorted.isEmpty ? .infinity : sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
+        let signed = errorsMs.sorted()
+        print(
+            "live web (\(label)): planned − due over \(errorsMs.count) frames: |median| \(median) ms, |p95| \(p95) ms, "
+                + "signed median \(signed.isEmpty ? 0 : signed[signed.count / 2]) ms")
+        // Generous (a loaded machine, the page's clock estimate over the LAN): a page that schedules by
+        // arrival, or forgets the delay, is 60 ms off.
+        #expect(median <= 20 && p95 <= 40, "\(label): median \(median) ms, p95 \(p95) ms")
+    }
+
+    /// The page's Ogg Opus writer, run in the browser on frames from the station itself: the pages'
+    /// layout and CRC (computed here), decodeAudioData's length for the pre-skip, and chunks decoded
+    /// with their pre-roll against one decode of all the frames (RFC 7845: pre-skip 312, a granule
+    /// position per page; RFC 3533: CRC-32, polynomial 0x04C11DB7, not reflected).
+    static func checkOggWriter(_ browser: Browser) throws {
+        _ = try browser.command([
+            "cmd": "eval",
+            "js": """
+            const L = window.partyradioListen;
+            window.oggCheck = null;
+            (async () => {
+              try {
+                const r = await fetch('/api/live', { cache: 'no-store' });
+                const reader = r.body.getReader();
+                let rest = new Uint8Array(0), frames = [];
+                while (frames.length < 80) {
+                  const { value, done } = await reader.read();
+                  if (done) break;
+                  const all = new Uint8Array(rest.length + value.length);
+                  all.set(rest); all.set(value, rest.length);
+                  const got = L.liveRecords(all);
+                  rest = got.rest;
+                  for (const x of got.records) if (x.type === 1) frames.push({ packet: x.packet, samples: x.durUs * 48 / 1000, seq: x.seq });
+                }
+                reader.cancel();
+                const ctx = new OfflineAudioContext(2, 48000, 48000);
+                const decode = (bytes) => new Promise((ok, fail) => ctx.decodeAudioData(bytes.slice().buffer, ok, fail));
+                const whole = await decode(L.oggOpus(frames, 312));
+                const ref = [whole.getChannelData(0), whole.getChannelData(1)];
+                // Chunks of 2 frames from frame 20 on, each with 16 frames of pre-roll, as the page plays them.
+                let worst = 0, lengths = [], consecutive = frames.every((f, i) => i === 0 || f.seq === frames[i - 1].seq + 1);
+                for (let at = 20; at + 2 <= frames.length; at += 2) {
+                  const chunk = L.oggChunk(frames.slice(0, at + 2), 2, 16);
+                  const b = await decode(L.oggOpus(chunk.frames, 312));
+                  lengths.push(b.length);
+                  const k = L.oggKeep(b.length, chunk.keepSamples);
+                  for (let ch = 0; ch < 2; ch++) {
+                    const got = b.getChannelData(ch);
+                    // Frame `at` starts at at × 480 − 312 in the whole decode.
+                    for (let i = 0; i < k.count; i++) worst = Math.max(worst, Math.abs(got[k.from + i] - ref[ch][at * 480 - 312 + i]));
+                  }
+                }
+                let peak = 0;
+                for (const x of ref[0]) peak = Math.max(peak, Math.abs(x));
+                window.oggCheck = { n: frames.length, consecutive, whole: whole.length, lengths, worst, peak,
+                  page: Array.from(L.oggPage(0, 1234567, 7, 3, [new Uint8Array([1, 2, 3]), new Uint8Array(300).fill(9)])),
+                  stream: Array.from(L.oggOpus(frames.slice(0, 2), 312)), packets: frames.slice(0, 2).map((f) => f.packet.length) };
+              } catch (e) { window.oggCheck = { error: String(e) }; }
+            })();
+            return true;
+            """,
+        ])
+        var result: [String: Any] = [:]
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if let value = try browser.evaluate("return window.oggCheck") as? [String: Any] {
+                result = value
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(result["error"] == nil && !result.isEmpty, "the Ogg check did not finish: \(result)")
+        let n = result["n"] as? Int ?? 0
+        #expect(n == 80 && result["consecutive"] as? Bool == true, "frames from /api/live: \(n)")
+        // decodeAudioData drops the pre-skip and keeps the rest: 480 samples a 10 ms frame.
+        #expect(result["whole"] as? Int == n * 480 - 312, "one decode of \(n) frames: \(result["whole"] ?? "?")")
+        let lengths = result["lengths"] as? [Int] ?? []
+        #expect(!lengths.isEmpty && lengths.allSatisfy { $0 == 18 * 480 - 312 }, "chunks of 18 frames: \(lengths)")
+        // Pre-roll of 16 frames: each chunk's kept PCM is the whole decode's, to libopus's convergence
+        // (measured: 55 dB below the signal); a chunk placed by its pre-roll's samples, or a decoder
+        // started without history, is off by the signal itself.
+        let worst = result["worst"] as? Double ?? 1
+        let peak = result["peak"] as? Double ?? 0
+        print("live web (ogg writer): worst difference to one continuous decode \(worst) (peak \(peak))")
+        #expect(peak > 0.3 && worst < 0.02, "worst \(worst), peak \(peak)")
+
+        // A page: "OggS", version 0, flags, granule (i64 LE), serial, page number, CRC, lacing, packets.
+        let page = (result["page"] as? [Int] ?? []).map { UInt8($0) }
+        #expect(page.count == 27 + 3 + 303, "\(page.count)")
+        if page.count == 333 {
+            #expect(Array(page[0..<6]) == [0x4f, 0x67, 0x67, 0x53, 0, 0])
+            #expect(Array(page[6..<14]) == [0x87, 0xd6, 0x12, 0, 0, 0, 0, 0], "granule 1234567 little-endian")
+            #expect(Array(page[14..<22]) == [7, 0, 0, 0, 3, 0, 0, 0], "serial 7, page 3")
+            // Lacing: 3; 300 = 255 + 45.
+            #expect(Array(page[26..<30]) == [3, 3, 255, 45], "\(Array(page[26..<30]))")
+            var zeroed = page
+            zeroed[22..<26] = [0, 0, 0, 0]
+            let crc = Self.oggCRC(zeroed)
+            let stored = page[22..<26].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
+            #expect(stored == crc, "CRC \(String(stored, radix: 16)) against \(String(crc, radix: 16))")
+        }
+        // A stream: OpusHead (pre-skip 312 LE, 48 kHz) and OpusTags pages, then a page a packet with
+        // its granule: 480, 960.
+        let stream = (result["stream"] as? [Int] ?? []).map { UInt8($0) }
+        var pages: [(flags: UInt8, granule: Int64, body: [UInt8])] = []
+        var at = 0
+        while at + 27 <= stream.count {
+            let segments = Int(stream[at + 26])
+            let size = stream[(at + 27)..<(at + 27 + segments)].reduce(0) { $0 + Int($1) }
+            let end = at + 27 + segments + size
+            guard end <= stream.count else { break }
+            var zeroed = Array(stream[at..<end])
+            zeroed[22..<26] = [0, 0, 0, 0]
+            let stored = stream[(at + 22)..<(at + 26)].enumerated().reduce(UInt32(0)) {
+                $0 | UInt32($1.element) << (8 * $1.offset)
+            }
+            #expect(stored == Self.oggCRC(zeroed), "page \(pages.count)'s CRC")
+            let granule = stream[(at + 6)..<(at + 14)].enumerated().reduce(Int64(0)) {
+                $0 | Int64($1.element) << (8 * $1.offset)
+            }
+            pages.append((stream[at + 5], granule, Array(stream[(at + 27 + segments)..<end])))
+            at = end
+        }
+        #expect(at == stream.count && pages.count == 4, "\(pages.count) pages")
+        if pages.count == 4 {
+            #expect(pages[0].flags == 2 && pages[3].flags == 4 && pages[1].flags == 0, "first and last pages")
+            #expect(Array(pages[0].body.prefix(8)) == Array("OpusHead".utf8) && pages[0].body.count == 19)
+            #expect(
+                Array(pages[0].body[8..<16]) == [1, 2, 0x38, 0x01, 0x80, 0xbb, 0, 0], "version, channels, 312, 48000")
+            #expect(Array(pages[1].body.prefix(8)) == Array("OpusTags".utf8))
+            #expect(pages[2].granule == 480 && pages[3].granule == 960, "granules \(pages.map(\.granule))")
+            let sizes = result["packets"] as? [Int] ?? []
+            #expect(pages[2].body.count == sizes.first && pages[3].body.count == sizes.last, "one packet a page")
+        }
+    }
+
+    /// Ogg's CRC-32 (RFC 3533), bit by bit: polynomial 0x04C11DB7, not reflected, initial 0.
+    static func oggCRC(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0
+        for byte in bytes {
+            crc ^= UInt32(byte) << 24
+            for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+        }
+        return crc
     }
 
     /// The partyradio process: `pid` itself, or its first child (a wrapper's).
@@ -172,6 +387,20 @@ struct LiveWebLANTests {
         if comm.hasPrefix("partyradio") { return pid }
         let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
         return children.split(separator: " ").first.flatMap { Int32($0) } ?? pid
+    }
+
+    /// utime + stime of every Chromium process in `host`'s network namespace, in clock ticks.
+    static func browserTicks(_ lan: Testbed, host: Int) throws -> Int {
+        let script = #"""
+            me=$(readlink /proc/self/ns/net); t=0
+            for p in /proc/[0-9]*; do
+              [ "$(readlink $p/ns/net 2>/dev/null)" = "$me" ] || continue
+              case "$(cat $p/comm 2>/dev/null)" in chrom*) set -- $(sed 's/.*) //' $p/stat); t=$((t + ${12} + ${13}));; esac
+            done
+            echo $t
+            """#
+        let out = try lan.run(host: host, ["/bin/sh", "-c", script])
+        return Int(out.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// utime + stime of a process, in clock ticks.

@@ -119,6 +119,32 @@ import Testing
         #expect(usageError(["dj", "--name", "x", "--live", "pulse:"])?.contains("pactl list short sources") == true)
     }
 
+    @Test("--live-player NAME|none chooses the followed player (default: whichever plays), only with --live")
+    func livePlayer() throws {
+        func options(_ arguments: [String], config: String = "") throws -> Command.DJOptions {
+            let command = try Command.parse(
+                ["dj", "--name", "x"] + arguments, environment: [:],
+                config: { Result { () throws(ConfigFile.Error) in try ConfigFile(parsing: config) } },
+                configPath: "/etc/partyradio/config")
+            guard case .dj(let options) = command else { throw Failure() }
+            return options
+        }
+        #expect(try options(["--live"]).livePlayer == .playing)
+        #expect(try options(["--live", "--live-player", "mpv"]).livePlayer == .named("mpv"))
+        #expect(try options(["--live-player=mpv.instance42", "--live", "-"]).livePlayer == .named("mpv.instance42"))
+        #expect(try options(["--live", "--live-player", "none"]).livePlayer == LivePlayerChoice.none)
+        let bad = usageError(["dj", "--name", "x", "--live", "--live-player", "mp v"])
+        #expect(bad?.contains("'mp v'") == true && bad?.contains("none") == true)
+        #expect(usageError(["dj", "--name", "x", "--live-player", "mpv"])?.contains("add --live") == true)
+        #expect(usageError(["dj", "--name", "x", "--live", "--live-player"]) != nil)
+        // From the config file; a flag overrides it; without live it is left out.
+        #expect(try options(["--live"], config: "live-player = spotify").livePlayer == .named("spotify"))
+        #expect(
+            try options(["--live", "--live-player", "none"], config: "live-player = spotify").livePlayer
+                == LivePlayerChoice.none)
+        #expect(try options([], config: "live-player = spotify").livePlayer == .playing)
+    }
+
     @Test("live = pulse and live = pulse:NAME in the config file work as --live does")
     func pulseFromTheConfigFile() throws {
         for (text, expected) in [

@@ -30,8 +30,6 @@ extension PulseOutputTests {
 
     @Test(.enabled(if: NullSinkServer.available)) func clicksAreHeardAtTheirStationTimePlusTheDelay() throws {
         let sound = try NullSinkServer()
-        let recorder = try MonitorRecorder(server: sound.address)
-        defer { recorder.stop() }
         let delayNs: Int64 = 60_000_000
         let player = LivePlayer(options: .init(delayNs: delayNs, server: sound.address, sink: "party")) {
             DJTime(ns: monotonicNs())
@@ -41,6 +39,10 @@ extension PulseOutputTests {
         let deadline = Date().addingTimeInterval(15)
         while !player.isStarted && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(player.isStarted)
+        // Recorded from when the player's stream runs: an idle null sink gives its monitor nothing, and
+        // the recorder's fit of the monitor's rate needs it running.
+        let recorder = try MonitorRecorder(server: sound.address)
+        defer { recorder.stop() }
 
         let encoder = try OpusEncoder(bitrate: 128_000, duration: .ms10)
         let code = ISALErasureCode()
@@ -71,31 +73,38 @@ extension PulseOutputTests {
                 block = []
             }
         }
+        let sinkBlock = try #require(try sound.sinkBlockNs(), "pactl shows the null sink's configured latency")
         Thread.sleep(forTimeInterval: 0.5)
         let audioCPU = Self.threadCPUSeconds(named: "partyradio-live")
         let counters = player.counters
         #expect(player.failure == nil, "\(player.failure ?? "")")
-        let (samples, startNs) = recorder.recording
-        let heard = clickIndexes(samples).map { startNs + Int64($0) * 1_000_000_000 / 48_000 }
-        let errors = heard.compactMap { time in expected.map { time - $0 }.min { abs($0) < abs($1) } }
+        let (samples, startNs, rate) = recorder.recording
+        let heard = clickIndexes(samples).map { startNs + Int64((Double($0) * 1e9 / rate).rounded()) }
+        // The monitor gets the sink's block before it is played (PulseOutputTests): heard that much later.
+        let errors = heard.compactMap { time in expected.map { time + sinkBlock - $0 }.min { abs($0) < abs($1) } }
             .map { Double($0) / 1e6 }
         let sorted = errors.sorted()
         let median = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+        let blockMs = Double(sinkBlock) / 1e6
+        let heardText =
+            "clicks heard \(heard.count) of \(expected.count) (the monitor's rate \((rate * 10).rounded() / 10)); "
+            + "heard + block (\(blockMs) ms) - (T + delay)"
         print(
-            "LivePlayer: clicks heard \(heard.count) of \(expected.count); heard - (T + delay), ms: "
+            "LivePlayer: \(heardText), ms: "
                 + "\(errors.map { ($0 * 100).rounded() / 100 }), median \(median), worst "
                 + "\(errors.map(abs).max() ?? .nan); encoder lookahead \(encoder.lookahead) samples; "
                 + "audio thread CPU \(audioCPU.map { "\(($0 * 1000).rounded()) ms" } ?? "?") over ~5 s; \(counters)")
         #expect(heard.count == expected.count, "clicks heard: \(heard.count) of \(expected.count)")
-        // Generous, but one-sided where it can be: the null sink's monitor shows a click about 5 ms
-        // before it plays it (PulseOutputTests), and an output latency left out puts clicks 13 ms
-        // or more late.
-        for error in errors { #expect(error > -20 && error < 8, "click off by \(error) ms") }
+        // Within a little more than a loaded machine's jitter: a placement a frame off, a latency
+        // left out or the codec's delay forgotten (6.5 ms) is outside.
+        for error in errors { #expect(abs(error) < 3, "click off by \(error) ms") }
         // 400 frames, 45 lost: each rebuilt from its block if the block's repairs came before the
-        // output needed it, else concealed; the rest played; placed once, nothing skipped.
+        // output needed it, else concealed; the rest played; placed once, nothing skipped, save one
+        // more placement (and the frames it skips) when a loaded machine starves the audio thread
+        // past 8 ms twice (seen once at load 10; the clicks' bound above holds either way).
         let buffer = counters.buffer
         #expect(buffer.received == 355 && buffer.played == 355 && buffer.late == 0, "\(buffer)")
         #expect(buffer.recovered > 0 && buffer.recovered + buffer.concealed >= 45, "\(buffer)")
-        #expect(counters.placements == 1 && counters.skipped == 0)
+        #expect(counters.placements <= 2 && counters.skipped <= 3, "\(counters)")
     }
 }

@@ -37,6 +37,44 @@ import Testing
         #expect(abs(Double(crossings) / seconds - 2000) < 40, "\(crossings) crossings in \(seconds) s")
     }
 
+    /// libopus's output lags its input by the encoder's lookahead (312 samples, 6.5 ms at 48 kHz
+    /// with application `audio`): a click captured at sample n is found at n + 312 in the decoded
+    /// audio, by the detector the live LAN tests use on the frames they catch (the first sample of a
+    /// run above 20,000), over the 440 Hz tone at 8,000 of their click track. A frame's stamp is its
+    /// first captured sample, so a click found in decoded audio reads 6.5 ms after its own time.
+    @Test func theDecodedAudioLagsByTheLookahead() throws {
+        let encoder = try OpusEncoder(bitrate: 128_000, duration: .ms10)
+        #expect(encoder.lookahead == 312)
+        let decoder = try OpusDecoder()
+        var decoded: [Int16] = []
+        var clicks: [Int] = []
+        for frame in 0..<200 {
+            let pcm = (0..<480).flatMap { index -> [Int16] in
+                let sample = frame * 480 + index
+                // The click track's: a full-scale square burst every 500 ms, 5 ms long.
+                let tone = Int16(8_000 * sin(2 * Double.pi * 440 * Double(sample) / 48_000))
+                let value: Int16 = sample % 24_000 < 240 ? (sample / 24 % 2 == 0 ? 30_000 : -30_000) : tone
+                return [value, value]
+            }
+            for sample in stride(from: 0, to: 480, by: 1) where (frame * 480 + sample) % 24_000 == 0 {
+                clicks.append(frame * 480 + sample)
+            }
+            decoded += try decoder.decode(try encoder.encode(pcm))
+        }
+        var found: [Int] = []
+        var inClick = false
+        for (index, value) in decoded.enumerated() where index % 2 == 0 {
+            let magnitude = abs(Int(value))
+            if magnitude > 20_000 && !inClick { found.append(index / 2) }
+            inClick = magnitude > 20_000 || (inClick && magnitude > 12_000)
+        }
+        let lags = zip(found, clicks).map { $0 - $1 }
+        #expect(found.count == clicks.count, "\(found) for \(clicks)")
+        // Within a few samples: the detector finds the first sample above 20,000, which the codec may
+        // round a sample or two either way.
+        #expect(lags.allSatisfy { abs($0 - 312) <= 3 }, "lags \(lags) samples")
+    }
+
     @Test func aMissingFrameIsConcealedAtItsLength() throws {
         for duration in LiveFrameDuration.allCases {
             let encoder = try OpusEncoder(duration: duration)

@@ -84,13 +84,42 @@ final class NullSinkServer {
         server.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
+
+    /// The null sink's configured latency (`pactl list sinks`), in ns: the block it renders ahead.
+    /// It hands each block to its monitor as it renders it, that long before it "plays" it, so a
+    /// sample is found on the monitor this much before the stream's latency says it is heard. It
+    /// follows what the streams playing on it ask for: read it while they play.
+    func sinkBlockNs() throws -> Int64? {
+        let pactl = try Child(
+            ["/usr/bin/pactl", "-s", address, "list", "sinks"], environment: ["HOME=\(directory)"], captureOutput: true)
+        defer { pactl.stop() }
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(pactl.output ?? -1, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            text += buffer[0..<count]
+        }
+        // "Latency: 4989 usec, configured 5000 usec"
+        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") where line.contains("configured") {
+            let words = line.split(separator: " ")
+            if let at = words.firstIndex(of: "configured"), at + 1 < words.count, let us = Int64(words[at + 1]) {
+                return us * 1000
+            }
+        }
+        return nil
+    }
 }
 
-/// `parec` on the null sink's monitor: mono s16 at 48 kHz, and when each read came back.
+/// `parec` on the null sink's monitor: mono s16 at 48 kHz, and when each read came back, from which
+/// when sample 0 was made and how many samples the monitor makes in a second. That is not exactly
+/// 48 000: a null sink moves its clock on by each chunk's length rounded down to a microsecond, so with
+/// chunks of odd lengths (a resampled stream's) it runs a few hundred ppm fast.
 final class MonitorRecorder: @unchecked Sendable {
     private let parec: Child
     private final class State: Sendable {
-        let locked = Mutex<(samples: [Int16], lagNs: Int64)>(([], .max))
+        let locked = Mutex<(samples: [Int16], reads: [(atNs: Int64, count: Int)])>(([], []))
     }
     private let state = State()
 
@@ -118,17 +147,32 @@ final class MonitorRecorder: @unchecked Sendable {
                 pending.removeFirst(whole)
                 state.locked.withLock { state in
                     state.samples += samples
-                    // A read returns at least as late as its last sample was made: the least of
-                    // (read time - samples so far / rate) is when sample 0 was made.
-                    state.lagNs = min(state.lagNs, now - Int64(state.samples.count) * 1_000_000_000 / 48_000)
+                    state.reads.append((now, state.samples.count))
                 }
             }
         }
         reader.start()
     }
 
-    /// The samples so far, and the CLOCK_MONOTONIC instant of sample 0.
-    var recording: (samples: [Int16], startNs: Int64) { state.locked.withLock { ($0.samples, $0.lagNs) } }
+    /// The samples so far, the CLOCK_MONOTONIC instant of sample 0 and the samples made in a second.
+    /// A read returns at least as late as its last sample was made, so over the first and the last
+    /// third of the reads the least of (read time − samples so far / rate) is when sample 0 was made;
+    /// the two agree for one rate.
+    var recording: (samples: [Int16], startNs: Int64, rate: Double) {
+        let (samples, reads) = state.locked.withLock { ($0.samples, $0.reads) }
+        var rate = 48_000.0
+        guard reads.count >= 3 else { return (samples, reads.first.map { $0.atNs } ?? 0, rate) }
+        func made(_ read: (atNs: Int64, count: Int)) -> Double { Double(read.atNs) - Double(read.count) * 1e9 / rate }
+        let third = reads.count / 3
+        for _ in 0..<4 {
+            guard let first = reads.prefix(third).min(by: { made($0) < made($1) }),
+                let last = reads.suffix(third).min(by: { made($0) < made($1) }),
+                last.count > first.count, last.atNs > first.atNs
+            else { break }
+            rate = Double(last.count - first.count) * 1e9 / Double(last.atNs - first.atNs)
+        }
+        return (samples, Int64(reads.map(made).min() ?? 0), rate)
+    }
 
     func stop() { parec.stop() }
 }
@@ -151,7 +195,8 @@ func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800
 }
 
 /// The output's reported latency is when a sample written now is heard: clicks written after a
-/// known stretch of silence are found on the sink's monitor at (write time + latency + silence).
+/// known stretch of silence are found on the sink's monitor at (write time + latency + silence),
+/// less the null sink's block, which its monitor gets ahead of playing it.
 @Suite(.serialized) struct PulseOutputTests {
     @Test(.enabled(if: NullSinkServer.available)) func aClickIsHeardAtTheReportedLatency() throws {
         let sound = try NullSinkServer()
@@ -160,6 +205,7 @@ func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800
         let output = try PulseOutput(server: sound.address, sink: "party")
         let period = [Int16](repeating: 0, count: 240 * 2)  // 5 ms
         for _ in 0..<60 { try output.write(period) }  // the stream runs
+        let block = try #require(try sound.sinkBlockNs(), "pactl shows the null sink's configured latency")
         var expected: [Int64] = []
         var latencies: [Int64] = []
         for _ in 0..<5 {
@@ -169,7 +215,7 @@ func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800
             // 50 ms of silence, then 2 ms of a square wave at full scale.
             let silence = [Int16](repeating: 0, count: 2_400 * 2)
             let click = (0..<96).flatMap { index -> [Int16] in index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000] }
-            expected.append(now + latency + 50_000_000)
+            expected.append(now + latency + 50_000_000 - block)
             latencies.append(latency)
             try output.write(silence + click)
             for _ in 0..<40 { try output.write(period) }
@@ -179,15 +225,17 @@ func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800
         while clickIndexes(recorder.recording.samples).count < expected.count, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
-        let (samples, startNs) = recorder.recording
-        let heard = clickIndexes(samples).map { startNs + Int64($0) * 1_000_000_000 / 48_000 }
+        let (samples, startNs, rate) = recorder.recording
+        let heard = clickIndexes(samples).map { startNs + Int64((Double($0) * 1e9 / rate).rounded()) }
         #expect(heard.count == expected.count, "clicks heard: \(heard.count) of \(expected.count)")
         let errors = zip(heard, expected).map { Double($0 - $1) / 1e6 }
         let rounded = errors.map { ($0 * 100).rounded() / 100 }
         let reported = latencies.map { $0 / 1_000_000 }
-        print("PulseOutput: latency \(reported) ms reported; click heard - (write + latency): \(rounded) ms")
-        // Generous: a loaded machine delays reads and writes. The null sink hands its monitor a
-        // block (~5 ms) ahead of "playing" it: measured -5 ms here; a latency left out is -15 ms or more.
-        for error in errors { #expect(abs(error) < 10, "click off by \(error) ms") }
+        print(
+            "PulseOutput: latency \(reported) ms reported, the sink's block \(Double(block) / 1e6) ms, its monitor's "
+                + "rate \((rate * 10).rounded() / 10); "
+                + "click heard - (write + latency - block): \(rounded) ms")
+        // A loaded machine delays reads and writes by a little; a latency left out is 10 ms or more.
+        for error in errors { #expect(abs(error) < 3, "click off by \(error) ms") }
     }
 }

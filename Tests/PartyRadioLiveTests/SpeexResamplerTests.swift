@@ -24,6 +24,26 @@ import Testing
         }
     }
 
+    /// A ratio changed while the resampler runs reaches its output, as the player changes it every
+    /// frame: the samples out are the sum of each block's times its ratio (the ratio ramps by 3 ppm a
+    /// block to 600 ppm, as the controller may, then holds). speexdsp refused such changes once (its
+    /// fractional position overflowed on the way to the new denominator), and the output stayed at 1.
+    @Test func aRatioChangedWhileRunningReachesTheOutput() throws {
+        let resampler = try SpeexResampler()
+        var out = 0
+        var expected = 0.0
+        for block in 0..<400 {
+            let ratio = 1 + Double(min(block, 200)) * 3 / 1e6
+            resampler.setRatio(ratio)
+            out += resampler.process(Self.tone(480, from: block * 480)).count / 2
+            expected += 480 * ratio
+            #expect(abs(resampler.ratio - ratio) < 16e-6, "block \(block): ratio \(resampler.ratio), not \(ratio)")
+        }
+        // 192 000 in, 86 more out at the ramp's ratios; the steps of 15 ppm round each block's ratio
+        // by up to 7.6 ppm, about 1.5 samples over the 400 blocks.
+        #expect(abs(Double(out + resampler.delaySamples) - expected) <= 4, "\(out) out, \(expected) expected")
+    }
+
     @Test func aToneStaysWholeAcrossRatioChanges() throws {
         let resampler = try SpeexResampler()
         var out: [Int16] = []

@@ -30,7 +30,7 @@ public final class LivePlayer: @unchecked Sendable {
         public var delayNs: Int64
         public var server: String?
         public var sink: String?
-        /// The output's buffer: its part of the latency.
+        /// What the output holds (its reported latency) once topped up: its part of the latency.
         public var bufferNs: Int64
 
         public init(
@@ -41,6 +41,15 @@ public final class LivePlayer: @unchecked Sendable {
             self.sink = sink
             self.bufferNs = bufferNs
         }
+
+        /// What the output should hold at a delay of `delayNs` with frames of `frame`: 20 ms, less
+        /// when the delay leaves less once a frame has been captured and sent (its length), decoded
+        /// (the codec's lookahead) and has crossed the network (5 ms); never under 5 ms. At 60 ms
+        /// that is 20 ms; at `--latency 30` with 10 ms frames 8.5 ms.
+        public static func bufferNs(delayNs: Int64, frame: LiveFrameDuration) -> Int64 {
+            let left = delayNs - frame.ns - LivePlayer.codecDelayNs - 5_000_000
+            return min(20_000_000, max(5_000_000, left))
+        }
     }
 
     /// How much later than its input libopus's output comes: the encoder's lookahead at 48 kHz
@@ -49,10 +58,9 @@ public final class LivePlayer: @unchecked Sendable {
     /// into its decoded PCM, so the PCM starts this much before its stamp.
     public static let codecDelayNs: Int64 = 312 * 1_000_000_000 / 48_000
 
-    /// An error beyond what resampling takes away soon (1 ms takes a second at the controller's
-    /// most): the output is placed again instead. An output that ran dry (a loaded machine, the
-    /// sound server's restart) shows up as a jump of the error by the time it lost.
-    public static let replaceBeyondNs: Int64 = 8_000_000
+    /// How much more the stream may hold than the player keeps in it: the player's writes never
+    /// wait for room. And how much it holds before it plays, at first and after running dry.
+    static let headroomNs: Int64 = 5_000_000
 
     public let options: Options
     /// The station clock now, nil while the listener's clock is not synchronised.
@@ -113,8 +121,8 @@ public final class LivePlayer: @unchecked Sendable {
     /// Opens the output and starts the audio thread.
     public func start() throws(PulseError) {
         let output = try PulseOutput(
-            server: options.server, sink: options.sink, streamName: "live station", bufferNs: options.bufferNs,
-            requestNs: 5_000_000)
+            server: options.server, sink: options.sink, streamName: "live station",
+            bufferNs: options.bufferNs + Self.headroomNs, requestNs: 5_000_000, startNs: Self.headroomNs)
         let decoder: OpusDecoder
         do { decoder = try OpusDecoder() } catch { throw PulseError("\(error)") }
         let parts = AudioParts(output: output, decoder: decoder, resampler: try SpeexResampler())
@@ -136,73 +144,63 @@ public final class LivePlayer: @unchecked Sendable {
         thread = nil
     }
 
+    /// Executes the pacer's plan (``LivePacer``): the output's latency and the buffer's next frame
+    /// in, writes, waits and frames taken out. The pacer decides; this only does the I/O.
     private func run(output: PulseOutput, decoder: OpusDecoder, resampler: SpeexResampler) {
-        var controller = LiveDriftController()
-        var placed = false
+        var pacer = LivePacer(settings: .init(targetNs: options.bufferNs))
+        var pending: [Int16] = []
+        var offset = 0
         var started = false
-        var idleSinceNs: Int64?
-        let silence5ms = [Int16](repeating: 0, count: 240 * 2)
         let filterDelayNs = Int64(resampler.delaySamples) * 1_000_000_000 / 48_000
         do {
-            // The stream plays once its buffer is full, and reports its latency only then (before,
-            // libpulse's query waits for a timing report, whose interval grows to 1.5 s).
+            // The stream plays once it holds its start amount, and reports its latency only then
+            // (before, libpulse's query waits for a timing report, whose interval grows to 1.5 s).
             try output.write([Int16](repeating: 0, count: Int(options.bufferNs * 48_000 / 1_000_000_000) * 2))
             while shared.withLock({ $0.running }) {
                 guard let now = stationNow() else {
-                    try output.write(silence5ms)
+                    // No station clock yet: the output runs on silence, paced by its blocking write.
+                    try output.write([Int16](repeating: 0, count: 240 * 2))
                     continue
                 }
-                // What is written now is heard at `horizon`, on the station clock.
-                let horizon = now + (try output.latencyNs()) + filterDelayNs
-                if !started { shared.withLock { $0.started = true } }
-                started = true
-                // The buffer's playout time is `T + delay`; ours is the codec's delay before it. A
-                // frame is taken up to 5 ms before its time: the output holds more than that.
-                let decision = shared.withLock { $0.buffer.next(at: horizon + Self.codecDelayNs + 5_000_000) }
-                guard let decision else {
-                    let mono = monotonicNs()
-                    if placed {
-                        // Ahead of the next frame's time: the output still holds enough.
-                        if let since = idleSinceNs, mono - since > 50_000_000 {
-                            placed = false  // the station went silent: keep the output running
-                        } else {
-                            if idleSinceNs == nil { idleSinceNs = mono }
-                            Thread.sleep(forTimeInterval: 0.001)
-                            continue
-                        }
-                    }
-                    try output.write(silence5ms)
-                    continue
+                // A sample written now is heard at `now + latency`, on the station clock; a frame's
+                // decoded PCM is due the codec's delay before its playout time.
+                let latencyNs = try output.latencyNs() + filterDelayNs
+                if !started {
+                    started = true
+                    shared.withLock { $0.started = true }
                 }
-                idleSinceNs = nil
-                let pcm: [Int16]
-                do { pcm = try decoder.pcm(for: decision) } catch { pcm = try decoder.conceal(decision.duration) }
-                let due = decision.firstSample + options.delayNs - Self.codecDelayNs
-                let errorNs = horizon - due
-                if !placed || abs(errorNs) > Self.replaceBeyondNs {
-                    if errorNs > 0 {
-                        // Placing, and past its time (the output started late or stalled): skipped,
-                        // so that the stream starts on time at a later frame.
-                        shared.withLock { $0.counters.skipped += 1 }
-                        placed = false
-                        continue
-                    }
-                    placed = true
-                    controller.restart()
-                    let gap = due - horizon
-                    if gap > 0 {
-                        try output.write([Int16](repeating: 0, count: Int(gap * 48_000 / 1_000_000_000) * 2))
-                    }
-                    shared.withLock { $0.counters.placements += 1 }
-                } else {
-                    resampler.setRatio(controller.update(errorNs: errorNs, at: monotonicNs()))
+                let next = shared.withLock { $0.buffer.nextDue }.map { $0 - Self.codecDelayNs }
+                let step = pacer.step(now: now, latencyNs: latencyNs, next: next)
+                switch step {
+                case .wait(let ns):
+                    Thread.sleep(forTimeInterval: Double(ns) / 1e9)
+                case .silence(let samples):
+                    try output.write([Int16](repeating: 0, count: samples * 2))
+                case .write(let samples):
+                    try output.write(Array(pending[offset..<offset + samples * 2]))
+                    offset += samples * 2
+                case .take, .skip:
+                    guard let next, let decision = shared.withLock({ $0.buffer.next(at: next + Self.codecDelayNs) })
+                    else { continue }
+                    let pcm: [Int16]
+                    do { pcm = try decoder.pcm(for: decision) } catch { pcm = try decoder.conceal(decision.duration) }
+                    guard step == .take else { break }
+                    resampler.setRatio(pacer.ratio)
+                    // The node's volume (LiveGain), on the decoded frame.
+                    pending = resampler.process(LiveGain.apply(shared.withLock { $0.gain }, to: pcm))
+                    offset = 0
+                    pacer.took(
+                        due: decision.firstSample + options.delayNs - Self.codecDelayNs,
+                        durationNs: decision.duration.ns, samples: pending.count / 2)
                 }
-                let gain = shared.withLock {
-                    $0.counters.lastErrorNs = errorNs
-                    $0.counters.ppm = controller.ppm
-                    return $0.gain
+                let counters = pacer.counters
+                let ppm = pacer.ppm
+                shared.withLock {
+                    $0.counters.placements = counters.placements
+                    $0.counters.skipped = counters.skipped
+                    $0.counters.lastErrorNs = counters.lastErrorNs
+                    $0.counters.ppm = ppm
                 }
-                try output.write(resampler.process(LiveGain.apply(gain, to: pcm)))
             }
         } catch {
             shared.withLock { $0.failure = "\(error)" }

@@ -41,15 +41,18 @@ public final class PulseOutput {
     ///   - bufferNs: how much the stream holds ahead of the sink (its `tlength`): the part of the
     ///     output's latency that is ours.
     ///   - requestNs: how often the server asks for more (`minreq`).
+    ///   - startNs: how much the stream holds before it plays, at first and again after it ran dry
+    ///     (`prebuf`); nil for libpulse's default, the whole buffer. A writer that keeps the stream
+    ///     below its buffer needs it smaller, or the stream never plays again after running dry.
     public init(
         server: String? = nil, sink: String? = nil, streamName: String = "live station",
-        bufferNs: Int64 = 20_000_000, requestNs: Int64 = 5_000_000
+        bufferNs: Int64 = 20_000_000, requestNs: Int64 = 5_000_000, startNs: Int64? = nil
     ) throws(PulseError) {
         guard prpulse_load() == 0 else { throw PulseError(String(cString: prpulse_load_error())) }
         var code: Int32 = 0
         let opened = prpulse_open(
             server, "partyradio", sink, streamName, UInt32(clamping: bufferNs / 1000),
-            UInt32(clamping: requestNs / 1000), &code)
+            UInt32(clamping: requestNs / 1000), UInt32(clamping: max((startNs ?? 0) / 1000, 0)), &code)
         guard let opened else {
             let at = server.map { " at \($0)" } ?? ""
             throw PulseError(

@@ -7,11 +7,14 @@ import CSpeexDSP
 /// it cannot finish yet waits in its state for the next call. One thread at a time.
 public final class SpeexResampler {
     private let state: OpaquePointer
-    /// The denominator of the ratio: steps of 0.025 ppm. A prime, so that speexdsp never reduces
-    /// the fraction to a small denominator: there it switches to a filter table of its own per
-    /// phase (`filt_len · den` entries, hundreds of MB made at each change of ratio). Below
-    /// 2^32 / 32, since speexdsp multiplies the fractional position by its oversampling in 32 bits.
-    private static let denominator: UInt32 = 40_000_003
+    /// The denominator of the ratio: steps of 15 ppm, which the drift controller's loop smooths (its
+    /// error integrates what one step leaves, and it moves between neighbouring steps). Below 2^16:
+    /// when the ratio changes, speexdsp rescales each channel's fractional position from the old
+    /// denominator to the new one in 32 bits (`_muldiv`), and where that would overflow it refuses the
+    /// change and keeps the old ratio (a denominator of 40 000 003 had every change after the first
+    /// sample refused). A prime, so that speexdsp never reduces the fraction to a small denominator:
+    /// there it switches to a filter table of its own per phase.
+    private static let denominator: UInt32 = 65_521
     private var numerator: UInt32 = denominator
     /// The ratio last set (output samples per input sample).
     public private(set) var ratio: Double = 1
@@ -38,9 +41,10 @@ public final class SpeexResampler {
         // speexdsp's ratio is input over output, as a fraction.
         let wanted = UInt32((Double(Self.denominator) / bounded).rounded())
         guard wanted != numerator else { return }
+        // A change speexdsp refuses leaves the ratio as it was: so does this.
+        guard speex_resampler_set_rate_frac(state, wanted, Self.denominator, 48_000, 48_000) == 0 else { return }
         numerator = wanted
-        self.ratio = bounded
-        speex_resampler_set_rate_frac(state, wanted, Self.denominator, 48_000, 48_000)
+        self.ratio = Double(Self.denominator) / Double(wanted)
     }
 
     /// All of `input` (interleaved stereo) through the resampler: about `input.count · ratio`

@@ -196,6 +196,7 @@ public final class MPRISService: Sendable {
         done.signal()
     }
 
+    /// CLOCK_MONOTONIC in nanoseconds.
     static func monotonicNs() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)

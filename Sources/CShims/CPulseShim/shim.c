@@ -56,7 +56,8 @@ int prpulse_load(void) { return prpulse_dl_load(); }
 const char *prpulse_load_error(void) { return prpulse_dl_load_error(); }
 
 prpulse_stream *prpulse_open(const char *server, const char *application, const char *sink,
-                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, int *error) {
+                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, uint32_t start_us,
+                             int *error) {
     if (prpulse_load() != 0) {
         *error = PA_ERR_NOTSUPPORTED;
         return NULL;
@@ -67,12 +68,13 @@ prpulse_stream *prpulse_open(const char *server, const char *application, const 
     pa_buffer_attr attr = {
         .maxlength = (uint32_t)-1,
         .tlength = (uint32_t)((uint64_t)buffer_us * bytes_per_us_num / 1000000),
-        .prebuf = (uint32_t)-1,
+        .prebuf = start_us == 0 ? (uint32_t)-1 : (uint32_t)((uint64_t)start_us * bytes_per_us_num / 1000000),
         .minreq = (uint32_t)((uint64_t)request_us * bytes_per_us_num / 1000000),
         .fragsize = (uint32_t)-1,
     };
     attr.tlength -= attr.tlength % 4;
     attr.minreq -= attr.minreq % 4;
+    if (start_us != 0) attr.prebuf -= attr.prebuf % 4;
     if (attr.minreq == 0) attr.minreq = (uint32_t)-1;
     return (prpulse_stream *)pa->pa_simple_new(server, application, PA_STREAM_PLAYBACK, sink, stream_name, &spec, NULL,
                                                &attr, error);

@@ -128,6 +128,38 @@ import Testing
         for bad in ["", "a..b", ".mpv", "mp v", "mpv;rm", "ünï"] { #expect(LivePlayerChoice(argument: bad) == nil) }
     }
 
+    @Test("which player is followed: a name or its instances; else the one that plays, kept while it plays")
+    func pick() {
+        let p = LivePlayerChoice.busPrefix
+        let names = [
+            ":1.4", "org.freedesktop.DBus", p + "vlc", p + "mpv.instance7", p + "partyradio",
+            p + "partyradio.instance9",
+            p + "playerctld", p + "mpvx", p + "mpv",
+        ]
+        #expect(LivePlayerChoice.named("mpv").candidates(among: names) == [p + "mpv", p + "mpv.instance7"])
+        #expect(LivePlayerChoice.named("mpv.instance7").candidates(among: names) == [p + "mpv.instance7"])
+        #expect(LivePlayerChoice.named("partyradio").candidates(among: names, own: [p + "partyradio"]).isEmpty == false)
+        #expect(LivePlayerChoice.none.candidates(among: names).isEmpty)
+        // Never partyradio's own players, nor playerctld's copy of another.
+        let any = LivePlayerChoice.playing.candidates(among: names)
+        #expect(any == [p + "mpv", p + "mpv.instance7", p + "mpvx", p + "vlc"])
+
+        // A named player is followed whatever it does; none is none.
+        #expect(LivePlayerChoice.named("mpv").pick(candidates: [p + "mpv"], current: nil) { _ in false } == p + "mpv")
+        #expect(LivePlayerChoice.none.pick(candidates: any, current: nil) { _ in true } == nil)
+        // By default: the first that plays; kept while it plays; another once it stops and that one
+        // plays; kept while paused when nothing else plays; none while nothing has played.
+        let playing = LivePlayerChoice.playing
+        #expect(playing.pick(candidates: any, current: nil) { $0 == p + "vlc" } == p + "vlc")
+        #expect(playing.pick(candidates: any, current: nil) { _ in false } == nil)
+        #expect(playing.pick(candidates: any, current: p + "vlc") { _ in true } == p + "vlc")
+        #expect(playing.pick(candidates: any, current: p + "vlc") { $0 == p + "mpvx" } == p + "mpvx")
+        #expect(playing.pick(candidates: any, current: p + "vlc") { _ in false } == p + "vlc")
+        // A followed player gone from the bus is not kept.
+        #expect(playing.pick(candidates: [p + "mpv"], current: p + "vlc") { _ in false } == nil)
+        #expect(LivePlayerChoice.shortName(p + "mpv.instance7") == "mpv.instance7")
+    }
+
     // MARK: The DJ machine
 
     func liveDJ(crowdSkip: Int = 50) -> DJMachine {

@@ -70,6 +70,7 @@ enum NodeCommands {
                     duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000,
                     delayMs: UInt16(options.latencyMs)))
             configuration.liveDefaultOutput = options.liveDefaultOutput
+            configuration.livePlayer = options.livePlayer
             let node = try DJNode(configuration: configuration, settings: nodeSettings, inbox: inbox)
             // `--live -` reads the audio from stdin: no controls there then.
             let readsStdin = if case .standardInput = options.live { true } else { false }

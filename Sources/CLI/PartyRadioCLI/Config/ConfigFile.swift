@@ -56,6 +56,7 @@ public struct ConfigFile: Equatable, Sendable {
         Key(
             name: "live-default-output", flag: "--live-default-output", commands: ["dj"], isSwitch: true,
             yieldsTo: queueFlags, tunes: "--live"),
+        Key(name: "live-player", flag: "--live-player", commands: ["dj"], yieldsTo: queueFlags, tunes: "--live"),
     ]
 
     /// The guests' networked commands.

@@ -49,6 +49,8 @@ extension Command {
         public var liveBitrateKbit = 128
         /// `--latency MS`: a live station's delay, from a sample taken in to it heard on every speaker.
         public var latencyMs = Int(PartyRadioCore.LiveFrame.defaultDelayMs)
+        /// `--live-player NAME|none`: the MPRIS player whose track is now playing (default: whichever plays).
+        public var livePlayer = LivePlayerChoice.playing
         /// Audio, trace and clock-testing options.
         public var playback = PlaybackFlags()
         /// `--interface`.
@@ -66,6 +68,7 @@ extension Command {
         var name: String?
         var options = DJOptions(name: try! StationName(validating: "x"))
         var liveTuned = false
+        var livePlayerGiven = false
         while let option = scanner.nextOption() {
             if try options.common.consume(option, from: &scanner) { continue }
             if try options.network.consume(option, from: &scanner) { continue }
@@ -117,6 +120,15 @@ extension Command {
             case "--latency":
                 options.latencyMs = try scanner.integer(for: option, in: Self.latencyRangeMs)
                 liveTuned = true
+            case "--live-player":
+                let raw = try scanner.value(for: option)
+                guard let choice = LivePlayerChoice(argument: raw) else {
+                    throw UsageError(
+                        "'--live-player' takes a player's MPRIS name (mpv, spotify, vlc: as 'playerctl -l' lists "
+                            + "them) or none; got '\(raw)'.", command: "dj")
+                }
+                options.livePlayer = choice
+                livePlayerGiven = true
             default: throw scanner.unknown(option)
             }
         }
@@ -139,6 +151,10 @@ extension Command {
             throw UsageError(
                 "'--live-frame-ms', '--live-bitrate' and '--latency' tune a live station; add --live (or --live pipe:PATH).",
                 command: "dj")
+        }
+        if livePlayerGiven && options.live == nil {
+            throw UsageError(
+                "'--live-player' chooses the player whose track a live station shows; add --live.", command: "dj")
         }
         if options.liveDefaultOutput && options.live != .stationSink {
             throw UsageError(

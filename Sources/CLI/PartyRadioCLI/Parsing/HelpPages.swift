@@ -37,8 +37,9 @@ enum HelpPages {
 
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
-        guest-name (--as), speaker-name, room, station (the speaker's), interface, port, crowd-skip, country, domain, dns-server, dns-key, live,
-        live-frame-ms, live-bitrate, latency, latency-extra, live-default-output. Flags override it.
+        guest-name (--as), speaker-name, room, station (the speaker's), interface, port, crowd-skip, country, domain,
+        dns-server, dns-key, live, live-frame-ms, live-bitrate, latency, latency-extra, live-default-output,
+        live-player. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -122,6 +123,12 @@ enum HelpPages {
                 "--latency <ms>",
                 "With --live: the station's delay, from a sample taken in to it heard on every speaker, 20-2000 "
                     + "(default: 60). Every listener plays at it; below about 40 only on a clean link."
+            ),
+            (
+                "--live-player <name>",
+                "With --live: the MPRIS player on the session bus whose track is now playing and which skips, "
+                    + "pauses and plays move: org.mpris.MediaPlayer2.NAME or an instance of it (mpv, spotify; "
+                    + "'playerctl -l' lists them); none: always Live (default: the first player that plays)."
             ),
         ] + PlaybackFlags.help + NetworkOptions.djHelp + CommonOptions.help,
         discussion: """

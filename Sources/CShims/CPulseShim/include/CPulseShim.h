@@ -22,10 +22,13 @@ typedef struct prpulse_stream prpulse_stream;
 
 /// Opens a playback stream of interleaved signed 16-bit little-endian stereo at 48 kHz on
 /// `server` (NULL: the default, as $PULSE_SERVER says) and `sink` (NULL: the default), named
-/// `application` / `stream_name` in the server's lists, asking for a buffer of `buffer_us` and
-/// a request every `request_us`. NULL and libpulse's error code in `error` when it cannot.
+/// `application` / `stream_name` in the server's lists, asking for a buffer of `buffer_us`, a
+/// request every `request_us`, and playback to start (and restart after running dry) once it holds
+/// `start_us` (0: libpulse's default, the whole buffer). NULL and libpulse's error code in `error`
+/// when it cannot.
 prpulse_stream *prpulse_open(const char *server, const char *application, const char *sink,
-                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, int *error);
+                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, uint32_t start_us,
+                             int *error);
 
 /// Writes `bytes` of PCM, blocking until the stream's buffer took them all: 0, or -1 and the
 /// error code in `error`.

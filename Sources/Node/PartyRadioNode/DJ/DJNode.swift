@@ -1,6 +1,7 @@
 import PartyRadioCore
 import PartyRadioHTTP
 import PartyRadioLive
+import PartyRadioMPRIS
 import PartyRadioNet
 import PartyRadioSecurity
 import PartyRadioStorage
@@ -41,6 +42,9 @@ public struct DJConfiguration: Sendable {
     public var liveSettings: LiveSender.Settings
     /// `--live-default-output`: the station's sink (`--live pulse`) is the default sink while it runs.
     public var liveDefaultOutput = false
+    /// `--live-player`: the MPRIS player whose track a live station shows as now playing, and which
+    /// skips and pauses move (default: whichever plays).
+    public var livePlayer = LivePlayerChoice.playing
 
     public init(
         name: StationName, libraries: [String] = [], extraTracks: [Track] = [], port: UInt16 = 0,
@@ -90,6 +94,8 @@ public final class DJNode {
     private let capture: LiveCapture?
     /// A live station's frames for listening pages (`GET /api/live`).
     private let liveWeb: LiveWebRelay?
+    /// A live station's follower of the player on the session bus (`--live-player`).
+    private let follower: MPRISFollower?
 
     public init(configuration: DJConfiguration, settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox())
         throws(NodeError)
@@ -288,10 +294,42 @@ public final class DJNode {
         server.setWebHandler(site)
         settings.reporter.report(.webPage(url: site.guestURL, djURL: site.djURL))
         if let seal { settings.reporter.report(.joinCode(seal.code)) }
+        follower =
+            isLive
+            ? Self.followPlayer(
+                configuration.livePlayer, sessionBus: settings.sessionBus, own: mpris?.busName, inbox: inbox,
+                reporter: settings.reporter) : nil
+        if let follower { runtime.io.onPlayerCall = { follower.call($0) } }
         capture = try configuration.live.map { source throws(NodeError) in
             try LiveCapture(
                 source: source, pulse: pulse, reopen: { () throws(NodeError) in try openPulse(source) },
                 settings: configuration.liveSettings, clock: settings.clock, inbox: inbox)
+        }
+    }
+
+    /// A live station's follower of the MPRIS player `choice` names on the session bus: its state
+    /// goes to the machine as ``LiveInput/player(_:)``. No session bus (or one that cannot be
+    /// reached) is said once; the station then shows "Live".
+    static func followPlayer(
+        _ choice: LivePlayerChoice, sessionBus: String?, own: String?, inbox: Inbox<NodeInput>,
+        reporter: any NodeReporter
+    ) -> MPRISFollower? {
+        guard choice != .none else { return nil }
+        guard let sessionBus else {
+            reporter.report(
+                .notice(
+                    "No session bus (DBUS_SESSION_BUS_ADDRESS is not set): no player's track as now playing, the "
+                        + "station shows Live."))
+            return nil
+        }
+        do {
+            return try MPRISFollower(
+                address: sessionBus, choice: choice, own: own.map { [$0] } ?? [],
+                onState: { inbox.push(.live(.player($0))) }, log: { Log.debug(.node, "live player: \($0)") })
+        } catch {
+            reporter.report(
+                .notice("Cannot follow a player for now playing (\(error.description)): the station shows Live."))
+            return nil
         }
     }
 
@@ -355,6 +393,7 @@ public final class DJNode {
             publisher?.stop()  // first: guests stop finding a station that is gone
             rescans.stop(waiting: false)
             capture?.stop(waiting: true)  // a sound server's sink is unloaded before the process ends
+            follower?.close()
             mpris?.close()
             liveWeb?.close()
             hub.close()  // ends the event streams first: stopping the server waits for them

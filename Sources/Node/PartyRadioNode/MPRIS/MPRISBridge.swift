@@ -39,6 +39,9 @@ final class MPRISBridge: Sendable {
         }
     }
 
+    /// The bus name the player took (a live DJ's follower never follows it).
+    var busName: String { service.busName }
+
     private init(service: MPRISService, shared: Shared) {
         self.service = service
         self.shared = shared

@@ -44,6 +44,9 @@ final class NodeIO: NodePorts {
     private var liveVolume = 100
     /// Whether the live status is reported every 5 s already.
     private var reportsLive = false
+    /// Since when the live output is lost (its sound server went away), and when it was last tried.
+    private var liveOutputLost = false
+    private var liveRetriedAt: LocalTime?
     /// A live listener's counters from its machine, for `live_status` (set by the listener).
     var liveNetwork: (() -> LiveListenerNetwork)?
     /// What a live DJ sent so far, for `live_sent` (set by a live DJ); nil from it: not live.
@@ -52,6 +55,9 @@ final class NodeIO: NodePorts {
     }
     /// Whether the live station is this node's own (the DJ's speakers): played by its own clock.
     var liveOnTheDJ = false
+    /// Where a live DJ's calls to the player it follows go (``MPRISFollower/call(_:)``, which hands
+    /// them to its own thread); nil: no player is followed.
+    var onPlayerCall: ((LivePlayerCall) -> Void)?
     /// The live output, from the station's first frame on.
     private var live: LiveOutput?
     /// The node's latest estimate of the DJ clock, for a live output made later.
@@ -256,14 +262,33 @@ final class NodeIO: NodePorts {
             current.player.stop()
             live = nil
         }
+        // An output that failed while it played (its sound server went away, restarted): made again,
+        // once a second, until the server answers.
+        if case .frame = input, let current = live, let failure = current.player.failure {
+            if !liveOutputLost {
+                liveOutputLost = true
+                reporter.report(.warning("the live output stopped (\(failure)); trying again every second"))
+            }
+            let at = now()
+            if let last = liveRetriedAt, at - last < Nanos.seconds(1) { return }
+            liveRetriedAt = at
+            current.player.stop()
+            live = nil
+        }
         if live == nil, case .frame(let frame) = input, var options = liveOptions {
             options.delayNs = frame.delayNs + liveExtraNs + liveTrimNs
+            options.bufferNs = LivePlayer.Options.bufferNs(delayNs: options.delayNs, frame: frame.duration)
             let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
             if liveVolume != 100 { output.player.setVolume(liveVolume) }
             if let failure = output.start() {
+                guard !liveOutputLost else { return }  // tried again at the next second
                 reporter.report(.warning("cannot play the live station: \(failure)"))
                 liveOptions = nil  // said once
                 return
+            }
+            if liveOutputLost {
+                liveOutputLost = false
+                reporter.report(.notice("The live output plays again."))
             }
             output.follow(lastEstimate)
             live = output
@@ -277,6 +302,11 @@ final class NodeIO: NodePorts {
         case .frame(let frame): live.player.receive(frame)
         case .repair(let repair): live.player.receive(repair)
         }
+    }
+
+    func callPlayer(_ call: LivePlayerCall) {
+        guard let onPlayerCall else { return Log.debug(.node, "no player followed to call \(call.rawValue) on") }
+        onPlayerCall(call)
     }
 
     /// Says what the live output did so far.

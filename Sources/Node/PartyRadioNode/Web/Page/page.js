@@ -463,7 +463,8 @@ function unreportedLatencyMs(floorMs, dMs, outputLatencyMs) {
 }
 const L = window.partyradioListen = { state: 'off', errorsMs: [], clockRttMs: null, offsetUs: null, samples: [],
   restarts: 0, outputTimestamp: null, startBiasMs: 0, clock: null, addedLatencyMs: 0, runAheadMs: 0, judgeTimestamp,
-  missingLatencyMs, idleFloor, unreportedLatencyMs, live: liveFigures(), liveDueUs, djUsToCtx, livePlace, liveRecords };
+  missingLatencyMs, idleFloor, unreportedLatencyMs, live: liveFigures(), liveDueUs, djUsToCtx, livePlace, liveRecords,
+  oggCrc, oggPage, oggOpus, oggChunk, oggKeep, oggExtraMs };
 let actx = null, buf = null, bufId = null, loadingId = null, src = null, seg = null, nudge = 1, startBias = 0;
 let trust = null, lags = [];
 // The run-ahead's readings: the last readings without sound, and their floor.
@@ -603,24 +604,104 @@ function liveRecords(bytes) {
   }
   return { records: out, rest: bytes.slice(i) };
 }
-// Why this browser cannot play a live station, or null. WebCodecs exists only on a secure page
-// (https, or localhost): over plain http on the LAN no browser has it.
-async function liveUnsupported() {
-  if (typeof window.AudioDecoder !== 'function' || typeof window.EncodedAudioChunk !== 'function') {
-    return window.isSecureContext
-      ? 'This browser has no Opus decoder (WebCodecs), so it cannot play a live station; listen with the partyradio app.'
-      : 'This browser plays a live station only from a secure (https) page, which this one is not; listen with the partyradio app.';
+// Without WebCodecs (any plain http page: docs/WEB.md, "Without WebCodecs"), the frames are wrapped
+// into short Ogg Opus streams (RFC 7845 in RFC 3533 pages) and decoded with decodeAudioData, which
+// every engine has on an insecure page too. A fresh decoder needs history to converge (libopus
+// predicts each frame's band energies from the previous one's), so each chunk of `keep` frames
+// carries the `preroll` frames before it, whose output is dropped: the kept PCM then joins the last
+// chunk's as a continuous decode would. Pure functions, for the browser tests.
+const OGG = { keep: 2, preroll: 16, preSkip: 312, decodeMs: 10, serial: 0x70617274 };
+L.OGG = OGG;
+const OGG_CRC = (() => {
+  const t = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let r = i << 24;
+    for (let j = 0; j < 8; j++) r = (r & 0x80000000) ? (r << 1) ^ 0x04C11DB7 : r << 1;
+    t[i] = r >>> 0;
   }
-  try {
-    const r = await AudioDecoder.isConfigSupported({ codec: 'opus', sampleRate: 48000, numberOfChannels: 2 });
-    if (r && r.supported) return null;
-  } catch (e) { /* not supported */ }
-  return 'This browser has no Opus decoder (WebCodecs), so it cannot play a live station; listen with the partyradio app.';
+  return t;
+})();
+// CRC-32 of an Ogg page (RFC 3533): polynomial 0x04C11DB7, not reflected, initial 0, no final xor.
+function oggCrc(bytes) {
+  let c = 0;
+  for (let i = 0; i < bytes.length; i++) c = ((c << 8) ^ OGG_CRC[((c >>> 24) ^ bytes[i]) & 255]) >>> 0;
+  return c;
 }
+// One Ogg page holding whole packets: flags (2: first, 4: last), granule position, page number.
+function oggPage(flags, granule, serial, pageNo, packets) {
+  const lacing = [];
+  for (const p of packets) {
+    for (let n = p.length; ; n -= 255) { lacing.push(Math.min(n, 255)); if (n < 255) break; }
+  }
+  const size = packets.reduce((a, p) => a + p.length, 0);
+  const page = new Uint8Array(27 + lacing.length + size), dv = new DataView(page.buffer);
+  page.set([0x4f, 0x67, 0x67, 0x53], 0);  // "OggS", version 0
+  dv.setUint8(5, flags);
+  dv.setBigInt64(6, BigInt(granule), true);
+  dv.setUint32(14, serial, true);
+  dv.setUint32(18, pageNo, true);
+  dv.setUint8(26, lacing.length);
+  page.set(lacing, 27);
+  let at = 27 + lacing.length;
+  for (const p of packets) { page.set(p, at); at += p.length; }
+  dv.setUint32(22, oggCrc(page), true);  // computed with the CRC field at 0
+  return page;
+}
+// An Ogg Opus stream (RFC 7845, stereo, 48 kHz) of frames [{packet, samples}]: OpusHead with
+// `preSkip`, OpusTags, then a page per packet, each with the samples decoded up to its end.
+function oggOpus(frames, preSkip) {
+  const head = new Uint8Array(19), hv = new DataView(head.buffer);
+  head.set([0x4f, 0x70, 0x75, 0x73, 0x48, 0x65, 0x61, 0x64, 1, 2], 0);  // "OpusHead", version 1, 2 channels
+  hv.setUint16(10, preSkip, true);
+  hv.setUint32(12, 48000, true);  // output gain 0, mapping family 0
+  const vendor = [0x70, 0x61, 0x72, 0x74, 0x79, 0x72, 0x61, 0x64, 0x69, 0x6f];  // "partyradio"
+  const tags = new Uint8Array(8 + 4 + vendor.length + 4), tv = new DataView(tags.buffer);
+  tags.set([0x4f, 0x70, 0x75, 0x73, 0x54, 0x61, 0x67, 0x73], 0);  // "OpusTags"
+  tv.setUint32(8, vendor.length, true);
+  tags.set(vendor, 12);  // no comments
+  const pages = [oggPage(2, 0, OGG.serial, 0, [head]), oggPage(0, 0, OGG.serial, 1, [tags])];
+  let granule = 0;
+  frames.forEach((f, i) => {
+    granule += f.samples;
+    pages.push(oggPage(i === frames.length - 1 ? 4 : 0, granule, OGG.serial, 2 + i, [f.packet]));
+  });
+  const out = new Uint8Array(pages.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of pages) { out.set(p, at); at += p.length; }
+  return out;
+}
+// The chunk to decode once `keep` frames wait: the waiting frames and up to `preroll` frames before
+// them, from `history` (consecutive frames, oldest first, the waiting ones last). What to keep of
+// the decoded PCM: its last keepSamples (the pre-roll's output and the pre-skip come first).
+function oggChunk(history, keep, preroll) {
+  const kept = history.slice(-keep), pre = history.slice(Math.max(0, history.length - keep - preroll), history.length - keep);
+  return { frames: pre.concat(kept), kept, keepSamples: kept.reduce((a, f) => a + f.samples, 0) };
+}
+// Where the kept PCM starts in a decoded buffer of `length` samples, and how much of it there is:
+// the end of the buffer is the end of the last frame; a decoder that gave less than keepSamples (a
+// first chunk without pre-roll loses the pre-skip) leaves its start that much later.
+function oggKeep(length, keepSamples) {
+  const n = Math.min(length, keepSamples);
+  return { from: length - n, count: n, lateSamples: keepSamples - n };
+}
+// What the chunks cost in delay: the first kept frame waits for the others to come, then the decode.
+function oggExtraMs(keep, frameMs) { return (keep - 1) * frameMs + OGG.decodeMs; }
+// Which decoder plays a live station here: WebCodecs where the page has it (a secure page: https or
+// localhost), else Ogg Opus through decodeAudioData (every plain http page on the LAN).
+async function liveDecoder() {
+  if (typeof window.AudioDecoder === 'function' && typeof window.EncodedAudioChunk === 'function') {
+    try {
+      const r = await AudioDecoder.isConfigSupported({ codec: 'opus', sampleRate: 48000, numberOfChannels: 2 });
+      if (r && r.supported) return 'webcodecs';
+    } catch (e) { /* not supported */ }
+  }
+  return actx && typeof actx.decodeAudioData === 'function' ? 'ogg' : null;
+}
+const LIVE_NO_DECODER = 'This browser cannot decode a live station (no Opus in WebCodecs or in decodeAudioData); listen with the partyradio app.';
 let lv = null;
 function liveFigures() {
-  return { state: 'off', bytes: 0, extraMs: 0, latencyHint: null, received: 0, decoded: 0, scheduled: 0, late: 0, concealed: 0, reanchors: 0, delayMs: null,
-    errorsMs: [], plans: [], reason: null };
+  return { state: 'off', decoder: null, bytes: 0, extraMs: 0, latencyHint: null, received: 0, decoded: 0, scheduled: 0, late: 0, concealed: 0, reanchors: 0, delayMs: null,
+    chunks: 0, chunkFails: 0, extraSteps: [], errorsMs: [], plans: [], reason: null };
 }
 function stopLive() {
   if (!lv) return;
@@ -633,20 +714,24 @@ function stopLive() {
 }
 async function startLive() {
   if (lv) return;
-  const run = lv = { stopped: false, abort: new AbortController(), decoder: null, sources: new Set(), anchor: null,
-    lastSeq: null, seqOf: new Map(), delayMs: LIVE.defaultDelayMs, extraMs: 0, lateRun: [] };
+  const run = lv = { stopped: false, abort: new AbortController(), decoder: null, kind: null, sources: new Set(), anchor: null,
+    lastSeq: null, seqOf: new Map(), delayMs: LIVE.defaultDelayMs, extraMs: 0, lateRun: [], history: [], waiting: 0,
+    oggOk: false, costSaid: false };
   L.live.state = 'starting';
-  const why = await liveUnsupported();
+  const kind = await liveDecoder();
   if (run.stopped) return;
-  if (why) {
-    L.live.state = 'unsupported'; L.live.reason = why; L.state = 'unsupported'; syncText(why);
+  if (!kind) {
+    L.live.state = 'unsupported'; L.live.reason = LIVE_NO_DECODER; L.state = 'unsupported'; syncText(LIVE_NO_DECODER);
     lv = null;
     return;
   }
+  run.kind = kind; L.live.decoder = kind;
   L.state = 'playing';
   syncText('live: connecting…');
-  run.decoder = new AudioDecoder({ output: (d) => liveOutput(run, d), error: (e) => { L.live.reason = String(e); } });
-  run.decoder.configure({ codec: 'opus', sampleRate: 48000, numberOfChannels: 2 });
+  if (kind === 'webcodecs') {
+    run.decoder = new AudioDecoder({ output: (d) => liveOutput(run, d), error: (e) => { L.live.reason = String(e); } });
+    run.decoder.configure({ codec: 'opus', sampleRate: 48000, numberOfChannels: 2 });
+  }
   while (!run.stopped) {
     try {
       const r = await fetch('/api/live', { cache: 'no-store', credentials: 'same-origin', signal: run.abort.signal });
@@ -668,54 +753,110 @@ async function startLive() {
       if (run.stopped) return;
       syncText('live: reconnecting…');
     }
-    run.anchor = null; run.lastSeq = null;
+    run.anchor = null; run.lastSeq = null; run.history = []; run.waiting = 0;
     if (!run.stopped) await new Promise((res) => setTimeout(res, 1000));
   }
 }
 function liveRecord(run, rec) {
   if (rec.type === 2) { run.delayMs = rec.delayMs; L.live.delayMs = rec.delayMs; return; }
-  if (rec.type !== 1 || rec.codec !== 1 || run.decoder.state !== 'configured') return;
+  if (rec.type !== 1 || rec.codec !== 1) return;
+  if (run.kind === 'webcodecs' && run.decoder.state !== 'configured') return;
   L.live.received++;
   run.delayMs = rec.delayMs; L.live.delayMs = rec.delayMs;  // every frame says the station's delay
   if (run.lastSeq !== null && rec.seq > run.lastSeq + 1) {
     const missing = rec.seq - run.lastSeq - 1;
     // A short gap is concealed with silence; a long one is a new stream (the DJ's source came back).
     if (missing < LIVE.gapFrames) L.live.concealed += missing; else run.anchor = null;
+    // The pre-roll must be the frames just before: after a gap the next chunk has less of it.
+    run.history = []; run.waiting = 0;
   }
   if (run.lastSeq !== null && rec.seq <= run.lastSeq) return;
   run.lastSeq = rec.seq;
+  if (run.kind === 'ogg') { liveOggFrame(run, rec); return; }
   run.seqOf.set(rec.firstUs, rec.seq);
   if (run.seqOf.size > 200) run.seqOf.delete(run.seqOf.keys().next().value);
   run.decoder.decode(new EncodedAudioChunk({ type: 'key', timestamp: rec.firstUs, duration: rec.durUs, data: rec.packet }));
 }
+// The Ogg path: every OGG.keep frames, a chunk with its pre-roll to decodeAudioData.
+function liveOggFrame(run, rec) {
+  if (!run.costSaid) {
+    // The chunks' own cost, said from the first frame (its length sets it): the page plays this much
+    // behind the station.
+    run.costSaid = true;
+    run.extraMs += oggExtraMs(OGG.keep, rec.durUs / 1000);
+    L.live.extraMs = Math.round(run.extraMs);
+    push(L.live.extraSteps, { ms: L.live.extraMs, received: L.live.received, late: L.live.late });
+  }
+  run.history.push({ packet: rec.packet, samples: rec.durUs * 48 / 1000, seq: rec.seq, firstUs: rec.firstUs });
+  if (run.history.length > OGG.keep + OGG.preroll) run.history.shift();
+  if (++run.waiting < OGG.keep) return;
+  run.waiting = 0;
+  const chunk = oggChunk(run.history, OGG.keep, OGG.preroll);
+  const bytes = oggOpus(chunk.frames, OGG.preSkip);
+  L.live.chunks++;
+  const ok = (b) => {
+    run.oggOk = true;
+    const k = oggKeep(b.length, chunk.keepSamples * b.sampleRate / 48000);
+    liveSchedule(run, chunk.kept, b.numberOfChannels, b.sampleRate, k.count, (plane, ch) => {
+      plane.set(b.getChannelData(Math.min(ch, b.numberOfChannels - 1)).subarray(k.from, k.from + k.count));
+    }, k.lateSamples / b.sampleRate);
+  };
+  const fail = (e) => {
+    L.live.chunkFails++;
+    L.live.reason = String(e);
+    // Not one chunk decoded, ever: this browser has no Opus in decodeAudioData either.
+    if (!run.oggOk && L.live.chunkFails >= 5 && lv === run) {
+      stopLive(); L.live.state = 'unsupported'; L.live.reason = LIVE_NO_DECODER; L.state = 'unsupported'; syncText(LIVE_NO_DECODER);
+    }
+  };
+  try {
+    const p = actx.decodeAudioData(bytes.buffer, (b) => { if (!run.stopped && actx) ok(b); }, fail);
+    if (p && p.catch) p.catch(() => { /* the callback counted it */ });
+  } catch (e) { fail(e); }
+}
 function liveOutput(run, d) {
   try {
     if (run.stopped || !actx) return;
-    L.live.decoded++;
-    const ts = outTs();
-    const due = liveDueUs(d.timestamp, run.delayMs + run.extraMs);
-    const ideal = djUsToCtx(ts, due, djOffset(), performance.timeOrigin);
-    const placed = livePlace(run.anchor, d.timestamp, ideal);
-    if (placed.reanchored && run.anchor) L.live.reanchors++;
-    run.anchor = placed.anchor;
-    if (placed.ctx < actx.currentTime + LIVE.marginS) {
-      // Too late for its time. A few in a row and the output cannot be heard by then at all (its
-      // latency is beyond the station's delay): the page plays that much later, and says so.
-      L.live.late++;
-      run.anchor = null;
-      run.lateRun.push((actx.currentTime + LIVE.marginS - placed.ctx) * 1000);
-      if (run.lateRun.length >= 10) {
-        run.extraMs = Math.min(LIVE.maxExtraMs, run.extraMs + Math.max(...run.lateRun) + 10);
-        L.live.extraMs = Math.round(run.extraMs);
-        run.lateRun = [];
-      }
-      return;
+    liveSchedule(run, [{ firstUs: d.timestamp, seq: run.seqOf.get(d.timestamp), samples: d.numberOfFrames }],
+      d.numberOfChannels, d.sampleRate, d.numberOfFrames, (plane, ch) => {
+        d.copyTo(plane, { planeIndex: Math.min(ch, d.numberOfChannels - 1), format: 'f32-planar' });
+      }, 0);
+  } finally {
+    d.close();
+  }
+}
+// Schedules decoded PCM: `frames` (their station times, numbers, samples at 48 kHz) whose audio is
+// `n` samples at `rate`, starting `skipS` seconds after the first frame's due time; `fill` copies a
+// channel into a plane.
+function liveSchedule(run, frames, channels, rate, n, fill, skipS) {
+  L.live.decoded += frames.length;
+  const first = frames[0].firstUs;
+  const ts = outTs();
+  const due = liveDueUs(first, run.delayMs + run.extraMs);
+  const ideal = djUsToCtx(ts, due, djOffset(), performance.timeOrigin);
+  const placed = livePlace(run.anchor, first, ideal);
+  if (placed.reanchored && run.anchor) L.live.reanchors++;
+  run.anchor = placed.anchor;
+  if (placed.ctx < actx.currentTime + LIVE.marginS) {
+    // Too late for its time. A few in a row and the output cannot be heard by then at all (its
+    // latency is beyond the station's delay): the page plays that much later, and says so.
+    L.live.late += frames.length;
+    run.anchor = null;
+    for (let i = 0; i < frames.length; i++) run.lateRun.push((actx.currentTime + LIVE.marginS - placed.ctx) * 1000);
+    if (run.lateRun.length >= 10) {
+      run.extraMs = Math.min(LIVE.maxExtraMs, run.extraMs + Math.max(...run.lateRun) + 10);
+      L.live.extraMs = Math.round(run.extraMs);
+      push(L.live.extraSteps, { ms: L.live.extraMs, received: L.live.received, late: L.live.late });
+      run.lateRun = [];
     }
-    run.lateRun = [];
-    const n = d.numberOfFrames, b = actx.createBuffer(2, n, d.sampleRate);
+    return;
+  }
+  run.lateRun = [];
+  if (n > 0) {
+    const b = actx.createBuffer(2, n, rate);
     for (let ch = 0; ch < 2; ch++) {
       const plane = new Float32Array(n);
-      d.copyTo(plane, { planeIndex: Math.min(ch, d.numberOfChannels - 1), format: 'f32-planar' });
+      fill(plane, ch);
       b.copyToChannel(plane, ch);
     }
     const s = actx.createBufferSource();
@@ -723,22 +864,25 @@ function liveOutput(run, d) {
     s.connect(actx.destination);
     s.onended = () => { run.sources.delete(s); s.disconnect(); };
     run.sources.add(s);
-    s.start(placed.ctx);
+    s.start(placed.ctx + skipS);
+  }
+  let at = placed.ctx, us = first;
+  for (const f of frames) {
+    // Each frame's plan: where its first sample is heard (epoch µs, the output timestamp's clock).
+    const frameIdeal = ideal + (us - first) / 1e6;
     L.live.scheduled++;
-    const errMs = (placed.ctx - ideal) * 1000;
-    push(L.live.errorsMs, Math.round(errMs * 1000) / 1000);
-    // When the page plans the frame's first sample to be heard (epoch µs, the output timestamp's clock).
-    push(L.live.plans, { seq: run.seqOf.get(d.timestamp), heardUs: Math.round((performance.timeOrigin + ts.p +
-      (placed.ctx - ts.c) * 1000) * 1000), firstUs: d.timestamp, extraMs: run.extraMs });
-    if (L.live.scheduled % 25 === 0) {
-      L.live.outputLatencyMs = Math.round(((actx.outputLatency || 0) + (actx.baseLatency || 0)) * 1e5) / 100;
-      const recent = L.live.errorsMs.slice(-50);
-      const avg = recent.reduce((a, x) => a + Math.abs(x), 0) / recent.length;
-      syncText(run.extraMs > 0 ? 'live, ' + Math.round(run.extraMs) + ' ms behind the station (this browser\'s output is slower)'
-        : 'live, in sync ±' + Math.max(1, Math.round(avg)) + ' ms');
-    }
-  } finally {
-    d.close();
+    push(L.live.errorsMs, Math.round((at - frameIdeal) * 1e6) / 1000);
+    push(L.live.plans, { seq: f.seq, heardUs: Math.round((performance.timeOrigin + ts.p + (at - ts.c) * 1000) * 1000),
+      firstUs: f.firstUs, extraMs: run.extraMs });
+    at += f.samples / 48000; us += f.samples * 1000 / 48;
+  }
+  if (L.live.scheduled % 25 < frames.length) {
+    L.live.outputLatencyMs = Math.round(((actx.outputLatency || 0) + (actx.baseLatency || 0)) * 1e5) / 100;
+    const recent = L.live.errorsMs.slice(-50);
+    const avg = recent.reduce((a, x) => a + Math.abs(x), 0) / recent.length;
+    syncText(run.extraMs > 0 ? 'live, ' + Math.round(run.extraMs) + ' ms behind the station (' +
+      (run.kind === 'ogg' ? 'this page decodes without WebCodecs, in chunks' : 'this browser\'s output is slower') + ')'
+      : 'live, in sync ±' + Math.max(1, Math.round(avg)) + ' ms');
   }
 }
 function tick() {
@@ -816,7 +960,13 @@ $('listen').addEventListener('click', async () => {
   // shortest output the browser has; files are planned ahead and take the steadier 'playback'.
   const hint = S && S.now && S.now.live === true ? 'interactive' : 'playback';
   if (actx && actx.prHint !== hint) { try { actx.close(); } catch (e) { /* closed */ } actx = null; buf = null; bufId = null; }
-  if (!actx) { actx = new AC({ latencyHint: hint }); actx.prHint = hint; }
+  if (!actx) {
+    // A live station's PCM is 48 kHz: a context at that rate takes each chunk as decoded (a context
+    // at another rate would resample every chunk on its own, with a seam at each join).
+    try { actx = new AC(hint === 'interactive' ? { latencyHint: hint, sampleRate: 48000 } : { latencyHint: hint }); } catch (e) { actx = null; }
+    if (!actx) actx = new AC({ latencyHint: hint });
+    actx.prHint = hint;
+  }
   trust = null; lags = []; idle = []; floorMs = null;
   L.live = liveFigures();
   L.live.latencyHint = hint;

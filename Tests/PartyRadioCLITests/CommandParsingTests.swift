@@ -93,8 +93,8 @@ import Testing
         #expect(try Command.parse(["--version"]) == .version)
         #expect(
             Command.names == [
-                "dj", "stations", "listen", "vote", "chat", "request", "queue", "stats", "search", "lookup", "charts",
-                "token",
+                "dj", "stations", "listen", "speaker", "vote", "chat", "request", "queue", "stats", "search", "lookup",
+                "charts", "token",
             ])
         #expect(
             try Command.parse(["chat", "great", "track!", "--as", "Bob"])

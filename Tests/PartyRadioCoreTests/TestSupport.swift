@@ -49,6 +49,18 @@ enum Samples {
                 firstSequence: 7, dataCount: 16, parityCount: 8, parityIndex: 7, shard: [UInt8](repeating: 1, count: 15)
             )),
         .liveResend(LiveResend(firstSequence: .max - 31, mask: .max)),
+        .speakerStatus(
+            SpeakerStatus(
+                name: "Kitchen 🎸", room: "Downstairs",
+                settings: SpeakerSettings(volume: 100, muted: true, delayMs: -500),
+                playing: true, lastControl: .max)),
+        .speakerControl(
+            SpeakerControl(
+                controlID: 1, target: .speaker(PublicKey(bytes: [UInt8](repeating: 7, count: 32))!), fields: .all,
+                settings: SpeakerSettings(volume: 0, muted: false, delayMs: 500))),
+        .speakerControl(
+            SpeakerControl(
+                controlID: .max, target: .room("Ünten"), fields: .delay, settings: SpeakerSettings(delayMs: -1))),
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
         .trackSkipped(TrackSkipped(trackID: "1440857781", title: "Señorita 🎶", reason: .crowd, down: 3, room: 5)),

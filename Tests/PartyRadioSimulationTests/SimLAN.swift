@@ -150,6 +150,11 @@ final class SimNode {
     /// The player as the machine commanded it: what is loaded, and whether it plays.
     var playerTrack: String?
     var playerPaused = true
+    /// The player's volume and delay trim as the machine last set them (a speaker's), and what a
+    /// speaker kept (``Effect/keepSpeaker(_:)``), with the true time.
+    var playerVolume = 100
+    var delayTrimNs: Int64 = 0
+    var kept: [(time: Int64, state: SpeakerControlState)] = []
     /// The machine's load commands (true time, track ID, source) and every list of sources to fetch ahead.
     var asked: [(time: Int64, trackID: String, source: String)] = []
     var prefetches: [(time: Int64, urls: [String])] = []
@@ -231,8 +236,8 @@ private final class SimPorts: NodePorts {
             break
         case .pause: node.playerPaused = true
         case .resume: node.playerPaused = false
-        case .volume:
-            break
+        case .volume(let level): node.playerVolume = level
+        case .delayTrim(let ns): node.delayTrimNs = ns
         case .stop:
             node.playerTrack = nil
             node.playerPaused = true
@@ -252,6 +257,7 @@ private final class SimPorts: NodePorts {
     func save(_ station: SavedStation) {}
     func record(_ play: PlayRecord) {}
     func pin(name: String, key: PublicKey) {}
+    func keepSpeaker(_ state: SpeakerControlState) { node.kept.append((lan.now, state)) }
     func report(_ event: NodeEvent) { node.reports.append((lan.now, event)) }
     func log(_ topic: PartyRadioCore.Log.Topic, _ message: String) {}
     func webReply(ticket: UInt64, _ reply: WebReply) {}
@@ -501,7 +507,8 @@ final class SimLAN {
 
     /// A datagram `node`'s driver made, into the network: to one peer, or to every node on the link
     /// that joined the group.
-    fileprivate func send(_ bytes: [UInt8], from node: SimNode, to destination: Destination) {
+    /// Puts `bytes` on the network as `node` sending them (tests inject forged or replayed datagrams so).
+    func send(_ bytes: [UInt8], from node: SimNode, to destination: Destination) {
         if seal != nil && !SealedDatagram.isSealed(bytes) { clearSends += 1 }
         switch destination {
         case .peer(let peer):

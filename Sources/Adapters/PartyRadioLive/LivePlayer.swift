@@ -82,6 +82,8 @@ public final class LivePlayer: @unchecked Sendable {
         var running = true
         var failure: String?
         var started = false
+        /// The output's gain (``LiveGain``): 1 until a volume is set.
+        var gain = 1.0
     }
 
     public init(options: Options, stationNow: @escaping @Sendable () -> DJTime?) {
@@ -112,6 +114,10 @@ public final class LivePlayer: @unchecked Sendable {
             return counters
         }
     }
+
+    /// The output's volume, 0–100 (0: silent), on the same curve as libmpv's (``LiveGain``); from the
+    /// next frame on.
+    public func setVolume(_ level: Int) { shared.withLock { $0.gain = LiveGain.factor(volume: level) } }
 
     /// Whether the output plays and reports its latency: frames are placed from then on.
     public var isStarted: Bool { shared.withLock { $0.started } }
@@ -189,7 +195,8 @@ public final class LivePlayer: @unchecked Sendable {
                     do { pcm = try decoder.pcm(for: decision) } catch { pcm = try decoder.conceal(decision.duration) }
                     guard step == .take else { break }
                     resampler.setRatio(pacer.ratio)
-                    pending = resampler.process(pcm)
+                    // The node's volume (LiveGain), on the decoded frame.
+                    pending = resampler.process(LiveGain.apply(shared.withLock { $0.gain }, to: pcm))
                     offset = 0
                     pacer.took(
                         due: decision.firstSample + options.delayNs - Self.codecDelayNs,

@@ -43,6 +43,7 @@ public enum PartyRadio {
             return ExitCode.success.rawValue
         case .dj(let options): return NodeCommands.dj(options, context: context)
         case .listen(let options): return NodeCommands.listen(options, context: context)
+        case .speaker(let options): return NodeCommands.speaker(options, context: context)
         case .stations(let options): return StationsCommand.run(options, context: context)
         case .vote(let options): return GuestCommands.vote(options, context: context)
         case .chat(let options): return GuestCommands.chat(options, context: context)

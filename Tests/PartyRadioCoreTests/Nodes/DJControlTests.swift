@@ -75,7 +75,8 @@ import Testing
     @Test func anUnknownCommandListsTheCommands() {
         let list =
             "; use next, prev, pause, resume, seek SECONDS, shuffle, repeat [off|one|all], volume N, search TERM, "
-            + "add ID, approve N|next, drop N|next, mute NAME, unmute NAME, crowd-skip PERCENT, qr [dj] or quit."
+            + "add ID, approve N|next, drop N|next, mute NAME, unmute NAME, crowd-skip PERCENT, "
+            + "speaker NAME|ROOM volume|mute|delay VALUE, qr [dj] or quit."
         #expect(refusal("Bogus stuff") == "Unknown command 'bogus'" + list)
         #expect(refusal("   ") == "No command" + list)
     }

@@ -186,6 +186,8 @@ extension Message {
         case .liveFrame: "liveFrame"
         case .liveRepair: "liveRepair"
         case .liveResend: "liveResend"
+        case .speakerStatus: "speakerStatus"
+        case .speakerControl: "speakerControl"
         }
     }
 }
@@ -224,6 +226,8 @@ extension NodeEvent {
         case .upNext: "upNext"
         case .requestAnswered: "requestAnswered"
         case .stationsChanged: "stationsChanged"
+        case .speakers: "speakers"
+        case .speakerSettings: "speakerSettings"
         }
     }
 }
@@ -284,6 +288,8 @@ extension NodeEvent {
         case .listenerSettings(let settings):
             "listener settings \(settings.muted ? "muted" : "on") \(settings.volume) \(settings.vote?.name ?? "-")"
         case .listenerStopped(let dropped): "listener stopped dropped \(dropped.total)"
+        case .speakers(let list): "speakers [\(list.map(\.name).joined(separator: ", "))]"
+        case .speakerSettings(let s): "speaker \(s.volume) \(s.muted ? "muted" : "on") \(s.delayMs)"
         case .liveStatus(let status): "live played \(status.counters.played)"
         case .liveSent(let sent): "live sent \(sent.frames)"
         case .state(let snapshot, _, let change): "state \(change.rawValue) \(snapshot.nowPlaying?.id ?? "-")"

@@ -157,6 +157,31 @@ enum NodeCommands {
         } catch { return fail(error, console: context.console) }
     }
 
+    static func speaker(_ options: Command.SpeakerOptions, context: CommandContext) -> Int32 {
+        let printer = EventPrinter(
+            jsonEvents: options.jsonEvents, role: "speaker", console: context.console,
+            environment: context.environment, headless: true)
+        defer { printer.finish() }
+        let inbox = Inbox<NodeInput>()
+        let interrupts = Interrupts(inbox: inbox)
+        defer { withExtendedLifetime(interrupts) {} }
+        do {
+            // It looks for its station for ever: the timeout only paces what it says while it waits.
+            guard
+                let node = try ListenerNode.tuneIn(
+                    options.station, timeoutNs: Nanos.seconds(10),
+                    playback: playbackOptions(options.playback, context: context), name: options.name,
+                    trustNewKey: options.trustNewKey, speaker: options.room?.value ?? "",
+                    settings: settings(
+                        options.common, network: options.network, playback: options.playback, reporter: printer,
+                        context: context),
+                    inbox: inbox)
+            else { return ExitCode.success.rawValue }
+            try node.run()
+            return ExitCode.success.rawValue
+        } catch { return fail(error, console: context.console) }
+    }
+
     /// The guest name when `--as` gives none: `user@host`.
     static func defaultGuestName(_ context: CommandContext) -> GuestName {
         GuestName.defaultName(

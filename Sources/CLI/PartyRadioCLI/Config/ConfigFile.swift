@@ -33,12 +33,15 @@ public struct ConfigFile: Equatable, Sendable {
         Key(
             name: "library", flag: "--library", aliases: ["-l"], commands: ["dj"], repeatable: true,
             yieldsTo: ["--live"]),
-        Key(name: "audio-driver", flag: "--audio-driver", commands: ["dj", "listen", "doctor"]),
-        Key(name: "no-audio", flag: "--no-audio", commands: ["dj", "listen", "doctor"], isSwitch: true),
+        Key(name: "audio-driver", flag: "--audio-driver", commands: ["dj", "listen", "speaker", "doctor"]),
+        Key(name: "no-audio", flag: "--no-audio", commands: ["dj", "listen", "speaker", "doctor"], isSwitch: true),
+        Key(name: "speaker-name", flag: "--name", aliases: ["-n"], commands: ["speaker"]),
+        Key(name: "room", flag: "--room", commands: ["speaker"]),
+        Key(name: "station", flag: "--station", aliases: ["-s"], commands: ["speaker"]),
         Key(name: "guest-name", flag: "--as", commands: ["listen", "chat", "request"]),
         Key(
             name: "interface", flag: "--interface",
-            commands: ["dj", "stations", "listen", "vote", "chat", "request", "queue", "doctor"]),
+            commands: ["dj", "stations", "listen", "speaker", "vote", "chat", "request", "queue", "doctor"]),
         Key(name: "port", flag: "--port", commands: ["dj", "doctor"]),
         Key(name: "crowd-skip", flag: "--crowd-skip", commands: ["dj"]),
         Key(name: "country", flag: "--country", commands: ["dj", "search", "lookup", "charts"]),

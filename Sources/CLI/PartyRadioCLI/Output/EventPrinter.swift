@@ -39,11 +39,13 @@ final class EventPrinter: NodeReporter {
         var code: LiveSection?
     }
 
-    init(jsonEvents: Bool, role: String, console: Console, environment: [String: String] = [:]) {
+    /// - Parameter headless: plain lines even on a terminal (a speaker has no view).
+    init(jsonEvents: Bool, role: String, console: Console, environment: [String: String] = [:], headless: Bool = false)
+    {
         self.role = role
         self.console = console
         style = TerminalStyle(console: console, environment: environment)
-        mode = jsonEvents ? .json : (style.redraws ? .live : .lines)
+        mode = jsonEvents ? .json : (style.redraws && !headless ? .live : .lines)
         screen = mode == .live ? LiveScreen.make(for: console) : nil
         if let screen, console.isProcessTerminal { screen.attach() }
     }
@@ -61,6 +63,24 @@ final class EventPrinter: NodeReporter {
     }
 
     private func emit(_ text: String) { console.out(text) }
+
+    /// A speaker as `speakers` lists it; its name and room are its own words, cleaned again here.
+    static func json(_ speaker: SpeakerBook.Entry) -> JSON {
+        .object([
+            ("name", .string(GuestName.cleaned(speaker.name))), ("room", .string(GuestName.cleaned(speaker.room))),
+            ("host", .string(speaker.host)), ("key_fingerprint", .string(speaker.key.fingerprint)),
+            ("volume", .int(speaker.settings.volume)), ("muted", .bool(speaker.settings.muted)),
+            ("delay_ms", .int(speaker.settings.delayMs)), ("playing", .bool(speaker.playing)),
+        ])
+    }
+
+    static func line(_ speaker: SpeakerBook.Entry) -> String {
+        let room = GuestName.cleaned(speaker.room)
+        let settings = speaker.settings
+        return GuestName.cleaned(speaker.name) + (room.isEmpty ? "" : " (\(room))") + " at \(speaker.host): volume "
+            + "\(settings.volume)\(settings.muted ? " muted" : ""), delay \(settings.delayMs) ms, "
+            + (speaker.playing ? "playing" : "not playing")
+    }
 
     // MARK: JSON events
 
@@ -138,6 +158,15 @@ final class EventPrinter: NodeReporter {
         case .listenerStopped(let dropped):
             name = "listener_stopped"
             fields = [("dropped", Self.json(dropped))]
+        case .speakers(let speakers):
+            name = "speakers"
+            fields = [("speakers", .array(speakers.map(Self.json)))]
+        case .speakerSettings(let settings):
+            name = "speaker_settings"
+            fields = [
+                ("volume", .int(settings.volume)), ("muted", .bool(settings.muted)),
+                ("delay_ms", .int(settings.delayMs)),
+            ]
         case .liveStatus(let status):
             name = "live_status"
             let c = status.counters
@@ -287,6 +316,13 @@ final class EventPrinter: NodeReporter {
             return "Station '\(station)' is off the air." + Self.describe(dropped)
         case .listenerSettings:
             return nil  // the notices say what changed; the live view shows the settings
+        case .speakers(let speakers):
+            guard !speakers.isEmpty else { return "No speakers." }
+            return "Speakers: " + speakers.map(Self.line).joined(separator: "; ") + "."
+        case .speakerSettings(let settings):
+            return
+                "Speaker at volume \(settings.volume)\(settings.muted ? ", muted" : ""), delay \(settings.delayMs) ms."
+
         case .listenerStopped(let dropped):
             return dropped.total > 0 ? "Stopped listening." + Self.describe(dropped) : nil
         case .liveStatus, .liveSent:

@@ -3,6 +3,7 @@
 public enum Command: Equatable, Sendable {
     case dj(DJOptions)
     case listen(ListenOptions)
+    case speaker(SpeakerOptions)
     case stations(StationsOptions)
     case vote(VoteOptions)
     case chat(ChatOptions)
@@ -25,7 +26,8 @@ public enum Command: Equatable, Sendable {
 
     /// Every command, in the order the top-level help lists them.
     public static let names = [
-        "dj", "stations", "listen", "vote", "chat", "request", "queue", "stats", "search", "lookup", "charts", "token",
+        "dj", "stations", "listen", "speaker", "vote", "chat", "request", "queue", "stats", "search", "lookup",
+        "charts", "token",
     ]
 
     /// Parses `partyradio <command> [options]` (arguments without the program name).
@@ -50,6 +52,7 @@ public enum Command: Equatable, Sendable {
         case "--version", "version": return .version
         case "dj": return .dj(try parseDJ(rest))
         case "listen": return .listen(try parseListen(rest))
+        case "speaker": return .speaker(try parseSpeaker(rest))
         case "stations": return .stations(try parseStations(rest))
         case "vote": return .vote(try parseVote(rest))
         case "chat": return .chat(try parseChat(rest))
@@ -72,6 +75,7 @@ public enum Command: Equatable, Sendable {
         switch self {
         case .dj: "dj"
         case .listen: "listen"
+        case .speaker: "speaker"
         case .stations: "stations"
         case .vote: "vote"
         case .chat: "chat"
@@ -94,6 +98,7 @@ public enum Command: Equatable, Sendable {
         switch self {
         case .dj(let options): options.common
         case .listen(let options): options.common
+        case .speaker(let options): options.common
         case .stations(let options): options.common
         case .vote(let options): options.common
         case .chat(let options): options.common

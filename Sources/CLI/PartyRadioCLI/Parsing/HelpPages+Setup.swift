@@ -70,13 +70,14 @@ extension HelpPages {
     static let files = """
         $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config): defaults, one
         'key = value' a line, # for comments; flags override them. Keys: name, library (repeatable),
-        audio-driver, no-audio (true or false), guest-name (what --as sets), interface, port,
+        audio-driver, no-audio (true or false), guest-name (what --as sets), speaker-name, room and
+        station (a speaker's --name, --room, --station), interface, port,
         crowd-skip, country, domain, dns-server, dns-key, live, live-frame-ms, live-bitrate, live-player,
         latency, latency-extra, live-default-output (true or false). Each applies to the commands that take its option. The station service partyradio-dj.service reads /etc/partyradio/config.
 
         $XDG_STATE_HOME/partyradio (else ~/.local/state/partyradio), or --state-dir: the keys
-        (station.key, listener.key, voter.key), known_stations, the catalog cache and the DJ's
-        dj.sqlite.
+        (station.key, listener.key, voter.key, speaker.key), known_stations, a speaker's
+        speaker.json, the catalog cache and the DJ's dj.sqlite.
         """
 
     /// The environment variables partyradio reads besides its own (the man page's ENVIRONMENT,

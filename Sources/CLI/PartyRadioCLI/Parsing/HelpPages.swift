@@ -13,6 +13,7 @@ enum HelpPages {
           dj         Host a station (a demo library is generated when you name none).
           stations   List the stations on the local network.
           listen     Tune in to a station and follow what it plays.
+          speaker    Play a station headless, as a speaker its DJ sets (volume, mute, delay).
           vote       Vote the current track up or down (or clear your vote).
           chat       Say something to the station: the DJ and every listener see it.
           request    Ask the DJ to queue a track (catalog ID, title words or a search term).
@@ -36,8 +37,9 @@ enum HelpPages {
 
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
-        guest-name (--as), interface, port, crowd-skip, country, domain, dns-server, dns-key, live,
-        live-frame-ms, live-bitrate, latency, latency-extra, live-default-output, live-player. Flags override it.
+        guest-name (--as), speaker-name, room, station (the speaker's), interface, port, crowd-skip, country, domain,
+        dns-server, dns-key, live, live-frame-ms, live-bitrate, latency, latency-extra, live-default-output,
+        live-player. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -51,6 +53,7 @@ enum HelpPages {
         case "dj": dj
         case "stations": stations
         case "listen": listen
+        case "speaker": speaker
         case "vote": vote
         case "chat": chat
         case "request": request
@@ -196,6 +199,29 @@ enum HelpPages {
               stdin: up, down, clear (or vote up|down|clear), mute, unmute, volume N (or +N/-N), quit.
 
             The live view needs a terminal (not TERM=dumb); NO_COLOR turns its colours off.
+            """)
+
+    static let speaker = HelpText(
+        overview: "Play a station headless, as one of its speakers: the DJ sets its volume, mute and delay.",
+        usage: "partyradio speaker --name <name> [--room <room>] [--station <station>] [--json-events] [options]",
+        options: [
+            ("-n, --name <name>", "How the DJ lists this speaker, 1-32 characters (required)."),
+            ("--room <room>", "The room the DJ can set it with, together with the room's other speakers."),
+            (
+                "-s, --station <station>",
+                "Name, unique name prefix or ID. Default: the one station on the air (it waits while there is none)."
+            ),
+            ("--json-events", "Print one JSON object per line (speaker_settings, state, ...)."),
+            (
+                "--trust-new-key",
+                "Accept a station that shows another key than the one met before (a DJ with a new key)."
+            ),
+        ] + PlaybackFlags.help + NetworkOptions.guestHelp + CommonOptions.help,
+        discussion: """
+            A speaker has no view and takes no keys. It waits for its station, rides out the DJ's
+            restarts and goodbyes, and plays again when the station is back. Only the station's DJ
+            key sets it (its 'speaker NAME|ROOM volume|mute|delay VALUE' lines); the settings are
+            kept in speaker.json in the state directory across restarts. It signs with speaker.key.
             """)
 
     static let vote = HelpText(

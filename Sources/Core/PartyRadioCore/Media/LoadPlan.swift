@@ -158,7 +158,7 @@ public struct LoadPlan: Sendable {
             return fetchesAhead()
         case .fetch(let url):
             return isFetched(url) ? [.fetch(url, now: true)] : []
-        case .volume:
+        case .volume, .delayTrim:
             return []
         default:
             break
@@ -189,7 +189,7 @@ public struct LoadPlan: Sendable {
             pending = nil
             playing = false
             return [.stop]
-        case .volume, .prefetch, .fetch:
+        case .volume, .delayTrim, .prefetch, .fetch:
             return []
         }
     }

@@ -28,7 +28,26 @@ public enum DJControl: Hashable, Sendable, CustomStringConvertible {
     case crowdSkip(percent: Int)
     case approve(RequestPick)
     case drop(RequestPick)
+    /// Sets a speaker (by name) or every speaker of a room (docs/SPEAKERS.md).
+    case speaker(String, SpeakerChange)
     case quit
+
+    /// One setting of a speaker, in range (``parse(line:)`` refuses a value out of it).
+    public enum SpeakerChange: Hashable, Sendable, CustomStringConvertible {
+        /// 0–100.
+        case volume(Int)
+        case mute(Bool)
+        /// −500…+500 ms.
+        case delay(Int)
+
+        public var description: String {
+            switch self {
+            case .volume(let level): "volume \(level)"
+            case .mute(let on): "mute \(on ? "on" : "off")"
+            case .delay(let ms): "delay \(ms)"
+            }
+        }
+    }
 
     /// The DJ's local volume: a level, or a step from the level now (the `+` and `-` keys).
     public enum Volume: Hashable, Sendable {
@@ -69,6 +88,7 @@ public enum DJControl: Hashable, Sendable, CustomStringConvertible {
         case .crowdSkip(let percent): "crowd-skip \(percent)"
         case .approve(let pick): "approve \(pick.word)"
         case .drop(let pick): "drop \(pick.word)"
+        case .speaker(let who, let change): "speaker \(who) \(change)"
         case .quit: "quit"
         }
     }
@@ -140,6 +160,8 @@ public enum DJControl: Hashable, Sendable, CustomStringConvertible {
                 throw ControlError("'\(verb)' takes a request's number, e.g. '\(verb) 3', or 'next'.")
             }
             return verb == "approve" ? .approve(pick) : .drop(pick)
+        case "speaker":
+            return try parseSpeaker(given ?? "")
         case "quit", "q", "exit":
             return .quit
         default:
@@ -147,10 +169,44 @@ public enum DJControl: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    static let speakerUsage =
+        "'speaker' takes a speaker's name or a room, then volume 0-100, mute on|off or delay -500..500 (ms), "
+        + "e.g. 'speaker Kitchen volume 20'."
+
+    /// `speaker NAME|ROOM volume N | mute on|off | delay MS`: the name is every word before the last two.
+    static func parseSpeaker(_ argument: String) throws(ControlError) -> DJControl {
+        let words = argument.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard words.count >= 3 else { throw ControlError(speakerUsage) }
+        let who = words.dropLast(2).joined(separator: " ")
+        let value = words[words.count - 1]
+        switch words[words.count - 2].lowercased() {
+        case "volume", "vol":
+            guard let level = Int(value) else { throw ControlError(speakerUsage) }
+            guard SpeakerSettings.volumeRange.contains(level) else {
+                throw ControlError("A speaker's volume is 0 to 100; \(level) is out of range.")
+            }
+            return .speaker(who, .volume(level))
+        case "mute":
+            switch value.lowercased() {
+            case "on", "yes", "1": return .speaker(who, .mute(true))
+            case "off", "no", "0": return .speaker(who, .mute(false))
+            default: throw ControlError("'mute' takes on or off, e.g. 'speaker \(who) mute on'.")
+            }
+        case "delay":
+            guard let ms = Int(value) else { throw ControlError(speakerUsage) }
+            guard SpeakerSettings.delayRange.contains(ms) else {
+                throw ControlError("A speaker's delay trim is -500 to +500 ms; \(ms) is out of range.")
+            }
+            return .speaker(who, .delay(ms))
+        default:
+            throw ControlError(speakerUsage)
+        }
+    }
+
     private static func usage(unknown verb: String?) -> String {
         (verb.map { "Unknown command '\($0)'" } ?? "No command") + "; use next, prev, pause, resume, seek SECONDS, "
             + "shuffle, repeat [off|one|all], volume N, search TERM, add ID, approve N|next, drop N|next, mute NAME, "
-            + "unmute NAME, crowd-skip PERCENT, qr [dj] or quit."
+            + "unmute NAME, crowd-skip PERCENT, speaker NAME|ROOM volume|mute|delay VALUE, qr [dj] or quit."
     }
 }
 

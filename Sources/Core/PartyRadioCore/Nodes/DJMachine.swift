@@ -114,6 +114,8 @@ public struct DJMachine: NodeMachine {
     private var lastExpiryAt = LocalTime(ns: .min / 2)
     private var lastRosterAt = LocalTime(ns: .min / 2)
     private var recentPeers: [PeerAddress: LocalTime] = [:]
+    /// The DJ's speakers, apart from its guests (docs/SPEAKERS.md).
+    public private(set) var speakers = SpeakerBook()
     /// Listeners off the multicast group (another subnet): they get the group's messages by unicast.
     public private(set) var unicastListeners = UnicastListeners()
     private var started = false
@@ -227,6 +229,7 @@ public struct DJMachine: NodeMachine {
         if let retry = planner.nextRetry { wakeups.append(retry) }
         if let lookup = lookups.values.min() { wakeups.append(lookup) }
         if let skip = playerSkip { wakeups.append(skip.at + Self.playerSkipWaitNs) }
+        if let resend = speakers.nextResend { wakeups.append(resend) }
         return wakeups.min()
     }
 
@@ -394,7 +397,7 @@ public struct DJMachine: NodeMachine {
     private mutating func resend(
         _ request: LiveResend, to sender: PublicKey, at node: PeerAddress?, now: LocalTime, into out: inout [Effect]
     ) {
-        guard let node, live != nil, engine.roster.entries[sender] != nil else {
+        guard let node, live != nil, engine.roster.entries[sender] != nil || speakers.isSpeaker(sender) else {
             resendsIgnored += 1
             return
         }
@@ -458,6 +461,7 @@ public struct DJMachine: NodeMachine {
             let listening = engine.roster.entries
             resendBudget.prune { listening[$0] != nil }
             presence.expire(now: dj)
+            if speakers.expire(now: now) { out.append(.report(.speakers(speakers.list))) }
             if engine.expireListeners(now: dj) {
                 out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
                 broadcast(now: now, change: .listeners, into: &out)
@@ -479,6 +483,9 @@ public struct DJMachine: NodeMachine {
             snapshotRepeatsLeft -= 1
             lastRepeatAt = now
             toGroup(.stateSnapshot(engine.snapshot(now: dj)), into: &out)
+        }
+        for (control, address) in speakers.resends(now: now) {
+            out.append(send(.speakerControl(control), to: address))
         }
         if now - lastRosterAt >= Self.rosterIntervalNs {
             sendRoster(now: now, report: false, into: &out)
@@ -625,7 +632,38 @@ public struct DJMachine: NodeMachine {
         }
         // A listener's machine, for crowd skip's room; not known yet: listed but not in the room.
         let listenerMachine = inbound.machine.isResolved ? inbound.machine.key : nil
+        if speakers.isSpeaker(sender), let node {
+            // A speaker is no guest: its hellos and heartbeats keep it, and a hello is answered, but
+            // it is not in the listener list, the listener count or crowd skip's room.
+            switch inbound.message {
+            case .hello(let hello):
+                speakers.keep(sender, now: now)
+                unicastListeners.heard(
+                    sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
+                return out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
+            case .heartbeat(let beat):
+                speakers.keep(sender, now: now)
+                return unicastListeners.heard(
+                    sender, at: node, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
+            case .leave:
+                unicastListeners.leave(sender)
+                if speakers.remove(sender) { out.append(.report(.speakers(speakers.list))) }
+                return
+            default:
+                break
+            }
+        }
         switch inbound.message {
+        case .speakerStatus(let status):
+            guard let node else { break }
+            if engine.leave(from: sender) {
+                // It said hello as a guest first (a status lost, or a DJ from before it restarted).
+                out.append(.report(.listenersChanged(count: engine.roster.count, joined: nil, left: true)))
+                broadcast(now: now, change: .listeners, into: &out)
+            }
+            if speakers.heard(status, from: sender, at: node, now: now) {
+                out.append(.report(.speakers(speakers.list)))
+            }
         case .hello(let hello):
             // The name is the guest's word, so it is cleaned and cut (escape sequences included).
             let name = GuestName.fromNetwork(hello.listenerName)?.value ?? sender.fingerprint
@@ -720,7 +758,7 @@ public struct DJMachine: NodeMachine {
             resend(request, to: sender, at: node, now: now, into: &out)
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
             .requestVoteAck, .queueList, .nextSources, .cookieChallenge, .liveFrame,
-            .liveRepair:
+            .liveRepair, .speakerControl:
             break  // DJ kinds never pass the listener policy
         }
     }
@@ -1010,11 +1048,63 @@ public struct DJMachine: NodeMachine {
         out.append(.webReply(ticket: ticket, .searchResults(results)))
     }
 
+    /// `speaker NAME|ROOM …`: the speakers with that name, else that room's, are sent the control
+    /// (and again until their status shows it: ``SpeakerBook``).
+    private mutating func setSpeakers(
+        _ who: String, _ change: DJControl.SpeakerChange, now: LocalTime, into out: inout [Effect]
+    ) {
+        let pick = speakers.pick(who)
+        let keys: [PublicKey]
+        let target: SpeakerControl.Target
+        let shownName: String
+        switch pick {
+        case .none:
+            let known = speakers.list.map { $0.room.isEmpty ? $0.name : "\($0.name) (\($0.room))" }
+            let list = known.isEmpty ? "no speaker is tuned in" : "speakers: \(known.joined(separator: ", "))"
+            return out.append(
+                .report(.warning("No speaker or room is called '\(GuestName.cleaned(who))' (\(list)).")))
+        case .speakers(let named):
+            keys = named
+            target = .speaker(named[0])
+            shownName = speakers.entries[named[0]]?.name ?? who
+        case .room(let room, let members):
+            keys = members
+            target = .room(room)
+            shownName = "room \(room)"
+        }
+        var control = SpeakerControl(
+            controlID: speakers.nextControlID(now: now), target: target, fields: [], settings: SpeakerSettings())
+        switch change {
+        case .volume(let level):
+            control.fields = .volume
+            control.settings.volume = level
+        case .mute(let on):
+            control.fields = .mute
+            control.settings.muted = on
+        case .delay(let ms):
+            control.fields = .delay
+            control.settings.delayMs = ms
+        }
+        let perSpeaker = speakers.want(control, of: keys, now: now)
+        if case .room = target {
+            // One control for the room, the same bytes to each of its speakers.
+            for key in keys {
+                if let entry = speakers.entries[key] { out.append(send(.speakerControl(control), to: entry.address)) }
+            }
+        } else {
+            for (each, address) in perSpeaker { out.append(send(.speakerControl(each), to: address)) }
+        }
+        let count = keys.count > 1 ? " (\(keys.count) speakers)" : ""
+        out.append(.report(.notice("Speaker \(shownName)\(count): \(change).")))
+    }
+
     /// One of the DJ's controls (its arguments are checked where it was typed: ``DJControl``).
     private mutating func perform(_ control: DJControl, now: LocalTime, into out: inout [Effect]) {
         let dj = DJTime(onTheDJ: now)
         unsaved = true
         switch control {
+        case .speaker(let who, let change):
+            setSpeakers(who, change, now: now, into: &out)
         case .next:
             guard let track = engine.nowPlaying else { return }
             let tally = engine.votes.tally

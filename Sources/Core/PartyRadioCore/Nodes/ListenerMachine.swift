@@ -22,12 +22,15 @@ public struct ListenerMachine: NodeMachine {
         public var wantsUnicast: Bool
         /// What this listener adds to a live station's delay (`--latency-extra`).
         public var liveExtraNs: Int64
+        /// A speaker (`partyradio speaker`): who it is and what it kept; nil: a person's listener.
+        public var speaker: Speaker?
 
         public init(
             query: String?, timeoutNs: Int64, interfaceName: String, listenerName: String, playsAudio: Bool,
             knownKeys: [String: PublicKey] = [:], trustNewKey: Bool = false, wantsUnicast: Bool = false,
-            liveExtraNs: Int64 = 0
+            liveExtraNs: Int64 = 0, speaker: Speaker? = nil
         ) {
+            self.speaker = speaker
             self.wantsUnicast = wantsUnicast
             self.liveExtraNs = liveExtraNs
             self.knownKeys = knownKeys
@@ -37,6 +40,25 @@ public struct ListenerMachine: NodeMachine {
             self.interfaceName = interfaceName
             self.listenerName = listenerName
             self.playsAudio = playsAudio
+        }
+    }
+
+    /// A speaker: a listener without a person, which its station's DJ sets (docs/SPEAKERS.md). It
+    /// tells the DJ what it is beside its hellos and heartbeats, takes the DJ's controls, and does
+    /// not end when its station goes: it waits for it (or, with none named, for one) to come back.
+    public struct Speaker: Sendable {
+        public var name: String
+        public var room: String
+        /// The key this node signs with: a control addressed to a speaker names it.
+        public var key: PublicKey
+        /// What it kept from its last run.
+        public var kept: SpeakerControlState
+
+        public init(name: String, room: String, key: PublicKey, kept: SpeakerControlState = SpeakerControlState()) {
+            self.name = name
+            self.room = room
+            self.key = key
+            self.kept = kept
         }
     }
 
@@ -133,6 +155,10 @@ public struct ListenerMachine: NodeMachine {
         ListenerSettings(
             muted: isMuted, volume: volume, vote: countedVote?.choice, voteTrackID: countedVote?.trackID)
     }
+    /// A speaker's settings and the controls that set them (nil: not a speaker).
+    public private(set) var speakerState: SpeakerControlState?
+    /// The last reason a speaker gave for waiting, said once until another comes.
+    private var speakerWaiting: String?
     private var chatSeen: Set<ChatKey> = []
     private var chatOrder: [ChatKey] = []
 
@@ -151,6 +177,7 @@ public struct ListenerMachine: NodeMachine {
         watch = StationWatch(verifier: verifier)
         planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
         liveGaps = LiveGapTracker(settings: .init(extraNs: configuration.liveExtraNs))
+        speakerState = configuration.speaker?.kept
     }
 
     /// This node's view of the station clock (nil before tuning in).
@@ -198,6 +225,10 @@ public struct ListenerMachine: NodeMachine {
                 query: configuration.query, deadline: now + configuration.timeoutNs,
                 interfaceName: configuration.interfaceName)
             out.append(.browse(resolving: nil))
+            if let state = speakerState {
+                applySpeaker(state.settings, into: &out)
+                out.append(.report(.speakerSettings(state.settings)))
+            }
         case .discovery(.failed(let message)):
             exitError = NodeError(.discovery, message)
             stop(now: now, into: &out)
@@ -236,6 +267,8 @@ public struct ListenerMachine: NodeMachine {
         case .listenerControl(.quit):
             stop(now: now, into: &out)
             return out
+        case .listenerControl where configuration.speaker != nil:
+            break  // a speaker's volume and mute are its DJ's (a desktop's media keys do not move them)
         case .listenerControl(let control):
             perform(control, now: now, into: &out)
         case .timer, .catalog, .web, .webSearch, .djControl, .webDJControl, .libraryRescanned, .live:
@@ -325,6 +358,9 @@ public struct ListenerMachine: NodeMachine {
         switch finder.check(watch, now: now) {
         case .waiting:
             break
+        case .failed(let error) where configuration.speaker != nil:
+            // A speaker waits: for its station, for the one station, for a key it may trust.
+            speakerWaits(error.description, now: now, into: &out)
         case .failed(let error):
             exitError = error
             isFinished = true
@@ -338,6 +374,11 @@ public struct ListenerMachine: NodeMachine {
     private mutating func trust(_ station: StationSummary, into out: inout [Effect]) -> Bool {
         let pins = KeyPins(known: configuration.knownKeys, trustNewKey: configuration.trustNewKey)
         guard let refusal = pins.check(station, into: &out) else { return true }
+        if configuration.speaker != nil {
+            speakerWaiting = nil  // said each time it is seen, so that it is not missed
+            out.append(.report(.warning(refusal.description + " Waiting.")))
+            return false
+        }
         exitError = refusal
         isFinished = true
         return false
@@ -388,8 +429,12 @@ public struct ListenerMachine: NodeMachine {
                 self.tuned?.lastProgress = now
                 out.append(.report(.state(new, positionNs: position(of: new, now: now), change: change)))
             }
+        case .goodbye(let goodbye) where configuration.speaker != nil:
+            stationLeftSpeaker(reason: goodbye.reason, now: now, into: &out)
         case .goodbye(let goodbye):
             stationGone(reason: goodbye.reason, into: &out)
+        case .speakerControl(let control):
+            take(control, now: now, into: &out)
         case .chatLine(let line):
             // Each line comes twice; show each (sender, ID) once.
             let key = ChatKey(sender: line.sender, messageID: line.messageID)
@@ -571,6 +616,10 @@ public struct ListenerMachine: NodeMachine {
             out.append(.report(.stationSilent(name: tuned.snapshot.stationName)))
         }
         if !isAnswered(tuned) && (tuned.lastHello.map { now - $0 >= Self.helloRetryNs } ?? true) {
+            // A speaker's status first: a DJ that knows it keeps the hello out of its guests.
+            if let status = speakerStatus(tuned) {
+                out.append(.send(status, to: .peer(tuned.djAddress), station: station))
+            }
             out.append(.send(.hello(hello(tuned)), to: .peer(tuned.djAddress), station: station))
             tuned.lastHello = now
             tuned.lastHeartbeat = now
@@ -580,6 +629,9 @@ public struct ListenerMachine: NodeMachine {
             tuned.beats += 1
             let beat: Message =
                 tuned.beats % 5 == 0 ? .hello(hello(tuned)) : .heartbeat(heartbeat(tuned))
+            if let status = speakerStatus(tuned) {
+                out.append(.send(status, to: .peer(tuned.djAddress), station: station))
+            }
             out.append(.send(beat, to: .peer(tuned.djAddress), station: station))
             tuned.lastHeartbeat = now
         }
@@ -597,6 +649,93 @@ public struct ListenerMachine: NodeMachine {
         self.tuned = tuned
         resendVote(now: now, into: &out)
         out += planner.tick(clockKnown: clock.isSynchronized, now: now).map(Effect.player)
+    }
+
+    // MARK: Speaker
+
+    /// The speaker's status for its DJ (nil: not a speaker).
+    private func speakerStatus(_ tuned: Tuned) -> Message? {
+        guard let speaker = configuration.speaker, let state = speakerState else { return nil }
+        let playing =
+            configuration.playsAudio && !tuned.silent
+            && (planner.isPlaying || tuned.snapshot.nowPlaying?.isLive == true)
+        return .speakerStatus(
+            SpeakerStatus(
+                name: speaker.name, room: speaker.room, settings: state.settings, playing: playing,
+                lastControl: state.lastControl))
+    }
+
+    /// A control from the station's DJ (the filter has checked that its key signed it and that it is
+    /// no replay): taken if it is for this speaker and newer than what set each setting.
+    private mutating func take(_ control: SpeakerControl, now: LocalTime, into out: inout [Effect]) {
+        guard let speaker = configuration.speaker, var state = speakerState, let tuned else { return }
+        let before = state.settings
+        switch state.apply(control, key: speaker.key, room: speaker.room) {
+        case .notAddressed:
+            return
+        case .stale:
+            refused.record(reason: Self.staleControl)
+            out.append(.log(.node, "a speaker control older than the one that set its settings changed nothing"))
+            if let status = speakerStatus(tuned) {
+                out.append(.send(status, to: .peer(tuned.djAddress), station: tuned.station.id))
+            }
+            return
+        case .applied(let changed):
+            speakerState = state
+            out.append(.keepSpeaker(state))
+            if changed {
+                if state.settings.playerVolume != before.playerVolume || state.settings.delayMs != before.delayMs {
+                    applySpeaker(state.settings, into: &out)
+                }
+                out.append(.report(.speakerSettings(state.settings)))
+            }
+            // The DJ stops resending once it sees this.
+            if let status = speakerStatus(tuned) {
+                out.append(.send(status, to: .peer(tuned.djAddress), station: tuned.station.id))
+            }
+        }
+    }
+
+    /// The counter of speaker controls that set nothing: every setting they name was set by a
+    /// newer control (reordered on the way, or an old one sent again under a new sequence).
+    public static let staleControl = "stale_control"
+
+    /// The player plays at the speaker's level (0 muted) and its delay trim.
+    private func applySpeaker(_ settings: SpeakerSettings, into out: inout [Effect]) {
+        out.append(.player(.volume(settings.playerVolume)))
+        out.append(.player(.delayTrim(Nanos.ms(Int64(settings.delayMs)))))
+    }
+
+    /// A speaker that found no station to play, or not the one it wants: it says why once, and
+    /// goes on looking.
+    private mutating func speakerWaits(_ why: String, now: LocalTime, into out: inout [Effect]) {
+        finder = StationFinder(
+            query: configuration.query, deadline: now + configuration.timeoutNs,
+            interfaceName: configuration.interfaceName)
+        guard why != speakerWaiting else { return }
+        speakerWaiting = why
+        out.append(.report(.warning(why + " Waiting for the station.")))
+    }
+
+    /// The DJ said goodbye: a speaker stops playing and waits for its station to come back.
+    private mutating func stationLeftSpeaker(reason: String, now: LocalTime, into out: inout [Effect]) {
+        let name = tuned?.snapshot.stationName ?? ""
+        if let id = tuned?.station.id, let key = tuned?.station.advert.publicKey {
+            out.append(.log(.node, "station \(id.hex) said goodbye; waiting for it to come back"))
+            filter.forget(key)
+        }
+        if planner.loaded != nil { out.append(.player(.stop)) }
+        planner = PlaybackPlanner(isEnabled: configuration.playsAudio)
+        clock = ClockSync()  // it may come back on another machine
+        fetching = nil
+        prefetching = []
+        tuned = nil
+        watch.isQuerying = true
+        out.append(
+            .report(.notice("\(Self.shown(name)) went off air (\(Self.shown(reason))); waiting for it to come back.")))
+        finder = StationFinder(
+            query: configuration.query, deadline: now + configuration.timeoutNs,
+            interfaceName: configuration.interfaceName)
     }
 
     /// Where the station is now, by the DJ clock as estimated (our own until the estimate is ready).

@@ -61,6 +61,8 @@ public enum NodeEvent: Sendable {
     /// The DJ's own settings changed (or at the start): repeat mode (`off`, `one`, `all`) and
     /// the local volume.
     case djSettings(repeatMode: String, volume: Int)
+    /// The DJ's speakers changed (one came, went, or reported other settings): all of them.
+    case speakers([SpeakerBook.Entry])
     /// The DJ went off air; `dropped` counts the datagrams it refused, by reason.
     case stationStopped(name: String, dropped: DropCounters)
     // Listener
@@ -73,6 +75,8 @@ public enum NodeEvent: Sendable {
     case stationKeyChanged(name: String, known: String, shown: String)
     /// The listener's own settings changed (or it tuned in): its mute, its volume, its vote.
     case listenerSettings(ListenerSettings)
+    /// A speaker's settings changed (a DJ's control), or it started: what it plays at.
+    case speakerSettings(SpeakerSettings)
     /// The listener stopped; `dropped` counts the datagrams it refused, by reason.
     case listenerStopped(dropped: DropCounters)
     /// A live station's output, every few seconds while it plays and once as it stops.

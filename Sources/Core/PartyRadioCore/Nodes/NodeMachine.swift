@@ -195,6 +195,9 @@ public enum Effect: Sendable {
     case save(SavedStation)
     /// Remember the key a station name showed (a listener's trust on first use).
     case pin(name: String, key: PublicKey)
+    /// A speaker keeps its settings and the controls that set them (its state directory), so that
+    /// they hold across its restarts (docs/SPEAKERS.md).
+    case keepSpeaker(SpeakerControlState)
     /// The answer to a web guest's action (``NodeInput/web(_:)``, ``NodeInput/webSearch(_:ticket:)``).
     case webReply(ticket: UInt64, WebReply)
 }
@@ -257,6 +260,10 @@ public enum PlayerCommand: Hashable, Sendable {
     case stop
     /// The local volume, 0–100.
     case volume(Int)
+    /// How much later than the station this node plays, in nanoseconds (a speaker's delay trim,
+    /// docs/SPEAKERS.md): a file is held that much behind the station position, a live station's
+    /// output plays that much after the station's delay.
+    case delayTrim(Int64)
     /// Fetch these sources ahead, in this order (they play next): a listener's media cache.
     case prefetch([String])
     /// Fetch this source at once, before anything fetched ahead: the station's track, as soon as

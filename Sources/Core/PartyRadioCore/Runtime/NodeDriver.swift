@@ -158,6 +158,8 @@ public final class NodeDriver<Machine: NodeMachine> {
             ports.webReply(ticket: ticket, reply)
         case .pin(let name, let key):
             ports.pin(name: name, key: key)
+        case .keepSpeaker(let state):
+            ports.keepSpeaker(state)
         }
     }
 }

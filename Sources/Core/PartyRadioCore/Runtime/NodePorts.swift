@@ -54,6 +54,8 @@ public protocol NodePorts: AnyObject {
     func record(_ play: PlayRecord)
     /// Remembers the key a station name showed.
     func pin(name: String, key: PublicKey)
+    /// Keeps a speaker's settings (``Effect/keepSpeaker(_:)``).
+    func keepSpeaker(_ state: SpeakerControlState)
 
     // MARK: Reporter
 
@@ -71,6 +73,8 @@ extension NodePorts {
     public func live(_ input: LiveReceived) {}
     /// Nodes that follow no player (all but a live DJ with `--live-player`) drop the call.
     public func callPlayer(_ call: LivePlayerCall) {}
+    /// Nodes that are no speaker keep nothing.
+    public func keepSpeaker(_ state: SpeakerControlState) {}
 }
 
 /// A datagram as it came off a socket, stamped with this node's clock as it was taken.

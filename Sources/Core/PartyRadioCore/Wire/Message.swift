@@ -25,6 +25,8 @@ public enum Message: Equatable, Sendable {
     case liveFrame(LiveFrame)
     case liveRepair(LiveRepair)
     case liveResend(LiveResend)
+    case speakerStatus(SpeakerStatus)
+    case speakerControl(SpeakerControl)
 
     public var body: any WireMessage {
         switch self {
@@ -53,6 +55,8 @@ public enum Message: Equatable, Sendable {
         case .liveFrame(let m): m
         case .liveRepair(let m): m
         case .liveResend(let m): m
+        case .speakerStatus(let m): m
+        case .speakerControl(let m): m
         }
     }
 
@@ -85,6 +89,8 @@ public enum Message: Equatable, Sendable {
         case .liveFrame: .liveFrame(try LiveFrame(from: &reader))
         case .liveRepair: .liveRepair(try LiveRepair(from: &reader))
         case .liveResend: .liveResend(try LiveResend(from: &reader))
+        case .speakerStatus: .speakerStatus(try SpeakerStatus(from: &reader))
+        case .speakerControl: .speakerControl(try SpeakerControl(from: &reader))
         }
     }
 }

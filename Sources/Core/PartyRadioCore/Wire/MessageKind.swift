@@ -25,15 +25,18 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case liveFrame = 23
     case liveRepair = 24
     case liveResend = 25
+    case speakerStatus = 26
+    case speakerControl = 27
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
             .requestVoteAck, .queueList, .nextSources, .cookieChallenge, .liveFrame,
-            .liveRepair:
+            .liveRepair, .speakerControl:
             true
-        case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote, .liveResend:
+        case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote, .liveResend,
+            .speakerStatus:
             false
         }
     }

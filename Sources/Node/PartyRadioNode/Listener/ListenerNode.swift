@@ -18,21 +18,31 @@ public final class ListenerNode {
     ///   - trustNewKey: accept (and remember) a station that shows another key than this state
     ///     directory met before, instead of refusing it.
     ///   - liveExtraNs: how much later than the station's delay a live station plays here.
+    ///   - speaker: `partyradio speaker`: its room (the name is `name`); it signs with its own
+    ///     `speaker.key` and keeps its settings in `speaker.json` (docs/SPEAKERS.md).
     public static func tuneIn(
         _ query: String?, timeoutNs: Int64, playback: PlaybackOptions = PlaybackOptions(), name: GuestName,
-        trustNewKey: Bool = false, liveExtraNs: Int64 = 0, settings: NodeSettings, inbox: Inbox<NodeInput>
+        trustNewKey: Bool = false, liveExtraNs: Int64 = 0, speaker room: String? = nil, settings: NodeSettings,
+        inbox: Inbox<NodeInput>
     ) throws(NodeError) -> ListenerNode? {
         try ListenerNode(
             query: query, timeoutNs: timeoutNs, playback: playback, name: name, trustNewKey: trustNewKey,
-            liveExtraNs: liveExtraNs, settings: settings, inbox: inbox)
+            liveExtraNs: liveExtraNs, speakerRoom: room, settings: settings, inbox: inbox)
     }
 
     private init(
         query: String?, timeoutNs: Int64, playback: PlaybackOptions, name: GuestName, trustNewKey: Bool,
-        liveExtraNs: Int64, settings: NodeSettings, inbox: Inbox<NodeInput>
+        liveExtraNs: Int64, speakerRoom: String?, settings: NodeSettings, inbox: Inbox<NodeInput>
     ) throws(NodeError) {
         let interface = try settings.chooseInterface()
-        let identity = try settings.identity("listener")
+        let identity = try settings.identity(speakerRoom != nil ? "speaker" : "listener")
+        let speakerStore = speakerRoom != nil ? SpeakerStore(directory: settings.stateDirectory) : nil
+        var speaker: ListenerMachine.Speaker?
+        if let speakerRoom, let speakerStore {
+            let (kept, warning) = speakerStore.load()
+            if let warning { settings.reporter.report(.warning(warning)) }
+            speaker = .init(name: name.value, room: speakerRoom, key: identity.publicKey, kept: kept)
+        }
         let sockets = try settings.unicastSockets(interface: interface)
         let transport = settings.transport(sockets: sockets, identity: identity)
         // Seen in the last minute: ask it at once where it was, while mDNS browses as usual.
@@ -57,7 +67,7 @@ public final class ListenerNode {
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
                 playsAudio: !playback.noAudio, knownKeys: known.keys, trustNewKey: trustNewKey,
-                wantsUnicast: settings.domain != nil, liveExtraNs: liveExtraNs),
+                wantsUnicast: settings.domain != nil, liveExtraNs: liveExtraNs, speaker: speaker),
             verifier: settings.verifier)
         let mpris = MPRISBridge.start(
             MPRISView(machine, at: settings.clock.now()), inbox: inbox, sessionBus: settings.sessionBus)
@@ -80,6 +90,7 @@ public final class ListenerNode {
             mpris?.close()
             throw error
         }
+        runtime.io.speakerStore = speakerStore
         // A live station plays through libpulse (docs/LIVE.md, "The listener's output"), at the
         // delay its frames say plus this listener's extra.
         if !playback.noAudio {

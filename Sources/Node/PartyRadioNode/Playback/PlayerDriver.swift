@@ -29,6 +29,8 @@ final class PlayerDriver {
     private(set) var view: StationClockView?
     /// The local volume last asked for (0–100).
     private var volume = 100
+    /// A speaker's delay trim: the player is held this far behind the station (docs/SPEAKERS.md).
+    private var delayTrimNs: Int64 = 0
     /// A listener's media cache (nil for the DJ, which plays its own files, and with `--no-audio`).
     private let cache: MediaCache?
     /// What to load, from where and when.
@@ -122,10 +124,14 @@ final class PlayerDriver {
             try? sync?.player.setVolume(level)
             return
         }
+        if case .delayTrim(let ns) = command {  // the next correction moves the player there
+            delayTrimNs = ns
+            return
+        }
         if playsAudio { takePlayer() }
         switch command {
         case .load, .pause, .resume, .stop: if playsAudio && view != nil { Log.debug(.player, "\(command)") }
-        case .volume, .prefetch, .fetch: break
+        case .volume, .delayTrim, .prefetch, .fetch: break
         }
         run(plan.handle(command, view: view, now: now), now: now)
         guard case .load = command else { return }
@@ -304,8 +310,16 @@ final class PlayerDriver {
     /// The station position at a raw local instant, as the media adapter asks for it. Only
     /// called while the view has a DJ clock (the plan sees to it); without one it
     /// answers the anchor's own position rather than guess.
+    /// The station position the player should be at, at a local instant: the station's, held back
+    /// by a speaker's delay trim (``PlayerCommand/delayTrim(_:)``).
     private func stationPosition(_ view: StationClockView) -> (Int64) -> Int64 {
-        { local in view.stationPosition(at: LocalTime(ns: local)) ?? view.anchor.positionNs }
+        { [delayTrimNs] local in Self.target(view, trimNs: delayTrimNs, atLocal: local) }
+    }
+
+    /// Where the player should be at local instant `local` (ns): the station position `trimNs`
+    /// earlier, so that the sound comes exactly `trimNs` later than the station's (docs/SPEAKERS.md).
+    static func target(_ view: StationClockView, trimNs: Int64, atLocal local: Int64) -> Int64 {
+        view.stationPosition(at: LocalTime(ns: local - trimNs)) ?? view.anchor.positionNs
     }
 }
 

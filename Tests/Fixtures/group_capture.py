@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Joins a multicast group on this host's eth0 address and writes every datagram it hears, one
 line each: arrival CLOCK_REALTIME ns, a space, the datagram in hex. Run it on a testbed host only
-(rule one: multicast never in the root namespace). Stops after SECONDS.
+(rule one: multicast never in the root namespace). Stops after SECONDS, or sooner at SIGTERM (a
+test that has caught what it needs), writing what it heard either way.
 
 usage: group_capture.py GROUP PORT LOCAL_ADDRESS SECONDS OUT
 """
+import signal
 import socket
 import sys
 import time
@@ -17,6 +19,14 @@ s.bind((group, port))
 s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(group) + socket.inet_aton(local))
 s.settimeout(0.2)
 end = time.monotonic() + seconds
+
+
+def stop(_signal, _frame):
+    global end
+    end = 0
+
+
+signal.signal(signal.SIGTERM, stop)
 count = 0
 with open(out, "w") as f:
     print("ready", flush=True)

@@ -47,12 +47,15 @@ struct PackageLANTests {
             root, ["/bin/sh", "-c", "MANWIDTH=100 man partyradio | grep -c 'PARTYRADIO LISTEN'"])
         #expect(manual.exit == 0 && manual.stdout.hasPrefix("1"), "\(manual.stderr)")
 
-        // The unit: systemd-analyze verify (it also checks that ExecStart's binary and the man page exist).
+        // The units: systemd-analyze verify (it also checks that ExecStart's binary and the man page exist).
         let unit = "/lib/systemd/system/partyradio-dj.service"
-        let verify = try Self.inRoot(root, ["systemd-analyze", "verify", unit])
-        #expect(verify.exit == 0 && verify.stderr.isEmpty, "\(verify.stdout) \(verify.stderr)")
+        let speakerUnit = "/lib/systemd/system/partyradio-speaker.service"
+        for each in [unit, speakerUnit] {
+            let verify = try Self.inRoot(root, ["systemd-analyze", "verify", each])
+            #expect(verify.exit == 0 && verify.stderr.isEmpty, "\(each): \(verify.stdout) \(verify.stderr)")
+        }
 
-        let lan = try Testbed(hosts: 2)
+        let lan = try Testbed(hosts: 3)
         defer {
             lan.shutdown()
             lan.cleanStateDirs()
@@ -66,7 +69,8 @@ struct PackageLANTests {
         chown(state, 65534, 65534)
         let command = execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: state) }
         let configure =
-            "printf 'name = Debian Rooftop\\nno-audio = true\\n' > /etc/partyradio/config.new && "
+            "printf 'name = Debian Rooftop\\nno-audio = true\\nspeaker-name = Porch\\nroom = Outside\\n"
+            + "audio-driver = null\\n' > /etc/partyradio/config.new && "
             + "mv /etc/partyradio/config.new /etc/partyradio/config && exec setpriv --reuid=65534 --regid=65534 "
             + "--clear-groups --no-new-privs \"$@\""
         let dj = try lan.spawn(
@@ -90,6 +94,27 @@ struct PackageLANTests {
         let tuned = try listener.waitForEvent(timeout: .seconds(20), "tuned_in") { $0.name == "tuned_in" }
         #expect((tuned["station"] as? [String: Any])?["name"] as? String == "Debian Rooftop")
         try dj.waitForEvent(timeout: .seconds(10), "listener joined") { $0.name == "listener_joined" }
+
+        // A speaker as its unit starts it, on a third host: its name and room from the same config
+        // file, its own state directory, as nobody; the DJ lists it among its speakers.
+        let speakerFile = try Self.inRoot(root, ["cat", speakerUnit])
+        let (speakerStart, speakerEnvironment) = try Self.service(speakerFile.stdout)
+        let speakerState = lan.stateDir("speaker")
+        chown(speakerState, 65534, 65534)
+        let asNobody = "exec setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \"$@\""
+        let speaker = try lan.spawn(
+            host: 3,
+            [Self.sandbox, "run", root, "/bin/sh", "-c", asNobody, "sh"] + ["env"]
+                + speakerEnvironment.map { "\($0.key)=\($0.value)" }
+                + speakerStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: speakerState) })
+        defer { speaker.kill() }
+        let listed = try dj.waitForEvent(timeout: .seconds(20), "the speaker listed") { event in
+            (event["speakers"] as? [[String: Any]])?.contains {
+                $0["name"] as? String == "Porch" && $0["room"] as? String == "Outside"
+            } == true
+        }
+        #expect(listed.name == "speakers")
+        #expect(FileManager.default.fileExists(atPath: speakerState + "/speaker.key"), "the speaker's own state")
         #expect(try Testbed.auditRootNamespace().isEmpty)
     }
 

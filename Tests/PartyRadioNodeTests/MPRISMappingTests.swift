@@ -93,6 +93,30 @@ import Testing
         #expect(control(.playPause)?.input.isDJControl == true)
     }
 
+    /// A speaker's MPRIS shows the volume and mute its DJ set (not a listener's own, which a
+    /// speaker does not have).
+    @Test func aSpeakerShowsWhatItsDJSet() throws {
+        let key = try #require(PublicKey(bytes: [UInt8](repeating: 9, count: 32)))
+        var kept = SpeakerControlState()
+        _ = kept.apply(
+            SpeakerControl(
+                controlID: 2, target: .speaker(key), fields: .all, settings: SpeakerSettings(volume: 35, muted: true)),
+            key: key, room: "")
+        let machine = ListenerMachine(
+            configuration: .init(
+                query: nil, timeoutNs: 1_000_000_000, interfaceName: "eth0", listenerName: "Kitchen", playsAudio: true,
+                speaker: .init(name: "Kitchen", room: "", key: key, kept: kept)),
+            verifier: SodiumVerifier())
+        let view = MPRISView(machine, at: LocalTime(ns: 0))
+        #expect(view.volume == 35 && view.muted)
+        let plain = MPRISView(
+            ListenerMachine(
+                configuration: .init(
+                    query: nil, timeoutNs: 1_000_000_000, interfaceName: "eth0", listenerName: "Ann", playsAudio: true),
+                verifier: SodiumVerifier()), at: LocalTime(ns: 0))
+        #expect(plain.volume == 100 && !plain.muted)
+    }
+
     @Test func aListenersCallsAreItsOwn() {
         let view = MPRISView(role: .listener, track: catalog)
         let control = { (call: MPRISCall) in MPRISMapping.control(call, view: view, positionUs: 0) }

@@ -92,16 +92,18 @@ extension MPRISView {
     }
 
     /// A listener's view: the station as it last heard it, at the estimated DJ clock, with its
-    /// own mute and volume; artwork from the DJ's page when the station has one.
+    /// own mute and volume (a speaker's: what its DJ set); artwork from the DJ's page when the
+    /// station has one.
     init(_ machine: ListenerMachine, at now: LocalTime) {
+        let speaker = machine.speakerState?.settings
         let tuned = machine.tuned
         let snapshot = tuned?.snapshot
         let webPort = tuned?.station.advert.webPort ?? 0
         self.init(
             role: .listener, track: snapshot?.nowPlaying, stationPaused: snapshot?.anchor.isPaused ?? false,
-            muted: machine.isMuted,
+            muted: speaker?.muted ?? machine.isMuted,
             positionNs: snapshot?.position(at: machine.djTime(at: now) ?? DJTime(ns: now.ns)) ?? 0,
-            volume: machine.volume,
+            volume: speaker?.volume ?? machine.volume,
             artBase: tuned.flatMap { webPort == 0 ? nil : URLHost.httpOrigin($0.station.address, port: webPort) })
     }
 }

@@ -194,6 +194,7 @@ let package = Package(
             name: "PartyRadioCLI",
             dependencies: [
                 "PartyRadioCore", "PartyRadioNode", "PartyRadioCatalog", "PartyRadioStorage", "PartyRadioMedia",
+                "PartyRadioCurl",
             ],
             path: "Sources/CLI/PartyRadioCLI"),
         .executableTarget(

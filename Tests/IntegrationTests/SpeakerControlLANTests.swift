@@ -98,13 +98,37 @@ struct SpeakerControlLANTests {
         let full = try sinkRMS(lan, host: 2, env: env, label: "full")
         #expect(full > 300, "the speaker at volume 100 played at RMS \(full)")
 
-        // Volume 20: the speaker says so, the DJ shows it, and the sink is quieter.
+        // `partyradio speakers --json` on the DJ's machine lists it, as the DJ's events do.
+        let djState = lan.stateDir("dj")
+        let asked = try lan.run(host: 1, [Testbed.partyradioBinary, "speakers", "--json", "--state-dir", djState])
+        let answer = try JSONSerialization.jsonObject(with: Data(asked.stdout.utf8)) as? [String: Any]
+        let rows = answer?["speakers"] as? [[String: Any]] ?? []
+        #expect(
+            asked.exit == 0 && rows.count == 1 && rows.first?["name"] as? String == "Kitchen"
+                && rows.first?["room"] as? String == "Downstairs" && rows.first?["playing"] as? Bool == true,
+            "speakers --json: \(asked)")
+        let plain = try lan.run(host: 1, [Testbed.partyradioBinary, "speakers", "--state-dir", djState])
+        #expect(plain.stdout.hasPrefix("Kitchen (Downstairs) at \(try lan.ip(host: 2)): volume 100"), "\(plain)")
+
+        // Volume 20 with `partyradio speaker-set`: the speaker says so, the DJ shows it, the sink is quieter.
         var mark = speaker.events.count
-        dj.send("speaker Kitchen volume 20")
+        let set = try lan.run(
+            host: 1, [Testbed.partyradioBinary, "speaker-set", "Kitchen", "volume", "20", "--state-dir", djState])
+        #expect(set.exit == 0 && set.stdout.contains("Speaker Kitchen: volume 20."), "speaker-set: \(set)")
         try speaker.waitForEvent(after: mark, "speaker_settings volume 20") {
             $0.name == "speaker_settings" && $0.int("volume") == 20
         }
         _ = try kitchen(dj, "Kitchen at 20") { ($0["volume"] as? Int) == 20 }
+        // A name that is no speaker, a value out of range, another state directory: clear answers.
+        let nobody = try lan.run(
+            host: 1, [Testbed.partyradioBinary, "speaker-set", "Attic", "volume", "5", "--state-dir", djState])
+        #expect(nobody.exit == 1 && nobody.stderr.contains("No speaker or room is called 'Attic'"), "\(nobody)")
+        let tooFar = try lan.run(
+            host: 1, [Testbed.partyradioBinary, "speaker-set", "Kitchen", "delay", "-900", "--state-dir", djState])
+        #expect(tooFar.exit == 2 && tooFar.stderr.contains("-500 to +500 ms; -900 is out of range"), "\(tooFar)")
+        let elsewhere = try lan.run(
+            host: 1, [Testbed.partyradioBinary, "speakers", "--state-dir", lan.stateDir("nodj")])
+        #expect(elsewhere.exit == 1 && elsewhere.stderr.contains("No DJ runs with the state directory"), "\(elsewhere)")
         Thread.sleep(forTimeInterval: 0.3)
         let low = try sinkRMS(lan, host: 2, env: env, label: "low")
         #expect(low < full / 2, "volume 20: RMS \(low), volume 100: \(full)")
@@ -165,6 +189,9 @@ struct SpeakerControlLANTests {
         mark = speaker.events.count
         dj.kill()
         _ = dj.wait(timeout: .seconds(10))
+        // Its link went with it: the commands say no DJ runs there.
+        let gone = try lan.run(host: 1, [Testbed.partyradioBinary, "speakers", "--state-dir", djState])
+        #expect(gone.exit == 1 && gone.stderr.contains("No DJ runs with the state directory"), "\(gone)")
         try speaker.waitForEvent(after: mark, "off air") {
             $0.name == "notice" && ($0.string("message") ?? "").contains("waiting for it to come back")
         }
@@ -221,5 +248,25 @@ struct SpeakerControlLANTests {
         let muted = try sinkRMS(lan, host: 2, env: env, label: "live-muted")
         #expect(muted < low / 10, "muted: RMS \(muted), just before at volume 20: \(low)")
         print("speaker LAN, live station: sink RMS at volume 100 \(full), 20 \(low), muted \(muted)")
+
+        // The DJ sees the speaker's sync error while it plays (a live output places its sound within
+        // a few milliseconds), and its output failing (its sound server gone) with why, and over
+        // once the server is back.
+        let synced = try kitchen(dj, "Kitchen's sync error") { $0["sync_error_ms"] is Double }
+        let syncMs = synced["sync_error_ms"] as? Double ?? .infinity
+        #expect(abs(syncMs) < 20, "the speaker's sync error: \(synced)")
+        mark = dj.events.count
+        let stopped = try lan.run(host: 2, ["pkill", "-TERM", "-P", String(server.pid), "-x", "pulseaudio"])
+        #expect(stopped.exit == 0, "pulseaudio stopped: \(stopped)")
+        let failing = try kitchen(dj, after: mark, "Kitchen's output failing") {
+            ($0["trouble"] as? String ?? "").contains("live output")
+        }
+        #expect(failing["sync_error_ms"] is NSNull, "no sync error while it fails: \(failing)")
+        mark = dj.events.count
+        try? FileManager.default.removeItem(atPath: "\(lan.stateDir("pulse2"))/native")
+        let (again, _) = try lan.startSoundServer(host: 2)
+        defer { again.kill() }
+        _ = try kitchen(dj, after: mark, "Kitchen plays again") { ($0["trouble"] as? String) == "" }
+        print("speaker LAN, live station: sync error \(syncMs) ms; trouble said: \(failing["trouble"] ?? "")")
     }
 }

@@ -158,6 +158,66 @@ struct WebBrowserLANTests {
         let shown = String(describing: after["you"] ?? "") + String(describing: after["chat"] ?? "")
         #expect(shown.contains(hostileName), "\(after)")
     }
+    /// The DJ's page sets its speakers (issue 29): a speaker and its room appear on the DJ's page
+    /// only (not on a guest's); the volume slider moved from the keyboard, the room's mute button and
+    /// the delay field reach the speaker, which says so; the page shows what the speaker reports.
+    @Test("The DJ's page lists its speakers and sets them: a volume slider, a room's mute, a delay trim")
+    func djPageSetsSpeakers() throws {
+        let lan = try Testbed(hosts: 3)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let dj = try lan.startDJ(host: 1, name: "Rooftop")
+        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
+        let url = try #require(page.string("url"))
+        let djURL = try #require(page.string("dj_url"))
+        let speaker = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "speaker", "--name", "Kitchen", "--room", "Downstairs", "--json-events",
+                "--no-audio", "--state-dir", lan.stateDir("speaker2"),
+            ])
+        defer { speaker.kill() }
+        try dj.waitForEvent("the speaker") { event in
+            event.name == "speakers" && (event["speakers"] as? [[String: Any]])?.isEmpty == false
+        }
+        let browser = try Browser(lan, host: 3, url: url, width: 1280)
+        defer { browser.quit() }
+        // A guest's page has no speakers: the list is the DJ's.
+        let guest = try browser.command(["cmd": "eval", "js": "return document.getElementById('spkc').hidden"])
+        #expect(guest["value"] as? Bool == true, "\(guest)")
+        _ = try browser.command(["cmd": "open", "url": djURL])
+        let shown = try browser.command(["cmd": "wait_text", "text": "playing", "timeout": 30])
+        #expect(shown["error"] == nil, "\(shown)")
+
+        var mark = speaker.events.count
+        let slid = try browser.command(["cmd": "slide", "label": "Volume of Kitchen", "value": 30])
+        #expect(slid["value"] as? Int == 30, "\(slid)")
+        let volume = try speaker.waitForEvent(after: mark, "volume 30 from the page") {
+            $0.name == "speaker_settings" && $0.int("volume") == 30
+        }
+        #expect(volume.int("volume") == 30)
+        mark = speaker.events.count
+        _ = try browser.command(["cmd": "click", "name": "Mute room Downstairs"])
+        try speaker.waitForEvent(after: mark, "muted by its room") {
+            $0.name == "speaker_settings" && ($0["muted"] as? Bool) == true
+        }
+        mark = speaker.events.count
+        _ = try browser.command(["cmd": "fill", "label": "Delay of Kitchen", "text": "120", "submit": true])
+        try speaker.waitForEvent(after: mark, "delay 120") {
+            $0.name == "speaker_settings" && $0.int("delay_ms") == 120
+        }
+        // The page shows what the speaker reports: muted, delay 120 ms.
+        let reported = try browser.command(["cmd": "wait_text", "text": "delay 120 ms", "timeout": 20])
+        #expect(reported["error"] == nil, "\(reported)")
+        let unmute = try browser.command(["cmd": "click", "name": "Unmute Kitchen", "timeout": 20])
+        #expect(unmute["error"] == nil, "the page did not show Kitchen muted: \(unmute)")
+        let state = try browser.command(["cmd": "state"])
+        #expect((state["script_errors"] as? [Any])?.isEmpty == true, "\(state)")
+        #expect((state["csp_errors"] as? [Any])?.isEmpty == true, "\(state)")
+    }
+
     @Test("A private station's page asks for the join code, refuses a wrong one, and opens with the right one")
     func privateStationPage() throws {
         let lan = try Testbed(hosts: 2)

@@ -93,8 +93,8 @@ import Testing
         #expect(try Command.parse(["--version"]) == .version)
         #expect(
             Command.names == [
-                "dj", "stations", "listen", "speaker", "vote", "chat", "request", "queue", "stats", "search", "lookup",
-                "charts", "token",
+                "dj", "stations", "listen", "speaker", "speakers", "speaker-set", "vote", "chat", "request", "queue",
+                "stats", "search", "lookup", "charts", "token",
             ])
         #expect(
             try Command.parse(["chat", "great", "track!", "--as", "Bob"])
@@ -114,10 +114,37 @@ import Testing
         #expect(HelpPages.page(for: "party") == nil)
     }
 
+    /// `speakers` and `speaker-set` (docs/SPEAKERS.md): a name of several words, the three settings,
+    /// a negative delay as a value; out of range refused with the range, as the DJ's own line is.
+    @Test func speakersAndSpeakerSet() throws {
+        #expect(try Command.parse(["speakers", "--json"]) == .speakers(Command.SpeakersOptions(json: true)))
+        #expect(usage(["speakers", "Kitchen"])?.message == "Unexpected argument 'Kitchen'.")
+        let cases: [([String], String, DJControl.SpeakerChange)] = [
+            (["Kitchen", "volume", "20"], "Kitchen", .volume(20)),
+            (["Living", "Room", "mute", "on"], "Living Room", .mute(true)),
+            (["Kitchen", "delay", "-120"], "Kitchen", .delay(-120)),
+            (["Kitchen", "delay", "500"], "Kitchen", .delay(500)),
+        ]
+        for (words, who, change) in cases {
+            #expect(
+                try Command.parse(["speaker-set"] + words)
+                    == .speakerSet(Command.SpeakerSetOptions(who: who, change: change)), "\(words)")
+        }
+        #expect(
+            usage(["speaker-set", "Kitchen", "volume", "101"])?.message
+                == "A speaker's volume is 0 to 100; 101 is out of range.")
+        #expect(
+            usage(["speaker-set", "Kitchen", "delay", "-501"])?.message
+                == "A speaker's delay trim is -500 to +500 ms; -501 is out of range.")
+        #expect(usage(["speaker-set", "Kitchen"])?.message == DJControl.speakerUsage)
+        #expect(usage(["speaker-set", "Kitchen", "volume", "20", "--loud"])?.message.contains("--loud") == true)
+    }
+
     @Test func everyCommandHasTheCommonOptions() throws {
         let lines: [[String]] = [
             ["dj", "--name", "x"], ["listen"], ["stations"], ["vote", "up"], ["search", "x"], ["lookup", "1"],
             ["charts"], ["token", "--key", "k.p8", "--team", "ABCDE12345", "--key-id", "KEY1234567"], ["stats"],
+            ["speakers"], ["speaker-set", "Kitchen", "volume", "3"],
         ]
         for line in lines {
             let command = try Command.parse(line + ["--verbose", "--state-dir", "/s"])

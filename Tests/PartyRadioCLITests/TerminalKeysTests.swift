@@ -43,6 +43,11 @@ import Testing
         #expect(keys.control(for: key("w")) == .qr(forDJ: false))
         #expect(keys.control(for: key("q")) == .quit && ControlReader.input(DJControl.quit).isQuit)
         #expect(keys.control(for: key("u")) == nil)
+        // The speaker keys: k picks, ] and [ step the pick's volume, M (capital) mutes it.
+        #expect(keys.control(for: key("k")) == .speakerKey(.pick))
+        #expect(keys.control(for: key("]")) == .speakerKey(.volume(by: 10)))
+        #expect(keys.control(for: key("[")) == .speakerKey(.volume(by: -10)))
+        #expect(keys.control(for: key("M")) == .speakerKey(.toggleMute) && keys.control(for: key("m")) == nil)
     }
 
     @Test func eachViewNamesItsKeys() {
@@ -54,7 +59,7 @@ import Testing
         let dj = TerminalKeys.djHelp(repeatMode: "all", volume: 100)
         for word in [
             "n next", "p prev", "space pause", "s shuffle", "r repeat (all)", "+/- volume (100)", "a approve",
-            "d drop", "w DJ QR", "q quit",
+            "d drop", "w DJ QR", "q quit", "k speaker", "][ M speaker",
         ] {
             #expect(dj.contains { $0.contains(word) }, "\(word)")
         }

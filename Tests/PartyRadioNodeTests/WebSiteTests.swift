@@ -87,6 +87,10 @@ import Testing
         #expect(WebSite.control("crowd-skip", "30") == .success(.crowdSkip(percent: 30)))
         #expect(WebSite.control("approve", "#3") == .success(.approve(.number(3))))
         #expect(WebSite.control("mute", " Bob ") == .success(.mute("Bob")))
+        #expect(WebSite.control("speaker", "Living Room volume 30") == .success(.speaker("Living Room", .volume(30))))
+        #expect(
+            WebSite.control("speaker", "Kitchen volume 300")
+                == .failure(ControlError("A speaker's volume is 0 to 100; 300 is out of range.")))
         #expect(WebSite.control("seek", "") == .failure(unknown))
         #expect(WebSite.control("quit", nil) == .failure(unknown), "the page cannot end the station")
         #expect(WebSite.control("search", "x") == .failure(unknown), "nor search or add for the DJ")
@@ -322,6 +326,36 @@ import Testing
                     cookies: cookies))
             #expect([200, 202, 400, 403, 404, 405, 415, 500, 503].contains(response.status), "\(method) \(path)")
         }
+    }
+
+    /// The speakers are the DJ's only: `/api/speakers` wants the DJ's token, and gives what the
+    /// DJ's runtime published last (names cleaned again).
+    @Test func theSpeakersAreTheDJsOnly() throws {
+        let (site, hub, _) = site()
+        let key = try #require(PublicKey(bytes: [UInt8](repeating: 7, count: 32)))
+        hub.publish(speakers: [
+            SpeakerBook.Entry(
+                key: key, name: "Kitchen\u{1B}[2J", room: "Down", host: "10.0.0.7",
+                address: PeerAddress(host: "10.0.0.7", port: 4000), settings: SpeakerSettings(volume: 30),
+                playing: true, lastControl: 0, lastHeard: LocalTime(ns: 0))
+        ])
+        func get(_ headers: [String: String]) -> WebResponse {
+            site.respond(
+                to: WebRequest(
+                    method: "GET", path: "/api/speakers", clientAddress: "10.0.0.9", body: [],
+                    headers: ["host": "10.0.0.1:8080"].merging(headers) { $1 }))
+        }
+        #expect(get([:]).status == 403)
+        #expect(get(["x-dj-token": "00"]).status == 403)
+        let answer = get(["x-dj-token": site.djToken])
+        guard case .bytes(let bytes) = answer.body else {
+            Issue.record("no body")
+            return
+        }
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let rows = list["speakers"] as? [[String: Any]] ?? []
+        #expect(answer.status == 200 && rows.count == 1, "\(list)")
+        #expect(rows.first?["name"] as? String == "Kitchen" && rows.first?["volume"] as? Int == 30, "\(rows)")
     }
 
     /// A control from the DJ's page waits for what the DJ machine made of it and shows that: a

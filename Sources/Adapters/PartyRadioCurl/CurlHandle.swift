@@ -25,14 +25,17 @@ public struct CurlRequest: Sendable {
     public var acceptsCompression: Bool
     /// TCP keep-alive probes on the connection (one kept for the next request).
     public var keepAlive: Bool
+    /// A body makes the request a POST of it (the DJ's own commands to its page's API); nil: a GET.
+    public var body: [UInt8]?
 
     public static let userAgent = "partyradio/0.1"
 
     public init(
         url: String, headers: [(String, String)] = [], timeout: Double, connectTimeout: Double,
         lowSpeed: (bytesPerSecond: Int, seconds: Int)? = nil, acceptsCompression: Bool = false,
-        keepAlive: Bool = false
+        keepAlive: Bool = false, body: [UInt8]? = nil
     ) {
+        self.body = body
         self.url = url
         self.headers = headers
         self.timeout = timeout
@@ -140,6 +143,16 @@ public final class CurlHandle: @unchecked Sendable {
             }
             if request.acceptsCompression { set(prcurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")) }
             if request.keepAlive { set(prcurl_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1)) }
+            if let body = request.body {
+                // The size first: COPYPOSTFIELDS copies that many bytes (a body may hold NULs).
+                set(prcurl_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count))
+                // (A NUL after it: an empty body still has an address.)
+                set(
+                    (body + [0]).withUnsafeBytes {
+                        prcurl_setopt_pointer(
+                            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+                    })
+            }
             guard setup == CURLE_OK else { return setup }
             return prcurl_easy_perform(easy)
         }

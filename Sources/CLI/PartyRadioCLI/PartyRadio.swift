@@ -44,6 +44,8 @@ public enum PartyRadio {
         case .dj(let options): return NodeCommands.dj(options, context: context)
         case .listen(let options): return NodeCommands.listen(options, context: context)
         case .speaker(let options): return NodeCommands.speaker(options, context: context)
+        case .speakers(let options): return SpeakersCommand.list(options, context: context)
+        case .speakerSet(let options): return SpeakersCommand.set(options, context: context)
         case .stations(let options): return StationsCommand.run(options, context: context)
         case .vote(let options): return GuestCommands.vote(options, context: context)
         case .chat(let options): return GuestCommands.chat(options, context: context)

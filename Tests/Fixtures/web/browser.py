@@ -28,6 +28,8 @@ Commands:
                                         accessible name (aria-label, else its text) is exactly NAME
   {"cmd":"fill","label":"Seek to seconds","text":"30","submit":true}   type into the input with
                                         that aria-label (or placeholder); submit its form when asked
+  {"cmd":"slide","label":"Volume of Kitchen","value":30}   move the slider with that aria-label to
+                                        VALUE from the keyboard (Home, then the right arrow) -> value
   {"cmd":"wait_text","text":"…","timeout":10}   until the page's visible text contains it -> elapsed_ms
   {"cmd":"wait_gone","text":"…","timeout":10}   until it no longer does -> elapsed_ms
   {"cmd":"wait_vote","up":N,"down":M,"timeout":10}   until the now-playing tally shows N and M
@@ -531,6 +533,20 @@ class Browser:
             # Covered by something (a sticky element) or moving: press it the way a script would.
             self.js('arguments[0].click()', el)
         return {'clicked': c['name']}
+
+    def c_slide(self, c):
+        """Moves the slider labelled LABEL to VALUE from the keyboard, as a person does: Home, then
+        the right arrow VALUE - min times (Chromium and WebKit; Firefox's driver sets the value)."""
+        el = self.field(c['label'], float(c.get('timeout', WAIT)))
+        value = int(c['value'])
+        low = int(self.js("return Number(arguments[0].min || 0);", el))
+        if self.args.engine == 'firefox':
+            self.js("arguments[0].value = arguments[1]; for (const t of ['input', 'change'])"
+                    " arguments[0].dispatchEvent(new Event(t, {bubbles: true}));", el, str(value))
+        else:
+            from selenium.webdriver.common.keys import Keys
+            el.send_keys(Keys.HOME + Keys.ARROW_RIGHT * (value - low))
+        return {'value': self.js("return Number(arguments[0].value);", el)}
 
     def c_fill(self, c):
         el = self.field(c['label'], float(c.get('timeout', WAIT)))

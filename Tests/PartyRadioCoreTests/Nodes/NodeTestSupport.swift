@@ -156,6 +156,7 @@ extension Array where Element == Effect {
 
     /// The warnings reported.
     var warnings: [String] { reports.compactMap { if case .warning(let text) = $0 { text } else { nil } } }
+    var notices: [String] { reports.compactMap { if case .notice(let text) = $0 { text } else { nil } } }
 }
 
 extension Message {

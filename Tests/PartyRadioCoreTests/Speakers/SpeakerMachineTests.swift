@@ -116,6 +116,28 @@ import Testing
         #expect(volumes(notMine).isEmpty && machine.speakerState?.settings.volume == 60)
     }
 
+    /// The speaker tells its DJ how its output does: a failure at once (not at the next heartbeat),
+    /// with no sync error while it fails; the sync error its player measured once it plays again.
+    @Test("an output that fails is told to the DJ at once; the sync error while it plays")
+    func outputTrouble() {
+        var machine = speaker()
+        var station = Fixture.djPeer
+        _ = tunedIn(&machine, &station)
+        func statuses(_ out: [Effect]) -> [SpeakerStatus] {
+            out.sent.compactMap { if case .speakerStatus(let s) = $0.message { s } else { nil } }
+        }
+        let failed = machine.handle(.output(.failed("the live output stopped (Connection refused)")), at: at(ms: 300))
+        let told = statuses(failed)
+        #expect(told.count == 1 && told.first?.trouble == "the live output stopped (Connection refused)", "\(told)")
+        #expect(told.first?.syncErrorUs == nil)
+        let back = machine.handle(.output(.syncError(1_234_000)), at: at(ms: 500))
+        #expect(statuses(back).first?.trouble == "", "the trouble is over once it plays: \(statuses(back))")
+        #expect(machine.outputTrouble.isEmpty && machine.outputSyncErrorNs == 1_234_000)
+        // A file station's track that cannot be played is a trouble too.
+        let unplayable = machine.handle(.playerFailed("unsupported codec"), at: at(ms: 600))
+        #expect(statuses(unplayable).first?.trouble.contains("unsupported codec") == true)
+    }
+
     @Test("a goodbye does not end a speaker: it stops, and plays again when the station is back")
     func ridesOutGoodbye() {
         var machine = speaker()
@@ -243,6 +265,48 @@ import Testing
         #expect(unknown.sent.isEmpty)
         #expect(unknown.warnings.first?.contains("No speaker or room is called 'Attic'") == true, "\(unknown.warnings)")
         #expect(unknown.warnings.first?.contains("Porch (Outside)") == true)
+    }
+
+    /// The speaker keys (the DJ's terminal): `k` picks each speaker by name, then each room, in
+    /// the list's order, then none; `]`/`[` step the pick's volume by 10 from what it shows with what
+    /// was asked and not yet confirmed (two presses are two steps); `M` flips the mute (a room is
+    /// muted when all its speakers are). Without a pick, or with no speakers, they say so.
+    @Test("the speaker keys: k picks, ] and [ step the volume, M flips the mute")
+    func speakerKeys() {
+        var dj = startedDJ()
+        let none = dj.handle(.djControl(.speakerKey(.pick)), at: at(ms: 50))
+        #expect(none.warnings == ["No speaker is tuned in."])
+        var kitchen = Peer("10.0.0.5", key: 0x5A)
+        var hall = Peer("10.0.0.6", key: 0x5B)
+        _ = dj.handle(kitchen.send(status(volume: 50, name: "Kitchen"), station: id), at: at(ms: 100))
+        _ = dj.handle(hall.send(status(volume: 30, name: "Hall"), station: id), at: at(ms: 100))
+        func controls(_ out: [Effect]) -> [SpeakerControl] {
+            out.sent.compactMap { if case .speakerControl(let c) = $0.message { c } else { nil } }
+        }
+        let early = dj.handle(.djControl(.speakerKey(.volume(by: 10))), at: at(ms: 150))
+        #expect(controls(early).isEmpty && early.warnings.first?.contains("k picks") == true, "\(early.warnings)")
+        // The list's order: room, then name: Hall, Kitchen, then the room Downstairs.
+        _ = dj.handle(.djControl(.speakerKey(.pick)), at: at(ms: 200))
+        #expect(dj.speakerPick == "Hall")
+        let up = controls(dj.handle(.djControl(.speakerKey(.volume(by: 10))), at: at(ms: 210)))
+        let upAgain = controls(dj.handle(.djControl(.speakerKey(.volume(by: 10))), at: at(ms: 220)))
+        #expect(up.map(\.settings.volume) == [40] && upAgain.map(\.settings.volume) == [50], "\(up) \(upAgain)")
+        #expect(up.first?.target == .speaker(hall.publicKey))
+        _ = dj.handle(.djControl(.speakerKey(.pick)), at: at(ms: 300))
+        #expect(dj.speakerPick == "Kitchen")
+        let down = controls(dj.handle(.djControl(.speakerKey(.volume(by: -10))), at: at(ms: 310)))
+        #expect(down.map(\.settings.volume) == [40] && down.first?.target == .speaker(kitchen.publicKey))
+        _ = dj.handle(.djControl(.speakerKey(.pick)), at: at(ms: 400))
+        #expect(dj.speakerPick == "Downstairs")
+        let mute = controls(dj.handle(.djControl(.speakerKey(.toggleMute)), at: at(ms: 410)))
+        #expect(
+            mute.count == 2
+                && mute.allSatisfy { $0.target == .room("Downstairs") && $0.settings.muted && $0.fields == .mute })
+        // Both muted now (as asked): M again unmutes.
+        let unmute = controls(dj.handle(.djControl(.speakerKey(.toggleMute)), at: at(ms: 420)))
+        #expect(unmute.count == 2 && unmute.allSatisfy { !$0.settings.muted }, "\(unmute)")
+        let last = dj.handle(.djControl(.speakerKey(.pick)), at: at(ms: 500))
+        #expect(dj.speakerPick == nil && last.notices.first?.contains("no speaker") == true, "\(last.notices)")
     }
 
     @Test("out of range, the DJ's line is refused with the range")

@@ -49,6 +49,48 @@ import Testing
         }
     }
 
+    /// The sync error and the trouble (added after the first speakers): sent and read back; a status
+    /// from a speaker without them reads as not measured, no trouble; a trouble too long is cut.
+    @Test("a status's sync error and trouble, and a status from before them")
+    func syncErrorAndTrouble() throws {
+        for error: Int32? in [nil, 0, -1, 250, Int32.max, Int32.min + 1] {
+            let status = Message.speakerStatus(
+                SpeakerStatus(
+                    name: "Kitchen", room: "Down", settings: SpeakerSettings(), playing: true, lastControl: 3,
+                    syncErrorUs: error, trouble: error == nil ? "the live output stopped (connection refused)" : ""))
+            #expect(try decoded(status) == status)
+        }
+        // The body as a speaker from before wrote it: name, room, settings, playing, last control.
+        var writer = ByteWriter()
+        writer.writeString("Kitchen")
+        writer.writeString("")
+        SpeakerSettings(volume: 40).encode(into: &writer)
+        writer.write(UInt8(1))
+        writer.write(UInt64(7))
+        var reader = ByteReader(writer.bytes)
+        let old = try SpeakerStatus(from: &reader)
+        #expect(old.syncErrorUs == nil && old.trouble.isEmpty && old.settings.volume == 40 && old.lastControl == 7)
+        let long = SpeakerStatus(
+            name: "K", room: "", settings: SpeakerSettings(), playing: false, lastControl: 0,
+            trouble: String(repeating: "é", count: 200))
+        guard case .speakerStatus(let cut) = try decoded(.speakerStatus(long)) else {
+            Issue.record("not a status")
+            return
+        }
+        #expect(cut.trouble.utf8.count <= SpeakerStatus.maxTroubleBytes && cut.trouble.hasPrefix("éé"))
+    }
+
+    /// The DJ's list changes with a sync error that comes, goes or moves by a millisecond or more,
+    /// not with every heartbeat's few microseconds.
+    @Test("the list moves with the sync error by 1 ms steps")
+    func syncErrorSteps() {
+        #expect(!SpeakerBook.syncErrorMoved(from: nil, to: nil))
+        #expect(SpeakerBook.syncErrorMoved(from: nil, to: 0) && SpeakerBook.syncErrorMoved(from: 5, to: nil))
+        #expect(!SpeakerBook.syncErrorMoved(from: 100, to: 1099) && !SpeakerBook.syncErrorMoved(from: -400, to: 599))
+        #expect(SpeakerBook.syncErrorMoved(from: 100, to: 1100) && SpeakerBook.syncErrorMoved(from: 100, to: -900))
+        #expect(SpeakerBook.syncErrorMoved(from: Int32.max, to: Int32.min + 1), "no overflow")
+    }
+
     @Test("volume over 100, a delay beyond ±500 ms, a mute flag over 1, no fields or unknown fields: malformed")
     func outOfRange() throws {
         #expect(throws: Never.self) { try decodeControl(rawControl()) }

@@ -21,6 +21,10 @@ enum TerminalKeys {
             case UInt8(ascii: "-"): return .volume(.by(-10))
             case UInt8(ascii: "a"): return .approve(.next)
             case UInt8(ascii: "d"): return .drop(.next)
+            case UInt8(ascii: "k"): return .speakerKey(.pick)
+            case UInt8(ascii: "]"): return .speakerKey(.volume(by: 10))
+            case UInt8(ascii: "["): return .speakerKey(.volume(by: -10))
+            case UInt8(ascii: "M"): return .speakerKey(.toggleMute)
             case UInt8(ascii: "w"):
                 showingDJCode.toggle()
                 return .qr(forDJ: showingDJCode)
@@ -49,8 +53,8 @@ enum TerminalKeys {
     /// act on now.
     static func djHelp(repeatMode: String, volume: Int) -> [String] {
         [
-            "keys: n next  p prev  space pause  s shuffle  r repeat (\(repeatMode))",
-            "      +/- volume (\(volume))  a approve  d drop  w DJ QR  q quit",
+            "keys: n next  p prev  space pause  s shuffle  r repeat (\(repeatMode))  k speaker",
+            "      +/- volume (\(volume))  a approve  d drop  w DJ QR  ][ M speaker  q quit",
         ]
     }
 

@@ -65,23 +65,6 @@ final class EventPrinter: NodeReporter {
     private func emit(_ text: String) { console.out(text) }
 
     /// A speaker as `speakers` lists it; its name and room are its own words, cleaned again here.
-    static func json(_ speaker: SpeakerBook.Entry) -> JSON {
-        .object([
-            ("name", .string(GuestName.cleaned(speaker.name))), ("room", .string(GuestName.cleaned(speaker.room))),
-            ("host", .string(speaker.host)), ("key_fingerprint", .string(speaker.key.fingerprint)),
-            ("volume", .int(speaker.settings.volume)), ("muted", .bool(speaker.settings.muted)),
-            ("delay_ms", .int(speaker.settings.delayMs)), ("playing", .bool(speaker.playing)),
-        ])
-    }
-
-    static func line(_ speaker: SpeakerBook.Entry) -> String {
-        let room = GuestName.cleaned(speaker.room)
-        let settings = speaker.settings
-        return GuestName.cleaned(speaker.name) + (room.isEmpty ? "" : " (\(room))") + " at \(speaker.host): volume "
-            + "\(settings.volume)\(settings.muted ? " muted" : ""), delay \(settings.delayMs) ms, "
-            + (speaker.playing ? "playing" : "not playing")
-    }
-
     // MARK: JSON events
 
     private func json(_ event: NodeEvent) -> String {
@@ -160,7 +143,7 @@ final class EventPrinter: NodeReporter {
             fields = [("dropped", Self.json(dropped))]
         case .speakers(let speakers):
             name = "speakers"
-            fields = [("speakers", .array(speakers.map(Self.json)))]
+            fields = [("speakers", .array(speakers.map(\.json)))]
         case .speakerSettings(let settings):
             name = "speaker_settings"
             fields = [
@@ -318,7 +301,7 @@ final class EventPrinter: NodeReporter {
             return nil  // the notices say what changed; the live view shows the settings
         case .speakers(let speakers):
             guard !speakers.isEmpty else { return "No speakers." }
-            return "Speakers: " + speakers.map(Self.line).joined(separator: "; ") + "."
+            return "Speakers: " + speakers.map(\.line).joined(separator: "; ") + "."
         case .speakerSettings(let settings):
             return
                 "Speaker at volume \(settings.volume)\(settings.muted ? ", muted" : ""), delay \(settings.delayMs) ms."

@@ -4,6 +4,8 @@ public enum Command: Equatable, Sendable {
     case dj(DJOptions)
     case listen(ListenOptions)
     case speaker(SpeakerOptions)
+    case speakers(SpeakersOptions)
+    case speakerSet(SpeakerSetOptions)
     case stations(StationsOptions)
     case vote(VoteOptions)
     case chat(ChatOptions)
@@ -26,7 +28,8 @@ public enum Command: Equatable, Sendable {
 
     /// Every command, in the order the top-level help lists them.
     public static let names = [
-        "dj", "stations", "listen", "speaker", "vote", "chat", "request", "queue", "stats", "search", "lookup",
+        "dj", "stations", "listen", "speaker", "speakers", "speaker-set", "vote", "chat", "request", "queue", "stats",
+        "search", "lookup",
         "charts", "token",
     ]
 
@@ -53,6 +56,8 @@ public enum Command: Equatable, Sendable {
         case "dj": return .dj(try parseDJ(rest))
         case "listen": return .listen(try parseListen(rest))
         case "speaker": return .speaker(try parseSpeaker(rest))
+        case "speakers": return .speakers(try parseSpeakers(rest))
+        case "speaker-set": return .speakerSet(try parseSpeakerSet(rest))
         case "stations": return .stations(try parseStations(rest))
         case "vote": return .vote(try parseVote(rest))
         case "chat": return .chat(try parseChat(rest))
@@ -76,6 +81,8 @@ public enum Command: Equatable, Sendable {
         case .dj: "dj"
         case .listen: "listen"
         case .speaker: "speaker"
+        case .speakers: "speakers"
+        case .speakerSet: "speaker-set"
         case .stations: "stations"
         case .vote: "vote"
         case .chat: "chat"
@@ -99,6 +106,8 @@ public enum Command: Equatable, Sendable {
         case .dj(let options): options.common
         case .listen(let options): options.common
         case .speaker(let options): options.common
+        case .speakers(let options): options.common
+        case .speakerSet(let options): options.common
         case .stations(let options): options.common
         case .vote(let options): options.common
         case .chat(let options): options.common

@@ -14,6 +14,8 @@ enum HelpPages {
           stations   List the stations on the local network.
           listen     Tune in to a station and follow what it plays.
           speaker    Play a station headless, as a speaker its DJ sets (volume, mute, delay).
+          speakers   List the running DJ's speakers (on the DJ's machine).
+          speaker-set Set a speaker's or a room's volume, mute or delay (on the DJ's machine).
           vote       Vote the current track up or down (or clear your vote).
           chat       Say something to the station: the DJ and every listener see it.
           request    Ask the DJ to queue a track (catalog ID, title words or a search term).
@@ -54,6 +56,8 @@ enum HelpPages {
         case "stations": stations
         case "listen": listen
         case "speaker": speaker
+        case "speakers": speakers
+        case "speaker-set": speakerSet
         case "vote": vote
         case "chat": chat
         case "request": request
@@ -222,6 +226,27 @@ enum HelpPages {
             restarts and goodbyes, and plays again when the station is back. Only the station's DJ
             key sets it (its 'speaker NAME|ROOM volume|mute|delay VALUE' lines); the settings are
             kept in speaker.json in the state directory across restarts. It signs with speaker.key.
+            """)
+
+    static let speakers = HelpText(
+        overview:
+            "List the speakers of the DJ running on this machine: name, room, host, volume, mute, delay, playing.",
+        usage: "partyradio speakers [--json] [options]",
+        options: [("--json", "Print the list as JSON.")] + CommonOptions.help,
+        discussion: """
+            Asks the running DJ through its page, with the link it keeps in dj-link.json in its state
+            directory (readable by the DJ's user only): run it as that user, with the DJ's
+            --state-dir. Exit code 1 when no DJ runs there.
+            """)
+
+    static let speakerSet = HelpText(
+        overview: "Set a speaker, or every speaker of a room, through the DJ running on this machine.",
+        usage: "partyradio speaker-set <name|room> volume <0-100>|mute <on|off>|delay <-500..500> [options]",
+        options: CommonOptions.help,
+        discussion: """
+            The name is matched first (case ignored), then the room. The DJ sends the setting to the
+            speakers, signed with the station key, until their status shows it. Exit code 2 for a
+            value out of range, 1 when no DJ runs here or no speaker or room has that name.
             """)
 
     static let vote = HelpText(

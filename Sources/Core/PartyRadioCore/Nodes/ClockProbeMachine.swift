@@ -96,7 +96,7 @@ public struct ClockProbeMachine: NodeMachine {
             outcome = .noStation
             return out
         case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch,
-            .webDJControl, .live:
+            .webDJControl, .live, .output:
             break
         }
         if target == nil { look(now: now, into: &out) }

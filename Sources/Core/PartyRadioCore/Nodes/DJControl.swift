@@ -30,7 +30,26 @@ public enum DJControl: Hashable, Sendable, CustomStringConvertible {
     case drop(RequestPick)
     /// Sets a speaker (by name) or every speaker of a room (docs/SPEAKERS.md).
     case speaker(String, SpeakerChange)
+    /// The DJ's speaker keys, on the speaker or room the DJ picked last (``SpeakerKey``).
+    case speakerKey(SpeakerKey)
     case quit
+
+    /// The DJ's terminal keys for its speakers: `k` picks the next speaker or room, `[` and `]`
+    /// step its volume, `M` flips its mute (docs/SPEAKERS.md).
+    public enum SpeakerKey: Hashable, Sendable, CustomStringConvertible {
+        case pick
+        /// A step of the picked speaker's volume, −100…100.
+        case volume(by: Int)
+        case toggleMute
+
+        public var description: String {
+            switch self {
+            case .pick: "pick"
+            case .volume(let step): step < 0 ? "volume \(step)" : "volume +\(step)"
+            case .toggleMute: "mute"
+            }
+        }
+    }
 
     /// One setting of a speaker, in range (``parse(line:)`` refuses a value out of it).
     public enum SpeakerChange: Hashable, Sendable, CustomStringConvertible {
@@ -89,6 +108,7 @@ public enum DJControl: Hashable, Sendable, CustomStringConvertible {
         case .approve(let pick): "approve \(pick.word)"
         case .drop(let pick): "drop \(pick.word)"
         case .speaker(let who, let change): "speaker \(who) \(change)"
+        case .speakerKey(let key): "speaker key \(key)"
         case .quit: "quit"
         }
     }
@@ -169,7 +189,7 @@ public enum DJControl: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    static let speakerUsage =
+    public static let speakerUsage =
         "'speaker' takes a speaker's name or a room, then volume 0-100, mute on|off or delay -500..500 (ms), "
         + "e.g. 'speaker Kitchen volume 20'."
 

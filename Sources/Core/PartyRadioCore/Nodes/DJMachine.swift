@@ -116,6 +116,8 @@ public struct DJMachine: NodeMachine {
     private var recentPeers: [PeerAddress: LocalTime] = [:]
     /// The DJ's speakers, apart from its guests (docs/SPEAKERS.md).
     public private(set) var speakers = SpeakerBook()
+    /// The speaker (by name) or room the speaker keys act on (``DJControl/SpeakerKey``); nil: none.
+    public private(set) var speakerPick: String?
     /// Listeners off the multicast group (another subnet): they get the group's messages by unicast.
     public private(set) var unicastListeners = UnicastListeners()
     private var started = false
@@ -321,6 +323,8 @@ public struct DJMachine: NodeMachine {
             out.append(.catalog(.webSearch(term, ticket: ticket)))
         case .live(let input):
             takeLive(input, now: now, into: &out)
+        case .output:
+            break  // the DJ's own speakers report to no one
         }
     }
 
@@ -1098,6 +1102,58 @@ public struct DJMachine: NodeMachine {
         out.append(.report(.notice("Speaker \(shownName)\(count): \(change).")))
     }
 
+    /// The speaker keys: `k` picks the next speaker (by name) or room, in the order the list shows
+    /// them, then none; `[`/`]` and `M` set the pick's volume and mute from what it shows now (with
+    /// what was asked and not confirmed yet: two quick presses are two steps).
+    private mutating func speakerKey(_ key: DJControl.SpeakerKey, now: LocalTime, into out: inout [Effect]) {
+        let list = speakers.list
+        var choices: [String] = []
+        for name in list.map(\.name) + list.map(\.room) where !name.isEmpty {
+            if !choices.contains(where: { SpeakerControlState.sameName($0, name) }) { choices.append(name) }
+        }
+        let isRoom = { (words: String) in !list.contains { SpeakerControlState.sameName($0.name, words) } }
+        if case .pick = key {
+            guard !choices.isEmpty else {
+                speakerPick = nil
+                return out.append(.report(.warning("No speaker is tuned in.")))
+            }
+            let at = speakerPick.flatMap { pick in choices.firstIndex { SpeakerControlState.sameName($0, pick) } }
+            let next = at.map { $0 + 1 } ?? 0
+            guard next < choices.count else {
+                speakerPick = nil
+                return out.append(.report(.notice("The speaker keys act on no speaker; k picks one.")))
+            }
+            speakerPick = choices[next]
+            let shown = GuestName.cleaned(choices[next])
+            return out.append(
+                .report(
+                    .notice(
+                        "The speaker keys act on \(isRoom(choices[next]) ? "room " : "")\(shown): ] louder, [ softer, M mute."
+                    )))
+        }
+        guard let pick = speakerPick else {
+            return out.append(.report(.warning("Pick a speaker first: k picks the next speaker or room.")))
+        }
+        let keys: [PublicKey]
+        switch speakers.pick(pick) {
+        case .none:
+            speakerPick = nil
+            return out.append(.report(.warning("\(GuestName.cleaned(pick)) is gone; k picks another speaker.")))
+        case .speakers(let named): keys = named
+        case .room(_, let members): keys = members
+        }
+        let settings = keys.map { speakers.shownSettings(of: $0) }
+        switch key {
+        case .volume(let step):
+            let level = (settings.map(\.volume).max() ?? 0) + min(100, max(-100, step))
+            setSpeakers(pick, .volume(min(100, max(0, level))), now: now, into: &out)
+        case .toggleMute:
+            setSpeakers(pick, .mute(!settings.allSatisfy(\.muted)), now: now, into: &out)
+        case .pick:
+            break
+        }
+    }
+
     /// One of the DJ's controls (its arguments are checked where it was typed: ``DJControl``).
     private mutating func perform(_ control: DJControl, now: LocalTime, into out: inout [Effect]) {
         let dj = DJTime(onTheDJ: now)
@@ -1105,6 +1161,9 @@ public struct DJMachine: NodeMachine {
         switch control {
         case .speaker(let who, let change):
             setSpeakers(who, change, now: now, into: &out)
+        case .speakerKey(let key):
+            unsaved = false
+            speakerKey(key, now: now, into: &out)
         case .next:
             guard let track = engine.nowPlaying else { return }
             let tally = engine.votes.tally

@@ -159,6 +159,9 @@ public struct ListenerMachine: NodeMachine {
     public private(set) var speakerState: SpeakerControlState?
     /// The last reason a speaker gave for waiting, said once until another comes.
     private var speakerWaiting: String?
+    /// How the sound output does (``OutputReport``): its last sync error, and why it fails if it does.
+    public private(set) var outputSyncErrorNs: Int64?
+    public private(set) var outputTrouble = ""
     private var chatSeen: Set<ChatKey> = []
     private var chatOrder: [ChatKey] = []
 
@@ -261,6 +264,9 @@ public struct ListenerMachine: NodeMachine {
         case .playerFailed(let message):
             out.append(.report(.warning("The player could not play the track (\(message)); retrying.")))
             planner.playerFailed(now: now)
+            outputChanged(.failed("the player could not play the track (\(message))"), into: &out)
+        case .output(let report):
+            outputChanged(report, into: &out)
         case .quit:
             stop(now: now, into: &out)
             return out
@@ -659,10 +665,33 @@ public struct ListenerMachine: NodeMachine {
         let playing =
             configuration.playsAudio && !tuned.silent
             && (planner.isPlaying || tuned.snapshot.nowPlaying?.isLive == true)
+        // A sync error only while it plays (one from before a pause or a silence is no longer true);
+        // the wire's Int32 µs hold ±35 minutes.
+        let syncErrorUs = outputSyncErrorNs.flatMap { ns -> Int32? in
+            playing && outputTrouble.isEmpty ? Int32(clamping: ns / 1000) : nil
+        }
         return .speakerStatus(
             SpeakerStatus(
                 name: speaker.name, room: speaker.room, settings: state.settings, playing: playing,
-                lastControl: state.lastControl))
+                lastControl: state.lastControl, syncErrorUs: syncErrorUs, trouble: outputTrouble))
+    }
+
+    /// The output reported how it does: kept for the speaker's status, and a trouble that comes or
+    /// goes is told to the DJ at once (not at the next heartbeat).
+    private mutating func outputChanged(_ report: OutputReport, into out: inout [Effect]) {
+        let troubleBefore = outputTrouble
+        switch report {
+        case .syncError(let ns):
+            outputSyncErrorNs = ns
+            outputTrouble = ""
+        case .failed(let why):
+            outputSyncErrorNs = nil
+            outputTrouble = why
+        case .recovered:
+            outputTrouble = ""
+        }
+        guard outputTrouble != troubleBefore, let tuned, let status = speakerStatus(tuned) else { return }
+        out.append(.send(status, to: .peer(tuned.djAddress), station: tuned.station.id))
     }
 
     /// A control from the station's DJ (the filter has checked that its key signed it and that it is

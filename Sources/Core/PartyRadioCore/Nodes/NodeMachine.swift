@@ -98,6 +98,20 @@ public enum NodeInput: Sendable {
     case webSearch(String, ticket: UInt64)
     /// The DJ's live capture: a frame to send, or the source gone (``LiveInput``).
     case live(LiveInput)
+    /// How this node's sound output does (its players, file or live): a speaker tells its DJ.
+    case output(OutputReport)
+}
+
+/// How a node's sound output does, as its players see it: the DJ's list of speakers shows it
+/// (``SpeakerStatus``).
+public enum OutputReport: Hashable, Sendable {
+    /// Its sound is this far from the station (ns; positive: late), as last measured (about once a
+    /// second while it plays). A measure also means the output plays: a trouble said before is over.
+    case syncError(Int64)
+    /// It failed and is tried again (why, in a sentence).
+    case failed(String)
+    /// It plays again after a failure.
+    case recovered
 }
 
 /// What a guest did on the DJ's web page, as the DJ machine takes it: the guest message a node

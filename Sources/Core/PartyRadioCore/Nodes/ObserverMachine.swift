@@ -48,7 +48,7 @@ public struct ObserverMachine: NodeMachine {
             isFinished = true
             return out
         case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .catalog, .web, .webSearch,
-            .webDJControl, .live:
+            .webDJControl, .live, .output:
             break
         }
         changes += watch.tick(now: now, into: &out)

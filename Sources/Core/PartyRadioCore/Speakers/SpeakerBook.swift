@@ -22,11 +22,17 @@ public struct SpeakerBook: Sendable {
         public var playing: Bool
         public var lastControl: UInt64
         public var lastHeard: LocalTime
+        /// Its sync error as it last reported it (µs, positive: late); nil: not measured.
+        public var syncErrorUs: Int32?
+        /// Why its output fails, as it said (cleaned as shown); empty: no trouble.
+        public var trouble: String
 
         public init(
             key: PublicKey, name: String, room: String, host: String, address: PeerAddress, settings: SpeakerSettings,
-            playing: Bool, lastControl: UInt64, lastHeard: LocalTime
+            playing: Bool, lastControl: UInt64, lastHeard: LocalTime, syncErrorUs: Int32? = nil, trouble: String = ""
         ) {
+            self.syncErrorUs = syncErrorUs
+            self.trouble = trouble
             self.key = key
             self.name = name
             self.room = room
@@ -72,7 +78,8 @@ public struct SpeakerBook: Sendable {
         let room = GuestName.fromNetwork(status.room)?.value ?? ""
         let entry = Entry(
             key: key, name: name, room: room, host: address.host, address: address, settings: status.settings,
-            playing: status.playing, lastControl: status.lastControl, lastHeard: now)
+            playing: status.playing, lastControl: status.lastControl, lastHeard: now, syncErrorUs: status.syncErrorUs,
+            trouble: ShownText.cleaned(status.trouble))
         let old = entries[key]
         if old == nil, entries.count >= Self.capacity,
             let oldest = entries.values.min(by: { $0.lastHeard < $1.lastHeard })
@@ -83,8 +90,21 @@ public struct SpeakerBook: Sendable {
         entries[key] = entry
         if let want = wanted[key], Self.shows(status, want.control) { wanted[key] = nil }
         guard let old else { return true }
-        return (old.name, old.room, old.host, old.settings, old.playing)
-            != (entry.name, entry.room, entry.host, entry.settings, entry.playing)
+        return (old.name, old.room, old.host, old.settings, old.playing, old.trouble)
+            != (entry.name, entry.room, entry.host, entry.settings, entry.playing, entry.trouble)
+            || Self.syncErrorMoved(from: old.syncErrorUs, to: entry.syncErrorUs)
+    }
+
+    /// A sync error is shown anew when it comes or goes, or moves by a millisecond or more: the
+    /// list does not change with every heartbeat's few microseconds.
+    public static let syncErrorStepUs: Int32 = 1000
+
+    static func syncErrorMoved(from old: Int32?, to new: Int32?) -> Bool {
+        switch (old, new) {
+        case (nil, nil): false
+        case (let old?, let new?): abs(Int64(new) - Int64(old)) >= Int64(syncErrorStepUs)
+        default: true
+        }
     }
 
     /// A hello or heartbeat from a known speaker keeps it.
@@ -119,6 +139,18 @@ public struct SpeakerBook: Sendable {
         let inRoom = all.filter { SpeakerControlState.sameName($0.room, words) }
         if let room = inRoom.first?.room { return .room(room, inRoom.map(\.key)) }
         return .none
+    }
+
+    /// A speaker's settings as its status shows them, with what the DJ asked of it and it has not
+    /// confirmed yet.
+    public func shownSettings(of key: PublicKey) -> SpeakerSettings {
+        var settings = entries[key]?.settings ?? SpeakerSettings()
+        if let control = wanted[key]?.control {
+            for field in [SpeakerControl.Fields.volume, .mute, .delay] where control.fields.contains(field) {
+                settings.set(field, from: control.settings)
+            }
+        }
+        return settings
     }
 
     /// A new control ID: the DJ's clock, strictly above the last one.
@@ -184,5 +216,44 @@ extension SpeakerSettings {
         if field == .volume { volume = other.volume }
         if field == .mute { muted = other.muted }
         if field == .delay { delayMs = other.delayMs }
+    }
+}
+
+extension SpeakerBook.Entry {
+    /// The speaker as `--json-events`, the DJ's page and `partyradio speakers --json` give it; names
+    /// and rooms are the speaker's own words, cleaned again here.
+    public var json: JSON {
+        .object([
+            ("name", .string(GuestName.cleaned(name))), ("room", .string(GuestName.cleaned(room))),
+            ("host", .string(host)), ("key_fingerprint", .string(key.fingerprint)),
+            ("volume", .int(settings.volume)), ("muted", .bool(settings.muted)),
+            ("delay_ms", .int(settings.delayMs)), ("playing", .bool(playing)),
+            ("sync_error_ms", syncErrorUs.map { .double(Double($0) / 1000) } ?? .null),
+            ("trouble", .string(ShownText.cleaned(trouble))),
+        ])
+    }
+
+    /// The speaker on one line, for the DJ's terminal.
+    public var line: String {
+        Self.line(
+            name: name, room: room, host: host, settings: settings, playing: playing,
+            syncErrorMs: syncErrorUs.map { Double($0) / 1000 }, trouble: trouble)
+    }
+
+    /// A speaker on one line (its words cleaned here): the DJ's terminal, `partyradio speakers`.
+    public static func line(
+        name: String, room: String, host: String, settings: SpeakerSettings, playing: Bool, syncErrorMs: Double?,
+        trouble: String
+    ) -> String {
+        let room = GuestName.cleaned(room)
+        let trouble = ShownText.cleaned(trouble)
+        let sync =
+            syncErrorMs.map { ms -> String in
+                let tenths = Int((ms.magnitude * 10).rounded())
+                return ", sync \(ms < 0 && tenths > 0 ? "-" : "+")\(tenths / 10).\(tenths % 10) ms"
+            } ?? ""
+        return GuestName.cleaned(name) + (room.isEmpty ? "" : " (\(room))") + " at \(ShownText.cleaned(host)): volume "
+            + "\(settings.volume)\(settings.muted ? " muted" : ""), delay \(settings.delayMs) ms, "
+            + (playing ? "playing" : "not playing") + sync + (trouble.isEmpty ? "" : ", trouble: \(trouble)")
     }
 }

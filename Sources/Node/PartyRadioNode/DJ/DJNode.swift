@@ -96,6 +96,8 @@ public final class DJNode {
     private let liveWeb: LiveWebRelay?
     /// A live station's follower of the player on the session bus (`--live-player`).
     private let follower: MPRISFollower?
+    /// The page's origin and token for commands on this machine (`dj-link.json`); nil if not written.
+    private let link: DJLink.Written?
 
     public init(configuration: DJConfiguration, settings: NodeSettings, inbox: Inbox<NodeInput> = Inbox())
         throws(NodeError)
@@ -284,6 +286,7 @@ public final class DJNode {
         runtime.afterEffects = { machine, effects, now in
             if let liveWeb { Self.relay(effects, to: liveWeb) }
             mpris?.stepped(effects) { MPRISView(machine, at: now, artBase: artBase) }
+            for case .report(.speakers(let list)) in effects { hub.publish(speakers: list) }
             guard effects.contains(where: Self.changesPage) else { return }
             hub.publish(
                 WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork),
@@ -293,6 +296,14 @@ public final class DJNode {
         if let publisher { runtime.io.every(publisher.refreshNs) { publisher.refresh() } }
         server.setWebHandler(site)
         settings.reporter.report(.webPage(url: site.guestURL, djURL: site.djURL))
+        let djLink = DJLink(origin: URLHost.httpOrigin(address, port: server.port), token: site.djToken)
+        do { link = try djLink.write(to: settings.stateDirectory) } catch {
+            link = nil
+            settings.reporter.report(
+                .warning(
+                    "Cannot write \(DJLink.fileName) in \(settings.stateDirectory.path) (\(error)): "
+                        + "'partyradio speakers' and 'speaker-set' will not reach this DJ."))
+        }
         if let seal { settings.reporter.report(.joinCode(seal.code)) }
         follower =
             isLive
@@ -396,6 +407,7 @@ public final class DJNode {
             follower?.close()
             mpris?.close()
             liveWeb?.close()
+            link?.remove()
             hub.close()  // ends the event streams first: stopping the server waits for them
             server.stop()
         }

@@ -31,6 +31,8 @@ final class PlayerDriver {
     private var volume = 100
     /// A speaker's delay trim: the player is held this far behind the station (docs/SPEAKERS.md).
     private var delayTrimNs: Int64 = 0
+    /// When the machine was last told the sync error (``OutputReport``), at most once a second.
+    private var syncToldAt: LocalTime?
     /// A listener's media cache (nil for the DJ, which plays its own files, and with `--no-audio`).
     private let cache: MediaCache?
     /// What to load, from where and when.
@@ -171,8 +173,11 @@ final class PlayerDriver {
                     try sync?.resume(stationPositionAt: stationPosition(view))
                 case .stop: try sync?.stop()
                 case .correct:
-                    guard let view else { break }
-                    sync?.tick(stationPositionAt: stationPosition(view))
+                    guard let view, let status = sync?.tick(stationPositionAt: stationPosition(view)) else { break }
+                    if let error = status.errorNs, syncToldAt.map({ now - $0 >= Nanos.seconds(1) }) ?? true {
+                        syncToldAt = now
+                        inbox.push(.output(.syncError(error)))
+                    }
                 case .releasePages:
                     let thread = Thread {
                         if let release = StartupPages.release() { Log.debug(.player, "\(release)") }

@@ -47,6 +47,8 @@ final class NodeIO: NodePorts {
     /// Since when the live output is lost (its sound server went away), and when it was last tried.
     private var liveOutputLost = false
     private var liveRetriedAt: LocalTime?
+    /// When the machine was last told the live output's sync error (``OutputReport``).
+    private var liveSyncToldAt: LocalTime?
     /// A live listener's counters from its machine, for `live_status` (set by the listener).
     var liveNetwork: (() -> LiveListenerNetwork)?
     /// What a live DJ sent so far, for `live_sent` (set by a live DJ); nil from it: not live.
@@ -268,6 +270,7 @@ final class NodeIO: NodePorts {
             if !liveOutputLost {
                 liveOutputLost = true
                 reporter.report(.warning("the live output stopped (\(failure)); trying again every second"))
+                inbox.push(.output(.failed("the live output stopped (\(failure))")))
             }
             let at = now()
             if let last = liveRetriedAt, at - last < Nanos.seconds(1) { return }
@@ -283,12 +286,14 @@ final class NodeIO: NodePorts {
             if let failure = output.start() {
                 guard !liveOutputLost else { return }  // tried again at the next second
                 reporter.report(.warning("cannot play the live station: \(failure)"))
+                inbox.push(.output(.failed("cannot play the live station: \(failure)")))
                 liveOptions = nil  // said once
                 return
             }
             if liveOutputLost {
                 liveOutputLost = false
                 reporter.report(.notice("The live output plays again."))
+                inbox.push(.output(.recovered))
             }
             output.follow(lastEstimate)
             live = output
@@ -301,6 +306,15 @@ final class NodeIO: NodePorts {
         switch input {
         case .frame(let frame): live.player.receive(frame)
         case .repair(let repair): live.player.receive(repair)
+        }
+        // Its sync error to the machine about once a second, once it has placed its sound.
+        let at = now()
+        if liveSyncToldAt.map({ at - $0 >= Nanos.seconds(1) }) ?? true {
+            let counters = live.player.counters
+            if counters.placements > 0 {
+                liveSyncToldAt = at
+                inbox.push(.output(.syncError(counters.lastErrorNs)))
+            }
         }
     }
 

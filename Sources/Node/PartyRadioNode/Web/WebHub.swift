@@ -48,6 +48,17 @@ final class WebHub: Sendable {
     /// The last state published.
     var current: [UInt8] { page.withLock { $0.state } }
 
+    /// The DJ's speakers as `GET /api/speakers` gives them (the DJ's only: not in the page state).
+    private let speakerList = Mutex<[UInt8]>(Array(#"{"speakers":[]}"#.utf8))
+
+    /// The speakers changed (one came, went, or reported other settings).
+    func publish(speakers: [SpeakerBook.Entry]) {
+        let json = JSON.object([("speakers", .array(speakers.map(\.json)))]).shown.rendered
+        speakerList.withLock { $0 = Array(json.utf8) }
+    }
+
+    var speakers: [UInt8] { speakerList.withLock { $0 } }
+
     /// How `guest` voted on the playing track.
     func vote(of guest: PublicKey) -> VoteChoice { page.withLock { $0.votes.choice(of: guest) } }
 

@@ -168,6 +168,10 @@ final class WebSite: WebHandler {
         case "/qr.svg":
             guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
             return qrCode(request)
+        case "/api/speakers":
+            guard reads.contains(request.method) else { return Self.methodNotAllowed("GET, HEAD") }
+            guard isDJ(request) else { return Self.problem(403, "Only the DJ's own link may see its speakers.") }
+            return Self.json(bytes: hub.speakers)
         case "/api/vote", "/api/request", "/api/request-vote", "/api/chat", "/api/name", "/api/dj", "/api/listen":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             if let refusal = Self.checkWrite(request) { return refusal }
@@ -376,10 +380,14 @@ final class WebSite: WebHandler {
 
     // MARK: The DJ
 
+    /// Whether the request carries the DJ's token.
+    private func isDJ(_ request: WebRequest) -> Bool {
+        guard let token = request.header("x-dj-token") else { return false }
+        return ConstantTime.equal(token, djToken)
+    }
+
     private func dj(_ request: WebRequest, form: [String: String]) -> WebResponse {
-        guard let token = request.header("x-dj-token"), ConstantTime.equal(token, djToken) else {
-            return Self.problem(403, "Only the DJ's own link may do that.")
-        }
+        guard isDJ(request) else { return Self.problem(403, "Only the DJ's own link may do that.") }
         let control: DJControl
         switch Self.control(form["command"] ?? "", form["arg"]) {
         case .success(let typed): control = typed
@@ -408,7 +416,7 @@ final class WebSite: WebHandler {
         case "pause": return .success(.pause)
         case "resume": return .success(.resume)
         case "toggle": return .success(.toggle)
-        case "seek", "approve", "drop", "mute", "unmute", "crowd-skip":
+        case "seek", "approve", "drop", "mute", "unmute", "crowd-skip", "speaker":
             guard !arg.isEmpty else { return .failure(unknown) }
             return Result { () throws(ControlError) in try DJControl.parse(verb: command, argument: arg) }
         default: return .failure(unknown)
@@ -448,9 +456,7 @@ final class WebSite: WebHandler {
     private func qrCode(_ request: WebRequest) -> WebResponse {
         var url = guestURL
         if request.query["dj"] != nil {
-            guard let token = request.header("x-dj-token"), ConstantTime.equal(token, djToken) else {
-                return Self.problem(403, "Only the DJ's own link may show the DJ's QR code.")
-            }
+            guard isDJ(request) else { return Self.problem(403, "Only the DJ's own link may show the DJ's QR code.") }
             url = djURL
         }
         guard let svg = Self.qrSVG(url) else { return Self.problem(500, "Could not make the QR code.") }

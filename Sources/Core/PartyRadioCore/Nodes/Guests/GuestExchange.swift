@@ -91,7 +91,7 @@ public struct GuestExchange<Request: StationRequest>: NodeMachine {
         case .quit:
             finish(nil)
         case .timer, .djControl, .listenerControl, .libraryRescanned, .playerFailed, .web, .webSearch, .webDJControl,
-            .live:
+            .live, .output:
             break
         }
         guard !isFinished else { return out }

@@ -14,15 +14,29 @@ public struct SpeakerStatus: WireMessage {
     public var playing: Bool
     /// The newest control ID the speaker took (0: none), for the DJ's resends.
     public var lastControl: UInt64
+    /// How far its sound is from where the station is now, in microseconds (positive: late), as
+    /// its player last measured it; nil: not measured (not playing, or a speaker from before).
+    public var syncErrorUs: Int32?
+    /// Why its output does not play, when it failed (a sound server gone, a track it cannot play),
+    /// retried meanwhile; empty: no trouble. Untrusted text, cleaned by whoever shows it.
+    public var trouble: String
 
     public static let maxNameBytes = 64
+    public static let maxTroubleBytes = 160
+    /// On the wire for "not measured".
+    static let unmeasured = Int32.min
 
-    public init(name: String, room: String, settings: SpeakerSettings, playing: Bool, lastControl: UInt64) {
+    public init(
+        name: String, room: String, settings: SpeakerSettings, playing: Bool, lastControl: UInt64,
+        syncErrorUs: Int32? = nil, trouble: String = ""
+    ) {
         self.name = name
         self.room = room
         self.settings = settings
         self.playing = playing
         self.lastControl = lastControl
+        self.syncErrorUs = syncErrorUs == Self.unmeasured ? nil : syncErrorUs
+        self.trouble = trouble
     }
 
     public func encode(into writer: inout ByteWriter) {
@@ -31,6 +45,8 @@ public struct SpeakerStatus: WireMessage {
         settings.encode(into: &writer)
         writer.write(UInt8(playing ? 1 : 0))
         writer.write(lastControl)
+        writer.write(syncErrorUs ?? Self.unmeasured)
+        writer.writeString(trouble, maxBytes: Self.maxTroubleBytes)
     }
 
     public init(from reader: inout ByteReader) throws(WireError) {
@@ -41,5 +57,14 @@ public struct SpeakerStatus: WireMessage {
         guard playing <= 1 else { throw .malformed("speaker playing flag \(playing)") }
         self.playing = playing == 1
         lastControl = try reader.read(UInt64.self)
+        // A speaker from before these two fields ends here.
+        guard reader.remaining > 0 else {
+            syncErrorUs = nil
+            trouble = ""
+            return
+        }
+        let error = try reader.read(Int32.self)
+        syncErrorUs = error == Self.unmeasured ? nil : error
+        trouble = try reader.readString(maxBytes: Self.maxTroubleBytes)
     }
 }

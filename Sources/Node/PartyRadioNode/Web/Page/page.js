@@ -379,6 +379,114 @@ if (DJ) {
   });
 }
 
+// ---- the DJ's speakers (docs/SPEAKERS.md) ----
+// Asked every second (the DJ's only: /api/speakers wants its token). Each speaker, and each room
+// of speakers, gets a volume slider, a mute button and (a speaker) a delay trim; a setting goes to
+// the DJ as its `speaker NAME|ROOM …` control. Names and rooms are the speakers' own words: shown
+// as text only. A slider being moved, or a setting just sent, is not overwritten by the next list.
+let speakerShape = null;
+const speakerHeld = new Map();  // input -> until (ms): a value just set, not overwritten till then
+const speakerTimers = new Map();
+function speakerSet(who, what, value) {
+  post('/api/dj', { command: 'speaker', arg: who + ' ' + what + ' ' + value }, true).then((a) => {
+    say('spkmsg', a);
+    loadSpeakers();
+  });
+}
+// A slider moved from the keyboard changes on every step: the last value, 150 ms after the last step, goes.
+function speakerSoon(input, who, what) {
+  speakerHeld.set(input, Date.now() + 2500);
+  clearTimeout(speakerTimers.get(input));
+  speakerTimers.set(input, setTimeout(() => speakerSet(who, what, input.value), 150));
+}
+function speakerRow(label, who, room, s) {
+  const li = el('li');
+  const t = el('div', 't');
+  t.appendChild(el('b', null, label));
+  if (s.host) t.appendChild(document.createTextNode(' ' + (room ? '(' + room + ') ' : '') + 'at ' + s.host));
+  const state = el('span', 'sub');
+  t.appendChild(document.createTextNode(' '));
+  t.appendChild(state);
+  li.appendChild(t);
+  const row = el('div', 'row');
+  const vol = el('input');
+  vol.type = 'range'; vol.min = '0'; vol.max = '100'; vol.step = '1';
+  vol.setAttribute('aria-label', 'Volume of ' + label);
+  vol.addEventListener('change', () => speakerSoon(vol, who, 'volume'));
+  const level = el('span', 'sub');
+  const mute = btn('Mute', 'Mute ' + label, () => speakerSet(who, 'mute', mute.getAttribute('aria-pressed') === 'true' ? 'off' : 'on'));
+  row.append(vol, level, mute);
+  li.appendChild(row);
+  let delay = null;
+  if (s.host) {
+    const f = el('form', 'row');
+    delay = el('input');
+    delay.type = 'number'; delay.min = '-500'; delay.max = '500'; delay.step = '1';
+    delay.setAttribute('aria-label', 'Delay of ' + label);
+    const set = el('button', null, 'Set delay (ms)');
+    set.type = 'submit';
+    f.append(delay, set);
+    f.addEventListener('submit', (e) => {
+      e.preventDefault();
+      speakerHeld.set(delay, Date.now() + 2500);
+      speakerSet(who, 'delay', delay.value);
+    });
+    li.appendChild(f);
+  }
+  li.update = (s) => {
+    const now = Date.now();
+    const free = (i) => i && document.activeElement !== i && !((speakerHeld.get(i) || 0) > now);
+    if (free(vol)) vol.value = String(s.volume);
+    text(level, s.volume);
+    mute.setAttribute('aria-pressed', s.muted ? 'true' : 'false');
+    text(mute, s.muted ? 'Unmute' : 'Mute');
+    mute.setAttribute('aria-label', (s.muted ? 'Unmute ' : 'Mute ') + label);
+    if (free(delay)) delay.value = String(s.delay_ms);
+    let said = s.count + ' speakers';
+    if (s.host) {
+      said = (s.playing ? 'playing' : 'not playing') + (s.delay_ms ? ', delay ' + s.delay_ms + ' ms' : '');
+      if (typeof s.sync_error_ms === 'number') said += ', sync ' + (s.sync_error_ms >= 0 ? '+' : '') + s.sync_error_ms.toFixed(1) + ' ms';
+      if (typeof s.trouble === 'string' && s.trouble) said += ', trouble: ' + s.trouble;
+    }
+    text(state, said);
+  };
+  li.update(s);
+  return li;
+}
+function renderSpeakers(list) {
+  $('spkc').hidden = list.length === 0;
+  const rooms = new Map();
+  for (const s of list) {
+    if (!s.room) continue;
+    const r = rooms.get(s.room) || { volume: 0, muted: true, count: 0 };
+    r.volume = Math.max(r.volume, s.volume); r.muted = r.muted && s.muted; r.count += 1;
+    rooms.set(s.room, r);
+  }
+  const shape = JSON.stringify([list.map((s) => [s.name, s.room, s.host]), Array.from(rooms.keys())]);
+  if (shape !== speakerShape) {
+    speakerShape = shape;
+    $('rooms').replaceChildren(...Array.from(rooms.keys()).map((room) => speakerRow('room ' + room, room, '', rooms.get(room))));
+    $('speakers').replaceChildren(...list.map((s) => speakerRow(s.name, s.name, s.room, s)));
+    return;
+  }
+  Array.from($('rooms').children).forEach((li, i) => li.update(rooms.get(Array.from(rooms.keys())[i])));
+  Array.from($('speakers').children).forEach((li, i) => li.update(list[i]));
+}
+async function loadSpeakers() {
+  try {
+    const r = await fetch('/api/speakers', { headers: { 'X-DJ-Token': DJ }, cache: 'no-store' });
+    if (!r.ok) return;
+    const j = await r.json();
+    const ok = (s) => s && typeof s.name === 'string' && typeof s.room === 'string' && typeof s.host === 'string' &&
+      typeof s.volume === 'number' && typeof s.delay_ms === 'number';
+    renderSpeakers(j && Array.isArray(j.speakers) ? j.speakers.filter(ok) : []);
+  } catch (e) { /* the next one */ }
+}
+if (DJ) {
+  loadSpeakers();
+  setInterval(loadSpeakers, 1000);
+}
+
 // ---- live updates ----
 let es = null, downSince = 0;
 let lastEventAt = 0;

@@ -14,6 +14,8 @@ public struct LivePlayerCounters: Sendable, Equatable {
     public var lastErrorNs: Int64 = 0
     /// The resampling ratio's departure from 1 now, in ppm.
     public var ppm: Double = 0
+    /// Whether the audio thread runs at real-time priority (``RealTimeThread``).
+    public var realTime = false
 
     public init() {}
 }
@@ -135,6 +137,11 @@ public final class LivePlayer: @unchecked Sendable {
         let parts = AudioParts(output: output, decoder: decoder, resampler: try SpeexResampler())
         let thread = Thread { [self] in
             Thread.current.name = "partyradio-live"  // set from the thread itself: its name in top -H
+            // Woken on time under load, where allowed (RealTimeThread), and so is libpulse's thread
+            // that takes the writes to the server; said in the counters.
+            let realTime = RealTimeThread.enterForCallingThread()
+            if realTime { RealTimeThread.enterForLibpulseThreads() }
+            shared.withLock { $0.counters.realTime = realTime }
             run(output: parts.output, decoder: parts.decoder, resampler: parts.resampler)
             done.signal()
         }

@@ -162,7 +162,7 @@ final class EventPrinter: NodeReporter {
                 ("skipped", .int(status.skipped)), ("error_us", .int(Int(status.errorUs))),
                 ("ppm", .int(Int(status.ppm.rounded()))), ("asked", .int(Int(status.network.asked))),
                 ("arrived_after_asking", .int(Int(status.network.arrivedAfterAsking))),
-                ("dropped", Self.json(status.network.dropped)),
+                ("dropped", Self.json(status.network.dropped)), ("real_time", .bool(status.realTime)),
             ]
         case .liveSent(let sent):
             name = "live_sent"

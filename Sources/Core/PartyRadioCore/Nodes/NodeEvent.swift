@@ -122,11 +122,14 @@ public struct LiveStatus: Equatable, Sendable {
     /// What the listener's machine saw on the way: frames asked of the DJ again, frames that came
     /// after they were asked for, and the datagrams it dropped so far, by reason.
     public var network: LiveListenerNetwork
+    /// Whether the output's thread runs at real-time priority (where the system allows it).
+    public var realTime: Bool
 
     public init(
         counters: LiveCounters, placements: Int, skipped: Int, errorUs: Int64, ppm: Double,
-        network: LiveListenerNetwork = LiveListenerNetwork()
+        network: LiveListenerNetwork = LiveListenerNetwork(), realTime: Bool = false
     ) {
+        self.realTime = realTime
         self.counters = counters
         self.placements = placements
         self.skipped = skipped

@@ -332,7 +332,7 @@ final class NodeIO: NodePorts {
                 LiveStatus(
                     counters: counters.buffer, placements: counters.placements, skipped: counters.skipped,
                     errorUs: counters.lastErrorNs / 1000, ppm: counters.ppm,
-                    network: liveNetwork?() ?? LiveListenerNetwork())))
+                    network: liveNetwork?() ?? LiveListenerNetwork(), realTime: counters.realTime)))
     }
 
     /// Says what the live DJ sent so far.

@@ -66,7 +66,9 @@ import Testing
             #expect(
                 header < keys && keys + 1 == moreKeys && moreKeys < station && station < announced
                     && announced < guests, "\(rows)")
-            #expect(rows[keys].hasSuffix("r repeat (all)") && rows[moreKeys].hasSuffix("w DJ QR  q quit"), "\(rows)")
+            #expect(
+                rows[keys].hasSuffix("r repeat (all)  k speaker") && rows[moreKeys].hasSuffix("][ M speaker  q quit"),
+                "\(rows)")
         }
         #expect(rows.contains { $0.hasPrefix("Listener joined: ann") })
         #expect(rows.contains { $0.hasPrefix("Carrying on") })

@@ -57,12 +57,6 @@ public struct SpeakerStatus: WireMessage {
         guard playing <= 1 else { throw .malformed("speaker playing flag \(playing)") }
         self.playing = playing == 1
         lastControl = try reader.read(UInt64.self)
-        // A speaker from before these two fields ends here.
-        guard reader.remaining > 0 else {
-            syncErrorUs = nil
-            trouble = ""
-            return
-        }
         let error = try reader.read(Int32.self)
         syncErrorUs = error == Self.unmeasured ? nil : error
         trouble = try reader.readString(maxBytes: Self.maxTroubleBytes)

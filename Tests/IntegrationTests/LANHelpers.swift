@@ -31,6 +31,15 @@ extension Testbed {
         return dj
     }
 
+    /// The DJ's web page as its `web_page` event gives it: the guests' link and the DJ's own.
+    func pageLinks(_ dj: TestbedProcess) throws -> (url: String, djURL: String) {
+        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
+        guard let url = page.string("url"), let djURL = page.string("dj_url") else {
+            throw TestbedError("web_page without its links: \(page.fields)")
+        }
+        return (url, djURL)
+    }
+
     /// Runs a one-shot partyradio command on a host.
     func partyradio(host: Int, _ args: [String], role: String, timeout: Duration = .seconds(30)) throws -> (
         exit: Int32, stdout: String, stderr: String

@@ -262,6 +262,24 @@ struct LivePulseLANTests {
         let doctor = try lan.run(
             host: 1, [Testbed.partyradioBinary, "doctor", "--no-audio", "--live", "pulse:line_in", "--json"], env: env)
         #expect(doctor.stdout.contains("party.monitor") && doctor.stdout.contains("\"live\""), "\(doctor.stdout)")
+        // doctor --speaker: a live station plays here, into the server's default output; with no
+        // server, it fails and says what to start.
+        let speakerCheck = try lan.run(
+            host: 1, [Testbed.partyradioBinary, "doctor", "--no-audio", "--speaker", "--json", "--timeout", "0.5"],
+            env: env)
+        let checks = (try? JSONSerialization.jsonObject(with: Data(speakerCheck.stdout.utf8))) as? [String: Any]
+        let outputCheck = (checks?["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "live output" }
+        #expect(
+            outputCheck?["ok"] as? Bool == true && (outputCheck?["detail"] as? String ?? "").contains("party"),
+            "\(speakerCheck.stdout)")
+        let noServer = try lan.run(
+            host: 1, [Testbed.partyradioBinary, "doctor", "--no-audio", "--speaker", "--json", "--timeout", "0.5"],
+            env: ["PULSE_SERVER": "unix:/nonexistent/native"])
+        let failed = (try? JSONSerialization.jsonObject(with: Data(noServer.stdout.utf8))) as? [String: Any]
+        let failedCheck = (failed?["checks"] as? [[String: Any]])?.first { $0["name"] as? String == "live output" }
+        #expect(
+            noServer.exit == 1 && failedCheck?["ok"] as? Bool == false && failedCheck?["fix"] is String,
+            "\(noServer.stdout)")
 
         // --live-default-output: the station's sink is the default while the station runs, then given back.
         // Its speakers on (no --no-audio): they play on the sink that was the default, never into the

@@ -20,9 +20,7 @@ struct WebBrowserLANTests {
             lan.cleanStateDirs()
         }
         let dj = try lan.startDJ(host: 1, name: "Rooftop", playing: true, extra: ["--trace", lan.tracePath("dj")])
-        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
-        let url = try #require(page.string("url"))
-        let djURL = try #require(page.string("dj_url"))
+        let (url, djURL) = try lan.pageLinks(dj)
         let phone = try Browser(lan, host: 2, url: url, width: 360, name: "Ann")
         let desktop = try Browser(lan, host: 3, url: url, width: 1280, name: "Bob")
         defer {
@@ -169,9 +167,7 @@ struct WebBrowserLANTests {
             lan.cleanStateDirs()
         }
         let dj = try lan.startDJ(host: 1, name: "Rooftop")
-        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
-        let url = try #require(page.string("url"))
-        let djURL = try #require(page.string("dj_url"))
+        let (url, djURL) = try lan.pageLinks(dj)
         let speaker = try lan.spawn(
             host: 2,
             [

@@ -40,9 +40,7 @@ struct WebLANTests {
             lan.cleanStateDirs()
         }
         let dj = try lan.startDJ(host: 1, name: "Rooftop")
-        let page = try dj.waitForEvent("web_page") { $0.name == "web_page" }
-        let url = try #require(page.string("url"))
-        let djURL = try #require(page.string("dj_url"))
+        let (url, djURL) = try lan.pageLinks(dj)
         let base = String(url.dropLast())  // no trailing slash: the Origin a browser sends
         let token = String(try #require(djURL.split(separator: "=").last))
         #expect(url.hasPrefix("http://\(try lan.ip(host: 1)):"))

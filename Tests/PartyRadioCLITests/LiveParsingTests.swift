@@ -176,6 +176,8 @@ import Testing
         }
         #expect(pipe.live == .pipe(path: "/srv/snapfifo", format: .station) && pipe.json)
         guard case .doctor(let none) = try Command.parse(["doctor"]) else { throw Failure() }
-        #expect(none.live == nil)
+        #expect(none.live == nil && !none.speaker)
+        guard case .doctor(let speaker) = try Command.parse(["doctor", "--speaker"]) else { throw Failure() }
+        #expect(speaker.speaker && speaker.live == nil)
     }
 }

@@ -197,6 +197,24 @@ extension DoctorCheck {
     }
 }
 
+extension DoctorCheck {
+    /// `doctor --speaker`: whether a live station can play here (through the sound server's
+    /// default output), as a speaker or listener plays one.
+    static func liveOutput(_ output: Result<String, LiveSourceProbe.OutputProblem>) -> DoctorCheck {
+        switch output {
+        case .success(let sink):
+            return DoctorCheck(
+                name: "live output", ok: true,
+                detail: "The sound server answers: a live station plays into its output \(ShownText.cleaned(sink)).")
+        case .failure(let problem):
+            return DoctorCheck(
+                name: "live output", ok: false,
+                detail: problem.detail + " (a live station plays only through a PulseAudio or PipeWire server).",
+                fix: problem.fix)
+        }
+    }
+}
+
 extension FirewallTraffic {
     /// As the firewall check names it.
     var label: String {

@@ -45,6 +45,7 @@ enum DoctorCommand {
                 options.noAudio
                     ? nil : DoctorProbes.audio(driver: options.audioDriver, soundServer: context.soundServer)))
         if let live = options.live { checks.append(.live(live, problem: LiveSourceProbe.problem(with: live))) }
+        if options.speaker { checks.append(.liveOutput(LiveSourceProbe.output())) }
         checks.append(clock)
         checks.append(.catalog(catalog(options, context: context), url: options.iTunesURL))
         if options.json {

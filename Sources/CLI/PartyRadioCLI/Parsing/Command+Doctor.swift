@@ -18,6 +18,8 @@ extension Command {
         public var port: UInt16 = 0
         /// `--live [SOURCE]`: also check that a live station's source can be opened (no value: `pulse`).
         public var live: LiveSource?
+        /// `--speaker`: also check that a live station can play here (a speaker's or listener's output).
+        public var speaker = false
         /// `--interface`.
         public var network = NetworkOptions()
         /// `--state-dir`, `-v`.
@@ -41,6 +43,7 @@ extension Command {
             case "--itunes-url": options.iTunesURL = try scanner.url(for: option)
             case "--audio-driver": options.audioDriver = try scanner.value(for: option)
             case "--no-audio": options.noAudio = true
+            case "--speaker": options.speaker = true
             case "--port": options.port = try scanner.integer(for: option, in: 0...65535)
             case "--live":
                 guard let raw = scanner.optionalValue(for: option) else {

@@ -13,7 +13,7 @@ extension HelpPages {
     static let doctor = HelpText(
         overview: "Check what this machine needs to host or hear a station; each failure says how to fix it.",
         usage:
-            "partyradio doctor [--json] [--interface <name>] [--audio-driver <name>] [--live [<source>]] "
+            "partyradio doctor [--json] [--interface <name>] [--audio-driver <name>] [--live [<source>]] [--speaker] "
             + "[--timeout <seconds>] [options]",
         options: [
             ("--json", "Print the checks as JSON."),
@@ -26,6 +26,10 @@ extension HelpPages {
             (
                 "--live [<source>]",
                 "Also check that a live station's source opens: pulse (the default), pulse:SOURCE, pipe:PATH or -."
+            ),
+            (
+                "--speaker",
+                "Also check that a live station can play here, as a speaker or listener plays one (its sound server)."
             ),
             ("--port <n>", "The station's UDP port the firewall must let in (default: any port from 1024)."),
             ("--itunes-url <url>", "The catalog to try (default: $PARTYRADIO_ITUNES_URL or https://itunes.apple.com)."),
@@ -45,6 +49,9 @@ extension HelpPages {
               catalog    the catalog answers a search
               live       with --live: the sound server answers and has the source (pulse,
                          pulse:SOURCE), or the pipe exists and is readable (pipe:PATH)
+              live output  with --speaker: the sound server answers and has an output (a live
+                         station plays only through PulseAudio or PipeWire; the audio check is
+                         libmpv's, for stations of files)
             Exit code 1 if any check fails; a check that cannot apply is skipped, not failed.
             The config file's audio-driver, no-audio, interface and port apply.
             """)

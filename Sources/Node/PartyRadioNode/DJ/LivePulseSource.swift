@@ -174,6 +174,32 @@ public enum LiveSourceProbe {
         }
     }
 
+    /// What stops a live station's output here, or none.
+    public struct OutputProblem: Error, Sendable {
+        public var detail: String
+        public var fix: String
+    }
+
+    /// The output a listener or speaker plays a live station into (it plays through the sound
+    /// server, which must answer and have a default output): its name, else what is wrong and the fix.
+    public static func output() -> Result<String, OutputProblem> {
+        let session: PulseSession
+        do { session = try PulseSession() } catch {
+            return .failure(OutputProblem(detail: error.what, fix: sentence(error.fix)))
+        }
+        do throws(PulseError) {
+            guard let sink = try session.defaultSink(), !sink.isEmpty else {
+                return .failure(
+                    OutputProblem(
+                        detail: "The sound server answers but has no output to play into",
+                        fix: "Connect speakers or headphones, or load an output (pactl list short sinks)."))
+            }
+            return .success(sink)
+        } catch {
+            return .failure(OutputProblem(detail: error.what, fix: sentence(error.fix)))
+        }
+    }
+
     private static func sentence(_ fix: String?) -> String {
         guard let fix, let first = fix.first else { return "Check the sound server (pactl info)." }
         return first.uppercased() + fix.dropFirst() + "."

@@ -14,7 +14,9 @@ recorders all run inside the testbed's namespaces, never in the root one):
   hosts 2-5   the speakers (`partyradio speaker --audio-driver pulse`), up to 5 a host, each into a
               null sink of its own (PULSE_SINK) of its host's PulseAudio, recorded from the sink's
               monitor (parec; each read stamped with CLOCK_MONOTONIC, the one clock all namespaces
-              share; bench-speaker.py's sample_clock turns the stamps into the sink's timeline).
+              share; bench-speaker.py's sample_clock turns the stamps into the sink's timeline);
+              speaker 1's sink has a second recorder, whose difference from the first is the
+              harness's own floor.
 
 A live station, not a file station: its tone is steady for as long as the run (the demo library's
 tracks end and change every few seconds), and clicks give each speaker's delay to the sample.
@@ -152,21 +154,23 @@ def poster(fifo, state, log):
     import http.client
     link = json.load(open(os.path.join(state, "dj-link.json")))
     origin = urllib.parse.urlsplit(link["origin"])
-    connection = http.client.HTTPConnection(origin.hostname, origin.port, timeout=10)
     with open(fifo) as commands, open(log, "w", buffering=1) as out:
         for line in iter(commands.readline, ""):
             kind, _, arg = line.strip().partition(" ")
             if kind == "api":
                 body = urllib.parse.urlencode({"command": "speaker", "arg": arg})
+                # A connection of its own each time (the DJ closes an idle one), its connect included.
                 sent = mono()
+                connection = http.client.HTTPConnection(origin.hostname, origin.port, timeout=10)
                 try:
                     connection.request("POST", "/api/dj", body, {
                         "X-DJ-Token": link["token"], "Origin": link["origin"],  # the page's own, as a browser sends
                         "Content-Type": "application/x-www-form-urlencoded"})
                     answer = connection.getresponse().read().decode()
                 except (OSError, http.client.HTTPException) as error:
-                    connection.close()  # opened again by the next request
                     answer = f"error {error}"
+                finally:
+                    connection.close()
                 done = mono()
                 ok = '"ok":true' in answer.replace(" ", "")
             else:
@@ -251,8 +255,11 @@ class Lab:
         plays = number <= PLAYING
         if plays and number not in self.recorded:
             self.recorded.add(number)
-            self.pids.append(spawn(self.lan, host, f"{self.work}/rec{number}.log", "/usr/bin/python3",
-                                   os.path.abspath(__file__), "--record", server, sink, f"{self.work}/s{number}"))
+            # Speaker 1's sink gets a second recorder: the two on one sink are the harness's floor.
+            for suffix in ("", "b") if number == 1 else ("",):
+                self.pids.append(spawn(self.lan, host, f"{self.work}/rec{number}{suffix}.log", "/usr/bin/python3",
+                                       os.path.abspath(__file__), "--record", server, sink,
+                                       f"{self.work}/s{number}{suffix}"))
         started = mono()
         self.speakers[number] = spawn(
             self.lan, host, f"{self.work}/speaker{number}.log", BIN, "speaker", "--name", f"Spk{number}", "--room",
@@ -420,7 +427,9 @@ def part_trim(lab, marks):
     time.sleep(3)
     after = (mono(), mono() + TRIM_SECONDS * 1e9)
     time.sleep(TRIM_SECONDS + 0.5)
-    lab.send("api Spk2 delay 0")
+    _, _, back, answer_back = lab.send("api Spk2 delay 0")
+    if not back:
+        raise RuntimeError(f"the trim could not be set back to 0: {answer_back}")
     time.sleep(3)
     marks["trim"] = (before, after, ok, answer)
 
@@ -581,9 +590,12 @@ def print_many(lab, written, many, idle):
         times = [heard[n][i] for n in recorded if i in heard[n]]
         if len(times) == len(recorded):
             spreads.append((max(times) - min(times)) / 1e6)
+    floor_a, floor_b = heard[1], clicks(f"{lab.work}/s1b", written, window)
+    floor = [abs(floor_a[i] - floor_b[i]) / 1e6 for i in floor_a if i in floor_b]
     short = {n: inside - len(heard[n]) for n in recorded if len(heard[n]) < inside}
     print(f"  |skew| of every recorded pair on every click: {ms_summary(skews, 3)}")
     print(f"  a click's spread over all {len(recorded)} (latest - earliest): {ms_summary(spreads, 3)}")
+    print(f"  harness floor (two recorders on speaker 1's sink): {ms_summary(floor, 3)}")
     if short:
         print("  clicks not heard: " + ", ".join(f"Spk{n} {k} of {inside}" for n, k in short.items()))
     playing = sum(1 for e in final.values() if e.get("playing"))

@@ -33,18 +33,21 @@ The parts, in this order on the same testbed (default: all):
           event without it (the event's time_ns); then speaker 2 started again -> its `tuned_in`,
           -> its first sound at its sink, and its clicks' skew against speaker 1's in the first
           2 s of sound and the 3 s after.
-  many    SPEAKERS (default 20) speakers on one station: PLAYING of them (default 8) play, each
+  many    SPEAKERS (default 20) speakers on one station: PLAYING of them (default 4) play, each
           into a null sink of its own, recorded; the rest run `--no-audio` (they tune in, send
           their status and heartbeats and take controls as any speaker, and play nothing: a
           speaker playing a live station costs about 7 % of a core, too much twenty times over on
-          a 2-core machine beside their sound servers and recorders). The skew of every recorded
+          a 2-core machine beside their sound servers and recorders; at 8 the machine's load
+          alone moved them by several ms). The skew of every recorded
           pair on every click over MEASURE s (p50/p99/max of |skew|), and the DJ's CPU over the
-          same seconds against its CPU before any speaker was started (CPU_SECONDS, default 20),
-          with its busiest threads.
+          same seconds against its CPU without speakers, before they were started and after they
+          stopped (CPU_SECONDS each, default 20),
+          with its busiest threads and how many `speakers` events it printed meanwhile (one for
+          every speaker whose sync error moved by 1 ms or more).
 
 Usage: scripts/bench-speakers.py [volume] [trim] [gone] [many]   (default: all four)
 Environment: PARTYRADIO_BIN; ROUNDS (default 40), KILLS (default 10), SPEAKERS (default 20),
-PLAYING (default 8, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS (default 15),
+PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS (default 15),
 KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round.
 """
 import importlib.util, json, os, random, shutil, signal, subprocess, sys, tempfile, time, urllib.parse
@@ -68,7 +71,7 @@ live_bench = _load("bench_live", "bench-live.py")  # heard_clicks, match, stop_a
 ROUNDS = int(os.environ.get("ROUNDS", "40"))
 KILLS = int(os.environ.get("KILLS", "10"))
 SPEAKERS = max(2, int(os.environ.get("SPEAKERS", "20")))
-PLAYING = max(2, min(SPEAKERS, int(os.environ.get("PLAYING", "8"))))
+PLAYING = max(2, min(SPEAKERS, int(os.environ.get("PLAYING", "4"))))
 MEASURE = float(os.environ.get("MEASURE", "30"))
 CPU_SECONDS = float(os.environ.get("CPU_SECONDS", "20"))
 TRIM_SECONDS = float(os.environ.get("TRIM_SECONDS", "15"))
@@ -193,6 +196,15 @@ class Lab:
         self.recorded = set()
         self.real_minus_mono = time.clock_gettime_ns(time.CLOCK_REALTIME) - mono()
         self.lan = testbed_up(1 + len(SPEAKER_HOSTS), "--tag", "bench-speakers")
+        try:
+            self.set_up()
+        except BaseException:  # a testbed half set up is taken down all the same
+            self.close()
+            raise
+
+    def set_up(self):
+        """A PulseAudio on every speaker host, the DJ, its writer and the poster on host 1."""
+        work = self.work
         for host in SPEAKER_HOSTS:
             home = f"{work}/pa{host}"
             os.makedirs(home)
@@ -237,7 +249,7 @@ class Lab:
     def close(self):
         try:
             self.commands.close()
-        except OSError:
+        except (AttributeError, OSError):
             pass
         live_bench.stop_all(list(self.speakers.values()) + self.pids)
         testbed_down(self.lan)
@@ -488,7 +500,13 @@ def part_many(lab, marks):
     load = os.getloadavg()
     time.sleep(3)
     final = lab.listed()[-1][1] if lab.listed() else {}
-    marks["many"] = (window, cpu, threads, load, final)
+    # The DJ without speakers again (they say goodbye on SIGTERM), so that a load that came or
+    # went on the machine meanwhile shows as a difference between the two baselines.
+    live_bench.stop_all(list(lab.speakers.values()))
+    lab.speakers.clear()
+    time.sleep(5)
+    after = dj_cpu(lab, CPU_SECONDS)
+    marks["many"] = (window, cpu, threads, load, final, after)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -577,7 +595,7 @@ def print_gone(lab, written, rounds):
 
 def print_many(lab, written, many, idle):
     import itertools
-    window, cpu, threads, load, final = many
+    window, cpu, threads, load, final, after = many
     recorded = sorted(lab.recorded)
     print(f"\nmany: {SPEAKERS} speakers on hosts {SPEAKER_HOSTS[0]}-{SPEAKER_HOSTS[-1]}: {len(recorded)} playing, "
           f"each into a null sink of its own, recorded; {SPEAKERS - len(recorded)} --no-audio; {MEASURE:.0f} s")
@@ -603,10 +621,15 @@ def print_many(lab, written, many, idle):
     print(f"  the DJ's last list: {len(final)} speakers, {playing} playing; their own |sync error| "
           f"{ms_summary(errors, 2)}")
     idle_cpu, idle_threads = idle
-    print(f"  DJ CPU: {cpu:.2f} % of a core with {SPEAKERS} speakers, {idle_cpu:.2f} % before any speaker "
-          f"({CPU_SECONDS:.0f} s): {cpu - idle_cpu:+.2f} % for the speakers")
+    changes = sum(1 for at, _ in lab.listed() if window[0] <= at <= window[1])
+    print(f"  the DJ's `speakers` events over those {MEASURE:.0f} s: {changes} ({changes / MEASURE:.1f} a second)")
+    base = (idle_cpu + after[0]) / 2
+    print(f"  DJ CPU: {cpu:.2f} % of a core with {SPEAKERS} speakers; without any, {idle_cpu:.2f} % before they "
+          f"were started and {after[0]:.2f} % after they stopped ({CPU_SECONDS:.0f} s each): "
+          f"{cpu - base:+.2f} % for the speakers against the mean of the two")
     for name, value in sorted(threads.items(), key=lambda kv: -kv[1])[:5]:
-        print(f"      {name:20s} {value:5.2f} %  (before: {idle_threads.get(name, 0):5.2f} %)")
+        print(f"      {name:20s} {value:5.2f} %  (without: {idle_threads.get(name, 0):5.2f} % before, "
+              f"{after[1].get(name, 0):5.2f} % after)")
     print(f"  load average meanwhile: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
 
@@ -629,6 +652,8 @@ def main():
     if unknown:
         sys.exit(f"bench-speakers: unknown part {unknown[0]!r} (volume, trim, gone, many)")
     random.seed(SEED)
+    # SIGTERM as Ctrl-C: the testbed is taken down on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     work = tempfile.mkdtemp(prefix="partyradio-speakers-")
     os.chmod(work, 0o755)
     print(f"speakers: partyradio {sh(BIN, '--version')} ({BIN}); a live station (dj --live pipe:, --no-audio) on "

@@ -11,10 +11,11 @@ recorders all run inside the testbed's namespaces, never in the root one):
               and the poster, which sets speakers as the DJ's page does (POST /api/dj with the DJ
               token from dj-link.json) or runs `partyradio speaker-set` there, and notes on
               CLOCK_MONOTONIC when it did;
-  hosts 2-5   the speakers (`partyradio speaker --audio-driver pulse`), up to 5 a host, each into a
-              null sink of its own (PULSE_SINK) of its host's PulseAudio, recorded from the sink's
-              monitor (parec; each read stamped with CLOCK_MONOTONIC, the one clock all namespaces
-              share; bench-speaker.py's sample_clock turns the stamps into the sink's timeline);
+  hosts 2-5   the speakers (`partyradio speaker --audio-driver pulse`), round-robin; each one that
+              plays does so into a null sink of its own (PULSE_SINK) of its host's PulseAudio,
+              recorded from the sink's monitor (parec; each read stamped with CLOCK_MONOTONIC, the
+              one clock all namespaces share; bench-speaker.py's sample_clock turns the stamps into
+              the sink's timeline);
               speaker 1's sink has a second recorder, whose difference from the first is the
               harness's own floor.
 
@@ -38,22 +39,21 @@ The parts, in this order on the same testbed (default: all):
           their status and heartbeats and take controls as any speaker, and play nothing: a
           speaker playing a live station costs about 7 % of a core, too much twenty times over on
           a 2-core machine beside their sound servers and recorders; at 8 the machine's load
-          alone moved them by several ms). The skew of every recorded
-          pair on every click over MEASURE s (p50/p99/max of |skew|), and the DJ's CPU over the
-          same seconds against its CPU without speakers, before they were started and after they
-          stopped (CPU_SECONDS each, default 20),
-          with its busiest threads and how many `speakers` events it printed meanwhile (one for
-          every speaker whose sync error moved by 1 ms or more).
+          alone moved them by several ms). The skew of every recorded pair on every click over
+          MEASURE s (p50/p99/max of |skew|), and the DJ's CPU over the same seconds against its CPU
+          without speakers, before they were started and after they stopped (CPU_SECONDS each,
+          default 20), with its busiest threads and how many `speakers` events it printed
+          meanwhile (its list changes when a speaker's sync error moves by 1 ms or more).
 
 Usage: scripts/bench-speakers.py [volume] [trim] [gone] [many]   (default: all four)
 Environment: PARTYRADIO_BIN; ROUNDS (default 40), KILLS (default 10), SPEAKERS (default 20),
-PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS (default 15),
-KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round.
+PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS
+(default 15), KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round.
 """
 import importlib.util, json, os, random, shutil, signal, subprocess, sys, tempfile, time, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, TESTBED, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
+from benchlib import BIN, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -60,6 +60,12 @@ struct LiveLANTests {
         try capture.waitForLine(containing: "done", timeout: .seconds(15))
     }
 
+    /// When each caught frame's first sample was taken, by frame number (the station's stamps, the
+    /// truth a page's plan is checked against).
+    static func stamps(caught path: String) throws -> [UInt64: Int64] {
+        Dictionary(try frames(caught: path).map { ($0.sequence, $0.firstSample.ns) }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// The live frames a capture caught, in frame order.
     static func frames(caught path: String) throws -> [LiveFrame] {
         try caught(path).items.compactMap { item -> LiveFrame? in

@@ -71,11 +71,7 @@ struct LiveWebEnginesLANTests {
         // What the page played was caught: the writer and the capture need not play on.
         writer.kill()
         try LiveLANTests.stopCapture(capture)
-        let (items, _) = try LiveLANTests.caught(capturePath)
-        var stamps: [UInt64: Int64] = [:]
-        for item in items {
-            if case .liveFrame(let frame) = item.datagram.message { stamps[frame.sequence] = frame.firstSample.ns }
-        }
+        let stamps = try LiveLANTests.stamps(caught: capturePath)
         LiveWebLANTests.checkListening(figures, stamps: stamps, label: "\(engine.rawValue), ogg")
         dj.kill(signal: SIGINT)
         _ = dj.wait(timeout: .seconds(10))

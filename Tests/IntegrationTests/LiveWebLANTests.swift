@@ -166,11 +166,7 @@ struct LiveWebLANTests {
         // What the pages played was caught: the writer and the capture need not play on.
         writer.kill()
         try LiveLANTests.stopCapture(capture)
-        let (items, _) = try LiveLANTests.caught(capturePath)
-        var stamps: [UInt64: Int64] = [:]
-        for item in items {
-            if case .liveFrame(let frame) = item.datagram.message { stamps[frame.sequence] = frame.firstSample.ns }
-        }
+        let stamps = try LiveLANTests.stamps(caught: capturePath)
         Self.checkListening(figures, stamps: stamps, label: "webcodecs")
         Self.checkListening(plainFigures, stamps: stamps, label: "ogg")
         dj.kill(signal: SIGINT)

@@ -58,6 +58,27 @@ struct SpeakerControlLANTests {
         Thread.sleep(forTimeInterval: 1)  // past the start's fade
     }
 
+    /// The DJ's stdin line `line`, and the speaker's `speaker_settings` that shows it took it.
+    func set(_ dj: TestbedProcess, _ line: String, on speaker: TestbedProcess, until shows: @escaping (Event) -> Bool)
+        throws
+    {
+        let mark = speaker.events.count
+        dj.send(line)
+        try speaker.waitForEvent(after: mark, line) { $0.name == "speaker_settings" && shows($0) }
+    }
+
+    /// The sink's level after a muting line: under a tenth of `before` (the level just before).
+    func mutedRMS(
+        _ lan: Testbed, _ dj: TestbedProcess, _ line: String, on speaker: TestbedProcess, env: [String: String],
+        before: Double, label: String
+    ) throws -> Double {
+        try set(dj, line, on: speaker) { ($0["muted"] as? Bool) == true }
+        Thread.sleep(forTimeInterval: 0.3)
+        let muted = try sinkRMS(lan, host: 2, env: env, label: label)
+        #expect(muted < before / 10, "muted: RMS \(muted), just before: \(before)")
+        return muted
+    }
+
     /// The DJ's last `speakers` event with Kitchen in it, from index `after` on, matching `matches`.
     func kitchen(_ dj: TestbedProcess, after: Int = 0, _ what: String, where matches: @escaping ([String: Any]) -> Bool)
         throws -> [String: Any]
@@ -112,9 +133,11 @@ struct SpeakerControlLANTests {
 
         // Volume 20 with `partyradio speaker-set`: the speaker says so, the DJ shows it, the sink is quieter.
         var mark = speaker.events.count
-        let set = try lan.run(
+        let setVolume = try lan.run(
             host: 1, [Testbed.partyradioBinary, "speaker-set", "Kitchen", "volume", "20", "--state-dir", djState])
-        #expect(set.exit == 0 && set.stdout.contains("Speaker Kitchen: volume 20."), "speaker-set: \(set)")
+        #expect(
+            setVolume.exit == 0 && setVolume.stdout.contains("Speaker Kitchen: volume 20."), "speaker-set: \(setVolume)"
+        )
         try speaker.waitForEvent(after: mark, "speaker_settings volume 20") {
             $0.name == "speaker_settings" && $0.int("volume") == 20
         }
@@ -133,20 +156,10 @@ struct SpeakerControlLANTests {
         let low = try sinkRMS(lan, host: 2, env: env, label: "low")
         #expect(low < full / 2, "volume 20: RMS \(low), volume 100: \(full)")
 
-        // Muted: silence.
-        mark = speaker.events.count
-        dj.send("speaker Downstairs mute on")
-        try speaker.waitForEvent(after: mark, "muted") {
-            $0.name == "speaker_settings" && ($0["muted"] as? Bool) == true
-        }
-        Thread.sleep(forTimeInterval: 0.3)
-        let muted = try sinkRMS(lan, host: 2, env: env, label: "muted")
-        #expect(muted < low / 10, "muted: RMS \(muted), just before at volume 20: \(low)")
-        mark = speaker.events.count
-        dj.send("speaker Kitchen mute off")
-        try speaker.waitForEvent(after: mark, "unmuted") {
-            $0.name == "speaker_settings" && ($0["muted"] as? Bool) == false
-        }
+        // Muted (its room): silence.
+        let muted = try mutedRMS(
+            lan, dj, "speaker Downstairs mute on", on: speaker, env: env, before: low, label: "muted")
+        try set(dj, "speaker Kitchen mute off", on: speaker) { ($0["muted"] as? Bool) == false }
 
         // Out of range and unknown: refused with the range, nothing sent.
         dj.send("speaker Kitchen volume 150")
@@ -233,20 +246,12 @@ struct SpeakerControlLANTests {
         try waitForPlaying(lan, host: 2, env: env)
         let full = try sinkRMS(lan, host: 2, env: env, label: "live-full")
         #expect(full > 300, "the speaker at volume 100 played the live station at RMS \(full)")
-        var mark = speaker.events.count
-        dj.send("speaker Kitchen volume 20")
-        try speaker.waitForEvent(after: mark, "volume 20") { $0.name == "speaker_settings" && $0.int("volume") == 20 }
+        try set(dj, "speaker Kitchen volume 20", on: speaker) { $0.int("volume") == 20 }
         Thread.sleep(forTimeInterval: 0.3)
         let low = try sinkRMS(lan, host: 2, env: env, label: "live-low")
         #expect(low < full / 2, "volume 20: RMS \(low), volume 100: \(full)")
-        mark = speaker.events.count
-        dj.send("speaker Kitchen mute on")
-        try speaker.waitForEvent(after: mark, "muted") {
-            $0.name == "speaker_settings" && ($0["muted"] as? Bool) == true
-        }
-        Thread.sleep(forTimeInterval: 0.3)
-        let muted = try sinkRMS(lan, host: 2, env: env, label: "live-muted")
-        #expect(muted < low / 10, "muted: RMS \(muted), just before at volume 20: \(low)")
+        let muted = try mutedRMS(
+            lan, dj, "speaker Kitchen mute on", on: speaker, env: env, before: low, label: "live-muted")
         print("speaker LAN, live station: sink RMS at volume 100 \(full), 20 \(low), muted \(muted)")
 
         // The DJ sees the speaker's sync error while it plays (a live output places its sound within
@@ -255,7 +260,7 @@ struct SpeakerControlLANTests {
         let synced = try kitchen(dj, "Kitchen's sync error") { $0["sync_error_ms"] is Double }
         let syncMs = synced["sync_error_ms"] as? Double ?? .infinity
         #expect(abs(syncMs) < 20, "the speaker's sync error: \(synced)")
-        mark = dj.events.count
+        var mark = dj.events.count
         let stopped = try lan.run(host: 2, ["pkill", "-TERM", "-P", String(server.pid), "-x", "pulseaudio"])
         #expect(stopped.exit == 0, "pulseaudio stopped: \(stopped)")
         let failing = try kitchen(dj, after: mark, "Kitchen's output failing") {

@@ -138,6 +138,34 @@ import Testing
         #expect(statuses(unplayable).first?.trouble.contains("unsupported codec") == true)
     }
 
+    /// A speaker tells its DJ its status every 0.5 s while it hears the station (not only with its
+    /// 1 s heartbeats): the DJ forgets it 2.5 s after the last one, so a speaker that loses its
+    /// power is shown gone within 3 s, while four statuses lost in a row are forgiven.
+    @Test("a speaker's status every 0.5 s; the DJ forgets a speaker after 2.5 s, within 3 s of its last word")
+    func statusEveryHalfSecond() {
+        var machine = speaker()
+        var station = Fixture.djPeer
+        var out = tunedIn(&machine, &station)
+        var sentAt: [Int64] = []
+        for ms in stride(from: Int64(200), through: 4_000, by: 50) {
+            let now = at(ms: ms)
+            if ms % 250 == 0 {
+                var snapshot = Fixture.snapshot(dj: dj(now))
+                snapshot.sentAtNs = dj(now).ns
+                out = machine.handle(station.send(.stateSnapshot(snapshot), station: id), at: now)
+            } else {
+                out = machine.handle(.timer, at: now)
+            }
+            if out.sent.contains(where: { $0.message.tag == "speakerStatus" }) { sentAt.append(now.ns) }
+        }
+        let gaps = zip(sentAt.dropFirst(), sentAt).map { Double($0 - $1) / 1e6 }
+        let late = sentAt.filter { $0 >= at(ms: 1_000).ns }
+        #expect(late.count >= 5, "statuses from 1 s to 4 s: \(late.count)")
+        #expect(gaps.dropFirst().allSatisfy { $0 <= 600 }, "gaps between statuses, ms: \(gaps)")
+        #expect(SpeakerBook.timeoutNs + ListenerMachine.speakerStatusIntervalNs <= Nanos.seconds(3))
+        #expect(SpeakerBook.timeoutNs >= 4 * ListenerMachine.speakerStatusIntervalNs)
+    }
+
     @Test("a goodbye does not end a speaker: it stops, and plays again when the station is back")
     func ridesOutGoodbye() {
         var machine = speaker()

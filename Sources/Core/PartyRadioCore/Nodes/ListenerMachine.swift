@@ -68,6 +68,9 @@ public struct ListenerMachine: NodeMachine {
     public static let silenceNs = Nanos.seconds(2)
     /// How often the live view is refreshed between state changes.
     public static let progressIntervalNs = Nanos.ms(250)
+    /// A speaker tells its DJ its status this often (besides with each hello and heartbeat): the DJ
+    /// shows a speaker gone within ``SpeakerBook/timeoutNs`` of its last one (docs/SPEAKERS.md).
+    public static let speakerStatusIntervalNs = Nanos.ms(500)
     /// Periodic work due within a fifth of its interval, at most this long, is done in the wake-up
     /// at hand rather than in one of its own: a wait never ends exactly on time, and work re-armed
     /// a fraction of a millisecond after other work would otherwise wake the node again that much
@@ -159,6 +162,8 @@ public struct ListenerMachine: NodeMachine {
     public private(set) var speakerState: SpeakerControlState?
     /// The last reason a speaker gave for waiting, said once until another comes.
     private var speakerWaiting: String?
+    /// When the speaker last sent its status.
+    private var speakerStatusSent: LocalTime?
     /// How the sound output does (``OutputReport``): its last sync error, and why it fails if it does.
     public private(set) var outputSyncErrorNs: Int64?
     public private(set) var outputTrouble = ""
@@ -625,6 +630,7 @@ public struct ListenerMachine: NodeMachine {
             // A speaker's status first: a DJ that knows it keeps the hello out of its guests.
             if let status = speakerStatus(tuned) {
                 out.append(.send(status, to: .peer(tuned.djAddress), station: station))
+                speakerStatusSent = now
             }
             out.append(.send(.hello(hello(tuned)), to: .peer(tuned.djAddress), station: station))
             tuned.lastHello = now
@@ -637,9 +643,17 @@ public struct ListenerMachine: NodeMachine {
                 tuned.beats % 5 == 0 ? .hello(hello(tuned)) : .heartbeat(heartbeat(tuned))
             if let status = speakerStatus(tuned) {
                 out.append(.send(status, to: .peer(tuned.djAddress), station: station))
+                speakerStatusSent = now
             }
             out.append(.send(beat, to: .peer(tuned.djAddress), station: station))
             tuned.lastHeartbeat = now
+        } else if isAnswered(tuned), !tuned.silent,
+            speakerStatusSent.map({ Self.isDue(last: $0, intervalNs: Self.speakerStatusIntervalNs, now: now) }) ?? true,
+            let status = speakerStatus(tuned)
+        {
+            // Between heartbeats (the machine wakes for its progress meanwhile).
+            out.append(.send(status, to: .peer(tuned.djAddress), station: station))
+            speakerStatusSent = now
         }
         let ping = pingSchedule(tuned)
         if Self.isDue(last: ping.due - ping.intervalNs, intervalNs: ping.intervalNs, now: now) {

@@ -2,8 +2,10 @@
 /// they said, cleaned; the host they speak from), what they report (settings, playing), and what
 /// the DJ asked of each that they have not confirmed yet (resent until their status shows it).
 public struct SpeakerBook: Sendable {
-    /// A speaker silent this long is gone (as a listener is, docs/PROTOCOL.md "Listener count").
-    public static let timeoutNs = Nanos.ms(3500)
+    /// A speaker silent this long is gone: it sends its status every 0.5 s
+    /// (``ListenerMachine/speakerStatusIntervalNs``), so four in a row lost are forgiven, and one
+    /// that lost its power is shown gone within the 3 s (a guest takes 3.5 s).
+    public static let timeoutNs = Nanos.ms(2500)
     /// A control a speaker's status does not show yet is sent again this often, for this long.
     public static let resendIntervalNs = Nanos.ms(500)
     public static let resendForNs = Nanos.seconds(5)

@@ -104,11 +104,12 @@ def ensure_packages():
 # ---------------------------------------------------------------------------------------------
 # The recorder: runs on a listener host, reads the sink's monitor and timestamps every read.
 
-def record(server, out):
-    """`--record SERVER OUT`: writes OUT.raw (s16le mono 48 kHz) and OUT.times ("samples ns" a line:
-    the samples read so far, and CLOCK_MONOTONIC when that read returned), until SIGTERM."""
+def record(server, out, sink="party"):
+    """`--record SERVER OUT`: writes OUT.raw (s16le mono 48 kHz) of SINK's monitor and OUT.times
+    ("samples ns" a line: the samples read so far, and CLOCK_MONOTONIC when that read returned),
+    until SIGTERM."""
     env = dict(os.environ, PULSE_SERVER=server)
-    parec = subprocess.Popen(["parec", "-d", "party.monitor", "--raw", "--format=s16le", f"--rate={RATE}",
+    parec = subprocess.Popen(["parec", "-d", f"{sink}.monitor", "--raw", "--format=s16le", f"--rate={RATE}",
                               "--channels=1", "--latency-msec=5"], stdout=subprocess.PIPE, env=env)
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))

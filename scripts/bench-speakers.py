@@ -122,34 +122,6 @@ def write(path, log):
             n += 1
 
 
-def record(server, sink, out):
-    """`--record SERVER SINK OUT`: OUT.raw (s16le mono 48 kHz) of SINK's monitor and OUT.times
-    ("samples ns" a line, as bench-speaker.py's recorder writes), until SIGTERM."""
-    env = dict(os.environ, PULSE_SERVER=server)
-    parec = subprocess.Popen(["parec", "-d", f"{sink}.monitor", "--raw", "--format=s16le", f"--rate={RATE}",
-                              "--channels=1", "--latency-msec=5"], stdout=subprocess.PIPE, env=env)
-    stopping = []
-    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
-    samples, pending = 0, b""
-    with open(out + ".raw", "wb") as raw, open(out + ".times", "w") as times:
-        fd = parec.stdout.fileno()
-        while not stopping:
-            try:
-                data = os.read(fd, 65536)
-            except InterruptedError:
-                continue
-            now = mono()
-            if not data:
-                break
-            raw.write(data)
-            pending += data
-            samples += len(pending) // 2
-            pending = pending[len(pending) // 2 * 2:]
-            times.write(f"{samples} {now}\n")
-    parec.terminate()
-    parec.wait()
-
-
 def poster(fifo, state, log):
     """`--poster FIFO DJSTATE LOG`: for each line of FIFO, `api ARG` (POST /api/dj command=speaker
     arg=ARG with the token of DJSTATE/dj-link.json, as the DJ's page does) or `cli ARG...`
@@ -637,7 +609,8 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--write":
         return write(sys.argv[2], sys.argv[3])
     if len(sys.argv) > 1 and sys.argv[1] == "--record":
-        return record(*sys.argv[2:5])
+        server, sink, out = sys.argv[2:5]  # bench-speaker.py's recorder, on this sink
+        return speaker_bench.record(server, out, sink=sink)
     if len(sys.argv) > 1 and sys.argv[1] == "--poster":
         return poster(*sys.argv[2:5])
     require_root()

@@ -36,7 +36,8 @@ RUNS (startup rounds, default 5), CLOCKS=true (every clock right, no libfaketime
 process's threads (CPU and wake-ups a second, over the same 60 s), WAKES=1 which of its threads (or
 what else) woke which, from 10 s of the kernel's sched_waking events 25 s into those 60 (`perf`,
 Debian's linux-perf, installed then; perf takes some CPU meanwhile, so compare CPU figures without
-it), VERBOSE=1 prints each second's skew, KEEP=1 keeps the recordings. TRACE=1 (partyradio): the DJ and the listeners also write `--trace` and `-v` logs, and
+it), VERBOSE=1 prints each second's skew, KEEP=1 keeps the recordings, RECORD_LATENCY_MS (default 5) the
+recorders' latency, which sets the null sink's block. TRACE=1 (partyradio): the DJ and the listeners also write `--trace` and `-v` logs, and
 each second of MEASURE is printed as every host's error at its speaker against where the station
 truly was (from the DJ's trace) beside the error the listener itself measured then. OWN_FILES=1
 gives each partyradio listener a copy of the binary and of libmpv's libraries of its own, as on a
@@ -104,13 +105,18 @@ def ensure_packages():
 # ---------------------------------------------------------------------------------------------
 # The recorder: runs on a listener host, reads the sink's monitor and timestamps every read.
 
+# The recorder's latency: a null sink renders in blocks of the least latency its clients ask for,
+# and hands its monitor each block as it renders it.
+RECORD_LATENCY_MS = int(os.environ.get("RECORD_LATENCY_MS", "5"))
+
+
 def record(server, out, sink="party"):
     """`--record SERVER OUT`: writes OUT.raw (s16le mono 48 kHz) of SINK's monitor and OUT.times
     ("samples ns" a line: the samples read so far, and CLOCK_MONOTONIC when that read returned),
     until SIGTERM."""
     env = dict(os.environ, PULSE_SERVER=server)
     parec = subprocess.Popen(["parec", "-d", f"{sink}.monitor", "--raw", "--format=s16le", f"--rate={RATE}",
-                              "--channels=1", "--latency-msec=5"], stdout=subprocess.PIPE, env=env)
+                              "--channels=1", f"--latency-msec={RECORD_LATENCY_MS}"], stdout=subprocess.PIPE, env=env)
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     samples, pending = 0, b""

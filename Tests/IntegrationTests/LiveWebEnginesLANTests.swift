@@ -31,7 +31,7 @@ struct LiveWebEnginesLANTests {
         let (dj, dir, fifo) = try LiveLANTests.startLiveDJ(lan)
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
         let group = try #require(started.string("group")).split(separator: ":")
-        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        let url = try lan.pageLinks(dj).url
         let (sound, env) = try lan.startSoundServer(host: 3)
         defer { sound.kill() }
         let browser = try Browser(lan, host: 3, url: url, width: 1280, engine: engine, env: env)

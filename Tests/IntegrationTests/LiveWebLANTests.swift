@@ -29,7 +29,7 @@ struct LiveWebLANTests {
         let (dj, dir, fifo) = try LiveLANTests.startLiveDJ(lan)
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
         let group = try #require(started.string("group")).split(separator: ":")
-        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        let url = try lan.pageLinks(dj).url
 
         let capturePath = "\(dir)/caught.txt"
         let capture = try LiveLANTests.captureGroup(lan, host: 2, group: group, seconds: 90, path: capturePath)

@@ -70,7 +70,7 @@ struct PackageLANTests {
         let command = execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: state) }
         let dj = try lan.spawn(
             host: 1,
-            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured(Self.config), "sh"] + ["env"]
+            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured, "sh"] + ["env"]
                 + environment.map { "\($0.key)=\($0.value)" } + command)
         defer { dj.kill() }
         let published = try dj.waitForEvent(timeout: .seconds(20), "station_published") {
@@ -99,7 +99,7 @@ struct PackageLANTests {
         // (Each run of the sandbox has a layer of its own: the config is written in this one too.)
         let speaker = try lan.spawn(
             host: 3,
-            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured(Self.config), "sh"] + ["env"]
+            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured, "sh"] + ["env"]
                 + speakerEnvironment.map { "\($0.key)=\($0.value)" }
                 + speakerStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: speakerState) })
         defer { speaker.kill() }
@@ -115,18 +115,13 @@ struct PackageLANTests {
         #expect(try Testbed.auditRootNamespace().isEmpty)
     }
 
-    /// /etc/partyradio/config for the units: the station's name and the speaker's, nothing played.
-    static let config =
-        "name = Debian Rooftop\nno-audio = true\nspeaker-name = Porch\nroom = Outside\naudio-driver = null\n"
-
-    /// A shell script that writes `config` to /etc/partyradio/config (a whole file, renamed into
-    /// place) and runs its arguments as nobody with no new privileges, as the units' dynamic user.
-    static func configured(_ config: String) -> String {
-        let escaped = config.replacingOccurrences(of: "\n", with: "\\n")
-        return
-            "printf '\(escaped)' > /etc/partyradio/config.new && mv /etc/partyradio/config.new /etc/partyradio/config "
-            + "&& exec setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \"$@\""
-    }
+    /// A shell script that writes /etc/partyradio/config for the units (the station's name and the
+    /// speaker's, nothing played; a whole file, renamed into place) and runs its arguments as nobody
+    /// with no new privileges, as the units' dynamic user.
+    static let configured =
+        "printf 'name = Debian Rooftop\\nno-audio = true\\nspeaker-name = Porch\\nroom = Outside\\n"
+        + "audio-driver = null\\n' > /etc/partyradio/config.new && mv /etc/partyradio/config.new /etc/partyradio/config "
+        + "&& exec setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \"$@\""
 
     /// The ExecStart words and Environment assignments of a unit file.
     static func service(_ text: String) throws -> (execStart: [String], environment: [String: String]) {

@@ -131,52 +131,50 @@ enum NodeCommands {
         let printer = EventPrinter(
             jsonEvents: options.jsonEvents, role: "listener", console: context.console,
             environment: context.environment)
-        defer { printer.finish() }
-        let inbox = Inbox<NodeInput>()
-        let interrupts = Interrupts(inbox: inbox)
-        defer { withExtendedLifetime(interrupts) {} }
-        do {
-            guard
-                let node = try ListenerNode.tuneIn(
-                    options.station, timeoutNs: Nanos.seconds(options.timeout),
-                    playback: playbackOptions(options.playback, context: context),
-                    name: options.displayName
-                        ?? GuestName.defaultName(
-                            user: context.environment["USER"] ?? context.environment["LOGNAME"] ?? "",
-                            host: ListenerNode.hostName()),
-                    trustNewKey: options.trustNewKey, liveExtraNs: Nanos.ms(Int64(options.latencyExtraMs)),
-                    settings: settings(
-                        options.common, network: options.network, playback: options.playback, reporter: printer,
-                        context: context),
-                    inbox: inbox)
-            else { return ExitCode.success.rawValue }
-            let controls = ControlReader(.listener, inbox: inbox, reporter: printer)
-            defer { controls.restore() }
-            try node.run()
-            return ExitCode.success.rawValue
-        } catch { return fail(error, console: context.console) }
+        return runTunedIn(printer: printer, context: context, keys: true) { inbox throws(NodeError) in
+            try ListenerNode.tuneIn(
+                options.station, timeoutNs: Nanos.seconds(options.timeout),
+                playback: playbackOptions(options.playback, context: context),
+                name: options.displayName ?? defaultGuestName(context),
+                trustNewKey: options.trustNewKey, liveExtraNs: Nanos.ms(Int64(options.latencyExtraMs)),
+                settings: settings(
+                    options.common, network: options.network, playback: options.playback, reporter: printer,
+                    context: context),
+                inbox: inbox)
+        }
     }
 
     static func speaker(_ options: Command.SpeakerOptions, context: CommandContext) -> Int32 {
         let printer = EventPrinter(
             jsonEvents: options.jsonEvents, role: "speaker", console: context.console,
             environment: context.environment, headless: true)
+        return runTunedIn(printer: printer, context: context, keys: false) { inbox throws(NodeError) in
+            // It looks for its station for ever: the timeout only paces what it says while it waits.
+            try ListenerNode.tuneIn(
+                options.station, timeoutNs: Nanos.seconds(10),
+                playback: playbackOptions(options.playback, context: context), name: options.name,
+                trustNewKey: options.trustNewKey, speaker: options.room?.value ?? "",
+                settings: settings(
+                    options.common, network: options.network, playback: options.playback, reporter: printer,
+                    context: context),
+                inbox: inbox)
+        }
+    }
+
+    /// Runs a node that tunes in (`listen`, `speaker`) until it ends: signals go to its inbox, and
+    /// with `keys` the listener's keys or stdin lines too (a speaker takes none).
+    private static func runTunedIn(
+        printer: EventPrinter, context: CommandContext, keys: Bool,
+        tuneIn: (Inbox<NodeInput>) throws(NodeError) -> ListenerNode?
+    ) -> Int32 {
         defer { printer.finish() }
         let inbox = Inbox<NodeInput>()
         let interrupts = Interrupts(inbox: inbox)
         defer { withExtendedLifetime(interrupts) {} }
-        do {
-            // It looks for its station for ever: the timeout only paces what it says while it waits.
-            guard
-                let node = try ListenerNode.tuneIn(
-                    options.station, timeoutNs: Nanos.seconds(10),
-                    playback: playbackOptions(options.playback, context: context), name: options.name,
-                    trustNewKey: options.trustNewKey, speaker: options.room?.value ?? "",
-                    settings: settings(
-                        options.common, network: options.network, playback: options.playback, reporter: printer,
-                        context: context),
-                    inbox: inbox)
-            else { return ExitCode.success.rawValue }
+        do throws(NodeError) {
+            guard let node = try tuneIn(inbox) else { return ExitCode.success.rawValue }
+            let controls = keys ? ControlReader(.listener, inbox: inbox, reporter: printer) : nil
+            defer { controls?.restore() }
             try node.run()
             return ExitCode.success.rawValue
         } catch { return fail(error, console: context.console) }

@@ -90,12 +90,14 @@ struct LiveLANTests {
     }
 
     /// A DJ on host 1 broadcasting "Live Party" from a FIFO in the test's state directory.
-    static func startLiveDJ(_ lan: Testbed) throws -> (dj: TestbedProcess, dir: String, fifo: String) {
+    static func startLiveDJ(_ lan: Testbed, extra: [String] = []) throws -> (
+        dj: TestbedProcess, dir: String, fifo: String
+    ) {
         let dir = lan.stateDir("live")
         let fifo = "\(dir)/snapfifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         let dj = try lan.startDJ(
-            host: 1, name: "Live Party", extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"])
+            host: 1, name: "Live Party", extra: ["--live", "pipe:\(fifo)?sampleformat=48000:16:2"] + extra)
         return (dj, dir, fifo)
     }
 
@@ -106,7 +108,8 @@ struct LiveLANTests {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let (dj, dir, fifo) = try Self.startLiveDJ(lan)
+        // Repairs after every block, not only while a listener loses frames: the FEC is checked here.
+        let (dj, dir, fifo) = try Self.startLiveDJ(lan, extra: ["--live-repairs", "always"])
         let started = try dj.waitForEvent("started") { $0.name == "station_started" }
         let stationHex = try #require(started.string("id"))
         let group = try #require(started.string("group")).split(separator: ":")

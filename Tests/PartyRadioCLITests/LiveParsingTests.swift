@@ -19,17 +19,17 @@ import Testing
         guard
             case .dj(let options) = try Command.parse([
                 "dj", "--name", "x", "--live", "pipe:/tmp/snapfifo?sampleformat=48000:16:2", "--live-frame-ms", "2.5",
-                "--live-bitrate", "96",
+                "--live-bitrate", "96", "--live-repairs", "always",
             ])
         else {
             Issue.record("not a dj command")
             return
         }
         #expect(options.live == .pipe(path: "/tmp/snapfifo", format: .station))
-        #expect(options.liveFrame == .ms2point5 && options.liveBitrateKbit == 96)
+        #expect(options.liveFrame == .ms2point5 && options.liveBitrateKbit == 96 && options.liveRepairs == .always)
         guard case .dj(let stdin) = try Command.parse(["dj", "--name", "x", "--live", "-"]) else { return }
         #expect(stdin.live == .standardInput(format: .station) && stdin.liveFrame == .ms10)
-        #expect(stdin.liveBitrateKbit == 128)
+        #expect(stdin.liveBitrateKbit == 128 && stdin.liveRepairs == .onLoss)
     }
 
     @Test func badValuesAreClearErrors() {
@@ -42,6 +42,10 @@ import Testing
         #expect(
             usageError(["dj", "--name", "x", "--live", "-", "--live-bitrate", "600"])?.contains("6 to 510") == true)
         #expect(usageError(["dj", "--name", "x", "--live-bitrate", "96"])?.contains("add --live") == true)
+        #expect(
+            usageError(["dj", "--name", "x", "--live", "-", "--live-repairs", "sometimes"])?.contains(
+                "on-loss or always") == true)
+        #expect(usageError(["dj", "--name", "x", "--live-repairs", "always"])?.contains("add --live") == true)
         #expect(
             usageError(["dj", "--name", "x", "--live", "-", "--library", "/music"])?.contains("not a queue") == true)
     }

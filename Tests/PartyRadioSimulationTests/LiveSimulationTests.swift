@@ -9,7 +9,9 @@ import Testing
 /// - a frame is asked for again only once it was sent and has not come, and the DJ sends again
 ///   only what a listener asked for, to that listener;
 /// - on a clean link nothing is asked for;
-/// - through loss, a lost frame asked for in time comes back in time (the figure is printed).
+/// - through loss, a lost frame asked for in time comes back in time (the figure is printed);
+/// - the DJ sends repairs only once a listener told it of lost frames: none on a clean link, and
+///   after every block once frames are lost (its heartbeats say so every second).
 @Suite struct LiveSimulationTests {
     static let start: Int64 = 1_000_000_000_000
     static let frameNs = LiveFrameDuration.ms10.ns
@@ -18,6 +20,9 @@ import Testing
 
     struct Run {
         var sent = 0
+        /// Repairs the DJ sent to the group, and of them those after the first second of loss.
+        var repairs = 0
+        var repairsAfterFirstSecond = 0
         /// Frames at the listener's output by their time less the lead (the player still takes them).
         var inTime = 0
         var asked = 0
@@ -71,6 +76,10 @@ import Testing
                         asked.insert(number)
                     }
                 }
+                if node === dj, case .liveRepair(let repair) = message, case .group = to {
+                    result.repairs += 1
+                    if repair.firstSequence >= 1_100 { result.repairsAfterFirstSecond += 1 }
+                }
                 if node === dj, case .liveFrame(let frame) = message, case .peer(let peer) = to {
                     result.resent += 1
                     if peer != listener.address || !asked.contains(frame.sequence) {
@@ -98,6 +107,7 @@ import Testing
     func cleanLink() {
         let run = Self.run(seed: 1, faults: SimFaults(loss: 0, duplicate: 0))
         #expect(run.asked == 0 && run.resent == 0, "\(run.asked) asks, \(run.resent) resent")
+        #expect(run.repairs == 0, "no listener lost a frame: no repairs")
         #expect(run.inTime == run.sent, "\(run)")
     }
 
@@ -114,5 +124,7 @@ import Testing
         // Without resends about `loss` of the frames never come; with them, at least half of those
         // come back in time (a request and its answer are each lost at the same rate).
         #expect(Double(run.sent - run.inTime) <= lostFirst / 2, "\(run)")
+        // Frames are lost from the start: from the second second on, every block of 4 has its repair.
+        #expect(run.repairsAfterFirstSecond == (run.sent - 100) / 4, "\(run)")
     }
 }

@@ -103,6 +103,36 @@ import Testing
         }
     }
 
+    @Test("the frames found missing are counted, and told to the DJ once each in the next heartbeat")
+    func lostFramesAreTold() throws {
+        var gaps = LiveGapTracker()
+        for n: UInt64 in [10, 12, 15] { gaps.received(Self.frame(n)) }
+        #expect(gaps.lost == 3, "11, 13 and 14")
+        gaps.received(Self.frame(11))  // overtaken, not lost: still found missing when 12 came
+        #expect(gaps.lost == 3 && gaps.takeLost() == 3 && gaps.takeLost() == 0 && gaps.lost == 3)
+        gaps.received(Self.frame(17))
+        #expect(gaps.takeLost() == 1)
+        // On the wire: flags bit 1 and a u16 count, before the cookie; none at all without a loss.
+        var beat = ByteWriter()
+        Heartbeat(liveLost: 3).encode(into: &beat)
+        #expect(beat.bytes == [2, 0, 3])
+        beat = ByteWriter()
+        Heartbeat(wantsUnicast: true, cookie: 9, liveLost: 3).encode(into: &beat)
+        #expect(beat.bytes == [3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 9])
+        var reader = ByteReader(beat.bytes)
+        #expect(try Heartbeat(from: &reader) == Heartbeat(wantsUnicast: true, cookie: 9, liveLost: 3))
+        beat = ByteWriter()
+        Heartbeat(liveLost: 0).encode(into: &beat)
+        #expect(beat.bytes.isEmpty)
+        reader = ByteReader([2, 0])
+        #expect(throws: WireError.self) { try Heartbeat(from: &reader) }
+        // On a hello bit 1 is reserved: ignored, no count read.
+        var hello = ByteWriter()
+        Hello(listenerName: "a").encode(into: &hello)
+        reader = ByteReader(hello.bytes + [2])
+        #expect(try Hello(from: &reader) == Hello(listenerName: "a"))
+    }
+
     @Test("a jump wider than a request's span (a new stream) asks for nothing")
     func newStreamIsNoGap() {
         var gaps = LiveGapTracker()

@@ -147,7 +147,7 @@ import Testing
 
     @Test("every frame the DJ sends says the station's delay, whatever the capture stamped; a rebuilt one too")
     func framesCarryTheStationDelay() throws {
-        var sender = LiveSender(settings: .init(delayMs: 130, parityCount: 1), code: XORCode())
+        var sender = LiveSender(settings: .init(delayMs: 130, parityCount: 1, protection: .always), code: XORCode())
         var captured = Self.frame(0)
         captured.delayMs = 999
         let out = sender.send(captured) + sender.send(Self.frame(1)) + sender.flush()
@@ -167,7 +167,7 @@ import Testing
 
     @Test("every frame goes out at once; after every k in a row, the block's repairs, which rebuild a lost frame")
     func framesThenRepairs() {
-        var sender = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        var sender = LiveSender(settings: .init(parityCount: 1, protection: .always), code: XORCode())
         var out: [Message] = []
         for n in UInt64(100)..<108 { out += sender.send(Self.frame(n, bytes: Int(n % 5) + 1)) }
         let kinds = out.map { if case .liveFrame = $0 { "f" } else { "r" } }.joined()
@@ -186,7 +186,7 @@ import Testing
 
     @Test("a jump in the numbers or a silence closes the block short; no repair covers a frame not sent")
     func shortBlocks() {
-        var sender = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        var sender = LiveSender(settings: .init(parityCount: 1, protection: .always), code: XORCode())
         var out = sender.send(Self.frame(10)) + sender.send(Self.frame(11))
         out += sender.send(Self.frame(15))  // frames 12-14 skipped (a slip)
         out += sender.flush() + sender.flush()
@@ -197,11 +197,36 @@ import Testing
         #expect(sender.shortBlocks == 2 && sender.framesSent == 3 && sender.repairsSent == 2)
     }
 
+    @Test("by default repairs go out only after a listener reported lost frames, for the next 10 s of the stream")
+    func repairsWhileFramesAreLost() {
+        var sender = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        #expect(sender.settings.protection == .onLoss)
+        func kinds(_ range: Range<UInt64>) -> String {
+            range.flatMap { sender.send(Self.frame($0)) }.map { if case .liveFrame = $0 { "f" } else { "r" } }.joined()
+        }
+        // A clean link: the frames alone.
+        #expect(kinds(0..<8) == "ffffffff")
+        #expect(sender.repairsSent == 0 && sender.blocksUnprotected == 2)
+        // A loss reported while frame 7 (stamped 70 ms) was the newest: every block whose last frame
+        // is stamped before 70 ms + 10 s gets its repair.
+        sender.lossReported()
+        #expect(kinds(8..<12) == "ffffr")
+        let holdEnd = UInt64((70_000_000 + LiveSender.lossHoldNs) / Self.f)  // frame 1007
+        #expect(kinds(12..<holdEnd - 3).filter { $0 == "r" }.count == Int(holdEnd - 3 - 12) / 4)
+        // The block of 1004-1007 ends at 10.07 s: past the hold, so it goes bare, and so do the next.
+        #expect(kinds(holdEnd - 3..<holdEnd + 9) == String(repeating: "f", count: 12))
+        #expect(sender.lossReports == 1)
+        // A report before any frame holds nothing (there was nothing to lose).
+        var fresh = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        fresh.lossReported()
+        #expect((0..<4).flatMap { fresh.send(Self.frame($0)) }.count == 4)
+    }
+
     // MARK: The DJ machine
 
-    func liveDJ(playsLive: Bool = false) -> DJMachine {
+    func liveDJ(playsLive: Bool = false, protection: LiveSender.Protection = .always) -> DJMachine {
         var configuration = Fixture.djConfiguration(queue: [.live], playsAudio: false)
-        configuration.live = LiveSender.Settings(parityCount: 1)
+        configuration.live = LiveSender.Settings(parityCount: 1, protection: protection)
         configuration.playsLive = playsLive
         var dj = DJMachine(configuration: configuration, verifier: ChecksumVerifier(), now: t0, erasureCode: XORCode())
         _ = dj.handle(.start, at: t0)
@@ -277,6 +302,29 @@ import Testing
         #expect(sent.frames == 8 && sent.repairs == 2 && sent.shortBlocks == 0 && sent.resent == 3)
         #expect(sent.resendsMissed == 0 && sent.resendsOverBudget == 0 && sent.resendsIgnored == 1)
         #expect(sent.dropped.total == 1)
+    }
+
+    @Test("a live DJ sends repairs once a listener's heartbeat counts lost frames, or a listener asks for one again")
+    func lossReportsStartTheRepairs() throws {
+        let id = Fixture.stationID
+        func repairs(_ dj: inout DJMachine, _ range: Range<UInt64>) -> Int {
+            range.flatMap { dj.handle(.live(.frame(Self.frame($0))), at: at(ms: 10 * Int64($0) + 10)).sent }
+                .filter { if case .liveRepair = $0.message { true } else { false } }.count
+        }
+        for report in ["heartbeat", "resend"] {
+            var dj = liveDJ(protection: .onLoss)
+            var listener = Peer("10.0.0.7", key: 7)
+            _ = dj.handle(listener.send(.hello(Hello(listenerName: "kitchen")), station: id), at: at(ms: 5))
+            _ = dj.handle(listener.send(.heartbeat(Heartbeat()), station: id), at: at(ms: 6))
+            #expect(repairs(&dj, 0..<8) == 0, "a clean link: no repairs")
+            let message: Message =
+                report == "heartbeat"
+                ? .heartbeat(Heartbeat(liveLost: 2)) : .liveResend(LiveResend.asking(for: [6])[0])
+            _ = dj.handle(listener.send(message, station: id), at: at(ms: 90))
+            #expect(repairs(&dj, 8..<16) == 2, "\(report): a repair a block")
+            let sent = try #require(dj.liveSent)
+            #expect(sent.unprotectedBlocks == 2 && sent.lossReports == 1 && sent.repairs == 2)
+        }
     }
 
     @Test("a source gone silent closes its block and is told once; a frame after it, back on air")

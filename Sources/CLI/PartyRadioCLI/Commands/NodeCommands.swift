@@ -68,7 +68,7 @@ enum NodeCommands {
                 isPrivate: options.isPrivate, newCode: options.newCode, live: options.live,
                 liveSettings: LiveSender.Settings(
                     duration: options.liveFrame, bitrate: options.liveBitrateKbit * 1000,
-                    delayMs: UInt16(options.latencyMs)))
+                    delayMs: UInt16(options.latencyMs), protection: options.liveRepairs))
             configuration.liveDefaultOutput = options.liveDefaultOutput
             configuration.livePlayer = options.livePlayer
             let node = try DJNode(configuration: configuration, settings: nodeSettings, inbox: inbox)

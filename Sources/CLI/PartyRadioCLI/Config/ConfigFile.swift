@@ -51,6 +51,7 @@ public struct ConfigFile: Equatable, Sendable {
         Key(name: "live", flag: "--live", commands: ["dj"], yieldsTo: queueFlags),
         Key(name: "live-frame-ms", flag: "--live-frame-ms", commands: ["dj"], yieldsTo: queueFlags, tunes: "--live"),
         Key(name: "live-bitrate", flag: "--live-bitrate", commands: ["dj"], yieldsTo: queueFlags, tunes: "--live"),
+        Key(name: "live-repairs", flag: "--live-repairs", commands: ["dj"], yieldsTo: queueFlags, tunes: "--live"),
         Key(name: "latency", flag: "--latency", commands: ["dj"], yieldsTo: queueFlags, tunes: "--live"),
         Key(name: "latency-extra", flag: "--latency-extra", commands: ["listen"]),
         Key(

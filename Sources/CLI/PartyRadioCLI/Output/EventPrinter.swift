@@ -162,13 +162,16 @@ final class EventPrinter: NodeReporter {
                 ("skipped", .int(status.skipped)), ("error_us", .int(Int(status.errorUs))),
                 ("ppm", .int(Int(status.ppm.rounded()))), ("asked", .int(Int(status.network.asked))),
                 ("arrived_after_asking", .int(Int(status.network.arrivedAfterAsking))),
-                ("dropped", Self.json(status.network.dropped)), ("real_time", .bool(status.realTime)),
+                ("lost", .int(Int(status.network.lost))), ("dropped", Self.json(status.network.dropped)),
+                ("real_time", .bool(status.realTime)),
             ]
         case .liveSent(let sent):
             name = "live_sent"
             fields = [
                 ("frames", .int(Int(sent.frames))), ("repairs", .int(Int(sent.repairs))),
-                ("short_blocks", .int(Int(sent.shortBlocks))), ("resent", .int(Int(sent.resent))),
+                ("short_blocks", .int(Int(sent.shortBlocks))),
+                ("unprotected_blocks", .int(Int(sent.unprotectedBlocks))),
+                ("loss_reports", .int(Int(sent.lossReports))), ("resent", .int(Int(sent.resent))),
                 ("resends_missed", .int(Int(sent.resendsMissed))),
                 ("resends_over_budget", .int(Int(sent.resendsOverBudget))),
                 ("resends_ignored", .int(Int(sent.resendsIgnored))), ("dropped", Self.json(sent.dropped)),

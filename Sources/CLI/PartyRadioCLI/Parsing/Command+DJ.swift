@@ -47,6 +47,8 @@ extension Command {
         public var liveFrame = LiveFrameDuration.ms10
         /// `--live-bitrate KBIT`: Opus's bitrate in kbit/s, 6-510.
         public var liveBitrateKbit = 128
+        /// `--live-repairs on-loss|always`: when the FEC repairs go out (docs/LIVE.md).
+        public var liveRepairs = LiveSender.Protection.onLoss
         /// `--latency MS`: a live station's delay, from a sample taken in to it heard on every speaker.
         public var latencyMs = Int(PartyRadioCore.LiveFrame.defaultDelayMs)
         /// `--live-player NAME|none`: the MPRIS player whose track is now playing (default: whichever plays).
@@ -117,6 +119,15 @@ extension Command {
             case "--live-bitrate":
                 options.liveBitrateKbit = try scanner.integer(for: option, in: 6...510)
                 liveTuned = true
+            case "--live-repairs":
+                let raw = try scanner.value(for: option)
+                switch raw {
+                case "on-loss": options.liveRepairs = .onLoss
+                case "always": options.liveRepairs = .always
+                default:
+                    throw UsageError("'--live-repairs' takes on-loss or always; got '\(raw)'.", command: "dj")
+                }
+                liveTuned = true
             case "--latency":
                 options.latencyMs = try scanner.integer(for: option, in: Self.latencyRangeMs)
                 liveTuned = true
@@ -149,7 +160,8 @@ extension Command {
         }
         if liveTuned && options.live == nil {
             throw UsageError(
-                "'--live-frame-ms', '--live-bitrate' and '--latency' tune a live station; add --live (or --live pipe:PATH).",
+                "'--live-frame-ms', '--live-bitrate', '--live-repairs' and '--latency' tune a live station; add --live "
+                    + "(or --live pipe:PATH).",
                 command: "dj")
         }
         if livePlayerGiven && options.live == nil {

@@ -79,7 +79,7 @@ extension HelpPages {
         'key = value' a line, # for comments; flags override them. Keys: name, library (repeatable),
         audio-driver, no-audio (true or false), guest-name (what --as sets), speaker-name, room and
         station (a speaker's --name, --room, --station), interface, port,
-        crowd-skip, country, domain, dns-server, dns-key, live, live-frame-ms, live-bitrate, live-player,
+        crowd-skip, country, domain, dns-server, dns-key, live, live-frame-ms, live-bitrate, live-repairs, live-player,
         latency, latency-extra, live-default-output (true or false). Each applies to the commands that take its option. The station service partyradio-dj.service reads /etc/partyradio/config.
 
         $XDG_STATE_HOME/partyradio (else ~/.local/state/partyradio), or --state-dir: the keys

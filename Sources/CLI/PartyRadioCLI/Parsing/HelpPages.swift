@@ -40,8 +40,8 @@ enum HelpPages {
         CONFIG: $XDG_CONFIG_HOME/partyradio/config (else ~/.config/partyradio/config) holds defaults,
         one 'key = value' a line: name, library (repeatable), audio-driver, no-audio (true/false),
         guest-name (--as), speaker-name, room, station (the speaker's), interface, port, crowd-skip, country, domain,
-        dns-server, dns-key, live, live-frame-ms, live-bitrate, latency, latency-extra, live-default-output,
-        live-player. Flags override it.
+        dns-server, dns-key, live, live-frame-ms, live-bitrate, live-repairs, latency, latency-extra,
+        live-default-output, live-player. Flags override it.
 
         JSON output (--json, --json-events) uses snake_case keys everywhere.
 
@@ -123,6 +123,11 @@ enum HelpPages {
             ),
             ("--live-frame-ms <ms>", "With --live: Opus frame length, 2.5, 5, 10 or 20 (default: 10)."),
             ("--live-bitrate <kbit/s>", "With --live: Opus bitrate, 6-510 (default: 128)."),
+            (
+                "--live-repairs <when>",
+                "With --live: when the FEC repairs go out: on-loss (the default: for 10 s after a listener "
+                    + "reports lost frames) or always."
+            ),
             (
                 "--latency <ms>",
                 "With --live: the station's delay, from a sample taken in to it heard on every speaker, 20-2000 "

@@ -48,6 +48,10 @@ public struct LiveGapTracker: Sendable {
     /// Frame numbers asked for (each ask counted), and frames that came after they were missed.
     public private(set) var asked: UInt64 = 0
     public private(set) var arrivedAfterAsking: UInt64 = 0
+    /// Frame numbers found missing (lost on the way, or overtaken by a later frame), and those
+    /// not yet told to the DJ (``takeLost()``).
+    public private(set) var lost: UInt64 = 0
+    private var lostUntold: UInt64 = 0
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -91,11 +95,21 @@ public struct LiveGapTracker: Sendable {
             if end > last.sequence {
                 for number in (last.sequence + 1)...end {
                     let time = firstSampleNs &- Int64(sequence - number) &* durationNs
-                    if missing[number] == nil { missing[number] = Missing(firstSampleNs: time, nextAskNs: Int64.min) }
+                    if missing[number] == nil {
+                        missing[number] = Missing(firstSampleNs: time, nextAskNs: Int64.min)
+                        lost += 1
+                        lostUntold += 1
+                    }
                 }
             }
         }
         highest = (sequence, firstSampleNs, durationNs)
+    }
+
+    /// The frames found missing since the last call, for the next heartbeat (at most `UInt16.max`).
+    public mutating func takeLost() -> UInt16 {
+        defer { lostUntold = 0 }
+        return UInt16(min(lostUntold, UInt64(UInt16.max)))
     }
 
     /// The requests due at station time `now` (at most one per ``LiveResend/span`` numbers); frames

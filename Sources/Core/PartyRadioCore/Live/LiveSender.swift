@@ -1,8 +1,22 @@
 /// The DJ's side of the live carrier (docs/LIVE.md): each stamped frame goes out at once, and
-/// after every k frames in a row the block's m repairs. A stream that breaks (a jump in the frame
-/// numbers, the source gone silent) closes the block it was filling with the frames it has, so
-/// that no repair ever covers frames that were not sent. Pure: the erasure code is injected.
+/// after every k frames in a row the block's m repairs, while some listener loses frames
+/// (``Protection``). A stream that breaks (a jump in the frame numbers, the source gone silent)
+/// closes the block it was filling with the frames it has, so that no repair ever covers frames
+/// that were not sent. Pure: the erasure code is injected.
 public struct LiveSender: Sendable {
+    /// When a block's repairs go out (docs/LIVE.md, "Repairs while frames are lost").
+    public enum Protection: Hashable, Sendable {
+        /// After every block.
+        case always
+        /// After the blocks that close within ``LiveSender/lossHoldNs`` of a listener's report of
+        /// lost frames (a heartbeat's count or a resend request): on clean links the stream is the
+        /// frames alone, and a single loss is asked for again.
+        case onLoss
+    }
+
+    /// How long one report of lost frames keeps the repairs going, in the stream's own time.
+    public static let lossHoldNs: Int64 = 10_000_000_000
+
     /// How the DJ sends: the frame length, the station's delay, the block's k and m.
     public struct Settings: Hashable, Sendable {
         public var duration: LiveFrameDuration
@@ -11,13 +25,15 @@ public struct LiveSender: Sendable {
         public var delayMs: UInt16
         public var dataCount: Int
         public var parityCount: Int
+        public var protection: Protection
 
         /// - Parameters:
         ///   - delayMs: the station's delay, carried by every frame; it also sizes the block
         ///     (``LiveFEC/dataCount(delayNs:frame:marginNs:)``). Kept within ``LiveFrame/delayRangeMs``.
+        ///   - protection: when repairs go out; ``Protection/onLoss`` unless a test says otherwise.
         public init(
             duration: LiveFrameDuration = .ms10, bitrate: Int = 128_000, delayMs: UInt16 = LiveFrame.defaultDelayMs,
-            parityCount: Int = 2
+            parityCount: Int = 2, protection: Protection = .onLoss
         ) {
             self.duration = duration
             self.bitrate = bitrate
@@ -26,6 +42,7 @@ public struct LiveSender: Sendable {
             self.parityCount = min(
                 max(parityCount, LiveRepair.parityCountRange.lowerBound),
                 LiveRepair.parityCountRange.upperBound)
+            self.protection = protection
         }
     }
 
@@ -37,6 +54,14 @@ public struct LiveSender: Sendable {
     public private(set) var framesSent: UInt64 = 0
     public private(set) var repairsSent: UInt64 = 0
     public private(set) var shortBlocks: UInt64 = 0
+    /// Blocks closed without repairs (``Protection/onLoss`` with no loss reported), and reports of
+    /// lost frames taken.
+    public private(set) var blocksUnprotected: UInt64 = 0
+    public private(set) var lossReports: UInt64 = 0
+    /// Repairs go out for blocks whose last frame is stamped before this (stream time).
+    private var protectedUntil: DJTime?
+    /// The newest frame's stamp: the stream's own clock.
+    private var newest: DJTime?
     /// The frames sent last, oldest first, for resend requests (``recentNs`` of them).
     private var recent: [LiveFrame] = []
     /// Frames sent again on a listener's request, and asked for but no longer (or never) kept.
@@ -60,6 +85,7 @@ public struct LiveSender: Sendable {
         var out: [Message] = []
         if let last = block.last, frame.sequence != last.sequence &+ 1 { out += closeBlock() }
         block.append(frame)
+        newest = frame.firstSample
         framesSent += 1
         recent.append(frame)
         let keep = max(1, Int(Self.recentNs / settings.duration.ns))
@@ -71,6 +97,21 @@ public struct LiveSender: Sendable {
 
     /// The source went silent: the repairs of the frames sent since the last full block.
     public mutating func flush() -> [Message] { closeBlock() }
+
+    /// A listener lost frames (its heartbeat counted some, or it asked for one again): the blocks
+    /// that close in the next ``lossHoldNs`` of the stream get their repairs. (Before the first
+    /// frame there is nothing to lose, and nothing is held.)
+    public mutating func lossReported() {
+        lossReports += 1
+        if let newest { protectedUntil = newest + Self.lossHoldNs }
+    }
+
+    /// Whether the block being closed gets its repairs.
+    private func protects() -> Bool {
+        guard settings.protection == .onLoss else { return true }
+        guard let protectedUntil, let last = block.last?.firstSample else { return false }
+        return last < protectedUntil
+    }
 
     /// The frames of these numbers (a resend request's) that were sent within ``recentNs``,
     /// ascending; the rest are counted as missed.
@@ -95,6 +136,10 @@ public struct LiveSender: Sendable {
         guard !block.isEmpty else { return [] }
         defer { block.removeAll(keepingCapacity: true) }
         if block.count < settings.dataCount { shortBlocks += 1 }
+        guard protects() else {
+            blocksUnprotected += 1
+            return []
+        }
         let repairs = LiveFEC.repairs(for: block, parityCount: settings.parityCount, code: code)
         repairsSent += UInt64(repairs.count)
         return repairs.map(Message.liveRepair)

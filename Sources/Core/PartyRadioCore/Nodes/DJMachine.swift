@@ -148,7 +148,8 @@ public struct DJMachine: NodeMachine {
     public var liveSent: LiveSent? {
         live.map {
             LiveSent(
-                frames: $0.framesSent, repairs: $0.repairsSent, shortBlocks: $0.shortBlocks, resent: $0.framesResent,
+                frames: $0.framesSent, repairs: $0.repairsSent, shortBlocks: $0.shortBlocks,
+                unprotectedBlocks: $0.blocksUnprotected, lossReports: $0.lossReports, resent: $0.framesResent,
                 resendsMissed: $0.resendsMissed, resendsOverBudget: resendBudget.refused,
                 resendsIgnored: resendsIgnored, dropped: filter.drops)
         }
@@ -406,6 +407,7 @@ public struct DJMachine: NodeMachine {
             return
         }
         let wanted = request.sequences
+        live!.lossReported()
         let granted = resendBudget.take(wanted.count, for: sender, nowNs: now.ns)
         for frame in live!.resend(Array(wanted.prefix(granted))) { out.append(send(.liveFrame(frame), to: node)) }
     }
@@ -647,6 +649,7 @@ public struct DJMachine: NodeMachine {
                 return out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
             case .heartbeat(let beat):
                 speakers.keep(sender, now: now)
+                if beat.liveLost != nil { live?.lossReported() }
                 return unicastListeners.heard(
                     sender, at: node, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
             case .leave:
@@ -692,6 +695,8 @@ public struct DJMachine: NodeMachine {
                 if node != nil { filter.prepareSession(for: sender) }
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
+            // A listener losing live frames: the blocks get their repairs for a while.
+            if beat.liveLost != nil { live?.lossReported() }
         case .leave:
             unicastListeners.leave(sender)
             if engine.leave(from: sender) {

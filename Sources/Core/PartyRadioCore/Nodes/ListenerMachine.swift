@@ -149,7 +149,7 @@ public struct ListenerMachine: NodeMachine {
     /// What a live listener saw on the way so far, for `live_status`.
     public var liveNetwork: LiveListenerNetwork {
         LiveListenerNetwork(
-            asked: liveGaps.asked, arrivedAfterAsking: liveGaps.arrivedAfterAsking,
+            asked: liveGaps.asked, arrivedAfterAsking: liveGaps.arrivedAfterAsking, lost: liveGaps.lost,
             dropped: filter.drops.merged(with: watch.drops).merged(with: refused))
     }
 
@@ -612,8 +612,10 @@ public struct ListenerMachine: NodeMachine {
         Hello(listenerName: configuration.listenerName, wantsUnicast: configuration.wantsUnicast, cookie: tuned.cookie)
     }
 
-    private func heartbeat(_ tuned: Tuned) -> Heartbeat {
-        Heartbeat(wantsUnicast: configuration.wantsUnicast, cookie: tuned.cookie)
+    /// A heartbeat, with the live frames found missing since the last one (the DJ sends repairs
+    /// while some listener loses frames).
+    private mutating func heartbeat(_ tuned: Tuned) -> Heartbeat {
+        Heartbeat(wantsUnicast: configuration.wantsUnicast, cookie: tuned.cookie, liveLost: liveGaps.takeLost())
     }
 
     /// Hello until the DJ has answered, heartbeats after; pings; the silent-station warning; progress.

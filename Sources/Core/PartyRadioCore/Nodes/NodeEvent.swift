@@ -144,12 +144,17 @@ public struct LiveListenerNetwork: Equatable, Sendable {
     /// Frame numbers asked of the DJ again (each ask counted), and frames that came after.
     public var asked: UInt64
     public var arrivedAfterAsking: UInt64
+    /// Frame numbers found missing on arrival (lost on the way or overtaken), told to the DJ.
+    public var lost: UInt64
     /// Datagrams dropped so far (forged, replayed, malformed, …), by reason.
     public var dropped: DropCounters
 
-    public init(asked: UInt64 = 0, arrivedAfterAsking: UInt64 = 0, dropped: DropCounters = DropCounters()) {
+    public init(
+        asked: UInt64 = 0, arrivedAfterAsking: UInt64 = 0, lost: UInt64 = 0, dropped: DropCounters = DropCounters()
+    ) {
         self.asked = asked
         self.arrivedAfterAsking = arrivedAfterAsking
+        self.lost = lost
         self.dropped = dropped
     }
 }
@@ -161,6 +166,9 @@ public struct LiveSent: Equatable, Sendable {
     public var repairs: UInt64
     /// Blocks closed before they were full (the source slipped or went silent).
     public var shortBlocks: UInt64
+    /// Blocks sent without repairs (no listener lost frames), and listeners' reports of lost frames.
+    public var unprotectedBlocks: UInt64
+    public var lossReports: UInt64
     /// Frames sent again on a listener's request; asked for but no longer kept.
     public var resent: UInt64
     public var resendsMissed: UInt64
@@ -171,12 +179,14 @@ public struct LiveSent: Equatable, Sendable {
     public var dropped: DropCounters
 
     public init(
-        frames: UInt64, repairs: UInt64, shortBlocks: UInt64, resent: UInt64, resendsMissed: UInt64,
-        resendsOverBudget: UInt64, resendsIgnored: UInt64, dropped: DropCounters
+        frames: UInt64, repairs: UInt64, shortBlocks: UInt64, unprotectedBlocks: UInt64 = 0, lossReports: UInt64 = 0,
+        resent: UInt64, resendsMissed: UInt64, resendsOverBudget: UInt64, resendsIgnored: UInt64, dropped: DropCounters
     ) {
         self.frames = frames
         self.repairs = repairs
         self.shortBlocks = shortBlocks
+        self.unprotectedBlocks = unprotectedBlocks
+        self.lossReports = lossReports
         self.resent = resent
         self.resendsMissed = resendsMissed
         self.resendsOverBudget = resendsOverBudget

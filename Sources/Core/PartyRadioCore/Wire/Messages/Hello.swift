@@ -29,23 +29,40 @@ public struct Hello: WireMessage {
 }
 
 /// The optional end of a hello or heartbeat: a flags byte, whose bit 0 asks for unicast copies of
-/// the group's messages (the other bits are reserved: sent 0, ignored), then, with that bit, the
-/// optional 8-byte return cookie. Written only when the bit is set: a hello without it is byte for
-/// byte what DJs before it read.
+/// the group's messages and whose bit 1 (a heartbeat's only) says a `u16` count of live frames lost
+/// follows (the other bits, and bit 1 on a hello, are reserved: sent 0, ignored); then the count,
+/// with bit 1 on a heartbeat; then, with
+/// bit 0, the optional 8-byte return cookie. Written only when a bit is set: a hello or heartbeat
+/// without either is byte for byte what DJs before them read.
 enum ListenerFlags {
     static let unicast: UInt8 = 1
+    static let liveLost: UInt8 = 2
 
-    static func write(wantsUnicast: Bool, cookie: UInt64?, into writer: inout ByteWriter) {
-        guard wantsUnicast else { return }
-        writer.write(unicast)
-        if let cookie { writer.write(cookie) }
+    static func write(wantsUnicast: Bool, cookie: UInt64?, liveLost lost: UInt16? = nil, into writer: inout ByteWriter)
+    {
+        guard wantsUnicast || lost != nil else { return }
+        writer.write((wantsUnicast ? unicast : 0) | (lost != nil ? liveLost : 0))
+        if let lost { writer.write(lost) }
+        if wantsUnicast, let cookie { writer.write(cookie) }
     }
 
     static func read(from reader: inout ByteReader) throws(WireError) -> (Bool, UInt64?) {
-        guard reader.remaining > 0 else { return (false, nil) }
-        let wants = try reader.readUInt8() & unicast != 0
-        guard reader.remaining > 0 else { return (wants, nil) }
+        let (wants, cookie, _) = try read(from: &reader, takesLiveLost: false)
+        return (wants, cookie)
+    }
+
+    /// - Parameter takesLiveLost: a heartbeat (on a hello, bit 1 is reserved).
+    static func read(from reader: inout ByteReader, takesLiveLost: Bool) throws(WireError) -> (Bool, UInt64?, UInt16?) {
+        guard reader.remaining > 0 else { return (false, nil, nil) }
+        let flags = try reader.readUInt8()
+        let wants = flags & unicast != 0
+        var lost: UInt16?
+        if takesLiveLost, flags & liveLost != 0 {
+            let count = try reader.read(UInt16.self)
+            lost = count == 0 ? nil : count
+        }
+        guard reader.remaining > 0 else { return (wants, nil, lost) }
         let cookie = try reader.read(UInt64.self)
-        return wants ? (true, cookie) : (false, nil)
+        return wants ? (true, cookie, lost) : (false, nil, lost)
     }
 }

@@ -175,8 +175,18 @@ struct WebBrowserLANTests {
                 "--no-audio", "--state-dir", lan.stateDir("speaker2"),
             ])
         defer { speaker.kill() }
-        try dj.waitForEvent("the speaker") { event in
-            event.name == "speakers" && (event["speakers"] as? [[String: Any]])?.isEmpty == false
+        // A speaker's name and room are its own words: one names itself as an attack.
+        let hostileName = "<img src=x onerror=__pwned=1>"
+        let hostileRoom = "<script>__pwned=1</script>"
+        let hostile = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "speaker", "--name", hostileName, "--room", hostileRoom, "--json-events",
+                "--no-audio", "--state-dir", lan.stateDir("speaker2-hostile"),
+            ])
+        defer { hostile.kill() }
+        try dj.waitForEvent("both speakers") { event in
+            event.name == "speakers" && (event["speakers"] as? [[String: Any]])?.count == 2
         }
         let browser = try Browser(lan, host: 3, url: url, width: 1280)
         defer { browser.quit() }
@@ -186,6 +196,13 @@ struct WebBrowserLANTests {
         _ = try browser.command(["cmd": "open", "url": djURL])
         let shown = try browser.command(["cmd": "wait_text", "text": "playing", "timeout": 30])
         #expect(shown["error"] == nil, "\(shown)")
+        // The hostile speaker is listed as text, its room too, and nothing of it runs.
+        for text in [hostileName, hostileRoom] {
+            let listed = try browser.command(["cmd": "wait_text", "text": text, "timeout": 20])
+            #expect(listed["error"] == nil, "\(text): \(listed)")
+        }
+        let check = try browser.command(["cmd": "injection_check"])
+        #expect(check["clean"] as? Bool == true && check["pwned"] as? Bool == false, "\(check)")
 
         var mark = speaker.events.count
         let slid = try browser.command(["cmd": "slide", "label": "Volume of Kitchen", "value": 30])

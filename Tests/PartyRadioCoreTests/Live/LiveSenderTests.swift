@@ -222,6 +222,29 @@ import Testing
         #expect((0..<4).flatMap { fresh.send(Self.frame($0)) }.count == 4)
     }
 
+    @Test("numbers the DJ skipped are no loss: a count they explain, or a resend of them, starts no repairs")
+    func skipsAreNoLoss() {
+        var sender = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        var out = (0..<4).flatMap { sender.send(Self.frame($0)) }
+        out += (7..<15).flatMap { sender.send(Self.frame($0)) }  // the capture slipped: 4, 5 and 6 never sent
+        #expect(sender.resend([5, 6]).isEmpty)
+        sender.lossReported(count: 3)
+        out += (15..<23).flatMap { sender.send(Self.frame($0)) }
+        #expect(!out.contains { if case .liveRepair = $0 { true } else { false } })
+        #expect(sender.lossReports == 0 && sender.lossReportsExplained == 1)
+        // One more than the skips is a loss; so is a resend of a frame that was sent.
+        sender.lossReported(count: 4)
+        #expect((23..<27).flatMap { sender.send(Self.frame($0)) }.count == 5)
+        var other = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        _ = (0..<4).flatMap { other.send(Self.frame($0)) }
+        #expect(other.resend([2]) == [Self.frame(2)] && other.lossReports == 1)
+        // A new stream (a jump wider than a resend request) is no skip: it explains nothing.
+        var restarted = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        _ = restarted.send(Self.frame(0)) + restarted.send(Self.frame(1_000))
+        restarted.lossReported(count: 1)
+        #expect(restarted.lossReports == 1)
+    }
+
     // MARK: The DJ machine
 
     func liveDJ(playsLive: Bool = false, protection: LiveSender.Protection = .always) -> DJMachine {

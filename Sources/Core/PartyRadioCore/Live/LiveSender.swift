@@ -58,8 +58,13 @@ public struct LiveSender: Sendable {
     /// lost frames taken.
     public private(set) var blocksUnprotected: UInt64 = 0
     public private(set) var lossReports: UInt64 = 0
+    /// Reports that numbers this DJ skipped explain (``lossReported(count:)``).
+    public private(set) var lossReportsExplained: UInt64 = 0
     /// Repairs go out for blocks whose last frame is stamped before this (stream time).
     private var protectedUntil: DJTime?
+    /// Numbers skipped in the stream lately (a capture that slipped): when, and how many. A
+    /// listener finds them missing as it finds lost frames.
+    private var skips: [(at: DJTime, count: UInt64)] = []
     /// The newest frame's stamp: the stream's own clock.
     private var newest: DJTime?
     /// The frames sent last, oldest first, for resend requests (``recentNs`` of them).
@@ -83,6 +88,13 @@ public struct LiveSender: Sendable {
         var frame = frame
         frame.delayMs = settings.delayMs  // the station's, whatever the capture stamped
         var out: [Message] = []
+        // A skip as listeners count it: a jump wider than a resend request is a new stream.
+        if let last = recent.last, frame.sequence > last.sequence &+ 1,
+            frame.sequence - last.sequence <= UInt64(LiveResend.span)
+        {
+            skips.append((frame.firstSample, frame.sequence - last.sequence - 1))
+            skips.removeAll { frame.firstSample.ns - $0.at.ns > Self.skipMemoryNs }
+        }
         if let last = block.last, frame.sequence != last.sequence &+ 1 { out += closeBlock() }
         block.append(frame)
         newest = frame.firstSample
@@ -98,10 +110,19 @@ public struct LiveSender: Sendable {
     /// The source went silent: the repairs of the frames sent since the last full block.
     public mutating func flush() -> [Message] { closeBlock() }
 
-    /// A listener lost frames (its heartbeat counted some, or it asked for one again): the blocks
-    /// that close in the next ``lossHoldNs`` of the stream get their repairs. (Before the first
-    /// frame there is nothing to lose, and nothing is held.)
-    public mutating func lossReported() {
+    /// How long skipped numbers explain a heartbeat's count: past a heartbeat's interval, so that a
+    /// skip is never taken for a loss by the heartbeat after it.
+    public static let skipMemoryNs: Int64 = 2_500_000_000
+
+    /// A listener's heartbeat counted `count` frames missing (nil: a loss known for sure, a resend
+    /// of a frame that was sent): the blocks that close in the next ``lossHoldNs`` of the stream
+    /// get their repairs. A count no larger than the numbers this DJ skipped lately is those skips,
+    /// not a loss (counted as explained). Before the first frame there is nothing to lose.
+    public mutating func lossReported(count: Int? = nil) {
+        if let count, count <= skips.reduce(0, { $0 + Int($1.count) }) {
+            lossReportsExplained += 1
+            return
+        }
         lossReports += 1
         if let newest { protectedUntil = newest + Self.lossHoldNs }
     }
@@ -129,6 +150,8 @@ public struct LiveSender: Sendable {
         }
         framesResent += UInt64(frames.count)
         resendsMissed += UInt64(wanted.count - frames.count)
+        // A frame that was sent and did not arrive: a loss (a skipped number is none).
+        if !frames.isEmpty { lossReported() }
         return frames
     }
 

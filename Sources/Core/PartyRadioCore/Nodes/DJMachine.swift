@@ -149,7 +149,8 @@ public struct DJMachine: NodeMachine {
         live.map {
             LiveSent(
                 frames: $0.framesSent, repairs: $0.repairsSent, shortBlocks: $0.shortBlocks,
-                unprotectedBlocks: $0.blocksUnprotected, lossReports: $0.lossReports, resent: $0.framesResent,
+                unprotectedBlocks: $0.blocksUnprotected, lossReports: $0.lossReports,
+                lossReportsExplained: $0.lossReportsExplained, resent: $0.framesResent,
                 resendsMissed: $0.resendsMissed, resendsOverBudget: resendBudget.refused,
                 resendsIgnored: resendsIgnored, dropped: filter.drops)
         }
@@ -407,7 +408,6 @@ public struct DJMachine: NodeMachine {
             return
         }
         let wanted = request.sequences
-        live!.lossReported()
         let granted = resendBudget.take(wanted.count, for: sender, nowNs: now.ns)
         for frame in live!.resend(Array(wanted.prefix(granted))) { out.append(send(.liveFrame(frame), to: node)) }
     }
@@ -649,7 +649,7 @@ public struct DJMachine: NodeMachine {
                 return out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
             case .heartbeat(let beat):
                 speakers.keep(sender, now: now)
-                if beat.liveLost != nil { live?.lossReported() }
+                if let lost = beat.liveLost { live?.lossReported(count: Int(lost)) }
                 return unicastListeners.heard(
                     sender, at: node, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
             case .leave:
@@ -696,7 +696,7 @@ public struct DJMachine: NodeMachine {
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
             // A listener losing live frames: the blocks get their repairs for a while.
-            if beat.liveLost != nil { live?.lossReported() }
+            if let lost = beat.liveLost { live?.lossReported(count: Int(lost)) }
         case .leave:
             unicastListeners.leave(sender)
             if engine.leave(from: sender) {

@@ -166,9 +166,11 @@ public struct LiveSent: Equatable, Sendable {
     public var repairs: UInt64
     /// Blocks closed before they were full (the source slipped or went silent).
     public var shortBlocks: UInt64
-    /// Blocks sent without repairs (no listener lost frames), and listeners' reports of lost frames.
+    /// Blocks sent without repairs (no listener lost frames), listeners' reports of lost frames, and
+    /// reports the numbers this DJ skipped explain (not taken as losses).
     public var unprotectedBlocks: UInt64
     public var lossReports: UInt64
+    public var lossReportsExplained: UInt64
     /// Frames sent again on a listener's request; asked for but no longer kept.
     public var resent: UInt64
     public var resendsMissed: UInt64
@@ -180,13 +182,15 @@ public struct LiveSent: Equatable, Sendable {
 
     public init(
         frames: UInt64, repairs: UInt64, shortBlocks: UInt64, unprotectedBlocks: UInt64 = 0, lossReports: UInt64 = 0,
-        resent: UInt64, resendsMissed: UInt64, resendsOverBudget: UInt64, resendsIgnored: UInt64, dropped: DropCounters
+        lossReportsExplained: UInt64 = 0, resent: UInt64, resendsMissed: UInt64, resendsOverBudget: UInt64,
+        resendsIgnored: UInt64, dropped: DropCounters
     ) {
         self.frames = frames
         self.repairs = repairs
         self.shortBlocks = shortBlocks
         self.unprotectedBlocks = unprotectedBlocks
         self.lossReports = lossReports
+        self.lossReportsExplained = lossReportsExplained
         self.resent = resent
         self.resendsMissed = resendsMissed
         self.resendsOverBudget = resendsOverBudget

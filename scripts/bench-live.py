@@ -36,10 +36,12 @@ Snapcast runs at its default buffer (1000 ms) and at 100 ms (`buffer = 100` in t
 section), in every part but bytes (the buffer does not change what it sends).
 
 Usage: scripts/bench-live.py [delay] [clocks] [loss] [bytes]   (default: all four)
-Environment: PARTYRADIO_BIN; WARMUP (s, default 4): the stream before measuring; MEASURE (s, default
+Environment: PARTYRADIO_BIN; WARMUP (s, default 4): the stream before measuring (BYTES_WARMUP, default
+12, for bytes: past the listeners' first 10 s of clock settling); MEASURE (s, default
 20): each delay/clocks run; LOSS_SECONDS (default 20; the issue's figure is 60); BYTES_SECONDS
 (default 10); SYSTEMS (default `partyradio,snap1000,snap100`; `partyradio30` is partyradio with
-`dj --latency 30`, any `partyradioN` with `--latency N`); KEEP=1 keeps the recordings;
+`dj --latency 30`, any `partyradioN` with `--latency N`); DJ_ARGS (more options for every
+partyradio DJ, e.g. `--live-frame-ms 20` or `--live-repairs always`); KEEP=1 keeps the recordings;
 VERBOSE=1 prints every click's delay.
 """
 import importlib.util, os, random, shutil, signal, subprocess, sys, tempfile, time
@@ -53,10 +55,14 @@ speaker = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(speaker)
 
 WARMUP = float(os.environ.get("WARMUP", "4"))
+# The bytes are a station's steady state: past a listener's first 10 s, when it pings its DJ 5 times
+# a second to settle its clock (2 a second after; docs/CLOCK-SYNC.md, "Ping schedule").
+BYTES_WARMUP = float(os.environ.get("BYTES_WARMUP", "12"))
 MEASURE = float(os.environ.get("MEASURE", "20"))
 LOSS_SECONDS = float(os.environ.get("LOSS_SECONDS", "20"))
 BYTES_SECONDS = float(os.environ.get("BYTES_SECONDS", "10"))
 SYSTEMS = os.environ.get("SYSTEMS", "partyradio,snap1000,snap100").split(",")
+DJ_ARGS = os.environ.get("DJ_ARGS", "").split()
 VERBOSE = os.environ.get("VERBOSE") == "1"
 RATE = 48000
 CHUNK = 480  # 10 ms
@@ -231,8 +237,8 @@ class Bench:
     def pulse_env(self, host):
         return {"PULSE_SERVER": f"unix:{self.work}/pa{host}/native"}
 
-    def run(self, system, seconds, clocks=False, loss=0.0, light=0, audio_hosts=AUDIO_HOSTS):
-        """One run: the server, the listeners, the recorders and the writer for WARMUP + seconds.
+    def run(self, system, seconds, clocks=False, loss=0.0, light=0, audio_hosts=AUDIO_HOSTS, warmup=WARMUP):
+        """One run: the server, the listeners, the recorders and the writer for warmup + seconds.
         Returns the figures as a dict."""
         self.count += 1
         folder = f"{self.work}/{self.count:02d}-{system}"
@@ -251,7 +257,7 @@ class Bench:
                 pids.append(spawn(self.lan, 1, f"{folder}/dj.log", BIN, "dj", "--name", NAME, "--live",
                                   f"pipe:{fifo}?sampleformat=48000:16:2", "--json-events", "--fresh", "--no-audio",
                                   "--state-dir", f"{folder}/dj", *clock,
-                                  *(["--latency", latency] if latency else [])))
+                                  *(["--latency", latency] if latency else []), *DJ_ARGS))
                 roles["dj"] = pids[-1]
                 wait_for(f"{folder}/dj.log", '"station_published"')
             else:
@@ -300,12 +306,12 @@ class Bench:
                 for host in audio_hosts:
                     wait_for(f"{folder}/listen{host}.log", '"tuned_in"', 30)
             time.sleep(2)
-            total = WARMUP + seconds
+            total = warmup + seconds
             writer = spawn(self.lan, 1, f"{folder}/writer.out", "/usr/bin/python3", os.path.abspath(__file__),
                            "--write", fifo, str(total + 1), f"{folder}/writer.log")
             pids.append(writer)
             began = mono()
-            time.sleep(WARMUP)
+            time.sleep(warmup)
             net0 = net_dev(roles.get("dj") or roles["snapserver"])
             cpu0 = {label: thread_usage(pid) for label, pid in roles.items()}
             t0 = mono()
@@ -498,7 +504,7 @@ def main():
     snap = sh("/usr/bin/snapserver", "--version").splitlines()[0]
     print(f"live vs Snapcast: partyradio {version} ({BIN}), {snap}; WARMUP {WARMUP:.0f} s, MEASURE {MEASURE:.0f} s, "
           f"LOSS_SECONDS {LOSS_SECONDS:.0f} s, BYTES_SECONDS {BYTES_SECONDS:.0f} s; "
-          f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+          f"DJ_ARGS {' '.join(DJ_ARGS) or '(none)'}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     help_text = sh(BIN, "dj", "--help", check=False)
     if "--latency " not in help_text and "--latency <" not in help_text:
         print("  partyradio `dj --latency`: no such option in this build: only the default delay (60 ms) is measured")
@@ -546,14 +552,15 @@ def main():
                                     "undecodable_blocks", "placements")
                             print("    host 3 live_status: " + ", ".join(f"{k} {status.get(k)}" for k in keys))
             elif part == "bytes":
-                print(f"\nbytes: what host 1 sends (eth0 tx, Ethernet frames), {BYTES_SECONDS:.0f} s; Opus at 128 kbit/s "
+                print(f"\nbytes: what host 1 sends (eth0 tx, Ethernet frames), {BYTES_SECONDS:.0f} s after "
+                      f"{BYTES_WARMUP:.0f} s; Opus at 128 kbit/s "
                       f"is {OPUS_BYTES_PER_S / 1000:.0f} kB/s. Listeners: host 2 plays (and host 3 from 5 on); the rest "
                       "are light (`listen --no-audio`, `snapclient --player file:filename=null`) on hosts 4-6")
                 systems = [s for s in SYSTEMS if s != "snap100"]
                 for count in (1, 5, 20):
                     hosts = AUDIO_HOSTS[:1] if count == 1 else AUDIO_HOSTS
-                    results = {s: bench.run(s, BYTES_SECONDS, light=count - len(hosts), audio_hosts=hosts)
-                               for s in order(systems)}
+                    results = {s: bench.run(s, BYTES_SECONDS, light=count - len(hosts), audio_hosts=hosts,
+                                            warmup=BYTES_WARMUP) for s in order(systems)}
                     for system in systems:
                         f = results[system]
                         if "bytes" in f:

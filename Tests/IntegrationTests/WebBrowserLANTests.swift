@@ -204,28 +204,7 @@ struct WebBrowserLANTests {
         let check = try browser.command(["cmd": "injection_check"])
         #expect(check["clean"] as? Bool == true && check["pwned"] as? Bool == false, "\(check)")
 
-        var mark = speaker.events.count
-        let slid = try browser.command(["cmd": "slide", "label": "Volume of Kitchen", "value": 30])
-        #expect(slid["value"] as? Int == 30, "\(slid)")
-        let volume = try speaker.waitForEvent(after: mark, "volume 30 from the page") {
-            $0.name == "speaker_settings" && $0.int("volume") == 30
-        }
-        #expect(volume.int("volume") == 30)
-        mark = speaker.events.count
-        _ = try browser.command(["cmd": "click", "name": "Mute room Downstairs"])
-        try speaker.waitForEvent(after: mark, "muted by its room") {
-            $0.name == "speaker_settings" && ($0["muted"] as? Bool) == true
-        }
-        mark = speaker.events.count
-        _ = try browser.command(["cmd": "fill", "label": "Delay of Kitchen", "text": "120", "submit": true])
-        try speaker.waitForEvent(after: mark, "delay 120") {
-            $0.name == "speaker_settings" && $0.int("delay_ms") == 120
-        }
-        // The page shows what the speaker reports: muted, delay 120 ms.
-        let reported = try browser.command(["cmd": "wait_text", "text": "delay 120 ms", "timeout": 20])
-        #expect(reported["error"] == nil, "\(reported)")
-        let unmute = try browser.command(["cmd": "click", "name": "Unmute Kitchen", "timeout": 20])
-        #expect(unmute["error"] == nil, "the page did not show Kitchen muted: \(unmute)")
+        try browser.checkSpeakerCard(speaker)
         let state = try browser.command(["cmd": "state"])
         #expect((state["script_errors"] as? [Any])?.isEmpty == true, "\(state)")
         #expect((state["csp_errors"] as? [Any])?.isEmpty == true, "\(state)")
@@ -339,5 +318,35 @@ final class Browser {
     func quit() {
         process.send("{\"cmd\":\"quit\"}")
         if process.wait(timeout: .seconds(10)) == nil { process.kill(signal: SIGKILL) }
+    }
+}
+
+extension Browser {
+    /// On the DJ's page, open in this browser, with the speaker Kitchen in the room Downstairs
+    /// listed: its volume slider moved from the keyboard, its room's mute button and its delay field
+    /// reach the speaker, which says so, and the page shows what the speaker reports.
+    func checkSpeakerCard(_ speaker: TestbedProcess) throws {
+        var mark = speaker.events.count
+        let slid = try command(["cmd": "slide", "label": "Volume of Kitchen", "value": 30])
+        #expect(slid["value"] as? Int == 30, "\(slid)")
+        let volume = try speaker.waitForEvent(after: mark, "volume 30 from the page") {
+            $0.name == "speaker_settings" && $0.int("volume") == 30
+        }
+        #expect(volume.int("volume") == 30)
+        mark = speaker.events.count
+        _ = try command(["cmd": "click", "name": "Mute room Downstairs"])
+        try speaker.waitForEvent(after: mark, "muted by its room") {
+            $0.name == "speaker_settings" && ($0["muted"] as? Bool) == true
+        }
+        mark = speaker.events.count
+        _ = try command(["cmd": "fill", "label": "Delay of Kitchen", "text": "120", "submit": true])
+        try speaker.waitForEvent(after: mark, "delay 120") {
+            $0.name == "speaker_settings" && $0.int("delay_ms") == 120
+        }
+        // The page shows what the speaker reports: muted, delay 120 ms.
+        let reported = try command(["cmd": "wait_text", "text": "delay 120 ms", "timeout": 20])
+        #expect(reported["error"] == nil, "\(reported)")
+        let unmute = try command(["cmd": "click", "name": "Unmute Kitchen", "timeout": 20])
+        #expect(unmute["error"] == nil, "the page did not show Kitchen muted: \(unmute)")
     }
 }

@@ -6,19 +6,20 @@ import Testing
 /// WebDriver BiDi), each on a host of the namespace LAN with a PulseAudio of its own to play into.
 /// One page session per engine: the page's clock rules run on readings made up for them, the vote
 /// notes go with their track and request, and the page listens in sync with the DJ's trace, which
-/// is the truth (every namespace shares the machine's clock).
+/// is the truth (every namespace shares the machine's clock); then the DJ's page sets a speaker
+/// through its Speakers card (issue 29).
 @Suite(
     "The web page in WebKit and Firefox", .serialized,
     .enabled(if: Testbed.isRoot, "integration tests build network namespaces, which needs root"),
     .enabled(if: hasPulseAudio, "PulseAudio is not installed (scripts/ensure-packages.sh --for test)"))
 struct WebEnginesLANTests {
     @Test(
-        "WebKit: the clock rules, notes that go with their track and request, listening in sync with the DJ",
+        "WebKit: the clock rules, notes that go with their track and request, listening in sync, the DJ's speakers",
         .enabled(if: Browser.Engine.webkit.isAvailable, "needs Debian's webkit2gtk-driver, xvfb and python3-selenium"))
     func webkit() throws { try guestSession(.webkit) }
 
     @Test(
-        "Firefox: the clock rules, notes that go with their track and request, listening in sync with the DJ",
+        "Firefox: the clock rules, notes that go with their track and request, listening in sync, the DJ's speakers",
         .enabled(if: Browser.Engine.firefox.isAvailable, "needs Debian's firefox-esr and python3-websocket"))
     func firefox() throws { try guestSession(.firefox) }
 
@@ -32,7 +33,7 @@ struct WebEnginesLANTests {
         let dj = try lan.startDJ(
             host: 1, name: "Rooftop", playing: true,
             extra: ["--trace", lan.tracePath("dj"), "--clock-offset-ms", "350", "--clock-drift-ppm", "80"])
-        let url = try #require(try dj.waitForEvent("web_page") { $0.name == "web_page" }.string("url"))
+        let (url, djURL) = try lan.pageLinks(dj)
         let (sound, env) = try lan.startSoundServer(host: 2)
         defer { sound.kill() }
         let browser = try Browser(lan, host: 2, url: url, width: 1280, name: "Ann", engine: engine, env: env)
@@ -42,6 +43,22 @@ struct WebEnginesLANTests {
         try browser.checkClockRules()
         try browser.checkListening(lan, seconds: 14)
         try browser.checkVoteNotes(dj)
+
+        // The DJ's page in this engine: its Speakers card sets a speaker (issue 29).
+        let speaker = try lan.spawn(
+            host: 2,
+            [
+                Testbed.partyradioBinary, "speaker", "--name", "Kitchen", "--room", "Downstairs", "--json-events",
+                "--no-audio", "--state-dir", lan.stateDir("speaker2"),
+            ])
+        defer { speaker.kill() }
+        try dj.waitForEvent("the speaker") { event in
+            event.name == "speakers" && (event["speakers"] as? [[String: Any]])?.isEmpty == false
+        }
+        _ = try browser.command(["cmd": "open", "url": djURL])
+        let card = try browser.command(["cmd": "wait_text", "text": "Kitchen", "timeout": 30])
+        #expect(card["error"] == nil, "\(engine): \(card)")
+        try browser.checkSpeakerCard(speaker)
 
         let state = try browser.command(["cmd": "state"])
         #expect((state["script_errors"] as? [Any])?.isEmpty == true, "script errors in \(engine): \(state)")

@@ -70,7 +70,7 @@ struct PackageLANTests {
         let command = execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: state) }
         let dj = try lan.spawn(
             host: 1,
-            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured, "sh"] + ["env"]
+            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured(), "sh"] + ["env"]
                 + environment.map { "\($0.key)=\($0.value)" } + command)
         defer { dj.kill() }
         let published = try dj.waitForEvent(timeout: .seconds(20), "station_published") {
@@ -99,7 +99,7 @@ struct PackageLANTests {
         // (Each run of the sandbox has a layer of its own: the config is written in this one too.)
         let speaker = try lan.spawn(
             host: 3,
-            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured, "sh"] + ["env"]
+            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured(), "sh"] + ["env"]
                 + speakerEnvironment.map { "\($0.key)=\($0.value)" }
                 + speakerStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: speakerState) })
         defer { speaker.kill() }
@@ -112,16 +112,40 @@ struct PackageLANTests {
             listed?.name == "speakers",
             "the speaker's unit: \(speaker.text(.stdout).suffix(1500)) \(speaker.text(.stderr).suffix(1500))")
         #expect(FileManager.default.fileExists(atPath: speakerState + "/speaker.key"), "the speaker's own state")
+
+        // A live station from the unit: `live = pulse` in /etc/partyradio/config. The dynamic user has
+        // no session sound server, so a drop-in names the machine's (`Environment=PULSE_SERVER=…`,
+        // docs/LIVE.md); the DJ makes the station's sink there, captures it and sends frames.
+        dj.kill()
+        _ = dj.wait(timeout: .seconds(10))
+        let (sound, soundEnvironment) = try lan.startSoundServer(host: 1)
+        defer { sound.kill() }
+        let liveState = lan.stateDir("dj-live")
+        chown(liveState, 65534, 65534)
+        let live = try lan.spawn(
+            host: 1,
+            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured("live = pulse\n"), "sh"] + ["env"]
+                + environment.merging(soundEnvironment) { $1 }.map { "\($0.key)=\($0.value)" }
+                + execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: liveState) })
+        defer { live.kill() }
+        let onAir = try? live.waitForEvent(timeout: .seconds(20), "live frames sent") {
+            $0.name == "live_sent" && ($0.int("frames") ?? 0) > 0
+        }
+        #expect(onAir != nil, "the live unit: \(live.text(.stdout).suffix(1500)) \(live.text(.stderr).suffix(1500))")
+        let sinks = try lan.run(host: 1, ["/usr/bin/pactl", "list", "short", "sinks"], env: soundEnvironment).stdout
+        #expect(sinks.contains("partyradio_debian_rooftop"), "the station's sink: \(sinks)")
         #expect(try Testbed.auditRootNamespace().isEmpty)
     }
 
     /// A shell script that writes /etc/partyradio/config for the units (the station's name and the
-    /// speaker's, nothing played; a whole file, renamed into place) and runs its arguments as nobody
-    /// with no new privileges, as the units' dynamic user.
-    static let configured =
+    /// speaker's, nothing played, and `extra` lines; a whole file, renamed into place) and runs its
+    /// arguments as nobody with no new privileges, as the units' dynamic user.
+    static func configured(_ extra: String = "") -> String {
         "printf 'name = Debian Rooftop\\nno-audio = true\\nspeaker-name = Porch\\nroom = Outside\\n"
-        + "audio-driver = null\\n' > /etc/partyradio/config.new && mv /etc/partyradio/config.new /etc/partyradio/config "
-        + "&& exec setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \"$@\""
+            + "audio-driver = null\\n\(extra)' > /etc/partyradio/config.new "
+            + "&& mv /etc/partyradio/config.new /etc/partyradio/config "
+            + "&& exec setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \"$@\""
+    }
 
     /// The ExecStart words and Environment assignments of a unit file.
     static func service(_ text: String) throws -> (execStart: [String], environment: [String: String]) {

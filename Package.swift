@@ -180,7 +180,7 @@ let package = Package(
             name: "PartyRadioNode",
             dependencies: [
                 "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMedia", "PartyRadioHTTP",
-                "PartyRadioStorage", "PartyRadioMPRIS", "PartyRadioLive",
+                "PartyRadioStorage", "PartyRadioMPRIS", "PartyRadioLive", "PartyRadioCurl",
             ],
             path: "Sources/Node/PartyRadioNode",
             // The web page, compiled into the binary as bytes (`PackageResources`): no files to install.

@@ -5,10 +5,12 @@ org.mpris.MediaPlayer2.Player with one stage after another. Stage 0: every key b
 of the wrong type or none MPRIS knows (a byte array, an array of variants for the artist, nested
 dictionaries, a struct, a 1 MB string, the status an integer, the position a dictionary). Stage 1: a title with an escape
 sequence, a bidi override and 300 accented letters, 100 artists, a length of 2^64 - 1, a track ID
-of 600 bytes, a script URL as artwork, a negative position. Each line "next" on stdin moves to the
-next stage and announces it with PropertiesChanged. Prints "ready" once the name is taken.
+of 600 bytes, a script URL as artwork, a negative position. Stage 2 (with COVER given): a plain
+track whose artwork is the file COVER (file://). Stage 3: a plain track whose "artwork" is
+/etc/passwd. Each line "next" on stdin moves to the next stage and announces it with
+PropertiesChanged. Prints "ready" once the name is taken.
 
-usage: mpris_nonsense_player.py
+usage: mpris_nonsense_player.py [COVER]
 """
 import sys
 
@@ -49,6 +51,17 @@ def stages():
         },
         signature="sv")
     yield odd, dbus.String("Playing"), dbus.Int64(-5)
+    if len(sys.argv) > 1:
+        for title, art in (("Cover Song", "file://" + sys.argv[1]), ("Secret Song", "file:///etc/passwd")):
+            plain = dbus.Dictionary(
+                {
+                    "xesam:title": dbus.String(title),
+                    "xesam:artist": dbus.Array(["Cover Artist"], signature="s"),
+                    "mpris:trackid": dbus.ObjectPath("/t/" + title.split()[0].lower()),
+                    "mpris:artUrl": dbus.String(art),
+                },
+                signature="sv")
+            yield plain, dbus.String("Playing"), dbus.Int64(0)
 
 
 class Player(dbus.service.Object):

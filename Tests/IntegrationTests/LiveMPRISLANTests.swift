@@ -247,7 +247,11 @@ struct LiveMPRISLANTests {
         try bus.waitForLine(containing: socket, timeout: .seconds(10))
         let env = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)"]
         let fixture = Testbed.repoRoot.appendingPathComponent("Tests/Fixtures/mpris_nonsense_player.py").path
-        let player = try lan.spawn(host: 1, ["/usr/bin/python3", "-u", fixture], env: env, stdin: true)
+        // A cover on the DJ's disk (a PNG's signature and a few bytes more) for the third stage.
+        let cover = "\(dir)/cover.png"
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("partyradio cover".utf8)
+        #expect(FileManager.default.createFile(atPath: cover, contents: Data(png)))
+        let player = try lan.spawn(host: 1, ["/usr/bin/python3", "-u", fixture, cover], env: env, stdin: true)
         defer { player.kill() }
         try player.waitForLine(containing: "ready", timeout: .seconds(10))
 
@@ -280,6 +284,30 @@ struct LiveMPRISLANTests {
         #expect(track["duration_ms"] as? Int == 0, "a length of 2^64 - 1 is no length")
         #expect(try Self.waitForNowPlaying(lan, host: 2, title: title, artist: artist))
         print("live mpris nonsense: shown as '\(title)' by '\(artist)'")
+
+        // Artwork on the DJ's disk is the page's: the state names /art/ID, which serves the PNG to a
+        // guest on another host. A player naming /etc/passwd as artwork gets nothing served.
+        let (url, _) = try lan.pageLinks(dj)
+        for (stage, expected) in [("Cover Song", png), ("Secret Song", nil)] {
+            let mark = dj.events.count
+            player.send("next")
+            try dj.waitForEvent(after: mark, timeout: .seconds(10), stage) {
+                $0.name == "state" && ($0["now_playing"] as? [String: Any])?["title"] as? String == stage
+            }
+            let state = try lan.run(host: 2, ["curl", "-s", url + "api/state"])
+            let now = (parseJSON(state.stdout) as? [String: Any])?["now"] as? [String: Any]
+            let path = try #require(now?["artwork"] as? String, "\(stage): \(state.stdout.prefix(400))")
+            #expect(path.hasPrefix("/art/live:"))
+            let saved = "\(dir)/art-\(stage.split(separator: " ")[0])"
+            let art = try lan.run(
+                host: 2, ["curl", "-s", "-o", saved, "-w", "%{http_code} %{content_type}", url + path.dropFirst()])
+            if let expected {
+                #expect(art.stdout == "200 image/png", "\(stage): \(art.stdout)")
+                #expect(FileManager.default.contents(atPath: saved).map(Array.init) == expected)
+            } else {
+                #expect(art.stdout.hasPrefix("404"), "\(stage): \(art.stdout)")
+            }
+        }
         #expect(dj.isRunning && player.isRunning)
         dj.kill(signal: SIGINT)
         #expect(dj.wait(timeout: .seconds(10)) == 0)

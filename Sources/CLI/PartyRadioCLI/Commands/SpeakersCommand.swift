@@ -111,7 +111,8 @@ enum SpeakersCommand {
                 form.sorted { $0.key < $1.key }.map { WebForm.encode($0.key) + "=" + WebForm.encode($0.value) }
                     .joined(separator: "&").utf8)
         }
-        let receiver = Collector()
+        // The answer's body (at most 1 MiB: a speaker list is a few kilobytes).
+        let receiver = CurlBodyCollector(limit: 1 << 20)
         let outcome: CurlOutcome
         do throws(CurlFailure) {
             outcome = try CurlHandle().perform(
@@ -138,18 +139,5 @@ enum SpeakersCommand {
     static func fail(_ message: String, context: CommandContext) -> Int32 {
         context.console.error(message)
         return ExitCode.failure.rawValue
-    }
-
-    /// The answer's body (at most 1 MiB: a speaker list is a few kilobytes).
-    final class Collector: CurlReceiver {
-        var body = Data()
-        func received(status: Int) { body.removeAll() }
-        func received(field name: String, value: String) {}
-        func received(body bytes: UnsafeRawBufferPointer) -> Bool {
-            guard body.count + bytes.count <= 1 << 20 else { return false }
-            body.append(contentsOf: bytes)
-            return true
-        }
-        func shouldContinue() -> Bool { true }
     }
 }

@@ -20,15 +20,16 @@ public enum WebForm {
         return fields
     }
 
-    /// Percent-decodes one name or value (`+` is a space); nil if malformed or not UTF-8.
-    static func decode(_ raw: ArraySlice<UInt8>) -> String? {
+    /// Percent-decodes one name or value (`+` is a space, unless `plusIsSpace` is false as in a
+    /// URL's path); nil if malformed or not UTF-8.
+    static func decode(_ raw: ArraySlice<UInt8>, plusIsSpace: Bool = true) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(raw.count)
         var index = raw.startIndex
         while index < raw.endIndex {
             let byte = raw[index]
             switch byte {
-            case UInt8(ascii: "+"):
+            case UInt8(ascii: "+") where plusIsSpace:
                 bytes.append(0x20)
             case UInt8(ascii: "%"):
                 guard raw.distance(from: index, to: raw.endIndex) >= 3,

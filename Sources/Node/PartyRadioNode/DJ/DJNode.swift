@@ -276,6 +276,8 @@ public final class DJNode {
             }, live: liveWeb)
         let mediaPrefix = server.url(token: "")
         let artwork = configuration.catalog != nil
+        let liveArtwork = site.liveArtwork
+        liveArtwork?.follow(machine)
         hub.publish(
             WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork), votes: machine.engine.votes)
         // MPRIS: catalog tracks' artwork from the page, as the page shows it.
@@ -288,6 +290,7 @@ public final class DJNode {
             mpris?.stepped(effects) { MPRISView(machine, at: now, artBase: artBase) }
             for case .report(.speakers(let list)) in effects { hub.publish(speakers: list) }
             guard effects.contains(where: Self.changesPage) else { return }
+            liveArtwork?.follow(machine)
             hub.publish(
                 WebState.json(machine, at: now, mediaPrefix: mediaPrefix, artwork: artwork),
                 votes: machine.engine.votes)

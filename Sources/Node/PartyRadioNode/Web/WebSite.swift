@@ -39,6 +39,8 @@ final class WebSite: WebHandler {
     private let serverPort: UInt16
     /// A live station's frames for listening pages (`GET /api/live`); nil: the station plays files.
     private let live: LiveWebRelay?
+    /// A live station's followed player's artwork (`GET /art/live:…`); nil: the station plays files.
+    let liveArtwork: LiveArtwork?
 
     /// The hosts answered, and when the machine's addresses were last read for them.
     private struct HostList {
@@ -56,6 +58,7 @@ final class WebSite: WebHandler {
         currentAddresses: (@Sendable () -> [String])? = nil, live: LiveWebRelay? = nil
     ) {
         self.live = live
+        liveArtwork = live == nil ? nil : LiveArtwork()
         hosts = Mutex(HostList(hosts: WebHosts(port: port, addresses: [address] + otherAddresses, names: names)))
         self.currentAddresses = currentAddresses
         fixedAddresses = [address] + otherAddresses
@@ -445,8 +448,8 @@ final class WebSite: WebHandler {
     }
 
     private func art(_ id: String) -> WebResponse {
-        guard let artwork, !id.isEmpty, id.utf8.count <= StateSnapshot.Limit.trackID, !id.hasPrefix("local:"),
-            let image = artwork.image(for: id)
+        guard !id.isEmpty, id.utf8.count <= StateSnapshot.Limit.trackID, !id.hasPrefix("local:"),
+            let image = id.hasPrefix("live:") ? liveArtwork?.image(for: id) : artwork?.image(for: id)
         else { return Self.problem(404, "No artwork for this track.") }
         return WebResponse(
             status: 200, headers: [("Content-Type", image.contentType), ("Cache-Control", "max-age=86400")],

@@ -11,18 +11,27 @@ enum WebState {
     ///   - mediaPrefix: the media server's own URL prefix (`http://ADDR:PORT/media/`): tracks served
     ///     there are given to the page as same-origin paths.
     ///   - artwork: whether `/art/ID` can find catalog artwork (the DJ has a catalog).
+    /// Where the page finds a track's artwork: a catalog track's from the catalog (`artwork`: the
+    /// DJ has one), a live player's track's when the player names some; nil for the rest.
+    static func artworkPath(of track: Track, catalog: Bool, live: String?) -> JSON {
+        let has = track.isLive ? track.id == live : catalog && !track.id.hasPrefix("local:")
+        return has ? .string("/art/" + track.id) : .null
+    }
+
     static func json(_ machine: DJMachine, at now: LocalTime, mediaPrefix: String, artwork: Bool) -> String {
         let dj = DJTime(onTheDJ: now)
         let snapshot = machine.engine.snapshot(now: dj)
         let anchor = snapshot.anchor
         let list = machine.upNext
         let chat = machine.chat.lines.suffix(chatLines)
+        // A live station's followed player's track, when the player names artwork for it.
+        let liveArt = machine.livePlayer?.track.flatMap { $0.artURL == nil ? nil : $0.stationTrack.id }
         let playing: JSON =
             snapshot.nowPlaying.map { track in
                 .object([
                     ("id", .string(track.id)), ("title", .string(track.title)), ("artist", .string(track.artist)),
                     ("album", .string(track.album)), ("duration_ms", .int(track.durationMs)),
-                    ("artwork", artwork && !track.id.hasPrefix("local:") ? .string("/art/" + track.id) : .null),
+                    ("artwork", artworkPath(of: track, catalog: artwork, live: liveArt)),
                     ("media", media(track.source, prefix: mediaPrefix)),
                     // A live station's segment: the page plays it from GET /api/live.
                     ("live", .bool(track.isLive)),

@@ -701,7 +701,7 @@ def main():
     print(f"speakers: partyradio {sh(BIN, '--version')} ({BIN}); {station} on "
           f"host 1, speakers into PulseAudio null sinks on hosts 2-5; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
           f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    lab, marks = None, {}
+    lab, marks, begun = None, {}, mono()
     try:
         lab = Lab(work)
         time.sleep(2)
@@ -716,7 +716,15 @@ def main():
     finally:
         if lab:
             lab.close()
-    written = written_clicks(f"{work}/writer.log") if STATION == "live" else reference_clicks(f"{work}/s1")
+    if STATION == "live":
+        written = written_clicks(f"{work}/writer.log")
+    else:
+        written = reference_clicks(f"{work}/s1")
+        # Every part stands on these: where speaker 1 had no click heard, nothing is measured.
+        spans = [f"{(w + SHIFT - begun) / 1e9:.0f}" for w in (min(written.values()), max(written.values()))] \
+            if written else ["-", "-"]
+        print(f"\nspeaker 1's clicks, the reference: {len(written)} heard, from {spans[0]} s to {spans[1]} s "
+              f"after the start (none while its volume is 20)")
     if "volume" in marks:
         print_volume(lab, marks["volume"])
     if "trim" in marks:

@@ -5,7 +5,8 @@
 One testbed, every process on its hosts (rule one: the DJ, the speakers, avahi, PulseAudio and the
 recorders all run inside the testbed's namespaces, never in the root one):
 
-  host 1      the DJ of a live station (`dj --live pipe:FIFO --no-audio`) and the writer that feeds
+  host 1      the DJ of a live station (`dj --live pipe:FIFO --no-audio`; with STATION=file, of a
+              file station, `dj --library DIR --no-audio`, and no writer) and the writer that feeds
               its FIFO in real time: a steady 440 Hz tone at 8,000 with a 5 ms full-scale click at
               irregular intervals (400-700 ms, seeded; the writer notes when it wrote each click),
               and the poster, which sets speakers as the DJ's page does (POST /api/dj with the DJ
@@ -19,15 +20,29 @@ recorders all run inside the testbed's namespaces, never in the root one):
               speaker 1's sink has a second recorder, whose difference from the first is the
               harness's own floor.
 
-A live station, not a file station: its tone is steady for as long as the run (the demo library's
-tracks end and change every few seconds), and clicks give each speaker's delay to the sample.
+STATION=live (the default): a live station, whose tone is steady for as long as the run (the demo
+library's tracks end and change every few seconds), and whose written clicks give each speaker's
+delay to the sample.
+
+STATION=file: a file station, whose speakers play through libmpv (the volume is mpv's, the trim
+moves mpv's sync target). The bench makes its library first: 2 WAV tracks (48 kHz s16 stereo) of
+TRACK_SECONDS each (default 720, longer than a whole run, so no track ends in a part), of the same
+signal as the writer's (each track's clicks drawn from a seed of its own); the DJ is `dj --library
+DIR --no-audio` and there is no writer. Without one, no click has a "written" instant: speaker 1's
+own clicks stand in for the writer's (each one SHIFT = 1 s earlier, and every recording matched to
+them by the most common delay, as to written clicks), so every figure is relative, which is all
+the parts measure: volume is from the POST to the level at the sink as for a live station; trim is
+speaker 2's clicks against speaker 1's; gone's skew and many's are pairwise. Every part makes sense
+for a file station; none is left out. (The first click of a restarted speaker 2 is against speaker
+1's, as in live mode.)
 
 The parts, in this order on the same testbed (default: all):
   volume  the DJ sets speaker 1's volume 20, 100, 20, ... (ROUNDS, default 40, 0.6-1.2 s apart):
           from the POST sent (or `speaker-set` started) to the level at its sink crossing the
           geometric mean of the two levels (RMS over 5 ms windows stepped by 0.5 ms; at volume 20
-          the live gain is 0.2^3, the tone's RMS goes from about 5,700 to about 45). Then 10 rounds
-          with `partyradio speaker-set` started on host 1 (its own start-up included).
+          the live gain is 0.2^3, as libmpv's for a file station, the tone's RMS goes from about
+          5,700 to about 45). Then 10 rounds with `partyradio speaker-set` started on host 1 (its
+          own start-up included).
   trim    `speaker-set 2 delay 180` through the API: speaker 2's clicks against speaker 1's, over
           TRIM_SECONDS before and after (the first 3 s after the change left out), then back to 0.
   gone    KILLS rounds (default 10): kill -9 of speaker 2 -> the DJ's `--json-events` `speakers`
@@ -46,7 +61,8 @@ The parts, in this order on the same testbed (default: all):
           meanwhile (its list changes when a speaker's sync error moves by 1 ms or more).
 
 Usage: scripts/bench-speakers.py [volume] [trim] [gone] [many]   (default: all four)
-Environment: PARTYRADIO_BIN; ROUNDS (default 40), KILLS (default 10), SPEAKERS (default 20),
+Environment: PARTYRADIO_BIN; STATION (live, the default, or file); TRACK_SECONDS (file: each
+track's length, default 720); ROUNDS (default 40), KILLS (default 10), SPEAKERS (default 20),
 PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS
 (default 15), KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round.
 """
@@ -76,6 +92,10 @@ MEASURE = float(os.environ.get("MEASURE", "30"))
 CPU_SECONDS = float(os.environ.get("CPU_SECONDS", "20"))
 TRIM_SECONDS = float(os.environ.get("TRIM_SECONDS", "15"))
 VERBOSE = os.environ.get("VERBOSE") == "1"
+STATION = os.environ.get("STATION", "live")
+TRACKS = 2
+TRACK_SECONDS = float(os.environ.get("TRACK_SECONDS", "720"))
+SHIFT = 1_000_000_000  # a file station's stand-in for the writer's log: speaker 1's clicks this much earlier
 RATE, CHUNK = 48000, 480
 TONE, CLICK = 8000, 30000
 SEED = 20261207
@@ -93,33 +113,58 @@ def mono():
 # ---------------------------------------------------------------------------------------------
 # Helpers that run on testbed hosts (this file started again with a --flag).
 
-def write(path, log):
-    """`--write FIFO LOG`: the tone with clicks, in 10 ms chunks at their real-time instants, until
-    killed; LOG gets "click INDEX NS" (CLOCK_MONOTONIC just before the chunk that starts it)."""
+def signal_chunks(seed):
+    """The bench's signal in 10 ms chunks, forever: (s16le stereo bytes, whether a click starts the
+    chunk). A steady 440 Hz tone at 8,000; from 0.5 s on a 5 ms full-scale click every 400-700 ms
+    (the gaps drawn from `seed`). The live writer sends it in real time; a file station's tracks
+    are made of it."""
     import numpy as np
-    rng = random.Random(SEED)
-    next_click, index = int(0.5 * RATE) // CHUNK, 0
+    rng = random.Random(seed)
+    next_click = int(0.5 * RATE) // CHUNK
     burst = np.where((np.arange(240) // 24) % 2 == 0, CLICK, -CLICK)
+    n = 0
+    while True:
+        t = np.arange(n * CHUNK, (n + 1) * CHUNK)
+        samples = (TONE * np.sin(2 * np.pi * 440 * t / RATE)).astype(np.int32)
+        clicked = n == next_click
+        if clicked:
+            samples[:240] = burst
+            next_click += rng.randrange(40, 71)
+        yield np.repeat(samples.astype("<i2"), 2).tobytes(), clicked
+        n += 1
+
+
+def write(path, log):
+    """`--write FIFO LOG`: the signal in 10 ms chunks at their real-time instants, until killed;
+    LOG gets "click INDEX NS" (CLOCK_MONOTONIC just before the chunk that starts it)."""
     with open(path, "wb", buffering=0) as pipe, open(log, "w", buffering=1) as out:
         begin = mono()
-        n = 0
-        while True:
+        index = 0
+        for n, (data, clicked) in enumerate(signal_chunks(SEED)):
             due = begin + n * CHUNK * 1_000_000_000 // RATE
             wait = due - mono()
             if wait > 0:
                 time.sleep(wait / 1e9)
-            t = np.arange(n * CHUNK, (n + 1) * CHUNK)
-            samples = (TONE * np.sin(2 * np.pi * 440 * t / RATE)).astype(np.int32)
-            clicked = n == next_click
-            if clicked:
-                samples[:240] = burst
             now = mono()
-            pipe.write(np.repeat(samples.astype("<i2"), 2).tobytes())
+            pipe.write(data)
             if clicked:
                 out.write(f"click {index} {now}\n")
                 index += 1
-                next_click += rng.randrange(40, 71)
-            n += 1
+
+
+def make_library(folder):
+    """A file station's library: TRACKS WAV files (48 kHz s16 stereo) of TRACK_SECONDS each, the
+    signal with clicks drawn from a seed of each track's own."""
+    import itertools
+    import wave
+    os.makedirs(folder)
+    for k in range(1, TRACKS + 1):
+        with wave.open(f"{folder}/{k:02d} Tone with clicks {k}.wav", "wb") as track:
+            track.setnchannels(2)
+            track.setsampwidth(2)
+            track.setframerate(RATE)
+            chunks = itertools.islice(signal_chunks(SEED + k), int(TRACK_SECONDS * RATE) // CHUNK)
+            track.writeframes(b"".join(data for data, _ in chunks))
 
 
 def poster(fifo, state, log):
@@ -193,17 +238,21 @@ class Lab:
                 if time.time() > deadline:
                     raise RuntimeError(f"PulseAudio on host {host} did not start: {work}/pa{host}.log")
                 time.sleep(0.05)
-        fifo = f"{work}/fifo"
-        os.mkfifo(fifo, 0o666)
         self.dj_log = f"{work}/dj.log"
         self.dj_state = f"{work}/dj"
-        self.dj = spawn(self.lan, 1, self.dj_log, BIN, "dj", "--name", NAME, "--live",
-                        f"pipe:{fifo}?sampleformat=48000:16:2", "--json-events", "--fresh", "--no-audio",
-                        "--state-dir", self.dj_state)
+        if STATION == "file":
+            source = ["--library", f"{work}/library"]
+        else:
+            fifo = f"{work}/fifo"
+            os.mkfifo(fifo, 0o666)
+            source = ["--live", f"pipe:{fifo}?sampleformat=48000:16:2"]
+        self.dj = spawn(self.lan, 1, self.dj_log, BIN, "dj", "--name", NAME, *source, "--json-events", "--fresh",
+                        "--no-audio", "--state-dir", self.dj_state)
         self.pids.append(self.dj)
         live_bench.wait_for(self.dj_log, '"station_published"', 30)
-        self.pids.append(spawn(self.lan, 1, f"{work}/writer.out", "/usr/bin/python3", os.path.abspath(__file__),
-                               "--write", fifo, f"{work}/writer.log"))
+        if STATION == "live":
+            self.pids.append(spawn(self.lan, 1, f"{work}/writer.out", "/usr/bin/python3", os.path.abspath(__file__),
+                                   "--write", fifo, f"{work}/writer.log"))
         deadline = time.time() + 15
         while not os.path.exists(f"{self.dj_state}/dj-link.json"):
             if time.time() > deadline:
@@ -364,15 +413,29 @@ def written_clicks(path):
 _HEARD = {}
 
 
-def clicks(rec_base, written, window):
-    """{click index: heard ns} of the clicks written inside `window` (ns, ns) heard in the recording
-    (bench-live.py's detection: the first sample at twice the tone; matched by the most common delay)."""
+def heard(rec_base):
+    """The clicks heard in a recording (bench-live.py's detection: the first sample at twice the tone)."""
     if rec_base not in _HEARD:
         _HEARD[rec_base] = live_bench.heard_clicks(rec_base)[0]
-    heard = _HEARD[rec_base]
+    return _HEARD[rec_base]
+
+
+def reference_clicks(rec_base):
+    """A file station's stand-in for the writer's log (no process writes its clicks): {index: ns} of
+    the clicks heard in speaker 1's recording, SHIFT earlier. Every other recording is matched
+    against them as against written clicks, so each one's "delay" is SHIFT plus its offset to
+    speaker 1 (the offsets of one recording to another are all the parts use); speaker 1's own
+    is SHIFT exactly. The gaps between clicks are irregular (400-700 ms), so the most common delay
+    pairs each click with its own and not a neighbour."""
+    return {i: int(h - SHIFT) for i, h in enumerate(heard(rec_base))}
+
+
+def clicks(rec_base, written, window):
+    """{click index: heard ns} of the clicks written inside `window` (ns, ns) heard in the recording,
+    matched by the most common delay (bench-live.py's `match`)."""
     inside = {i: w for i, w in written.items() if window[0] <= w <= window[1]}
-    heard = [h for h in heard if window[0] <= h <= window[1] + 3e9]
-    matched, _ = live_bench.match(inside, heard, window)
+    near = [h for h in heard(rec_base) if window[0] <= h <= window[1] + 3e9]
+    matched, _ = live_bench.match(inside, near, window)
     return matched
 
 
@@ -624,15 +687,21 @@ def main():
     unknown = [p for p in parts if p not in ("volume", "trim", "gone", "many")]
     if unknown:
         sys.exit(f"bench-speakers: unknown part {unknown[0]!r} (volume, trim, gone, many)")
+    if STATION not in ("live", "file"):
+        sys.exit(f"bench-speakers: STATION is live or file, not {STATION!r}")
     random.seed(SEED)
     # SIGTERM as Ctrl-C: the testbed is taken down on the way out.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     work = tempfile.mkdtemp(prefix="partyradio-speakers-")
     os.chmod(work, 0o755)
-    print(f"speakers: partyradio {sh(BIN, '--version')} ({BIN}); a live station (dj --live pipe:, --no-audio) on "
+    if STATION == "file":
+        make_library(f"{work}/library")
+    station = ("a live station (dj --live pipe:, --no-audio)" if STATION == "live" else
+               f"a file station (dj --library of {TRACKS} WAV tracks of {TRACK_SECONDS:.0f} s, --no-audio)")
+    print(f"speakers: partyradio {sh(BIN, '--version')} ({BIN}); {station} on "
           f"host 1, speakers into PulseAudio null sinks on hosts 2-5; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
           f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    lab, marks = None, {}
+    lab, marks, begun = None, {}, mono()
     try:
         lab = Lab(work)
         time.sleep(2)
@@ -647,7 +716,15 @@ def main():
     finally:
         if lab:
             lab.close()
-    written = written_clicks(f"{work}/writer.log")
+    if STATION == "live":
+        written = written_clicks(f"{work}/writer.log")
+    else:
+        written = reference_clicks(f"{work}/s1")
+        # Every part stands on these: where speaker 1 had no click heard, nothing is measured.
+        spans = [f"{(w + SHIFT - begun) / 1e9:.0f}" for w in (min(written.values()), max(written.values()))] \
+            if written else ["-", "-"]
+        print(f"\nspeaker 1's clicks, the reference: {len(written)} heard, from {spans[0]} s to {spans[1]} s "
+              f"after the start (none while its volume is 20)")
     if "volume" in marks:
         print_volume(lab, marks["volume"])
     if "trim" in marks:

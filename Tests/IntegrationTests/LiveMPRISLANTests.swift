@@ -218,7 +218,7 @@ struct LiveMPRISLANTests {
         print("live mpris: the test took \(ContinuousClock.now - began)")
     }
 
-    @Test("a player's nonsense is dropped, never a crash; --live-player follows a name; no session bus is one notice")
+    @Test("a player's nonsense is dropped, never a crash; only an image is its artwork; no session bus: one notice")
     func nonsensePlayer() throws {
         let lan = try Testbed(hosts: 2)
         defer {

@@ -36,6 +36,16 @@ struct LiveWebLANTests {
         // WebCodecs needs a secure context: Chromium is told to take this http origin as one.
         let browser = try Browser(lan, host: 3, url: url, width: 1280, extra: ["--secure-origin"])
 
+        // A live station plays no queue: a guest's words are a wish, and the page says so.
+        let wish = try lan.partyradio(
+            host: 2, ["request", "Sandstorm", "--library", "--station", "Live Party", "--as", "Ann"], role: "guest")
+        #expect(wish.exit == 0, "\(wish.stdout) \(wish.stderr)")
+        // (The cards' headings are shown in capitals: innerText has them so.)
+        for shown in ["WISHES FOR THE DJ", "wished by Ann", "WISH FOR A SONG"] {
+            let seen = try browser.command(["cmd": "wait_text", "text": shown, "timeout": 20])
+            #expect(seen["error"] == nil, "\(shown): \(seen)")
+        }
+
         // The scheduling rules, run in Chromium on made-up numbers (restated here, not asked of the page).
         let rules = try browser.command([
             "cmd": "eval",

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import PartyRadioCLI
@@ -48,5 +49,34 @@ import Testing
         let json = JSON.object(RequestText.list(list)).rendered
         #expect(json.hasPrefix("{\"requests_mode\":\"approve\",\"requests_waiting\":1,\"up_next\":[{\"request_id\":3,"))
         #expect(json.contains("\"requested_by\":null") && json.contains("\"awaiting_approval\":true"))
+    }
+
+    @Test("on a live station what guests ask for are wishes: the line and the live view say so")
+    func aLiveStationsRequestsAreWishes() {
+        let list = QueueList(
+            mode: .open, total: 1,
+            entries: [
+                QueueList.Entry(
+                    queueID: 4, trackID: "wish:4", title: "Sandstorm", artist: "", requester: "Ann", tally: Tally(),
+                    awaitingApproval: false)
+            ])
+        func printed(_ track: Track) -> String {
+            let out = Mutex("")
+            let console = Console(isTerminal: false) { _, text in out.withLock { $0 += text } }
+            let printer = EventPrinter(jsonEvents: false, role: "dj", console: console)
+            let snapshot = StateSnapshot(
+                stationName: "Live Party", nowPlaying: track, anchor: .playing(at: 0, djTime: DJTime(ns: 0)),
+                tally: Tally(), listenerCount: 1, queueLength: 1, queueIndex: 0, sentAtNs: 0)
+            printer.report(.state(snapshot, positionNs: 0, change: .track))
+            out.withLock { $0 = "" }
+            printer.report(.upNext(list))
+            return out.withLock { $0 }
+        }
+        #expect(printed(.live).hasPrefix("Wishes: #4 Sandstorm"), "\(printed(.live))")
+        let file = Track(id: "t1", title: "Song", artist: "Band", album: "", durationMs: 1_000, source: "x")
+        #expect(printed(file).hasPrefix("Requests: #4 Sandstorm"), "\(printed(file))")
+        #expect(EventPrinter.upNextSection(["     #4"], live: true).lines.first?.contains("wishes") == true)
+        #expect(EventPrinter.upNextSection(["     #4"], live: false).lines.first == "   up next:")
+        #expect(EventPrinter.upNextSection([], live: true).lines.isEmpty)
     }
 }

@@ -32,6 +32,9 @@ final class EventPrinter: NodeReporter {
         var announced: String?
         var listener = ListenerSettings()
         var upNext: [String] = []
+        /// The station plays live (its now playing is the live segment or its player's track): what
+        /// guests ask for are wishes, not a queue (docs/LIVE.md).
+        var live = false
         /// The web page's URLs and the QR code shown (the guests' unless the DJ asked for its own).
         var web: LiveSection?
         var urls: (guests: String, dj: String)?
@@ -55,6 +58,9 @@ final class EventPrinter: NodeReporter {
 
     func report(_ event: NodeEvent) {
         if case .webPage(let url, let djURL) = event { state.withLock { $0.urls = (url, djURL) } }
+        if case .state(let snapshot, _, _) = event {
+            state.withLock { $0.live = snapshot.nowPlaying?.isLive ?? false }
+        }
         switch mode {
         case .json: emit(json(event))
         case .lines: if let line = line(event) { emit(Render.plain(line)) }
@@ -345,7 +351,8 @@ final class EventPrinter: NodeReporter {
             return "Queued \(tracks.map { "“\($0.title)”" }.joined(separator: ", ")) (\(length) in the queue)."
         case .upNext(let list):
             let requests = RequestText.lines(list, limit: 3, requestsOnly: true)
-            return requests.isEmpty ? nil : "Requests: " + requests.joined(separator: " | ")
+            let label = state.withLock { $0.live } ? "Wishes: " : "Requests: "
+            return requests.isEmpty ? nil : label + requests.joined(separator: " | ")
         case .requestAnswered(let ack, let guest):
             return AckText.sentence(ack, guest: guest)
         case .stationsChanged:
@@ -438,8 +445,7 @@ final class EventPrinter: NodeReporter {
             case .roster(let roster):
                 view.roster = (roster, .now)
             case .upNext(let list):
-                let lines = RequestText.lines(list, limit: 4).map { "     " + Render.plain($0) }
-                view.upNext = lines.isEmpty ? [] : ["   up next:"] + lines
+                view.upNext = RequestText.lines(list, limit: 4).map { "     " + Render.plain($0) }
             default:
                 if let text = line(event) { screen.print(Render.plain(text)) }
                 return
@@ -467,6 +473,12 @@ final class EventPrinter: NodeReporter {
             listener: dj ? nil : view.listener, style: style)
         let station = view.station.map { Self.stationSection($0, announced: view.announced) }
         return [LiveSection(header)] + [station, view.web, view.code].compactMap { $0 }
-            + [LiveSection(view.upNext, compact: Array(view.upNext.prefix(2)))]
+            + [Self.upNextSection(view.upNext, live: view.live)]
+    }
+
+    /// What guests asked for, under "up next", or "wishes" on a live station (which plays no queue).
+    static func upNextSection(_ lines: [String], live: Bool) -> LiveSection {
+        let shown = lines.isEmpty ? [] : [live ? "   wishes (a live station plays no queue):" : "   up next:"] + lines
+        return LiveSection(shown, compact: Array(shown.prefix(2)))
     }
 }

@@ -132,14 +132,19 @@ function render() {
   renderChat();
   tickProgress();
 }
+// A live station plays no queue: what guests ask for are wishes the DJ reads (docs/LIVE.md).
+function isLive() { return !!(S && S.now && S.now.live); }
 function renderQueue() {
   const ul = $('queue'), q = S.queue || { entries: [] };
+  const live = isLive();
+  text($('qtitle'), live ? 'Wishes for the DJ' : 'Up next');
+  text($('reqtitle'), live ? 'Wish for a song' : 'Request a song');
   const mode = q.mode || S.requests;
   text($('qmode'), mode ? 'requests ' + mode : '');
   $('qmode').hidden = !mode;
   ul.replaceChildren();
   const es = Array.isArray(q.entries) ? q.entries : [];
-  if (!es.length) ul.appendChild(el('li', 'empty', 'Nothing queued yet. Request a song!'));
+  if (!es.length) ul.appendChild(el('li', 'empty', live ? 'No wishes yet. Wish for a song!' : 'Nothing queued yet. Request a song!'));
   for (const e of es) {
     const li = el('li');
     const d = el('div', 'grow');
@@ -148,7 +153,7 @@ function renderQueue() {
     if (e.artist) top.appendChild(document.createTextNode(' — ' + e.artist));
     d.appendChild(top);
     const sub = el('div', 'sub');
-    if (e.queue_id) sub.appendChild(document.createTextNode('requested by ' + (e.requester || 'a guest') + ' '));
+    if (e.queue_id) sub.appendChild(document.createTextNode((live ? 'wished by ' : 'requested by ') + (e.requester || 'a guest') + ' '));
     else sub.appendChild(document.createTextNode('DJ pick '));
     if (e.awaiting_approval) sub.appendChild(el('span', 'tag', 'awaiting approval'));
     d.appendChild(sub);
@@ -291,7 +296,7 @@ async function search() {
     const sub = [r.album, r.duration_ms ? fmt(r.duration_ms * 1000) : '', r.from === 'catalog' ? 'catalog' : 'DJ library'];
     d.appendChild(el('div', 'sub', sub.filter(Boolean).join(' · ')));
     li.appendChild(d);
-    const b = btn('Request', null, async () => {
+    const b = btn(isLive() ? 'Wish' : 'Request', null, async () => {
       b.disabled = true;
       const a = await post('/api/request', r.id != null && r.id !== '' ? { id: String(r.id) } : { words: r.title || '' });
       say('smsg', a);

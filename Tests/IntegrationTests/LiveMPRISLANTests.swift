@@ -185,6 +185,17 @@ struct LiveMPRISLANTests {
             $0.name == "state" && $0.string("change") == "resumed"
         }
         #expect(Self.playerctl(lan, env: env, ["status"]) == "Playing")
+        // The DJ's seek is mpv's SetPosition on its track: back to 2 s (it started at 12 s, so it
+        // is past 12 s unless the seek reached it).
+        dj.send("seek 2")
+        var position = 99.0
+        let seekDeadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < seekDeadline {
+            position = Double(Self.playerctl(lan, env: env, ["position"])) ?? 99
+            if position < 8 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(position >= 2 && position < 8, "mpv's position after the DJ's seek to 2 s: \(position)")
         let own = try? lan.run(
             host: 1, ["/usr/bin/playerctl", "--player=partyradio", "metadata", "xesam:title"], env: env)
         #expect(own?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Second Wind")

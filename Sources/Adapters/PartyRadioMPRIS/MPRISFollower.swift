@@ -219,17 +219,24 @@ public final class MPRISFollower: Sendable {
         }
 
         private func make(_ call: LivePlayerCall) {
-            guard let followed else { return log("no MPRIS player to call \(call.rawValue) on") }
+            guard let followed else { return log("no MPRIS player to call \(call.member) on") }
             var errorName = [CChar](repeating: 0, count: 256)
-            let result = prmpris_follower_call(
-                bus.handle, followed, call.rawValue, MPRISFollower.callTimeoutUs, &errorName, errorName.count)
+            let result =
+                if case .setPosition(let trackID, let positionUs) = call {
+                    prmpris_follower_set_position(
+                        bus.handle, followed, trackID, positionUs, MPRISFollower.callTimeoutUs, &errorName,
+                        errorName.count)
+                } else {
+                    prmpris_follower_call(
+                        bus.handle, followed, call.member, MPRISFollower.callTimeoutUs, &errorName, errorName.count)
+                }
             if result < 0 {
                 let name = String(decoding: errorName.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 log(
-                    "the MPRIS player \(followed) refused \(call.rawValue): "
+                    "the MPRIS player \(followed) refused \(call.member): "
                         + (name.isEmpty ? String(cString: strerror(-result)) : name))
             } else {
-                log("asked the MPRIS player \(followed) for \(call.rawValue)")
+                log("asked the MPRIS player \(followed) for \(call.member)")
             }
         }
     }

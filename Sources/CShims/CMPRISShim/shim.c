@@ -314,17 +314,30 @@ int prmpris_follower_get_all(prmpris_follower *follower, const char *name, uint6
     return r;
 }
 
-int prmpris_follower_call(prmpris_follower *follower, const char *name, const char *member, uint64_t timeout_us,
-                          char *error_name, size_t error_size) {
+/// Calls `member` with its arguments appended (`track_id` and `position_us` for SetPosition; none
+/// when `track_id` is NULL).
+static int follower_call(prmpris_follower *follower, const char *name, const char *member, const char *track_id,
+                         int64_t position_us, uint64_t timeout_us, char *error_name, size_t error_size) {
     if (error_size > 0) error_name[0] = 0;
     sd_bus_message *call = NULL;
     sd_bus_message *reply = NULL;
     sd_bus_error error = SD_BUS_ERROR_NULL;
     int r = sd_bus_message_new_method_call(follower->bus, &call, name, PRMPRIS_PATH, PRMPRIS_PLAYER, member);
+    if (r >= 0 && track_id) r = sd_bus_message_append(call, "ox", track_id, position_us);
     if (r >= 0) r = sd_bus_call(follower->bus, call, timeout_us, &error, &reply);
     if (r < 0 && error.name && error_size > 0) snprintf(error_name, error_size, "%s", error.name);
     sd_bus_message_unref(call);
     sd_bus_message_unref(reply);
     sd_bus_error_free(&error);
     return r;
+}
+
+int prmpris_follower_call(prmpris_follower *follower, const char *name, const char *member, uint64_t timeout_us,
+                          char *error_name, size_t error_size) {
+    return follower_call(follower, name, member, NULL, 0, timeout_us, error_name, error_size);
+}
+
+int prmpris_follower_set_position(prmpris_follower *follower, const char *name, const char *track_id,
+                                  int64_t position_us, uint64_t timeout_us, char *error_name, size_t error_size) {
+    return follower_call(follower, name, "SetPosition", track_id, position_us, timeout_us, error_name, error_size);
 }

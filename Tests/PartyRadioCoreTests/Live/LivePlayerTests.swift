@@ -276,6 +276,30 @@ import Testing
         #expect(next.records.map(\.ending) == [.djSkip])
     }
 
+    @Test("the DJ's seek is the player's SetPosition on the track it plays, within its length; no track ID, no call")
+    func djSeekSetsThePlayersPosition() {
+        var dj = liveDJ()
+        _ = dj.handle(.live(.player(Self.titled("Alpha", id: "/t/1"))), at: at(ms: 1_000))
+        // Alpha is 180 s long (Self.metadata): 42 s is asked for as such, 500 s as its end, -3 s as 0.
+        #expect(
+            calls(dj.handle(.djControl(.seek(toNs: 42_000_000_000)), at: at(ms: 2_000)))
+                == [.setPosition(trackID: "/t/1", positionUs: 42_000_000)])
+        #expect(
+            calls(dj.handle(.djControl(.seek(toNs: 500_000_000_000)), at: at(ms: 2_100)))
+                == [.setPosition(trackID: "/t/1", positionUs: 180_000_000)])
+        #expect(
+            calls(dj.handle(.djControl(.seek(toNs: -3_000_000_000)), at: at(ms: 2_200)))
+                == [.setPosition(trackID: "/t/1", positionUs: 0)])
+        #expect(LivePlayerCall.setPosition(trackID: "/t/1", positionUs: 0).member == "SetPosition")
+        // A player that names no track: nothing to seek in, said so.
+        var untitled = Self.metadata
+        untitled["mpris:trackid"] = nil
+        _ = dj.handle(.live(.player(Self.state(untitled))), at: at(ms: 3_000))
+        let refused = dj.handle(.djControl(.seek(toNs: 1_000_000_000)), at: at(ms: 3_100))
+        #expect(calls(refused).isEmpty)
+        #expect(refused.reports.contains { if case .warning(let text) = $0 { text.contains("seek") } else { false } })
+    }
+
     @Test("a guest's words on a live station are a wish the DJ reads: listed, never played, kept across a skip")
     func requestsAreWishes() {
         var dj = liveDJ()

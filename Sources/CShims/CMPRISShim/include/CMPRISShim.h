@@ -68,6 +68,10 @@ int prmpris_follower_get_all(prmpris_follower *follower, const char *name, uint6
 /// the error's name in `error_name` when the player sent one.
 int prmpris_follower_call(prmpris_follower *follower, const char *name, const char *member, uint64_t timeout_us,
                           char *error_name, size_t error_size);
+/// Calls SetPosition(track_id, position_us) of `name`'s org.mpris.MediaPlayer2.Player (`track_id`
+/// an object path), as prmpris_follower_call does.
+int prmpris_follower_set_position(prmpris_follower *follower, const char *name, const char *track_id,
+                                  int64_t position_us, uint64_t timeout_us, char *error_name, size_t error_size);
 /// Closes the bus and frees everything.
 void prmpris_follower_close(prmpris_follower *follower);
 

@@ -13,13 +13,27 @@ public enum LiveInput: Sendable {
     case player(LivePlayerState?)
 }
 
-/// What a live DJ asks of the player it follows over MPRIS: the method of its
-/// `org.mpris.MediaPlayer2.Player` interface of that name.
-public enum LivePlayerCall: String, Hashable, Sendable {
-    case next = "Next"
-    case previous = "Previous"
-    case play = "Play"
-    case pause = "Pause"
+/// What a live DJ asks of the player it follows over MPRIS: a method of its
+/// `org.mpris.MediaPlayer2.Player` interface (``member``).
+public enum LivePlayerCall: Hashable, Sendable {
+    case next
+    case previous
+    case play
+    case pause
+    /// `SetPosition(trackID, positionUs)`: the DJ's seek, on the track the player said it plays
+    /// (a player ignores it for another track, as MPRIS says).
+    case setPosition(trackID: String, positionUs: Int64)
+
+    /// The method's name.
+    public var member: String {
+        switch self {
+        case .next: "Next"
+        case .previous: "Previous"
+        case .play: "Play"
+        case .pause: "Pause"
+        case .setPosition: "SetPosition"
+        }
+    }
 }
 
 extension Track {

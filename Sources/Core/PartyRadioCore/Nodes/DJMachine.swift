@@ -1182,8 +1182,16 @@ public struct DJMachine: NodeMachine {
             out.append(.livePlayer(.pause))
         case .resume where livePlayer != nil:
             out.append(.livePlayer(.play))
-        case .seek where livePlayer != nil:
-            out.append(.report(.warning("Cannot seek: the station follows the player; seek in the player itself.")))
+        case .seek(let positionNs) where livePlayer != nil:
+            // The player seeks; its position comes back as the station's with its next state.
+            guard let track = livePlayer?.track, track.trackID.hasPrefix("/") else {
+                out.append(.report(.warning("Cannot seek: the player names no track to seek in; seek in the player.")))
+                break
+            }
+            let lengthUs = track.lengthUs > 0 ? track.lengthUs : Int64.max
+            out.append(
+                .livePlayer(
+                    .setPosition(trackID: track.trackID, positionUs: min(max(0, positionNs / 1000), lengthUs))))
         case .previous:
             let tally = engine.votes.tally
             if engine.previous(now: dj) {

@@ -319,7 +319,7 @@ final class NodeIO: NodePorts {
     }
 
     func callPlayer(_ call: LivePlayerCall) {
-        guard let onPlayerCall else { return Log.debug(.node, "no player followed to call \(call.rawValue) on") }
+        guard let onPlayerCall else { return Log.debug(.node, "no player followed to call \(call.member) on") }
         onPlayerCall(call)
     }
 

@@ -320,6 +320,27 @@ struct LiveMPRISLANTests {
             }
         }
         #expect(dj.isRunning && player.isRunning)
+
+        // The session bus goes away, and the player with it: the station is Live and the DJ runs on.
+        // The bus back with a player on it, the DJ follows it again by itself.
+        let lost = dj.events.count
+        bus.kill()
+        player.kill()
+        try dj.waitForEvent(after: lost, timeout: .seconds(10), "Live without the bus") {
+            $0.name == "state" && ($0["now_playing"] as? [String: Any])?["title"] as? String == "Live"
+        }
+        #expect(dj.isRunning)
+        unlink(socket)
+        let busAgain = try lan.spawn(
+            host: 1, ["dbus-daemon", "--session", "--nofork", "--print-address", "--address=unix:path=\(socket)"])
+        defer { busAgain.kill() }
+        try busAgain.waitForLine(containing: socket, timeout: .seconds(10))
+        let playerAgain = try lan.spawn(host: 1, ["/usr/bin/python3", "-u", fixture, cover], env: env, stdin: true)
+        defer { playerAgain.kill() }
+        try playerAgain.waitForLine(containing: "ready", timeout: .seconds(10))
+        try dj.waitForEvent(after: lost, timeout: .seconds(15), "the player followed again") {
+            $0.name == "state" && ($0["now_playing"] as? [String: Any])?["title"] as? String == "Plain Zero"
+        }
         dj.kill(signal: SIGINT)
         #expect(dj.wait(timeout: .seconds(10)) == 0)
     }

@@ -10,7 +10,9 @@ import Synchronization
 /// have changed (its `PropertiesChanged` or `Seeked`, a player coming or going: `NameOwnerChanged`)
 /// and every ``refreshNs`` besides, and hands what ``LivePlayerState/parse`` makes of it to
 /// `onState` when it differs from the last (nil: no player to follow). It calls the player's
-/// `Next`, `Previous`, `Pause` and `Play` for ``call(_:)``.
+/// `Next`, `Previous`, `Pause`, `Play` and `SetPosition` for ``call(_:)``. A bus that goes away
+/// leaves the station Live (`onState(nil)`), and the follower connects again every
+/// ``reconnectNs`` until the bus is back.
 ///
 /// Threads: a thread of its own owns the bus and makes every bus call (each waits at most
 /// ``callTimeoutUs`` for a player that hangs); the C signal callback only marks the state to be
@@ -56,10 +58,17 @@ public final class MPRISFollower: Sendable {
                 _ = Array("dj-live-player".utf8).withUnsafeBytes { write(comm, $0.baseAddress, $0.count) }
                 Glibc.close(comm)
             }
-            var loop = Loop(bus: bus, shared: shared, choice: choice, own: own, onState: onState, log: log)
-            loop.run()
-            shared.bus.withLock { $0 = nil }  // no wake-up reaches the pipe once it is closed
-            prmpris_follower_close(bus.handle)
+            var bus = bus
+            while true {
+                var loop = Loop(bus: bus, shared: shared, choice: choice, own: own, onState: onState, log: log)
+                let lost = loop.run()
+                shared.bus.withLock { $0 = nil }  // no wake-up reaches the pipe once it is closed
+                prmpris_follower_close(bus.handle)
+                // The bus went away (the session's bus restarted): the station shows Live, and the
+                // follower connects again when the bus is back.
+                guard lost, let again = Self.reconnect(address, shared: shared, log: log) else { break }
+                bus = again
+            }
             done.signal()
         }
         shared.bus.withLock { $0 = bus }
@@ -72,6 +81,31 @@ public final class MPRISFollower: Sendable {
         // A follower whose bus went away takes no more (a crowd skip asks again every 5 s).
         shared.state.withLock { if $0.calls.count < Self.maxQueued { $0.calls.append(call) } }
         shared.wakeUp()
+    }
+
+    /// How often a follower whose bus went away tries it again.
+    static let reconnectNs: Int64 = 2_000_000_000
+
+    /// The bus at `address` again, tried every ``reconnectNs`` until it answers; nil once the
+    /// follower is closed meanwhile. On the follower's thread.
+    private static func reconnect(_ address: String, shared: Shared, log: @Sendable (String) -> Void) -> FollowerBus? {
+        while true {
+            let deadline = MPRISService.monotonicNs() + reconnectNs
+            while MPRISService.monotonicNs() < deadline {
+                if shared.state.withLock({ $0.stopping }) { return nil }
+                usleep(50_000)
+            }
+            var error: Int32 = 0
+            guard
+                let handle = prmpris_follower_open(
+                    address, Unmanaged.passUnretained(shared).toOpaque(), followerSignal, &error)
+            else { continue }
+            let bus = FollowerBus(handle)
+            shared.bus.withLock { $0 = bus }
+            shared.state.withLock { $0.dirty = true }
+            log("the session bus is back: following a player again")
+            return bus
+        }
     }
 
     /// Leaves the bus and waits for the follower's thread; idempotent.
@@ -130,7 +164,8 @@ public final class MPRISFollower: Sendable {
             self.log = log
         }
 
-        mutating func run() {
+        /// Follows until the follower is closed (false) or the bus goes away (true).
+        mutating func run() -> Bool {
             while true {
                 let (stopping, dirty, calls) = shared.state.withLock { state in
                     defer {
@@ -139,7 +174,7 @@ public final class MPRISFollower: Sendable {
                     }
                     return (state.stopping, state.dirty, state.calls)
                 }
-                if stopping { return }
+                if stopping { return false }
                 let now = MPRISService.monotonicNs()
                 if dirty || now - lastRefreshNs >= MPRISFollower.refreshNs {
                     lastRefreshNs = now
@@ -147,9 +182,9 @@ public final class MPRISFollower: Sendable {
                 }
                 for call in calls { make(call) }
                 if prmpris_follower_process(bus.handle, 1000) < 0 {
-                    log("the session bus went away: no player followed any more")
+                    log("the session bus went away: no player followed until it is back")
                     hand(nil)
-                    return
+                    return true
                 }
             }
         }

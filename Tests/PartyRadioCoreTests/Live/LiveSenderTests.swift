@@ -235,6 +235,11 @@ import Testing
         // One more than the skips is a loss; so is a resend of a frame that was sent.
         sender.lossReported(count: 4)
         #expect((23..<27).flatMap { sender.send(Self.frame($0)) }.count == 5)
+        // Skips are remembered 2.5 s of the stream: after that the same count is a loss.
+        var later = LiveSender(settings: .init(parityCount: 1), code: XORCode())
+        _ = (0..<4).flatMap { later.send(Self.frame($0)) } + (7..<300).flatMap { later.send(Self.frame($0)) }
+        later.lossReported(count: 3)
+        #expect(later.lossReports == 1 && later.lossReportsExplained == 0)
         var other = LiveSender(settings: .init(parityCount: 1), code: XORCode())
         _ = (0..<4).flatMap { other.send(Self.frame($0)) }
         #expect(other.resend([2]) == [Self.frame(2)] && other.lossReports == 1)

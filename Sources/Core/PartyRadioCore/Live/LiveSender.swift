@@ -93,7 +93,6 @@ public struct LiveSender: Sendable {
             frame.sequence - last.sequence <= UInt64(LiveResend.span)
         {
             skips.append((frame.firstSample, frame.sequence - last.sequence - 1))
-            skips.removeAll { frame.firstSample.ns - $0.at.ns > Self.skipMemoryNs }
         }
         if let last = block.last, frame.sequence != last.sequence &+ 1 { out += closeBlock() }
         block.append(frame)
@@ -119,6 +118,7 @@ public struct LiveSender: Sendable {
     /// get their repairs. A count no larger than the numbers this DJ skipped lately is those skips,
     /// not a loss (counted as explained). Before the first frame there is nothing to lose.
     public mutating func lossReported(count: Int? = nil) {
+        if let newest { skips.removeAll { newest.ns - $0.at.ns > Self.skipMemoryNs } }
         if let count, count <= skips.reduce(0, { $0 + Int($1.count) }) {
             lossReportsExplained += 1
             return

@@ -207,10 +207,14 @@ struct LiveWebLANTests {
         let received = figures["received"] as? Int ?? 0
         let decoded = figures["decoded"] as? Int ?? 0
         let scheduled = figures["scheduled"] as? Int ?? 0
-        // 7 s of 10 ms frames: the page got, decoded and scheduled most of them; few late (the
-        // last chunk may still be decoding).
+        // 7 s of 10 ms frames: the page got, decoded and scheduled most of them; few late. The
+        // frames of the last chunks may still be decoding: as many as the extra delay the page took
+        // on for its decodes (on a loaded machine WebKit's took up to its 1 s limit, and 100 frames
+        // of that second were still being decoded when the figures were read).
+        let extraFrames = (figures["extraMs"] as? Int ?? 0) / 10
         #expect(received >= 500, "\(label): frames received: \(figures)")
-        #expect(decoded >= received - max(10, received / 20), "\(label): frames decoded: \(figures)")
+        #expect(
+            decoded >= received - max(10, received / 20) - extraFrames, "\(label): frames decoded: \(figures)")
         #expect(scheduled >= 450, "\(label): frames scheduled: \(figures)")
         // Each frame is played once: a chunk's pre-roll is decoded again but neither counted nor played.
         #expect(decoded <= received && scheduled <= received, "\(label): frames played more than once: \(figures)")

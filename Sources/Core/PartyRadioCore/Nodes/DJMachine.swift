@@ -636,6 +636,10 @@ public struct DJMachine: NodeMachine {
         default:
             break
         }
+        // A guest or a speaker losing live frames: the blocks get their repairs for a while.
+        if case .heartbeat(let beat) = inbound.message, let lost = beat.liveLost {
+            live?.lossReported(count: Int(lost))
+        }
         // A listener's machine, for crowd skip's room; not known yet: listed but not in the room.
         let listenerMachine = inbound.machine.isResolved ? inbound.machine.key : nil
         if speakers.isSpeaker(sender), let node {
@@ -649,7 +653,6 @@ public struct DJMachine: NodeMachine {
                 return out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
             case .heartbeat(let beat):
                 speakers.keep(sender, now: now)
-                if let lost = beat.liveLost { live?.lossReported(count: Int(lost)) }
                 return unicastListeners.heard(
                     sender, at: node, wantsUnicast: beat.wantsUnicast, cookie: beat.cookie, now: now)
             case .leave:
@@ -695,8 +698,6 @@ public struct DJMachine: NodeMachine {
                 if node != nil { filter.prepareSession(for: sender) }
                 listenerJoined(engine.roster.entries[sender]?.name ?? sender.fingerprint, now: now, into: &out)
             }
-            // A listener losing live frames: the blocks get their repairs for a while.
-            if let lost = beat.liveLost { live?.lossReported(count: Int(lost)) }
         case .leave:
             unicastListeners.leave(sender)
             if engine.leave(from: sender) {

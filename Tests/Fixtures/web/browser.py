@@ -441,13 +441,20 @@ class Browser:
         return self.d.execute_script(code, *a)
 
     def poll(self, fn, timeout, what):
+        # A page that reloads (the DJ's link opened over the guest's page) has no body for a moment:
+        # a script error then is "not yet", and the last one is said if the wait times out.
         start = time.monotonic()
+        error = None
         while True:
-            v = fn()
+            try:
+                v = fn()
+            except WebDriverException as e:
+                v, error = None, e
             if v:
                 return v, int((time.monotonic() - start) * 1000)
             if time.monotonic() - start > timeout:
-                raise Fail('timed out after %.1f s waiting for %s' % (timeout, what))
+                raise Fail('timed out after %.1f s waiting for %s%s' % (
+                    timeout, what, '' if error is None else ' (last: %s)' % str(error).strip()[:300]))
             time.sleep(0.05)
 
     def drain_console(self):

@@ -127,6 +127,7 @@ let package = Package(
                     "-Xlinker", "--export-dynamic-symbol=pa_stream_get_buffer_attr",
                     "-Xlinker", "--export-dynamic-symbol=pa_stream_update_timing_info",
                     "-Xlinker", "--export-dynamic-symbol=pa_stream_get_timing_info",
+                    "-Xlinker", "--export-dynamic-symbol=pa_stream_cork",
                 ])
             ]),
 
@@ -267,7 +268,10 @@ let package = Package(
                 "PartyRadioMedia", "PartyRadioCore", "CTagLibShim", "CMpvLoader", "CatalogTestSupport",
                 "PartyRadioHTTP",
             ]),
-        .testTarget(name: "PartyRadioLiveTests", dependencies: ["PartyRadioLive", "PartyRadioCore"]),
+        // The media player's stream volume is heard on the same real null sink as the live output.
+        .testTarget(
+            name: "PartyRadioLiveTests",
+            dependencies: ["PartyRadioLive", "PartyRadioCore", "PartyRadioMedia", "CMpvLoader"]),
         .testTarget(name: "PartyRadioHTTPTests", dependencies: ["PartyRadioHTTP", "PartyRadioCore"]),
         .testTarget(
             name: "PartyRadioStorageTests", dependencies: ["PartyRadioStorage", "PartyRadioSQLite", "PartyRadioCore"]),

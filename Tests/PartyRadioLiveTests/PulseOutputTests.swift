@@ -90,8 +90,21 @@ final class NullSinkServer {
     /// sample is found on the monitor this much before the stream's latency says it is heard. It
     /// follows what the streams playing on it ask for: read it while they play.
     func sinkBlockNs() throws -> Int64? {
+        let text = try pactl(["list", "sinks"])
+        // "Latency: 4989 usec, configured 5000 usec"
+        for line in text.split(separator: "\n") where line.contains("configured") {
+            let words = line.split(separator: " ")
+            if let at = words.firstIndex(of: "configured"), at + 1 < words.count, let us = Int64(words[at + 1]) {
+                return us * 1000
+            }
+        }
+        return nil
+    }
+
+    /// What `pactl ARGUMENTS` prints about this server.
+    func pactl(_ arguments: [String]) throws -> String {
         let pactl = try Child(
-            ["/usr/bin/pactl", "-s", address, "list", "sinks"], environment: ["HOME=\(directory)"], captureOutput: true)
+            ["/usr/bin/pactl", "-s", address] + arguments, environment: ["HOME=\(directory)"], captureOutput: true)
         defer { pactl.stop() }
         var text: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -101,14 +114,7 @@ final class NullSinkServer {
             if count <= 0 { break }
             text += buffer[0..<count]
         }
-        // "Latency: 4989 usec, configured 5000 usec"
-        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") where line.contains("configured") {
-            let words = line.split(separator: " ")
-            if let at = words.firstIndex(of: "configured"), at + 1 < words.count, let us = Int64(words[at + 1]) {
-                return us * 1000
-            }
-        }
-        return nil
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

@@ -89,10 +89,17 @@ public final class Player: Sendable {
         /// own). Process-wide, like ``pulseRequestPermille`` (CMpvLoader.h, "PulseAudio's timing
         /// reports").
         public var pulseTimingReuseMs: Int
+        /// Through PulseAudio: the volume is the stream's at the server (mpv's `ao-volume`, given to
+        /// each stream mpv opens before it plays), heard at once, where mpv's own is heard once the
+        /// stream's buffer has played out (100 ms). Other outputs keep mpv's own (``PlayerVolumeRoute``).
+        /// Process-wide, like ``pulseRequestPermille``: the last player made with it sets the level
+        /// each new stream starts with.
+        public var streamVolume: Bool
 
         public init(
             audio: AudioOutput = .automatic, volume: Int? = nil, pitchCorrection: Bool = true,
-            extraOptions: [String: String] = [:], pulseRequestPermille: Int = 0, pulseTimingReuseMs: Int = 0
+            extraOptions: [String: String] = [:], pulseRequestPermille: Int = 0, pulseTimingReuseMs: Int = 0,
+            streamVolume: Bool = false
         ) {
             self.audio = audio
             self.volume = volume
@@ -100,6 +107,7 @@ public final class Player: Sendable {
             self.extraOptions = extraOptions
             self.pulseRequestPermille = pulseRequestPermille
             self.pulseTimingReuseMs = pulseTimingReuseMs
+            self.streamVolume = streamVolume
         }
     }
 
@@ -112,6 +120,8 @@ public final class Player: Sendable {
     private let restarts = RestartCounter()
     private let state: Mutex<State>
     private let eventThreadDone = DispatchSemaphore(value: 0)
+    /// Where the volume goes (``Options/streamVolume``); nil: mpv's own, always.
+    private let volumeRoute: PlayerVolumeState?
     /// The sources mpv opens through ``streamProtocol`` (nil: none).
     let streams: PlayerStreams?
 
@@ -169,6 +179,7 @@ public final class Player: Sendable {
         case .driver(let list): settings.append(("ao", list))
         }
         if let volume = options.volume { settings.append(("volume", String(min(100, max(0, volume))))) }
+        if options.streamVolume { prmpv_set_pulse_stream_volume(Int32(min(100, max(0, options.volume ?? 100)))) }
         settings += options.extraOptions.sorted { $0.key < $1.key }
         prmpv_set_pulse_request(UInt32(clamping: options.pulseRequestPermille))
         prmpv_set_pulse_timing_reuse(UInt32(clamping: options.pulseTimingReuseMs))
@@ -201,15 +212,27 @@ public final class Player: Sendable {
             prmpv_get_property(raw, "audio-delay", MPV_FORMAT_DOUBLE, &delay) >= 0 ? Int64((-delay * 1e9).rounded()) : 0
         self.wakeup = WakeupSignal()
         self.state = Mutex(State())
+        let volumeRoute = options.streamVolume ? PlayerVolumeState(level: options.volume ?? 100) : nil
+        self.volumeRoute = volumeRoute
         let (stream, continuation) = AsyncStream.makeStream(
             of: PlayerEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.events = stream
 
         prmpv_set_wakeup_callback(raw, playerWakeup, Unmanaged.passUnretained(wakeup).toOpaque())
+        let audioReopened: @Sendable () -> Void = { [handle] in
+            guard let volumeRoute else { return }
+            let name = prmpv_get_property_string(handle.raw, "current-ao").map { text in
+                defer { prmpv_free(text) }
+                return String(cString: text)
+            }
+            guard let settings = volumeRoute.route.withLock({ $0.reopened(as: name) }) else { return }
+            Player.apply(settings, to: handle)
+        }
         let thread = Thread { [handle, wakeup, restarts, eventThreadDone, streams] in
             nameCurrentThread("partyradio-mpv")
             Player.runEventLoop(
-                handle: handle, wakeup: wakeup, restarts: restarts, streams: streams, continuation: continuation)
+                handle: handle, wakeup: wakeup, restarts: restarts, streams: streams, audioReopened: audioReopened,
+                continuation: continuation)
             eventThreadDone.signal()
         }
         thread.name = "partyradio.mpv-events"
@@ -284,9 +307,31 @@ public final class Player: Sendable {
         state.withLock { $0.speed = speed }
     }
 
-    /// Sets the volume, 0…100.
+    /// Sets the volume, 0…100: mpv's own, or the stream's at the server (``Options/streamVolume``).
     public func setVolume(_ volume: Int) throws(PlayerError) {
-        try setProperty("volume", double: Double(min(100, max(0, volume))))
+        guard let volumeRoute else {
+            try setProperty("volume", double: Double(min(100, max(0, volume))))
+            return
+        }
+        try ensureRunning()
+        // The loader's level first: a stream mpv opens from now on starts with it.
+        prmpv_set_pulse_stream_volume(Int32(min(100, max(0, volume))))
+        let settings = volumeRoute.route.withLock { $0.set(volume) }
+        let code = Self.apply(settings, to: handle)
+        guard code >= 0 else { throw PlayerError("mpv volume", code: code) }
+    }
+
+    /// Sets mpv's volume and, when the stream carries the level, the stream's (`ao-volume`; without
+    /// an output open it is unavailable, and the next stream starts at the loader's level).
+    /// Returns mpv's answer to the first.
+    @discardableResult
+    private static func apply(_ settings: (mpvVolume: Int, streamVolume: Int?), to handle: MpvHandle) -> Int32 {
+        var level = Double(settings.mpvVolume)
+        let code = prmpv_set_property(handle.raw, "volume", MPV_FORMAT_DOUBLE, &level)
+        guard let stream = settings.streamVolume else { return code }
+        var streamLevel = Double(stream)
+        _ = prmpv_set_property(handle.raw, "ao-volume", MPV_FORMAT_DOUBLE, &streamLevel)
+        return code
     }
 
     /// The current position, timestamped with the player's clock at the middle of the query; nil
@@ -388,7 +433,7 @@ public final class Player: Sendable {
     /// Waits for wakeups and drains mpv's event queue until shutdown.
     private static func runEventLoop(
         handle: MpvHandle, wakeup: WakeupSignal, restarts: RestartCounter, streams: PlayerStreams?,
-        continuation: AsyncStream<PlayerEvent>.Continuation
+        audioReopened: @Sendable () -> Void, continuation: AsyncStream<PlayerEvent>.Continuation
     ) {
         defer { continuation.finish() }
         while wakeup.wait() {
@@ -410,6 +455,8 @@ public final class Player: Sendable {
                             continuation.yield(.endOfFile(reason))
                         }
                     }
+                case MPV_EVENT_AUDIO_RECONFIG:
+                    audioReopened()
                 case MPV_EVENT_SHUTDOWN:
                     continuation.yield(.shutdown)
                     return

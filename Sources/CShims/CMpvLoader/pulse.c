@@ -5,6 +5,8 @@
 #include "CMpvLoader.h"
 
 #include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/time.h>
 #include <time.h>
@@ -58,6 +60,10 @@ enum pulse_function_id {
     pf_operation_get_state,
     pf_update_timing_info,
     pf_get_timing_info,
+    pf_cork,
+    pf_get_context,
+    pf_get_index,
+    pf_set_sink_input_volume,
     pf_count
 };
 static const char *const pulse_function_names[pf_count] = {
@@ -70,6 +76,10 @@ static const char *const pulse_function_names[pf_count] = {
     [pf_operation_get_state] = "pa_operation_get_state",
     [pf_update_timing_info] = "pa_stream_update_timing_info",
     [pf_get_timing_info] = "pa_stream_get_timing_info",
+    [pf_cork] = "pa_stream_cork",
+    [pf_get_context] = "pa_stream_get_context",
+    [pf_get_index] = "pa_stream_get_index",
+    [pf_set_sink_input_volume] = "pa_context_set_sink_input_volume",
 };
 static void *_Atomic pulse_functions[pf_count];
 
@@ -91,6 +101,7 @@ typedef const void *(*get_sample_spec_fn)(void *);
 typedef uint64_t (*bytes_to_usec_fn)(uint64_t, const void *);
 
 static void note_connect(void *stream, int flags);
+static void note_volume_stream(void *stream, int flags);
 
 __attribute__((visibility("default"), used)) int pa_stream_connect_playback(
     void *stream, const char *device, const struct prmpv_pa_buffer_attr *attr, int flags, const void *volume,
@@ -98,6 +109,7 @@ __attribute__((visibility("default"), used)) int pa_stream_connect_playback(
     connect_playback_fn real = (connect_playback_fn)pulse_function(pf_connect_playback);
     if (real == NULL) return -1;
     note_connect(stream, flags);
+    note_volume_stream(stream, flags);
     if (attr == NULL) return real(stream, device, attr, flags, volume, sync_stream);
     struct prmpv_pa_buffer_attr asked = prmpv_pulse_request_attr(*attr, request_permille);
     return real(stream, device, &asked, flags, volume, sync_stream);
@@ -222,4 +234,93 @@ __attribute__((visibility("default"), used)) const struct prmpv_pa_timing_info *
     gettimeofday(&now, NULL);
     now_info = prmpv_pulse_timing_at(*info, (int64_t)now.tv_sec * 1000000 + now.tv_usec);
     return &now_info;
+}
+
+// The stream's volume at the server (include/CMpvLoader.h). The streams mpv opened and has not yet
+// uncorked: each mpv instance calls under its own mainloop's lock, so the list has a lock of its
+// own. A stream freed while still corked stays listed until pushed out by later ones; were its
+// address used again by a stream of libpulse-simple's, that one is never corked, so never touched.
+
+enum { prmpv_pa_stream_start_corked = 0x0001, prmpv_pa_stream_not_monotonic = 0x0004, prmpv_pa_channels_max = 32 };
+
+/// libpulse's pa_cvolume and pa_sample_spec (pulse/volume.h, pulse/sample.h, unchanged since 0.9.15).
+struct prmpv_pa_cvolume {
+    uint8_t channels;
+    uint32_t values[prmpv_pa_channels_max];
+};
+struct prmpv_pa_sample_spec {
+    int format;
+    uint32_t rate;
+    uint8_t channels;
+};
+
+static _Atomic int stream_volume = -1;
+static _Atomic uint64_t stream_volumes_set;
+static pthread_mutex_t corked_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *corked_streams[8];
+static unsigned corked_next;
+
+void prmpv_set_pulse_stream_volume(int volume) { stream_volume = volume < 0 ? -1 : (volume > 100 ? 100 : volume); }
+
+uint32_t prmpv_pulse_volume(int volume) {
+    if (volume < 0) volume = 0;
+    if (volume > 100) volume = 100;
+    return (uint32_t)lrint((double)volume * 0x10000 / 100);
+}
+
+uint64_t prmpv_pulse_stream_volumes_set(void) { return stream_volumes_set; }
+
+// Called by pa_stream_connect_playback above, before libpulse's.
+static void note_volume_stream(void *stream, int flags) {
+    int mpv_flags = prmpv_pa_stream_start_corked | prmpv_pa_stream_not_monotonic;
+    if (stream_volume < 0 || (flags & mpv_flags) != mpv_flags) return;
+    pthread_mutex_lock(&corked_lock);
+    corked_streams[corked_next++ % 8] = stream;
+    pthread_mutex_unlock(&corked_lock);
+}
+
+// Whether `stream` was listed, taking it off the list.
+static int take_corked(void *stream) {
+    int found = 0;
+    pthread_mutex_lock(&corked_lock);
+    for (unsigned index = 0; index < 8; index++) {
+        if (corked_streams[index] != stream) continue;
+        corked_streams[index] = NULL;
+        found = 1;
+    }
+    pthread_mutex_unlock(&corked_lock);
+    return found;
+}
+
+typedef void *(*cork_fn)(void *, int, void *, void *);
+typedef void *(*get_context_fn)(void *);
+typedef uint32_t (*get_index_fn)(void *);
+typedef void *(*set_sink_input_volume_fn)(void *, uint32_t, const struct prmpv_pa_cvolume *, void *, void *);
+
+static void give_stream_volume(void *stream) {
+    int volume = stream_volume;
+    get_context_fn context_of = (get_context_fn)pulse_function(pf_get_context);
+    get_index_fn index_of = (get_index_fn)pulse_function(pf_get_index);
+    get_sample_spec_fn spec_of = (get_sample_spec_fn)pulse_function(pf_get_sample_spec);
+    set_sink_input_volume_fn set_volume = (set_sink_input_volume_fn)pulse_function(pf_set_sink_input_volume);
+    operation_unref_fn unref = (operation_unref_fn)pulse_function(pf_operation_unref);
+    if (volume < 0 || !context_of || !index_of || !spec_of || !set_volume || !unref) return;
+    const struct prmpv_pa_sample_spec *spec = spec_of(stream);
+    uint32_t index = index_of(stream);
+    if (spec == NULL || spec->channels == 0 || spec->channels > prmpv_pa_channels_max || index == (uint32_t)-1) return;
+    struct prmpv_pa_cvolume cvolume = {.channels = spec->channels};
+    for (unsigned channel = 0; channel < spec->channels; channel++) cvolume.values[channel] = prmpv_pulse_volume(volume);
+    void *operation = set_volume(context_of(stream), index, &cvolume, NULL, NULL);
+    if (operation == NULL) return;
+    unref(operation);
+    stream_volumes_set++;
+}
+
+__attribute__((visibility("default"), used)) void *pa_stream_cork(void *stream, int corked, void *callback,
+                                                                   void *userdata) {
+    cork_fn real = (cork_fn)pulse_function(pf_cork);
+    if (real == NULL) return NULL;
+    // Sent first, so the server takes it before the uncork: the stream plays nothing at its old volume.
+    if (!corked && stream != NULL && take_corked(stream)) give_stream_volume(stream);
+    return real(stream, corked, callback, userdata);
 }

@@ -130,4 +130,25 @@ int prmpv_pulse_timing_reusable(uint64_t age_us, uint64_t max_age_us, int answer
 /// the last one.
 void prmpv_pulse_timing_counts(uint64_t *sent, uint64_t *reused);
 
+// The stream's volume at the server. mpv's own volume (`volume`) scales the audio as it leaves
+// mpv's queue for the sound server's buffer (`pulse-buffer`, 100 ms by default), so a change is
+// heard only once that buffer has played out: 79-103 ms measured at a null sink. The volume of the
+// stream at the server (mpv's `ao-volume`) scales what the server mixes, so a change is heard at
+// once; but mpv opens its stream at the server's default volume each time it opens its output. With
+// a stream volume set, pulse.c's pa_stream_connect_playback notes each stream mpv opens (mpv's
+// flags: started corked, not monotonic; libpulse-simple's streams, the live player's, never start
+// corked), and its pa_stream_cork gives such a stream that volume just before it is first uncorked:
+// the server takes the volume before it plays a sample.
+
+/// The volume (0-100, mpv's scale, cubic as PulseAudio's) each playback stream mpv opens from now on
+/// starts with; -1 for the server's default (mpv's own behaviour). Process-wide.
+void prmpv_set_pulse_stream_volume(int volume);
+
+/// libpulse's pa_volume_t for mpv's `volume` (0-100): PA_VOLUME_NORM (0x10000) at 100, linear in
+/// between, as mpv's pulse output converts `ao-volume`; clamped to 0-100.
+uint32_t prmpv_pulse_volume(int volume);
+
+/// Playback streams given their starting volume so far in this process.
+uint64_t prmpv_pulse_stream_volumes_set(void);
+
 #endif

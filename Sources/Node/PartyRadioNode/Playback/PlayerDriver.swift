@@ -369,6 +369,8 @@ final class PlayerMaker: Sendable {
             let audio = PlayerDriver.audioOutput(driver: options.audioDriver, soundServer: options.soundServer)
             let started = clock.now()
             do throws(PlayerError) {
+                // The volume is the stream's at the sound server where it plays through PulseAudio,
+                // heard at once (docs/MEDIA.md, "The volume at the server").
                 // No pitch correction: scaletempo, inserted whenever the speed is not 1, shifts audio-pts by
                 // tens of milliseconds and turns every nudge into an oscillation. Resampling does not.
                 let openStream: (@Sendable (String) -> (any PlayerByteSource)?)? = cache.map { cache in
@@ -381,7 +383,7 @@ final class PlayerMaker: Sendable {
                         audio: audio, pitchCorrection: false, extraOptions: mpvOptions,
                         pulseRequestPermille: Self.pulseRequestPermille(
                             mpvOptions: mpvOptions, requestMs: tuning.pulseRequestMs),
-                        pulseTimingReuseMs: tuning.pulseTimingReuseMs),
+                        pulseTimingReuseMs: tuning.pulseTimingReuseMs, streamVolume: true),
                     clock: clock.nanoClock,
                     openStream: openStream)
                 let sync = SyncController(player: player, clock: clock.nanoClock)

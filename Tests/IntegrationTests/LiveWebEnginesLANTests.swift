@@ -57,8 +57,7 @@ struct LiveWebEnginesLANTests {
         }
         _ = try browser.command(["cmd": "click", "name": "Listen"])
         Thread.sleep(forTimeInterval: 9)
-        let raw = try browser.evaluate("return JSON.parse(JSON.stringify(window.partyradioListen.live))")
-        let figures = try #require(raw as? [String: Any], "no live figures")
+        let figures = try LiveWebLANTests.liveFigures(browser)
         let sync = try browser.command(["cmd": "state"])
         _ = try browser.command(["cmd": "click", "name": "Stop listening"])
         print("live web (\(engine.rawValue), ogg): \(sync["sync"] ?? "")")

@@ -132,8 +132,7 @@ struct LiveWebLANTests {
         let listenTicks = Self.cpuTicks(djPid) - ticksListen
         let webCodecsTicks = try Self.browserTicks(lan, host: 3) - browserTicks
         let listenSeconds = (ContinuousClock.now - listenStart) / .seconds(1)
-        let raw = try browser.evaluate("return window.partyradioListen.live")
-        let figures = try #require(raw as? [String: Any], "no live figures")
+        let figures = try Self.liveFigures(browser)
         let sync = try browser.command(["cmd": "state"])
         _ = try browser.command(["cmd": "click", "name": "Stop listening"])
 
@@ -157,8 +156,7 @@ struct LiveWebLANTests {
         Thread.sleep(forTimeInterval: 7)
         let oggTicks = try Self.browserTicks(lan, host: 3) - plainTicksBefore
         let plainSeconds = (ContinuousClock.now - plainStart) / .seconds(1)
-        let plainRaw = try plain.evaluate("return window.partyradioListen.live")
-        let plainFigures = try #require(plainRaw as? [String: Any], "no live figures")
+        let plainFigures = try Self.liveFigures(plain)
         let plainSync = try plain.command(["cmd": "state"])
         _ = try plain.command(["cmd": "click", "name": "Stop listening"])
         print("live web (ogg): \(plainSync["sync"] ?? "")")
@@ -193,6 +191,24 @@ struct LiveWebLANTests {
         return first["ms"] as? Int ?? -1
     }
 
+    /// The page's live figures now, with `decodedLater`: how many frames it had decoded once those
+    /// received by now were, or 5 s later at most. A loaded machine decodes the Ogg path's chunks
+    /// late (Firefox had 139 of 819 frames still to decode once, with 324 ms of extra delay), but
+    /// a page that keeps listening decodes them all within seconds; a stuck one never does.
+    static func liveFigures(_ browser: Browser) throws -> [String: Any] {
+        let read = "return JSON.parse(JSON.stringify(window.partyradioListen.live))"
+        var figures = try #require(try browser.evaluate(read) as? [String: Any], "no live figures")
+        let received = figures["received"] as? Int ?? 0
+        var decoded = figures["decoded"] as? Int ?? 0
+        let deadline = ContinuousClock.now + .seconds(5)
+        while decoded < received - max(10, received / 20) && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.25)
+            decoded = (try browser.evaluate(read) as? [String: Any])?["decoded"] as? Int ?? decoded
+        }
+        figures["decodedLater"] = decoded
+        return figures
+    }
+
     /// What a page's live figures must show after 7 s of listening: frames received, decoded and
     /// scheduled, few late, and each plan at its frame's stamp + 60 ms − 6.5 ms (+ the extra delay
     /// the page says it plays behind), the stamps caught on the group.
@@ -208,13 +224,14 @@ struct LiveWebLANTests {
         let decoded = figures["decoded"] as? Int ?? 0
         let scheduled = figures["scheduled"] as? Int ?? 0
         // 7 s of 10 ms frames: the page got, decoded and scheduled most of them; few late. The
-        // frames of the last chunks may still be decoding: as many as the extra delay the page took
-        // on for its decodes (on a loaded machine WebKit's took up to its 1 s limit, and 100 frames
-        // of that second were still being decoded when the figures were read).
-        let extraFrames = (figures["extraMs"] as? Int ?? 0) / 10
+        // frames of the last chunks may still be decoding when the figures are read (on a loaded
+        // machine WebKit's extra delay took up to its 1 s limit, and 100 frames of that second
+        // were still decoding): all but a few of them are decoded within seconds (``liveFigures``).
+        let decodedLater = figures["decodedLater"] as? Int ?? decoded
         #expect(received >= 500, "\(label): frames received: \(figures)")
         #expect(
-            decoded >= received - max(10, received / 20) - extraFrames, "\(label): frames decoded: \(figures)")
+            decodedLater >= received - max(10, received / 20),
+            "\(label): frames decoded (\(decodedLater) later): \(figures)")
         #expect(scheduled >= 450, "\(label): frames scheduled: \(figures)")
         // Each frame is played once: a chunk's pre-roll is decoded again but neither counted nor played.
         #expect(decoded <= received && scheduled <= received, "\(label): frames played more than once: \(figures)")

@@ -14,6 +14,9 @@ public struct LivePlayerCounters: Sendable, Equatable {
     public var lastErrorNs: Int64 = 0
     /// The resampling ratio's departure from 1 now, in ppm.
     public var ppm: Double = 0
+    /// The drift the controller learnt, in ppm: what another output to the same sink starts from
+    /// (``LivePlayer/Options/startPPM``).
+    public var learntPPM: Double = 0
     /// Whether the audio thread runs at real-time priority (``RealTimeThread``).
     public var realTime = false
 
@@ -34,14 +37,19 @@ public final class LivePlayer: @unchecked Sendable {
         public var sink: String?
         /// What the output holds (its reported latency) once topped up: its part of the latency.
         public var bufferNs: Int64
+        /// The drift correction's start, in ppm: what an output to the same sink learnt before
+        /// (``LiveDriftController/Settings/startPPM``); 0 for the first.
+        public var startPPM: Double
 
         public init(
-            delayNs: Int64 = 60_000_000, server: String? = nil, sink: String? = nil, bufferNs: Int64 = 20_000_000
+            delayNs: Int64 = 60_000_000, server: String? = nil, sink: String? = nil, bufferNs: Int64 = 20_000_000,
+            startPPM: Double = 0
         ) {
             self.delayNs = delayNs
             self.server = server
             self.sink = sink
             self.bufferNs = bufferNs
+            self.startPPM = startPPM
         }
 
         /// What the output should hold at a delay of `delayNs` with frames of `frame`: 20 ms, less
@@ -163,7 +171,8 @@ public final class LivePlayer: @unchecked Sendable {
     private func run(output: PulseOutput, decoder: OpusDecoder, resampler: SpeexResampler) {
         var pacer = LivePacer(
             settings: .init(
-                targetNs: options.bufferNs, maximumTargetNs: Options.maximumBufferNs(delayNs: options.delayNs)))
+                targetNs: options.bufferNs, drift: .init(startPPM: options.startPPM),
+                maximumTargetNs: Options.maximumBufferNs(delayNs: options.delayNs)))
         var pending: [Int16] = []
         var offset = 0
         var started = false
@@ -211,7 +220,9 @@ public final class LivePlayer: @unchecked Sendable {
                 }
                 let counters = pacer.counters
                 let ppm = pacer.ppm
+                let learnt = pacer.learntPPM
                 shared.withLock {
+                    $0.counters.learntPPM = learnt
                     $0.counters.placements = counters.placements
                     $0.counters.skipped = counters.skipped
                     $0.counters.lastErrorNs = counters.lastErrorNs

@@ -80,4 +80,30 @@ import Testing
         // The sink is 100 ppm fast: the output is stretched by about as much.
         #expect(abs(learnt - 100) < 5, "\(learnt) ppm")
     }
+
+    /// An output that starts from the drift an earlier output to the same sink learnt has nothing
+    /// to learn: it stays on time from its first frame, where one starting from 0 ppm is off by
+    /// about the drift times the correction time (2 s) while its integral learns.
+    @Test func aStartFromTheLearntDriftHasNothingToLearn() {
+        let cold = Self.simulate(driftPPM: 300, initialErrorNs: 0, seconds: 20)
+        let warm = Self.simulate(driftPPM: 300, initialErrorNs: 0, seconds: 20, settings: .init(startPPM: 300))
+        let coldWorst = cold.errors.map(abs).max() ?? 0
+        let warmWorst = warm.errors.map(abs).max() ?? .infinity
+        #expect(coldWorst > 300_000, "from 0 ppm: \(coldWorst / 1000) µs at worst")
+        #expect(warmWorst < 20_000, "from the learnt 300 ppm: \(warmWorst / 1000) µs at worst")
+        // What it learnt is what the next one starts from.
+        var controller = LiveDriftController()
+        var now: Int64 = 0
+        var error = 0.0
+        for _ in 0..<6000 {
+            let ratio = controller.update(errorNs: Int64(error), at: now)
+            error += 1e7 - 1e7 * (1 + 300 / 1e6) / ratio
+            now += 10_000_000
+        }
+        #expect(abs(controller.learntPPM - 300) < 5, "learnt \(controller.learntPPM) ppm")
+        // Never outside the ratio's bound.
+        #expect(LiveDriftController(settings: .init(startPPM: 5_000)).ppm == 1000)
+        #expect(LiveDriftController(settings: .init(startPPM: -.infinity)).ppm == 0)
+        #expect(LiveDriftController(settings: .init(startPPM: .nan)).ppm == 0)
+    }
 }

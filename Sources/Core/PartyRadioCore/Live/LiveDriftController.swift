@@ -26,16 +26,22 @@ public struct LiveDriftController: Sendable {
         /// The time constant of the error's smoothing (the measurements jitter by the output's
         /// timing reports and the clock estimate).
         public var smoothingSeconds: Double
+        /// The ratio it starts at and the drift it starts from, in ppm: what an output to the same
+        /// sound card learnt before (a speaker's output made again for a new delay trim), so that
+        /// it need not learn it again over the integral's seconds, off by up to the drift times
+        /// ``correctionSeconds`` meanwhile (0.6 ms at 300 ppm). 0 for a first output.
+        public var startPPM: Double
 
         public init(
             maxPPM: Double = 1000, slewPPMPerSecond: Double = 200, correctionSeconds: Double = 2,
-            integralSeconds: Double = 10, smoothingSeconds: Double = 0.25
+            integralSeconds: Double = 10, smoothingSeconds: Double = 0.25, startPPM: Double = 0
         ) {
             self.maxPPM = maxPPM
             self.slewPPMPerSecond = slewPPMPerSecond
             self.correctionSeconds = correctionSeconds
             self.integralSeconds = integralSeconds
             self.smoothingSeconds = smoothingSeconds
+            self.startPPM = startPPM
         }
     }
 
@@ -48,7 +54,16 @@ public struct LiveDriftController: Sendable {
     private var drift: Double = 0
     private var lastAt: Int64?
 
-    public init(settings: Settings = Settings()) { self.settings = settings }
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+        let start = settings.startPPM.isFinite ? max(-settings.maxPPM, min(settings.maxPPM, settings.startPPM)) : 0
+        ppm = start
+        drift = start
+    }
+
+    /// The drift learnt so far, in ppm (the integral's): what a later output to the same sound
+    /// card may start from (``Settings/startPPM``).
+    public var learntPPM: Double { drift }
 
     /// Output samples per input sample.
     public var ratio: Double { 1 + ppm / 1_000_000 }

@@ -130,6 +130,8 @@ public struct LivePacer: Sendable {
     public var ratio: Double { controller.ratio }
     /// The ratio's departure from 1, in ppm.
     public var ppm: Double { controller.ppm }
+    /// The drift the controller learnt, in ppm (``LiveDriftController/learntPPM``).
+    public var learntPPM: Double { controller.learntPPM }
     /// Whether the output is on the station's timeline.
     public var isPlaced: Bool { end != nil }
 

@@ -42,6 +42,9 @@ final class NodeIO: NodePorts {
     private var liveTrimNs: Int64 = 0
     /// The node's volume (``PlayerCommand/volume(_:)``), which the live output plays at too.
     private var liveVolume = 100
+    /// The drift the last live output learnt (ppm), which the next one starts from: it plays to the
+    /// same sound card (``LivePlayer/Options/startPPM``).
+    private var liveLearntPPM = 0.0
     /// Whether the live status is reported every 5 s already.
     private var reportsLive = false
     /// Since when the live output is lost (its sound server went away), and when it was last tried.
@@ -247,6 +250,12 @@ final class NodeIO: NodePorts {
         }
         player?.execute(command, now: now())
     }
+    /// Keeps what an output about to be stopped learnt of its sound card's drift, once it played.
+    private func keepLearntDrift(of player: LivePlayer) {
+        let counters = player.counters
+        if counters.placements > 0 { liveLearntPPM = counters.learntPPM }
+    }
+
     func follow(_ view: StationClockView) {
         player?.follow(view)
         lastEstimate = view.estimate
@@ -261,6 +270,7 @@ final class NodeIO: NodePorts {
         {
             reporter.report(.warning("the live station's delay is now \(frame.delayMs) ms"))
             reportLive()
+            keepLearntDrift(of: current.player)
             current.player.stop()
             live = nil
         }
@@ -275,12 +285,14 @@ final class NodeIO: NodePorts {
             let at = now()
             if let last = liveRetriedAt, at - last < Nanos.seconds(1) { return }
             liveRetriedAt = at
+            keepLearntDrift(of: current.player)
             current.player.stop()
             live = nil
         }
         if live == nil, case .frame(let frame) = input, var options = liveOptions {
             options.delayNs = frame.delayNs + liveExtraNs + liveTrimNs
             options.bufferNs = LivePlayer.Options.bufferNs(delayNs: options.delayNs, frame: frame.duration)
+            options.startPPM = liveLearntPPM
             let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
             if liveVolume != 100 { output.player.setVolume(liveVolume) }
             if let failure = output.start() {

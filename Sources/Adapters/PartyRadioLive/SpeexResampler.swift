@@ -26,13 +26,18 @@ public final class SpeexResampler {
         guard let made = speex_resampler_init(2, 48_000, 48_000, quality, &error) else {
             throw PulseError("speex_resampler_init failed: \(String(cString: speex_resampler_strerror(error)))")
         }
+        // Not speex_resampler_skip_zeros: the player places its first frame as if each input
+        // sample comes out ``delaySamples`` after the output written before it (the pacer's
+        // latency includes the filter's delay), which is so from the first sample only when the
+        // filter starts with its delay of silence. Skipping it put every placed output 0.65 ms
+        // early, which the drift controller then took seconds to take away.
         state = made
-        speex_resampler_skip_zeros(state)
     }
 
     deinit { speex_resampler_destroy(state) }
 
-    /// How late the filter puts a sample, in output samples: the output's latency grows by it.
+    /// How late the filter puts a sample, in output samples, from the first one on: the output's
+    /// latency grows by it.
     public var delaySamples: Int { Int(speex_resampler_get_output_latency(state)) }
 
     /// Sets output samples per input sample (`1 + ppm / 1e6`; within 1 ± 1 %).

@@ -252,6 +252,7 @@ public final class DJNode {
             runtime.io.liveOptions = LivePlayer.Options(
                 server: configuration.playback.soundServer, sink: pulse?.speakersSink)
             runtime.io.liveOnTheDJ = true
+            runtime.io.liveDriftStore = LiveDriftStore(directory: settings.stateDirectory)
         }
         if isLive { runtime.io.liveSent = { [weak runtime] in runtime?.machine.liveSent } }
         // The web page: its state follows the machine after every change it reports.

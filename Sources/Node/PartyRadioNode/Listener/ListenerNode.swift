@@ -95,6 +95,7 @@ public final class ListenerNode {
         // delay its frames say plus this listener's extra.
         if !playback.noAudio {
             runtime.io.liveOptions = LivePlayer.Options(server: playback.soundServer)
+            runtime.io.liveDriftStore = LiveDriftStore(directory: settings.stateDirectory)
             runtime.io.liveExtraNs = liveExtraNs
             runtime.io.liveNetwork = { [weak runtime] in runtime?.machine.liveNetwork ?? LiveListenerNetwork() }
         }

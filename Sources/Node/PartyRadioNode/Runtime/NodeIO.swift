@@ -43,8 +43,13 @@ final class NodeIO: NodePorts {
     /// The node's volume (``PlayerCommand/volume(_:)``), which the live output plays at too.
     private var liveVolume = 100
     /// The drift the last live output learnt (ppm), which the next one starts from: it plays to the
-    /// same sound card (``LivePlayer/Options/startPPM``).
-    private var liveLearntPPM = 0.0
+    /// same sound card (``LivePlayer/Options/startPPM``). Read from ``liveDriftStore`` for the first.
+    private var liveLearntPPM: Double?
+    /// Where the learnt drift is kept across runs (the node's state directory); nil: not kept.
+    var liveDriftStore: LiveDriftStore?
+    /// What was last written there, and since when the live output plays.
+    private var liveDriftSaved: Double?
+    private var liveOutputSince: LocalTime?
     /// Whether the live status is reported every 5 s already.
     private var reportsLive = false
     /// Since when the live output is lost (its sound server went away), and when it was last tried.
@@ -256,6 +261,33 @@ final class NodeIO: NodePorts {
         if counters.placements > 0 { liveLearntPPM = counters.learntPPM }
     }
 
+    /// The drift a new live output starts from: the last output's in this run, else the one kept
+    /// for the same output, else 0.
+    private func startingDrift(for options: LivePlayer.Options) -> Double {
+        if let liveLearntPPM { return liveLearntPPM }
+        let kept = liveDriftStore?.load(output: LiveDriftStore.output(server: options.server, sink: options.sink))
+        liveLearntPPM = kept ?? 0
+        return kept ?? 0
+    }
+
+    /// Writes the drift the playing output learnt to the store, once it has played 10 s (what
+    /// the controller knows before is still mostly the start it was given) and when it moved by a
+    /// ppm or more since the last write.
+    private func saveLearntDrift() {
+        guard let store = liveDriftStore, let live, let since = liveOutputSince, now() - since >= Nanos.seconds(10)
+        else { return }
+        let counters = live.player.counters
+        guard counters.placements > 0, abs(counters.learntPPM - (liveDriftSaved ?? .infinity)) >= 1 else { return }
+        let options = live.player.options
+        do {
+            try store.save(
+                output: LiveDriftStore.output(server: options.server, sink: options.sink), ppm: counters.learntPPM)
+            liveDriftSaved = counters.learntPPM
+        } catch {
+            Log.debug(.player, "the live output's drift could not be kept in \(store.url.path): \(error)")
+        }
+    }
+
     func follow(_ view: StationClockView) {
         player?.follow(view)
         lastEstimate = view.estimate
@@ -292,7 +324,7 @@ final class NodeIO: NodePorts {
         if live == nil, case .frame(let frame) = input, var options = liveOptions {
             options.delayNs = frame.delayNs + liveExtraNs + liveTrimNs
             options.bufferNs = LivePlayer.Options.bufferNs(delayNs: options.delayNs, frame: frame.duration)
-            options.startPPM = liveLearntPPM
+            options.startPPM = startingDrift(for: options)
             let output = LiveOutput(options: options, clock: clock, onTheDJ: liveOnTheDJ)
             if liveVolume != 100 { output.player.setVolume(liveVolume) }
             if let failure = output.start() {
@@ -309,6 +341,7 @@ final class NodeIO: NodePorts {
             }
             output.follow(lastEstimate)
             live = output
+            liveOutputSince = now()
             if !reportsLive {
                 reportsLive = true
                 every(Nanos.seconds(5)) { [weak self] in self?.reportLive() }
@@ -338,6 +371,7 @@ final class NodeIO: NodePorts {
     /// Says what the live output did so far.
     func reportLive() {
         guard let live else { return }
+        saveLearntDrift()
         let counters = live.player.counters
         reporter.report(
             .liveStatus(

@@ -84,7 +84,8 @@ extension HelpPages {
 
         $XDG_STATE_HOME/partyradio (else ~/.local/state/partyradio), or --state-dir: the keys
         (station.key, listener.key, voter.key, speaker.key), known_stations, a speaker's
-        speaker.json, the catalog cache and the DJ's dj.sqlite.
+        speaker.json, live-drift.json (a live output's sound card drift), the catalog cache and the
+        DJ's dj.sqlite.
         """
 
     /// The environment variables partyradio reads besides its own (the man page's ENVIRONMENT,

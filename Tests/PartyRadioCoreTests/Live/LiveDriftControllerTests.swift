@@ -64,15 +64,21 @@ import Testing
         }
     }
 
-    @Test func aRestartKeepsTheDriftLearnt() {
+    /// A controller that ran 60 s against a sink `driftPPM` fast, measured every 10 ms.
+    static func learnt(driftPPM: Double) -> LiveDriftController {
         var controller = LiveDriftController()
         var now: Int64 = 0
         var error = 0.0
         for _ in 0..<6000 {
             let ratio = controller.update(errorNs: Int64(error), at: now)
-            error += 1e7 - 1e7 * (1 + 100 / 1e6) / ratio
+            error += 1e7 - 1e7 * (1 + driftPPM / 1e6) / ratio
             now += 10_000_000
         }
+        return controller
+    }
+
+    @Test func aRestartKeepsTheDriftLearnt() {
+        var controller = Self.learnt(driftPPM: 100)
         let learnt = controller.ppm
         controller.restart()
         #expect(controller.errorNs == nil)
@@ -92,14 +98,7 @@ import Testing
         #expect(coldWorst > 300_000, "from 0 ppm: \(coldWorst / 1000) µs at worst")
         #expect(warmWorst < 20_000, "from the learnt 300 ppm: \(warmWorst / 1000) µs at worst")
         // What it learnt is what the next one starts from.
-        var controller = LiveDriftController()
-        var now: Int64 = 0
-        var error = 0.0
-        for _ in 0..<6000 {
-            let ratio = controller.update(errorNs: Int64(error), at: now)
-            error += 1e7 - 1e7 * (1 + 300 / 1e6) / ratio
-            now += 10_000_000
-        }
+        let controller = Self.learnt(driftPPM: 300)
         #expect(abs(controller.learntPPM - 300) < 5, "learnt \(controller.learntPPM) ppm")
         // Never outside the ratio's bound.
         #expect(LiveDriftController(settings: .init(startPPM: 5_000)).ppm == 1000)

@@ -314,9 +314,9 @@ public final class Player: Sendable {
             return
         }
         try ensureRunning()
+        let (settings, level) = volumeRoute.route.withLock { ($0.set(volume), $0.level) }
         // The loader's level first: a stream mpv opens from now on starts with it.
-        prmpv_set_pulse_stream_volume(Int32(min(100, max(0, volume))))
-        let settings = volumeRoute.route.withLock { $0.set(volume) }
+        prmpv_set_pulse_stream_volume(Int32(level))
         let code = Self.apply(settings, to: handle)
         guard code >= 0 else { throw PlayerError("mpv volume", code: code) }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import PartyRadioCore
 
 /// The stations this state directory has listened to, and the key each showed the first time
@@ -30,10 +29,6 @@ final class KnownStations {
         keys[name] = key
         let clean = keys.filter { !$0.key.contains("\n") && !$0.key.contains("\t") }
         let text = clean.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value.base64url)\n" }.joined()
-        let temporary = url.appendingPathExtension("tmp")
-        try Data(text.utf8).write(to: temporary)
-        guard rename(temporary.path, url.path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
+        try StateFile.replace(url, with: Data(text.utf8))
     }
 }

@@ -53,8 +53,6 @@ final class RecentStations {
         let ids = Set(new.map(\.id))
         let all = Array((new + load().filter { !ids.contains($0.id) }).prefix(Self.capacity))
         guard let data = try? JSONEncoder().encode(all) else { return }
-        let temporary = url.appendingPathExtension("tmp")
-        guard (try? data.write(to: temporary)) != nil else { return }
-        _ = rename(temporary.path, url.path)
+        try? StateFile.replace(url, with: data)
     }
 }

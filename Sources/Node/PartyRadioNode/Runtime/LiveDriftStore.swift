@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import PartyRadioLive
 
 /// The drift a live output learnt of its sound card against the station clock, kept in
 /// `live-drift.json` in the node's state directory, so that the next output to the same place (its
@@ -25,6 +25,9 @@ final class LiveDriftStore {
     /// Names an output: its sound server and sink (empty: the default).
     static func output(server: String?, sink: String?) -> String { "\(server ?? "")|\(sink ?? "")" }
 
+    /// Names the output a live player plays to.
+    static func output(of options: LivePlayer.Options) -> String { output(server: options.server, sink: options.sink) }
+
     /// The drift kept for `output`, if any.
     func load(output: String) -> Double? {
         guard let data = try? Data(contentsOf: url), let entry = try? JSONDecoder().decode(Entry.self, from: data),
@@ -36,10 +39,6 @@ final class LiveDriftStore {
     func save(output: String, ppm: Double) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let temporary = url.appendingPathExtension("tmp")
-        try encoder.encode(Entry(output: output, ppm: ppm)).write(to: temporary)
-        guard rename(temporary.path, url.path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
+        try StateFile.replace(url, with: encoder.encode(Entry(output: output, ppm: ppm)))
     }
 }

@@ -265,7 +265,7 @@ final class NodeIO: NodePorts {
     /// for the same output, else 0.
     private func startingDrift(for options: LivePlayer.Options) -> Double {
         if let liveLearntPPM { return liveLearntPPM }
-        let kept = liveDriftStore?.load(output: LiveDriftStore.output(server: options.server, sink: options.sink))
+        let kept = liveDriftStore?.load(output: LiveDriftStore.output(of: options))
         liveLearntPPM = kept ?? 0
         return kept ?? 0
     }
@@ -278,10 +278,8 @@ final class NodeIO: NodePorts {
         else { return }
         let counters = live.player.counters
         guard counters.placements > 0, abs(counters.learntPPM - (liveDriftSaved ?? .infinity)) >= 1 else { return }
-        let options = live.player.options
         do {
-            try store.save(
-                output: LiveDriftStore.output(server: options.server, sink: options.sink), ppm: counters.learntPPM)
+            try store.save(output: LiveDriftStore.output(of: live.player.options), ppm: counters.learntPPM)
             liveDriftSaved = counters.learntPPM
         } catch {
             Log.debug(.player, "the live output's drift could not be kept in \(store.url.path): \(error)")

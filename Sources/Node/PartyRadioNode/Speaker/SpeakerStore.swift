@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import PartyRadioCore
 
 /// A speaker's settings and the IDs of the controls that set them, kept in `speaker.json` in its
@@ -24,10 +23,6 @@ final class SpeakerStore {
     func save(_ state: SpeakerControlState) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let temporary = url.appendingPathExtension("tmp")
-        try encoder.encode(state).write(to: temporary)
-        guard rename(temporary.path, url.path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
+        try StateFile.replace(url, with: encoder.encode(state))
     }
 }

@@ -157,6 +157,28 @@ import Testing
         for n in 0..<500 { #expect(!ok(window.accept(base + ReplayWindow.spanNs + 200_000 + UInt64(n), from: key))) }
     }
 
+    /// `oneKeyManyProcesses` under load: the DJ stalled 1.2 s, then drained its IPv4 socket (71 of
+    /// the shared key's datagrams) before its IPv6 one (a ping taken 40 ms in): no replay.
+    @Test func replayWindowTakesANumberThatCameAfterManyNewerOnesWithinTheSpan() {
+        var window = ReplayWindow()
+        let start: UInt64 = 1_764_000_000_000_000_000
+        let ms: UInt64 = 1_000_000
+        let ipv4 = stride(from: 0, to: 1_200, by: 17).map { start + UInt64($0) * ms }
+        let ipv6 = start + 40 * ms
+        for n in ipv4 { #expect(ok(window.accept(n, from: key))) }
+        #expect(ok(window.accept(ipv6, from: key)), "1.16 s behind the newest, inside the 5 s span")
+        #expect(!ok(window.accept(ipv6, from: key)))
+        for n in ipv4 { #expect(!ok(window.accept(n, from: key))) }
+    }
+
+    @Test func replayWindowMemoryStaysBoundedUnderAFloodWithinTheSpan() {
+        var window = ReplayWindow()
+        let start: UInt64 = 1_764_000_000_000_000_000
+        for n in 0..<5_000 { #expect(ok(window.accept(start + UInt64(n) * 1_000, from: key))) }
+        #expect(window.rememberedCount(of: key) == ReplayWindow.remembered)
+        for n in 0..<5_000 { #expect(!ok(window.accept(start + UInt64(n) * 1_000, from: key))) }
+    }
+
     @Test func replayWindowForgetsTheLeastRecentSenderWhenFull() {
         var window = ReplayWindow(capacity: 2)
         let keys = (1...3).map { PublicKey(bytes: [UInt8](repeating: $0, count: 32))! }

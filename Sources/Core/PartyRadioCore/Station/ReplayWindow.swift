@@ -5,13 +5,16 @@
 /// microseconds or more: a window of 64 *numbers* (IPsec's) would be 64 ns here. Instead each
 /// sender keeps a floor and the numbers it accepted above it: a number at or below the floor, or
 /// one seen before, is a replay. The floor trails the highest number by ``spanNs`` (5 s), and
-/// rises further when more than ``remembered`` numbers are kept, so memory per sender is bounded.
+/// rises further only past ``remembered`` numbers, a memory backstop above what one key sends.
 public struct ReplayWindow: Sendable {
     /// How far behind the newest datagram an older one may still arrive (reordered, or from
     /// another process with the same key).
     public static let spanNs: UInt64 = 5_000_000_000
-    /// Accepted numbers kept per sender above the floor.
-    public static let remembered = 64
+    /// Accepted numbers kept per sender at most (4 KiB): a stalled DJ drains one family's socket
+    /// before the other's, so a number may come after a second or more of its key's newer ones
+    /// (a listener's clock burst, watch pings to both addresses: about 65 a second at its peak).
+    /// What one key legitimately sends in ``spanNs`` stays below this.
+    public static let remembered = 512
 
     private struct Window: Sendable {
         var highest: UInt64
@@ -42,13 +45,12 @@ public struct ReplayWindow: Sendable {
         defer { windows[sender] = window }
         window.lastUsed = clock
         guard Self.isNew(sequence, in: window) else { return false }
-        let index = window.seen.firstIndex { $0 > sequence } ?? window.seen.endIndex
-        window.seen.insert(sequence, at: index)
+        window.seen.insert(sequence, at: Self.index(of: sequence, in: window.seen))
         window.highest = max(window.highest, sequence)
         if window.highest > Self.spanNs { window.floor = max(window.floor, window.highest - Self.spanNs) }
         if window.seen.count > Self.remembered { window.floor = max(window.floor, window.seen.removeFirst()) }
         let floor = window.floor
-        window.seen.removeAll { $0 <= floor }
+        window.seen.removeFirst(window.seen.firstIndex { $0 > floor } ?? window.seen.count)
         return true
     }
 
@@ -60,8 +62,23 @@ public struct ReplayWindow: Sendable {
     }
 
     private static func isNew(_ sequence: UInt64, in window: Window) -> Bool {
-        sequence > window.floor && !window.seen.contains(sequence)
+        guard sequence > window.floor else { return false }
+        let index = index(of: sequence, in: window.seen)
+        return index == window.seen.endIndex || window.seen[index] != sequence
     }
+
+    /// Where `sequence` is, or would go, in the ascending `seen` (binary search).
+    private static func index(of sequence: UInt64, in seen: [UInt64]) -> Int {
+        var (low, high) = (0, seen.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if seen[middle] < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// How many numbers are kept for `sender` (for tests of the bound).
+    func rememberedCount(of sender: PublicKey) -> Int { windows[sender]?.seen.count ?? 0 }
 
     /// Forgets a sender (after a goodbye), so a restarted peer is heard again.
     public mutating func forget(_ sender: PublicKey) { windows.removeValue(forKey: sender) }

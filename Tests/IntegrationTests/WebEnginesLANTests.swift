@@ -241,7 +241,9 @@ extension Browser {
                 + "run-ahead \(listen["runAheadMs"] ?? "-") ms")
         #expect(sorted.count >= (seconds - 4) * 2 - 4, "too few samples: \(figures)")
         #expect(median <= 10, "\(figures); errors \(errors.prefix(40).map { Int($0) })")
-        #expect(p95 <= 50, "\(figures)")  // 30 ms on a quiet machine; 41 ms seen in Firefox under CI's load
+        // 30 ms on a quiet machine; 41 and 51 ms seen in Firefox under CI's load. A page that follows the
+        // wrong clock, or plays from where it started without correcting, is off by hundreds.
+        #expect(p95 <= 75, "\(figures)")
         let restarts = (listen["restarts"] as? NSNumber)?.intValue ?? 99
         // A half-second stall of WebKit's audio clock on a loaded machine costs one more correction; the
         // bug this catches restarts every half second, dozens of times in a run.

@@ -101,9 +101,13 @@ extension PulseOutputTests {
         if counters.placements == 1 {
             for error in errors { #expect(abs(error) < 3, "click off by \(error) ms") }
         } else {
-            // Placed again (a loaded machine starved the audio thread): every click within the 8 ms beyond which it places again (seen once in CI: 6 ms
-            // after an output that ran dry, taken away slowly by the drift correction).
-            for error in errors { #expect(abs(error) < 8, "click off by \(error) ms") }
+            // Placed again (a loaded machine starved the audio thread): the clicks within the 8 ms beyond
+            // which it places again (seen in CI: 6-7.8 ms after an output that ran dry, taken away slowly
+            // by the drift correction), but one heard while the output was dry comes that much later
+            // (33.6 ms once in CI, 14 placements). A placement a frame off misses every click.
+            let within = errors.filter { abs($0) < 8 }.count
+            #expect(within * 4 >= errors.count * 3, "clicks off by \(errors) ms")
+            #expect(abs(median) < 8, "clicks off by \(errors) ms")
         }
         // 400 frames, 45 lost: each rebuilt from its block if the block's repairs came before the
         // output needed it, else concealed; the rest played.
@@ -113,6 +117,9 @@ extension PulseOutputTests {
         // far fewer.
         #expect(buffer.received == 355 && buffer.played >= 300 && buffer.late <= 40, "\(buffer)")
         #expect(buffer.recovered > 0 && buffer.recovered + buffer.concealed >= 45, "\(buffer)")
-        #expect(counters.placements <= 12 && counters.skipped <= 50, "\(counters)")
+        // Each starvation places the output again: 25 seen in 4 s under CI's load (one underrun, 38 frames
+        // skipped). An output placed again and again by its own readings (one that leaves a latency out,
+        // or takes its jitter for an error) is placed at nearly every frame: hundreds.
+        #expect(counters.placements <= 50 && counters.skipped <= 100, "\(counters)")
     }
 }

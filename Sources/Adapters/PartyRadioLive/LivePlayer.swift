@@ -204,6 +204,8 @@ public final class LivePlayer: @unchecked Sendable {
                 case .write(let samples):
                     try output.write(Array(pending[offset..<offset + samples * 2]))
                     offset += samples * 2
+                case .drop(let samples):
+                    offset += samples * 2
                 case .take, .skip:
                     guard let next, let decision = shared.withLock({ $0.buffer.next(at: next + Self.codecDelayNs) })
                     else { continue }

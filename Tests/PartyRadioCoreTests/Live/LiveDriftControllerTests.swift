@@ -43,6 +43,40 @@ import Testing
         }
     }
 
+    /// A null sink's clock is its timer's wake-ups: its rate steps by up to 240 ppm when the machine's
+    /// load changes, every few seconds. The controller follows each step within a few tenths of a
+    /// millisecond (0.39 ms p99 on the mean of these runs, where a 2 s proportional and a 10 s
+    /// integral lag by 0.48), and never swings wider.
+    @Test func itFollowsASinkWhoseRateSteps() {
+        var p99s: [Double] = []
+        for seed in 1...6 as ClosedRange<UInt64> {
+            var controller = LiveDriftController(settings: .init(startPPM: 270))
+            var random = SplitMix64(seed: seed)
+            var drift = 270.0
+            var nextStep = 5.0
+            var error = 0.0
+            var errors: [Double] = []
+            var now: Int64 = 0
+            while now < 300_000_000_000 {
+                let seconds = Double(now) / 1e9
+                if seconds >= nextStep {
+                    drift = 270 + Double.random(in: -240...240, using: &random)
+                    nextStep = seconds + Double.random(in: 2...10, using: &random)
+                }
+                let noise = Double.random(in: -300_000...300_000, using: &random)
+                let ratio = controller.update(errorNs: Int64(error + noise), at: now)
+                error += 1e7 - 1e7 * (1 + drift / 1e6) / ratio
+                now += 10_000_000
+                errors.append(abs(error))
+            }
+            let sorted = errors.sorted()
+            p99s.append(sorted[sorted.count * 99 / 100])
+            #expect(sorted.last! < 600_000, "seed \(seed): \(sorted.last! / 1000) µs at worst")
+        }
+        let mean = p99s.reduce(0, +) / Double(p99s.count)
+        #expect(mean < 420_000, "p99 \(p99s.map { Int($0 / 1000) }) µs")
+    }
+
     @Test func noisyMeasurementsStillConverge() {
         for seed in 1...5 as ClosedRange<UInt64> {
             let run = Self.simulate(driftPPM: 150, initialErrorNs: 3e6, noiseNs: 1e6, seed: seed)

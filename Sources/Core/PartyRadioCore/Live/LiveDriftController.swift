@@ -29,12 +29,12 @@ public struct LiveDriftController: Sendable {
         /// The ratio it starts at and the drift it starts from, in ppm: what an output to the same
         /// sound card learnt before (a speaker's output made again for a new delay trim), so that
         /// it need not learn it again over the integral's seconds, off by up to the drift times
-        /// ``correctionSeconds`` meanwhile (0.6 ms at 300 ppm). 0 for a first output.
+        /// ``correctionSeconds`` meanwhile (0.45 ms at 300 ppm). 0 for a first output.
         public var startPPM: Double
 
         public init(
-            maxPPM: Double = 1000, slewPPMPerSecond: Double = 200, correctionSeconds: Double = 2,
-            integralSeconds: Double = 10, smoothingSeconds: Double = 0.25, startPPM: Double = 0
+            maxPPM: Double = 1000, slewPPMPerSecond: Double = 300, correctionSeconds: Double = 1.5,
+            integralSeconds: Double = 6, smoothingSeconds: Double = 0.25, startPPM: Double = 0
         ) {
             self.maxPPM = maxPPM
             self.slewPPMPerSecond = slewPPMPerSecond
@@ -46,6 +46,9 @@ public struct LiveDriftController: Sendable {
     }
 
     public let settings: Settings
+    /// How far the ratio may lag its target (held by its bound or its slew) while the integral still
+    /// learns: the measurements' jitter keeps it a few ppm behind all the time, which is not windup.
+    public static let windupPPM = 50.0
     /// The ratio's departure from 1 now, in ppm: positive plays slower (more output per input).
     public private(set) var ppm: Double = 0
     /// The smoothed error, in ns (positive: heard late).
@@ -89,13 +92,16 @@ public struct LiveDriftController: Sendable {
         // An error of e ns taken away over T s is a rate of e / T ns a second: e / T / 1000 ppm.
         // Late (e > 0) wants less output per input: a negative ppm.
         let proportional = -error / settings.correctionSeconds / 1000
-        var target = drift + proportional
-        let saturated = abs(target) >= settings.maxPPM
-        target = max(-settings.maxPPM, min(settings.maxPPM, target))
-        if !saturated { drift += proportional * dt / settings.integralSeconds }
-        drift = max(-settings.maxPPM, min(settings.maxPPM, drift))
+        let target = drift + proportional
         let step = settings.slewPPMPerSecond * dt
-        ppm = max(ppm - step, min(ppm + step, target))
+        let next = max(-settings.maxPPM, min(settings.maxPPM, max(ppm - step, min(ppm + step, target))))
+        // The integral learns only while the ratio follows the target: one that keeps integrating while
+        // the ratio is held at its bound or its slew learns a drift that is not there, overshoots,
+        // and with these gains (a drift step of 240 ppm, as a null sink's when the machine's load
+        // changes) swings ever wider.
+        if abs(target - next) < Self.windupPPM { drift += proportional * dt / settings.integralSeconds }
+        drift = max(-settings.maxPPM, min(settings.maxPPM, drift))
+        ppm = next
         return ratio
     }
 

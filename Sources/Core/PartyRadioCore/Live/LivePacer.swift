@@ -27,7 +27,8 @@ public struct LivePacer: Sendable {
         public var replaceBeyondNs: Int64
         /// How much two readings of the output's latency may disagree (libpulse interpolates between
         /// the server's timing reports): a frame that reads this much past its time while placing is
-        /// still placed, at once, rather than skipped.
+        /// still placed, its samples that were due before the output can play them left out, rather
+        /// than skipped.
         public var jitterNs: Int64
         /// Samples per channel in a second.
         public var rate: Int
@@ -68,6 +69,9 @@ public struct LivePacer: Sendable {
         case take
         /// Take the next frame from the buffer and drop it: its time passed before it could be placed.
         case skip
+        /// Leave out the next this many samples of the frame taken last, unwritten: its first ones
+        /// were due a little before the output could play them (placing).
+        case drop(samples: Int)
     }
 
     /// What the pacer did so far.
@@ -187,6 +191,20 @@ public struct LivePacer: Sendable {
                 self.pending = nil
                 counters.skipped += 1
                 return step(now: now, latencyNs: latencyNs, next: next)
+            }
+            if gap < 0 {
+                // Due a little before the output can play it: its first samples are left out, so
+                // that the rest is heard on time (played whole, it would be heard up to the jitter
+                // late, for the drift correction to take away over seconds).
+                let late = min(samples(-gap), pending.samples - pending.written - 1)
+                if late > 0 {
+                    self.pending?.written += late
+                    counters.dropped += late
+                    end = self.pending?.cursor
+                    counters.placements += 1
+                    controller.restart()
+                    return .drop(samples: late)
+                }
             }
             if gap <= max(room, 0) {
                 end = pending.due

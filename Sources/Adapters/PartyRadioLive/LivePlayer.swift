@@ -78,6 +78,10 @@ public final class LivePlayer: @unchecked Sendable {
     /// How much more the stream may hold than the player keeps in it: the player's writes never
     /// wait for room. And how much it holds before it plays, at first and after running dry.
     static let headroomNs: Int64 = 5_000_000
+    /// How often the server asks for more (`minreq`); each request wakes the audio thread. 10 ms
+    /// woke it less, but the server then set the null sink's latency lower and the first frames
+    /// were played almost 2 s late (LivePlayerTests, 186 frames skipped).
+    static let requestNs: Int64 = 5_000_000
 
     public let options: Options
     /// The station clock now, nil while the listener's clock is not synchronised.
@@ -139,16 +143,15 @@ public final class LivePlayer: @unchecked Sendable {
     public func start() throws(PulseError) {
         let output = try PulseOutput(
             server: options.server, sink: options.sink, streamName: "live station",
-            bufferNs: options.bufferNs + Self.headroomNs, requestNs: 5_000_000, startNs: Self.headroomNs)
+            bufferNs: options.bufferNs + Self.headroomNs, requestNs: Self.requestNs, startNs: Self.headroomNs)
         let decoder: OpusDecoder
         do { decoder = try OpusDecoder() } catch { throw PulseError("\(error)") }
         let parts = AudioParts(output: output, decoder: decoder, resampler: try SpeexResampler())
         let thread = Thread { [self] in
             Thread.current.name = "partyradio-live"  // set from the thread itself: its name in top -H
-            // Woken on time under load, where allowed (RealTimeThread), and so is libpulse's thread
-            // that takes the writes to the server; said in the counters.
+            // Woken on time under load, where allowed (RealTimeThread); said in the counters. The
+            // output's connection to the server is driven on this thread too (PulseOutput).
             let realTime = RealTimeThread.enterForCallingThread()
-            if realTime { RealTimeThread.enterForLibpulseThreads() }
             shared.withLock { $0.counters.realTime = realTime }
             run(output: parts.output, decoder: parts.decoder, resampler: parts.resampler)
             done.signal()
@@ -171,7 +174,8 @@ public final class LivePlayer: @unchecked Sendable {
     private func run(output: PulseOutput, decoder: OpusDecoder, resampler: SpeexResampler) {
         var pacer = LivePacer(
             settings: .init(
-                targetNs: options.bufferNs, drift: .init(startPPM: options.startPPM),
+                // Topped up 5 ms at a time: each write wakes the thread, 2.5 ms cost two hundred more a second.
+                targetNs: options.bufferNs, minimumWriteNs: 5_000_000, drift: .init(startPPM: options.startPPM),
                 maximumTargetNs: Options.maximumBufferNs(delayNs: options.delayNs)))
         var pending: [Int16] = []
         var offset = 0
@@ -198,7 +202,7 @@ public final class LivePlayer: @unchecked Sendable {
                 let step = pacer.step(now: now, latencyNs: latencyNs, next: next)
                 switch step {
                 case .wait(let ns):
-                    Thread.sleep(forTimeInterval: Double(ns) / 1e9)
+                    try output.wait(ns: ns)
                 case .silence(let samples):
                     try output.write([Int16](repeating: 0, count: samples * 2))
                 case .write(let samples):

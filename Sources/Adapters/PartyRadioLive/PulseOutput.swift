@@ -69,7 +69,16 @@ public final class PulseOutput {
         guard !samples.isEmpty else { return }
         var code: Int32 = 0
         let result = samples.withUnsafeBytes { prpulse_write(stream, $0.baseAddress, $0.count, &code) }
-        guard result == 0 else { throw .call("pa_simple_write", code) }
+        guard result == 0 else { throw .call("pa_stream_write", code) }
+    }
+
+    /// Waits `ns`, taking in what the server sends meanwhile (its requests for more, its timing
+    /// reports): the connection is driven by whoever calls, never by a thread of libpulse's.
+    public func wait(ns: Int64) throws(PulseError) {
+        var code: Int32 = 0
+        guard prpulse_sleep(stream, UInt32(clamping: max(ns, 0) / 1000), &code) == 0 else {
+            throw .call("pa_mainloop_poll", code)
+        }
     }
 
     /// How long until a sample written now is heard: what the stream holds plus the sink's own
@@ -77,7 +86,7 @@ public final class PulseOutput {
     public func latencyNs() throws(PulseError) -> Int64 {
         var code: Int32 = 0
         var latency: UInt64 = 0
-        guard prpulse_latency(stream, &latency, &code) == 0 else { throw .call("pa_simple_get_latency", code) }
+        guard prpulse_latency(stream, &latency, &code) == 0 else { throw .call("pa_stream_get_latency", code) }
         return Int64(clamping: latency) * 1000
     }
 }

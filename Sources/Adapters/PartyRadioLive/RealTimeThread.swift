@@ -20,24 +20,4 @@ public enum RealTimeThread {
         parameters.sched_priority = priority
         return pthread_setschedparam(pthread_self(), SCHED_RR, &parameters) == 0
     }
-
-    /// Puts libpulse's own threads of this process at `SCHED_RR` `priority`: `pa_simple` hands each
-    /// write to a mainloop thread of its own (named `threaded-ml`), which sends it to the server
-    /// and answers the latency queries; a starved one lets the server run dry however soon the
-    /// writer wakes. Returns how many it put there.
-    @discardableResult
-    public static func enterForLibpulseThreads(priority: Int32 = priority) -> Int {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return 0 }
-        var count = 0
-        for task in tasks {
-            guard let tid = pid_t(task),
-                let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-                name.trimmingCharacters(in: .whitespacesAndNewlines) == "threaded-ml"
-            else { continue }
-            var parameters = sched_param()
-            parameters.sched_priority = priority
-            if sched_setscheduler(tid, SCHED_RR, &parameters) == 0 { count += 1 }
-        }
-        return count
-    }
 }

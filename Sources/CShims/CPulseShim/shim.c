@@ -4,19 +4,15 @@
 #include <pulse/error.h>
 #include <pulse/introspect.h>
 #include <pulse/mainloop.h>
-#include <pulse/simple.h>
 #include <pulse/stream.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 // The functions partyradio calls (CDynamicLibrary fills the table). pa_strerror is libpulse's:
 // dlsym on the simple API's handle finds it among the library's dependencies.
 #define PRPULSE_FUNCTIONS(X) \
-    X(pa_simple_new)         \
-    X(pa_simple_write)       \
-    X(pa_simple_get_latency) \
-    X(pa_simple_free)        \
-    X(pa_strerror)           \
+    X(pa_strerror)                      \
     X(pa_mainloop_new)                  \
     X(pa_mainloop_free)                 \
     X(pa_mainloop_get_api)              \
@@ -40,6 +36,9 @@
     X(pa_operation_unref)               \
     X(pa_stream_new)                    \
     X(pa_stream_connect_record)         \
+    X(pa_stream_connect_playback)       \
+    X(pa_stream_write)                  \
+    X(pa_stream_writable_size)          \
     X(pa_stream_get_state)              \
     X(pa_stream_peek)                   \
     X(pa_stream_drop)                   \
@@ -54,50 +53,6 @@ PRDL_DEFINE(prpulse_dl, PRPULSE_SONAME, "libpulse", "libpulse0", PRPULSE_FUNCTIO
 int prpulse_load(void) { return prpulse_dl_load(); }
 
 const char *prpulse_load_error(void) { return prpulse_dl_load_error(); }
-
-prpulse_stream *prpulse_open(const char *server, const char *application, const char *sink,
-                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, uint32_t start_us,
-                             int *error) {
-    if (prpulse_load() != 0) {
-        *error = PA_ERR_NOTSUPPORTED;
-        return NULL;
-    }
-    const prpulse_dl_table *pa = prpulse_dl_functions();
-    pa_sample_spec spec = {.format = PA_SAMPLE_S16LE, .rate = 48000, .channels = 2};
-    const uint32_t bytes_per_us_num = 48000 * 4;  // bytes a second
-    pa_buffer_attr attr = {
-        .maxlength = (uint32_t)-1,
-        .tlength = (uint32_t)((uint64_t)buffer_us * bytes_per_us_num / 1000000),
-        .prebuf = start_us == 0 ? (uint32_t)-1 : (uint32_t)((uint64_t)start_us * bytes_per_us_num / 1000000),
-        .minreq = (uint32_t)((uint64_t)request_us * bytes_per_us_num / 1000000),
-        .fragsize = (uint32_t)-1,
-    };
-    attr.tlength -= attr.tlength % 4;
-    attr.minreq -= attr.minreq % 4;
-    if (start_us != 0) attr.prebuf -= attr.prebuf % 4;
-    if (attr.minreq == 0) attr.minreq = (uint32_t)-1;
-    return (prpulse_stream *)pa->pa_simple_new(server, application, PA_STREAM_PLAYBACK, sink, stream_name, &spec, NULL,
-                                               &attr, error);
-}
-
-int prpulse_write(prpulse_stream *stream, const void *data, size_t bytes, int *error) {
-    return prpulse_dl_functions()->pa_simple_write((pa_simple *)stream, data, bytes, error) < 0 ? -1 : 0;
-}
-
-int prpulse_latency(prpulse_stream *stream, uint64_t *latency_us, int *error) {
-    int code = 0;
-    pa_usec_t latency = prpulse_dl_functions()->pa_simple_get_latency((pa_simple *)stream, &code);
-    if (latency == (pa_usec_t)-1) {
-        *error = code;
-        return -1;
-    }
-    *latency_us = latency;
-    return 0;
-}
-
-void prpulse_close(prpulse_stream *stream) {
-    if (stream != NULL) prpulse_dl_functions()->pa_simple_free((pa_simple *)stream);
-}
 
 const char *prpulse_strerror(int error) {
     if (prpulse_load() != 0) return prpulse_load_error();
@@ -406,4 +361,154 @@ void prpulse_record_close(prpulse_session *session) {
     session->record = NULL;
     session->chunk_length = 0;
     session->chunk_read = 0;
+}
+
+// MARK: - The live output: a playback stream on a session of its own, driven on the audio thread
+
+struct prpulse_stream {
+    prpulse_session *session;
+    pa_stream *play;
+};
+
+// The stream and its connection still work: 0, or -1 and the error code.
+static int prpulse_play_alive(prpulse_stream *stream, int *error) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    if (pa->pa_stream_get_state(stream->play) == PA_STREAM_READY) return 0;
+    *error = pa->pa_context_errno(stream->session->context);
+    if (*error == 0) *error = PA_ERR_CONNECTIONTERMINATED;
+    return -1;
+}
+
+prpulse_stream *prpulse_open(const char *server, const char *application, const char *sink,
+                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, uint32_t start_us,
+                             int *error) {
+    prpulse_session *session = prpulse_session_open(server, application, error);
+    if (session == NULL) return NULL;
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    prpulse_stream *stream = calloc(1, sizeof *stream);
+    if (stream == NULL) {
+        *error = PA_ERR_INTERNAL;
+        prpulse_session_close(session);
+        return NULL;
+    }
+    stream->session = session;
+    pa_sample_spec spec = {.format = PA_SAMPLE_S16LE, .rate = 48000, .channels = 2};
+    const uint32_t bytes_per_second = 48000 * 4;
+    pa_buffer_attr attr = {
+        .maxlength = (uint32_t)-1,
+        .tlength = (uint32_t)((uint64_t)buffer_us * bytes_per_second / 1000000),
+        .prebuf = start_us == 0 ? (uint32_t)-1 : (uint32_t)((uint64_t)start_us * bytes_per_second / 1000000),
+        .minreq = (uint32_t)((uint64_t)request_us * bytes_per_second / 1000000),
+        .fragsize = (uint32_t)-1,
+    };
+    attr.tlength -= attr.tlength % 4;
+    attr.minreq -= attr.minreq % 4;
+    if (start_us != 0) attr.prebuf -= attr.prebuf % 4;
+    if (attr.minreq == 0) attr.minreq = (uint32_t)-1;
+    stream->play = pa->pa_stream_new(session->context, stream_name, &spec, NULL);
+    // pa_simple's flags: the latency is asked at any time and interpolated between the server's reports.
+    pa_stream_flags_t flags = PA_STREAM_INTERPOLATE_TIMING | PA_STREAM_ADJUST_LATENCY | PA_STREAM_AUTO_TIMING_UPDATE;
+    if (stream->play == NULL || pa->pa_stream_connect_playback(stream->play, sink, &attr, flags, NULL, NULL) < 0) {
+        *error = pa->pa_context_errno(session->context);
+        prpulse_close(stream);
+        return NULL;
+    }
+    for (;;) {
+        pa_stream_state_t state = pa->pa_stream_get_state(stream->play);
+        if (state == PA_STREAM_READY) return stream;
+        if (!PA_STREAM_IS_GOOD(state) || prpulse_turn(session, -1) < 0) {
+            *error = pa->pa_context_errno(session->context);
+            if (*error == 0) *error = PA_ERR_NOENTITY;
+            prpulse_close(stream);
+            return NULL;
+        }
+    }
+}
+
+int prpulse_write(prpulse_stream *stream, const void *data, size_t bytes, int *error) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    const uint8_t *from = data;
+    while (bytes > 0) {
+        if (prpulse_play_alive(stream, error) < 0) return -1;
+        size_t room = pa->pa_stream_writable_size(stream->play);
+        if (room == (size_t)-1) {
+            *error = pa->pa_context_errno(stream->session->context);
+            return -1;
+        }
+        if (room == 0) {
+            // As pa_simple_write: wait for the server's request for more.
+            if (prpulse_turn(stream->session, -1) < 0) {
+                *error = PA_ERR_CONNECTIONTERMINATED;
+                return -1;
+            }
+            continue;
+        }
+        size_t length = room < bytes ? room : bytes;
+        if (pa->pa_stream_write(stream->play, from, length, NULL, 0, PA_SEEK_RELATIVE) < 0) {
+            *error = pa->pa_context_errno(stream->session->context);
+            return -1;
+        }
+        from += length;
+        bytes -= length;
+    }
+    // Sent now, on this thread: the loop's turn without waiting writes what was queued to the server.
+    if (pa->pa_mainloop_iterate(stream->session->loop, 0, NULL) < 0) {
+        *error = PA_ERR_CONNECTIONTERMINATED;
+        return -1;
+    }
+    return 0;
+}
+
+int prpulse_latency(prpulse_stream *stream, uint64_t *latency_us, int *error) {
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    // What the server sent meanwhile (timing reports, requests) first, without waiting.
+    if (pa->pa_mainloop_iterate(stream->session->loop, 0, NULL) < 0) {
+        *error = PA_ERR_CONNECTIONTERMINATED;
+        return -1;
+    }
+    for (;;) {
+        if (prpulse_play_alive(stream, error) < 0) return -1;
+        pa_usec_t usec = 0;
+        int negative = 0;
+        if (pa->pa_stream_get_latency(stream->play, &usec, &negative) >= 0) {
+            *latency_us = negative ? 0 : usec;  // as pa_simple_get_latency
+            return 0;
+        }
+        if (pa->pa_context_errno(stream->session->context) != PA_ERR_NODATA) {
+            *error = pa->pa_context_errno(stream->session->context);
+            return -1;
+        }
+        // No timing report yet: wait for the first, as pa_simple_get_latency does.
+        if (prpulse_turn(stream->session, -1) < 0) {
+            *error = PA_ERR_CONNECTIONTERMINATED;
+            return -1;
+        }
+    }
+}
+
+int prpulse_sleep(prpulse_stream *stream, uint32_t timeout_us, int *error) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t deadline = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000 + timeout_us;
+    for (;;) {
+        if (prpulse_play_alive(stream, error) < 0) return -1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t left = deadline - ((int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000);
+        if (left <= 0) return 0;
+        if (prpulse_turn(stream->session, left > 1000000 ? 1000000 : (int)left) < 0) {
+            *error = PA_ERR_CONNECTIONTERMINATED;
+            return -1;
+        }
+    }
+}
+
+void prpulse_close(prpulse_stream *stream) {
+    if (stream == NULL) return;
+    const prpulse_dl_table *pa = prpulse_dl_functions();
+    if (stream->play != NULL) {
+        pa->pa_stream_disconnect(stream->play);
+        pa->pa_stream_unref(stream->play);
+    }
+    prpulse_session_close(stream->session);
+    free(stream);
 }

@@ -1,4 +1,4 @@
-// libpulse's simple API through dlopen, loaded by the first live output (docs/LIVE.md, "The
+// libpulse through dlopen, loaded by the first live output (docs/LIVE.md, "The
 // listener's output"): a command that never plays a live station does not map libpulse and the
 // libraries it brings (libpulsecommon, libdbus, libsndfile, ...), nor pay for them at start-up.
 #ifndef PARTYRADIO_CPULSESHIM_H
@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// libpulse's simple API (Debian: libpulse0); it is loaded with dlopen, not linked. The same
-/// library speaks to PipeWire's pulse server.
+/// libpulse (Debian: libpulse0), through the simple API's library, whose dependencies bring the
+/// rest; it is loaded with dlopen, not linked. The same library speaks to PipeWire's pulse server.
 #define PRPULSE_SONAME "libpulse-simple.so.0"
 
 /// Loads libpulse once per process: 0, or -1 with the reason in `prpulse_load_error()`. Thread-safe.
@@ -16,31 +16,6 @@ int prpulse_load(void);
 
 /// Why libpulse could not be loaded, one sentence with the fix ("" when it was).
 const char *prpulse_load_error(void);
-
-/// An open playback stream (pa_simple).
-typedef struct prpulse_stream prpulse_stream;
-
-/// Opens a playback stream of interleaved signed 16-bit little-endian stereo at 48 kHz on
-/// `server` (NULL: the default, as $PULSE_SERVER says) and `sink` (NULL: the default), named
-/// `application` / `stream_name` in the server's lists, asking for a buffer of `buffer_us`, a
-/// request every `request_us`, and playback to start (and restart after running dry) once it holds
-/// `start_us` (0: libpulse's default, the whole buffer). NULL and libpulse's error code in `error`
-/// when it cannot.
-prpulse_stream *prpulse_open(const char *server, const char *application, const char *sink,
-                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, uint32_t start_us,
-                             int *error);
-
-/// Writes `bytes` of PCM, blocking until the stream's buffer took them all: 0, or -1 and the
-/// error code in `error`.
-int prpulse_write(prpulse_stream *stream, const void *data, size_t bytes, int *error);
-
-/// How long until a sample written now is heard, in microseconds (pa_simple_get_latency: what
-/// the stream holds plus the sink's own latency, interpolated between the server's timing
-/// reports): 0, or -1 and the error code in `error`.
-int prpulse_latency(prpulse_stream *stream, uint64_t *latency_us, int *error);
-
-/// Closes the stream (what it still holds is dropped).
-void prpulse_close(prpulse_stream *stream);
 
 /// libpulse's sentence for an error code.
 const char *prpulse_strerror(int error);
@@ -52,8 +27,8 @@ const char *prpulse_strerror(int error);
 /// A connection to the sound server with its own main loop; one thread at a time.
 typedef struct prpulse_session prpulse_session;
 
-/// Connects to `server` (NULL: $PULSE_SERVER or the session's), never spawning one, because the
-/// pa_simple calls above cannot say whether a server runs: NULL and the error code when it cannot.
+/// Connects to `server` (NULL: $PULSE_SERVER or the session's), never spawning one, so that a
+/// missing server is an error, not a surprise: NULL and the error code when it cannot.
 prpulse_session *prpulse_session_open(const char *server, const char *application, int *error);
 
 /// Closes the record stream, if any, and the connection; what was loaded stays loaded.
@@ -103,5 +78,39 @@ int prpulse_record_latency(prpulse_session *session, int64_t *latency_us, int *e
 
 /// Closes the record stream (no-op without one).
 void prpulse_record_close(prpulse_session *session);
+
+// MARK: - The live output: a playback stream on a session of its own, every call on one thread (the
+// audio thread), so a write reaches the server from the thread that made it. pa_simple hands each
+// write to a thread of libpulse's and waits for it: five wake-ups a write, about 1,700 a second for
+// a live output (docs/LIVE.md, "The listener's output").
+
+/// An open playback stream and its connection.
+typedef struct prpulse_stream prpulse_stream;
+
+/// Opens a playback stream of interleaved signed 16-bit little-endian stereo at 48 kHz on
+/// `server` (NULL: the default, as $PULSE_SERVER says) and `sink` (NULL: the default), named
+/// `application` / `stream_name` in the server's lists, asking for a buffer of `buffer_us`, a
+/// request every `request_us`, and playback to start (and restart after running dry) once it holds
+/// `start_us` (0: libpulse's default, the whole buffer), with pa_simple's timing flags. NULL and
+/// libpulse's error code in `error` when it cannot.
+prpulse_stream *prpulse_open(const char *server, const char *application, const char *sink,
+                             const char *stream_name, uint32_t buffer_us, uint32_t request_us, uint32_t start_us,
+                             int *error);
+
+/// Writes `bytes` of PCM, waiting (as pa_simple_write) while the stream's buffer has no room, and
+/// sends them before it returns: 0, or -1 and the error code in `error`.
+int prpulse_write(prpulse_stream *stream, const void *data, size_t bytes, int *error);
+
+/// How long until a sample written now is heard, in microseconds (as pa_simple_get_latency: what
+/// the stream holds plus the sink's own latency, interpolated between the server's timing reports,
+/// after taking in what the server sent meanwhile; 0 when negative): 0, or -1 and the error code.
+int prpulse_latency(prpulse_stream *stream, uint64_t *latency_us, int *error);
+
+/// Waits `timeout_us`, taking in what the server sends meanwhile (its requests, its timing
+/// reports): 0, or -1 and the error code when the stream or the connection failed.
+int prpulse_sleep(prpulse_stream *stream, uint32_t timeout_us, int *error);
+
+/// Closes the stream (what it still holds is dropped) and its connection.
+void prpulse_close(prpulse_stream *stream);
 
 #endif

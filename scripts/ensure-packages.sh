@@ -7,6 +7,8 @@
 #   test  those, plus what the namespace testbed needs, mpd and mpc (a real music daemon as a live
 #         station's source), and zbar-tools (QRCodeTests read the codes
 #         back with zbarimg), PulseAudio (SpeakerLANTests and TerminalLANTests play into a null sink),
+#         PipeWire with pipewire-pulse and WirePlumber (LivePulseLANTests: a live DJ under PipeWire's
+#         pulse server),
 #         mpv with mpv-mpris (LiveMPRISLANTests: a player a live DJ follows over MPRIS),
 #         tmux (TerminalLANTests run the live views in it), BIND 9 (a unicast DNS-SD server for
 #         RoutedLANTests), and the browsers of the three engines guests carry for the web page's
@@ -31,7 +33,7 @@ packages=(
 [[ $purpose == package ]] && packages+=(dpkg-dev lintian man-db binutils)
 [[ $purpose == test ]] && packages+=(curl avahi-utils iproute2 iptables python3 procps util-linux zsh man-db lintian dpkg-dev binutils systemd zbar-tools playerctl tmux pulseaudio pulseaudio-utils chromium chromium-driver python3-selenium fonts-dejavu-core bind9 bind9-dnsutils
     webkit2gtk-driver xvfb xauth dbus-daemon gstreamer1.0-pulseaudio gstreamer1.0-plugins-base firefox-esr python3-websocket
-    mpv mpv-mpris)
+    mpv mpv-mpris pipewire pipewire-bin pipewire-pulse wireplumber)
 # A real music daemon writing into a live station's FIFO (LiveMPDLANTests), run only on a testbed host.
 [[ $purpose == test ]] && packages+=(mpd mpc)
 missing=()

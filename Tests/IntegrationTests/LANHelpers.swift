@@ -6,6 +6,10 @@ let hasPulseAudio = ["/usr/bin/pulseaudio", "/usr/bin/parec", "/usr/bin/pactl"].
     FileManager.default.isExecutableFile(atPath: $0)
 }
 
+/// PipeWire with its pulse server and its session manager, WirePlumber, and the pulse client tools.
+let hasPipeWire = ["/usr/bin/pipewire", "/usr/bin/pipewire-pulse", "/usr/bin/wireplumber", "/usr/bin/pactl"]
+    .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
 /// Helpers for driving the real `partyradio` binary on testbed hosts.
 extension Testbed {
     /// A fresh state directory for one node of this testbed (keys live there).
@@ -87,6 +91,59 @@ extension Testbed {
             Thread.sleep(forTimeInterval: 0.05)
         }
         return (server, ["PULSE_SERVER": "unix:\(socket)"])
+    }
+
+    /// Starts PipeWire on `host` as a desktop runs it: `pipewire`, its session manager WirePlumber
+    /// (unless `sessionManager` is false) and its pulse server `pipewire-pulse`, with a null sink `party`
+    /// (48 kHz stereo) made through the pulse server as `startSoundServer` has. Their runtime, config and
+    /// state directories are the host's state directory, so nothing is shared with the machine's own.
+    /// WirePlumber 0.4 quits when a monitor it loads cannot start: on a testbed host there is no
+    /// systemd-logind (its bluez monitor's logind module) and no D-Bus session bus (ALSA's device
+    /// reservation, the Flatpak portal), so those are off in its user config (a host has no Bluetooth
+    /// and no sound card for them anyway). Returns the process (setsid, whose shell waits for all
+    /// three) and the environment that points a pulse client at the pulse server.
+    func startPipeWire(host: Int, sessionManager: Bool = true) throws -> (TestbedProcess, [String: String]) {
+        let home = stateDir("pipewire\(host)")
+        let socket = "\(home)/pulse/native"
+        let config = "\(home)/config/wireplumber"
+        let settings = [
+            "main.lua.d": "alsa_monitor.enabled = false\n"
+                + "default_access.properties[\"enable-flatpak-portal\"] = false\n",
+            "bluetooth.lua.d": "bluez_monitor.enabled = false\n",
+        ]
+        for (folder, text) in settings {
+            try FileManager.default.createDirectory(atPath: "\(config)/\(folder)", withIntermediateDirectories: true)
+            try text.write(toFile: "\(config)/\(folder)/80-partyradio-tests.lua", atomically: true, encoding: .utf8)
+        }
+        // PipeWire first; WirePlumber and the pulse server connect to its socket.
+        let manager = sessionManager ? "/usr/bin/wireplumber & " : ""
+        let server = try spawn(
+            host: host,
+            [
+                "sh", "-c",
+                "exec setsid -w /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) PIPEWIRE_RUNTIME_DIR=\(home) "
+                    + "XDG_CONFIG_HOME=\(home)/config XDG_STATE_HOME=\(home)/state sh -c '/usr/bin/pipewire & "
+                    + "while [ ! -S \(home)/pipewire-0 ]; do sleep 0.05; done; \(manager)"
+                    + "/usr/bin/pipewire-pulse & wait' > \(home)/pipewire.log 2>&1",
+            ])
+        let env = ["PULSE_SERVER": "unix:\(socket)"]
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard ContinuousClock.now < deadline, server.isRunning else {
+                let log = (try? String(contentsOfFile: "\(home)/pipewire.log", encoding: .utf8)) ?? ""
+                throw TestbedError(
+                    "PipeWire did not start on host \(host): \(server.text(.stderr)) \(log.suffix(2_000))")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let sink = try run(
+            host: host,
+            ["/usr/bin/pactl", "load-module", "module-null-sink", "sink_name=party", "rate=48000", "channels=2"],
+            env: env)
+        guard sink.exit == 0 else {
+            throw TestbedError("PipeWire's pulse server made no sink on host \(host): \(sink)")
+        }
+        return (server, env)
     }
 
     func cleanStateDirs() { try? FileManager.default.removeItem(atPath: "/tmp/partyradio-it-\(name)") }

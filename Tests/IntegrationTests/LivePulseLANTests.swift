@@ -98,12 +98,62 @@ struct LivePulseLANTests {
 
     @Test("dj --live: a player plays into the station's sink; a listener hears each click at its time + 60 ms")
     func sinkToSpeaker() throws {
+        try Self.sinkToSpeaker(label: "live pulse e2e") { lan in try lan.startSoundServer(host: 1) }
+    }
+
+    /// Issue 28: "works the same under PipeWire's pulse server". The DJ's host runs PipeWire,
+    /// WirePlumber and pipewire-pulse (`startPipeWire`), the listener's PulseAudio as before.
+    @Test(
+        "dj --live under PipeWire's pulse server: a listener hears each click at its time + 60 ms",
+        .enabled(if: hasPipeWire, "PipeWire is not installed (scripts/ensure-packages.sh --for test)"))
+    func sinkToSpeakerPipeWire() throws {
+        try Self.sinkToSpeaker(label: "live pipewire e2e") { lan in try lan.startPipeWire(host: 1) }
+    }
+
+    /// PipeWire's pulse server makes a record stream only once its session manager connected it to its
+    /// source: without one libpulse waited 30 s (with SIGINT and SIGTERM held while the DJ starts) and
+    /// said only "Timeout". The DJ gives up after `PulseSession.recordTimeoutMs`, says what to start,
+    /// and leaves no sink behind.
+    @Test(
+        "PipeWire without its session manager: dj --live exits 1 within seconds, naming what to start",
+        .enabled(if: hasPipeWire, "PipeWire is not installed (scripts/ensure-packages.sh --for test)"))
+    func pipeWireWithoutSessionManager() throws {
+        let lan = try Testbed(hosts: 1)
+        defer {
+            lan.shutdown()
+            lan.cleanStateDirs()
+        }
+        let (sound, env) = try lan.startPipeWire(host: 1, sessionManager: false)
+        defer { sound.kill() }
+        let started = ContinuousClock.now
+        let dj = try lan.run(
+            host: 1,
+            [
+                Testbed.partyradioBinary, "dj", "--name", "Live Party", "--no-audio", "--json-events", "--live",
+                "--state-dir", lan.stateDir("dj"),
+            ], env: env, timeout: .seconds(45))
+        let took = ContinuousClock.now - started
+        print("live pipewire without a session manager: exit \(dj.exit) after \(took): \(dj.stderr)")
+        #expect(
+            dj.exit == 1 && dj.stderr.contains("record stream of \(Self.sink).monitor")
+                && dj.stderr.contains("wireplumber"), "\(dj)")
+        #expect(!dj.stdout.contains("station_started"))
+        // 5 s for the stream, the rest for the start around it; before, 30 s.
+        #expect(took < .seconds(12), "the DJ took \(took) to give up")
+        #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix("partyradio_") }.isEmpty, "unloaded")
+    }
+
+    /// A player plays a click track into the station's sink on host 1, whose sound server `djServer`
+    /// starts; a listener on host 2 (PulseAudio) hears each click at its time + 60 ms.
+    static func sinkToSpeaker(
+        label: String, djServer: (Testbed) throws -> (TestbedProcess, [String: String])
+    ) throws {
         let lan = try Testbed(hosts: 2)
         defer {
             lan.shutdown()
             lan.cleanStateDirs()
         }
-        let (djSound, djEnv) = try lan.startSoundServer(host: 1)
+        let (djSound, djEnv) = try djServer(lan)
         defer { djSound.kill() }
         let dj = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: djEnv)
         defer { dj.kill() }
@@ -145,7 +195,7 @@ struct LivePulseLANTests {
         let rates = zip(reports, reports.dropFirst()).map { a, b in
             Double((b.int("received") ?? 0) - (a.int("received") ?? 0)) / (Double(b.timeNs - a.timeNs) / 1e9)
         }
-        print("live pulse e2e: frames received a second between reports \(rates.map { ($0 * 10).rounded() / 10 })")
+        print("\(label): frames received a second between reports \(rates.map { ($0 * 10).rounded() / 10 })")
         let sent = try Self.clicks(recording: "\(dir)/source.raw", done: sourceDone)
         let heard = try Self.clicks(recording: "\(dir)/speaker.raw", done: speakerDone)
         // Each click heard against the nearest click that went into the station's sink, + 60 ms.
@@ -154,7 +204,7 @@ struct LivePulseLANTests {
         }
         let written = seconds * 1000 / Self.clickMs
         print(
-            "live pulse e2e: \(written) clicks played, \(sent.count) in the station's sink, \(heard.count) heard; "
+            "\(label): \(written) clicks played, \(sent.count) in the station's sink, \(heard.count) heard; "
                 + "heard - (sink + 60 ms): \(errors.map { ($0 * 10).rounded() / 10 }) ms; live_status played "
                 + "\(status.int("played") ?? 0) concealed \(status.int("concealed") ?? 0) late \(status.int("late") ?? 0)"
         )

@@ -55,6 +55,14 @@ public final class PulseOutput {
             UInt32(clamping: requestNs / 1000), UInt32(clamping: max((startNs ?? 0) / 1000, 0)), &code)
         guard let opened else {
             let at = server.map { " at \($0)" } ?? ""
+            // PA_ERR_TIMEOUT: the server never started the stream (5 s), as PipeWire's pulse server does
+            // when no session manager runs to link it to its sink.
+            if code == 8 {
+                throw PulseError(
+                    "the sound server\(at) did not start the playback stream within 5 s",
+                    fix: "under PipeWire, start its session manager, which connects the streams ('systemctl --user "
+                        + "start wireplumber'); check the server with 'pactl info'")
+            }
             throw PulseError(
                 "cannot open a PulseAudio playback stream\(at): \(String(cString: prpulse_strerror(code))). "
                     + "Is a sound server running (PulseAudio, or PipeWire with pipewire-pulse)?")

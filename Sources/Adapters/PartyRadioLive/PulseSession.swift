@@ -98,13 +98,30 @@ public final class PulseSession: @unchecked Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
+    /// How long ``openRecord(source:fragmentBytes:streamName:timeoutMs:)`` waits for the stream by default:
+    /// PulseAudio makes it at once, PipeWire's pulse server once its session manager linked it (well
+    /// under a second), and without one never (libpulse would wait 30 s).
+    public static let recordTimeoutMs: Int32 = 5_000
+
     /// Opens the record stream: interleaved 16-bit stereo at 48 kHz from `source`, sent in fragments of
-    /// `fragmentBytes` (a frame), the server converting whatever the source's own format is.
-    public func openRecord(source: String, fragmentBytes: Int, streamName: String = "live station")
-        throws(PulseError)
-    {
+    /// `fragmentBytes` (a frame), the server converting whatever the source's own format is; waits at
+    /// most `timeoutMs` for the server to make it.
+    public func openRecord(
+        source: String, fragmentBytes: Int, streamName: String = "live station",
+        timeoutMs: Int32 = PulseSession.recordTimeoutMs
+    ) throws(PulseError) {
         var code: Int32 = 0
-        guard prpulse_record_open(session, source, streamName, UInt32(clamping: fragmentBytes), &code) == 0 else {
+        guard prpulse_record_open(session, source, streamName, UInt32(clamping: fragmentBytes), timeoutMs, &code) == 0
+        else {
+            // PA_ERR_TIMEOUT: the server never said the stream was ready, which is what PipeWire's pulse
+            // server does when no session manager runs to connect it to its source.
+            if code == 8 {
+                throw PulseError(
+                    "the sound server did not start the record stream of \(source) within "
+                        + (timeoutMs % 1000 == 0 ? "\(timeoutMs / 1000) s" : "\(timeoutMs) ms"),
+                    fix: "under PipeWire, start its session manager, which connects the streams ('systemctl --user "
+                        + "start wireplumber'); check the server with 'pactl info'")
+            }
             throw PulseError(
                 "cannot record from \(source): \(String(cString: prpulse_strerror(code))).")
         }

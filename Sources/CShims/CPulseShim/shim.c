@@ -80,6 +80,13 @@ static int prpulse_turn(prpulse_session *session, int timeout_us) {
     return pa->pa_mainloop_dispatch(session->loop) < 0 ? -1 : 0;
 }
 
+// CLOCK_MONOTONIC in microseconds, for the waits with a deadline.
+static int64_t prpulse_now_us(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+}
+
 // Waits for an operation to finish, turning the loop (each callback sets its own result): 0, or -1.
 static int prpulse_wait(prpulse_session *session, pa_operation *operation, int *error) {
     const prpulse_dl_table *pa = prpulse_dl_functions();
@@ -257,7 +264,7 @@ int prpulse_source_names(prpulse_session *session, char *names, size_t size, int
 }
 
 int prpulse_record_open(prpulse_session *session, const char *source, const char *stream_name,
-                        uint32_t fragment_bytes, int *error) {
+                        uint32_t fragment_bytes, int timeout_ms, int *error) {
     const prpulse_dl_table *pa = prpulse_dl_functions();
     pa_sample_spec spec = {.format = PA_SAMPLE_S16LE, .rate = 48000, .channels = 2};
     pa_buffer_attr attr = {
@@ -278,10 +285,19 @@ int prpulse_record_open(prpulse_session *session, const char *source, const char
         prpulse_record_close(session);
         return -1;
     }
+    int64_t deadline_us = prpulse_now_us() + (int64_t)timeout_ms * 1000;
     for (;;) {
         pa_stream_state_t state = pa->pa_stream_get_state(session->record);
         if (state == PA_STREAM_READY) return 0;
-        if (!PA_STREAM_IS_GOOD(state) || prpulse_turn(session, -1) < 0) {
+        int64_t left_us = deadline_us - prpulse_now_us();
+        if (state == PA_STREAM_CREATING && left_us <= 0) {
+            // Still not answered: nothing connects the stream to its source (under PipeWire, no session
+            // manager runs). The server forgets the stream when the session closes.
+            *error = PA_ERR_TIMEOUT;
+            prpulse_record_close(session);
+            return -1;
+        }
+        if (!PA_STREAM_IS_GOOD(state) || prpulse_turn(session, left_us > 0 ? (int)left_us : 0) < 0) {
             *error = pa->pa_context_errno(session->context);
             if (*error == 0) *error = PA_ERR_NOENTITY;
             prpulse_record_close(session);
@@ -413,10 +429,19 @@ prpulse_stream *prpulse_open(const char *server, const char *application, const 
         prpulse_close(stream);
         return NULL;
     }
+    // At most 5 s, as the DJ's record stream: PipeWire's pulse server answers only once its session
+    // manager linked the stream, and libpulse itself gives up only after 30 s.
+    int64_t deadline_us = prpulse_now_us() + 5000000;
     for (;;) {
         pa_stream_state_t state = pa->pa_stream_get_state(stream->play);
         if (state == PA_STREAM_READY) return stream;
-        if (!PA_STREAM_IS_GOOD(state) || prpulse_turn(session, -1) < 0) {
+        int64_t left_us = deadline_us - prpulse_now_us();
+        if (state == PA_STREAM_CREATING && left_us <= 0) {
+            *error = PA_ERR_TIMEOUT;
+            prpulse_close(stream);
+            return NULL;
+        }
+        if (!PA_STREAM_IS_GOOD(state) || prpulse_turn(session, left_us > 0 ? (int)left_us : 0) < 0) {
             *error = pa->pa_context_errno(session->context);
             if (*error == 0) *error = PA_ERR_NOENTITY;
             prpulse_close(stream);
@@ -487,13 +512,10 @@ int prpulse_latency(prpulse_stream *stream, uint64_t *latency_us, int *error) {
 }
 
 int prpulse_sleep(prpulse_stream *stream, uint32_t timeout_us, int *error) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t deadline = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000 + timeout_us;
+    int64_t deadline = prpulse_now_us() + timeout_us;
     for (;;) {
         if (prpulse_play_alive(stream, error) < 0) return -1;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t left = deadline - ((int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000);
+        int64_t left = deadline - prpulse_now_us();
         if (left <= 0) return 0;
         if (prpulse_turn(stream->session, left > 1000000 ? 1000000 : (int)left) < 0) {
             *error = PA_ERR_CONNECTIONTERMINATED;

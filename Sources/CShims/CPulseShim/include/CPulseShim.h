@@ -61,9 +61,12 @@ int prpulse_source_names(prpulse_session *session, char *names, size_t size, int
 
 /// Opens the session's record stream of interleaved s16le stereo at 48 kHz from `source`, sent in
 /// fragments of `fragment_bytes`, with automatic, interpolated timing so its latency can be asked at
-/// any time (pa_simple's record stream cannot wait with a timeout): 0, or -1 and the error code.
+/// any time (pa_simple's record stream cannot wait with a timeout), waiting at most `timeout_ms` for
+/// it to be ready (PipeWire's pulse server answers only once a session manager linked the stream, and
+/// libpulse itself gives up after 30 s): 0, or -1 and the error code (PA_ERR_TIMEOUT when the wait
+/// ran out).
 int prpulse_record_open(prpulse_session *session, const char *source, const char *stream_name,
-                        uint32_t fragment_bytes, int *error);
+                        uint32_t fragment_bytes, int timeout_ms, int *error);
 
 /// Copies up to `bytes` of what was recorded into `data`, waiting at most `timeout_ms` once when
 /// nothing is there, because pa_stream_peek hands out chunks of its own size: how many bytes (0 after a
@@ -91,8 +94,9 @@ typedef struct prpulse_stream prpulse_stream;
 /// `server` (NULL: the default, as $PULSE_SERVER says) and `sink` (NULL: the default), named
 /// `application` / `stream_name` in the server's lists, asking for a buffer of `buffer_us`, a
 /// request every `request_us`, and playback to start (and restart after running dry) once it holds
-/// `start_us` (0: libpulse's default, the whole buffer), with pa_simple's timing flags. NULL and
-/// libpulse's error code in `error` when it cannot.
+/// `start_us` (0: libpulse's default, the whole buffer), with pa_simple's timing flags, waiting at
+/// most 5 s for the server to start it (PA_ERR_TIMEOUT: under PipeWire, no session manager links
+/// it). NULL and libpulse's error code in `error` when it cannot.
 prpulse_stream *prpulse_open(const char *server, const char *application, const char *sink,
                              const char *stream_name, uint32_t buffer_us, uint32_t request_us, uint32_t start_us,
                              int *error);

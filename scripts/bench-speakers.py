@@ -69,7 +69,7 @@ PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 2
 import importlib.util, json, os, random, shutil, signal, subprocess, sys, tempfile, time, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
+from benchlib import BIN, TESTBED, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -211,6 +211,8 @@ class Lab:
         self.pids = []
         self.speakers = {}  # number -> PID
         self.recorded = set()
+        # (speaker 1's, speaker 2's) sinks' configured latency after each restart of speaker 2 (gone).
+        self.sink_blocks = []
         self.real_minus_mono = time.clock_gettime_ns(time.CLOCK_REALTIME) - mono()
         self.lan = testbed_up(1 + len(SPEAKER_HOSTS), "--tag", "bench-speakers")
         try:
@@ -300,6 +302,19 @@ class Lab:
             "--state-dir", f"{self.work}/state{number}", *([] if plays else ["--no-audio"]),
             env=dict(os.environ, PULSE_SERVER=server, PULSE_SINK=sink))
         return started
+
+    def sink_latency_us(self, number):
+        """Speaker NUMBER's sink's configured latency (`pactl list sinks`), in us: its null sink renders
+        in blocks of it, and its monitor hands each block out that much before it plays. None if unread."""
+        host, sink = self.place(number)
+        text = sh(TESTBED, "run", self.lan, str(host), "pactl", "-s", f"unix:{self.work}/pa{host}/native",
+                  "list", "sinks", check=False)
+        for block in text.split("\n\n"):
+            if f"Name: {sink}\n" in block + "\n":
+                for line in block.splitlines():
+                    if "Latency:" in line and "configured" in line:
+                        return int(line.split("configured")[1].split()[0])
+        return None
 
     def send(self, line, timeout=10):
         """A line to the poster; returns (sent ns, done ns, ok, answer) once it has done it."""
@@ -506,6 +521,7 @@ def part_gone(lab, marks):
             time.sleep(0.01)
         time.sleep(6)  # its first 5 s of sound, to measure its skew in
         rounds.append((killed, gone, started, tuned))
+        lab.sink_blocks.append((lab.sink_latency_us(1), lab.sink_latency_us(2)))
         if VERBOSE:
             print(f"    gone {((gone or 0) - killed) / 1e6:.0f} ms, tuned in {((tuned or 0) - started) / 1e6:.0f} ms")
     marks["gone"] = rounds
@@ -626,6 +642,8 @@ def print_gone(lab, written, rounds):
     print(f"  |skew| against speaker 1, first click:    {ms_summary(first_skew, 3)}")
     print(f"  |skew|, clicks in its first 2 s of sound: {ms_summary(early, 3)}")
     print(f"  |skew|, clicks 2-5 s after its first:     {ms_summary(later, 3)}")
+    blocks = [f"{a / 1000:g}/{b / 1000:g}" if a is not None and b is not None else "?" for a, b in lab.sink_blocks]
+    print(f"  sinks' configured latency (speaker 1's / 2's, ms; the monitor's block): {', '.join(blocks)}")
 
 
 def print_many(lab, written, many, idle):

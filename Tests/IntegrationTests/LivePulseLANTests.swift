@@ -141,6 +141,19 @@ struct LivePulseLANTests {
         // 5 s for the stream, the rest for the start around it; before, 30 s.
         #expect(took < .seconds(12), "the DJ took \(took) to give up")
         #expect(try Self.sinks(lan, host: 1, env: env).filter { $0.hasPrefix("partyradio_") }.isEmpty, "unloaded")
+
+        // doctor says so before a station is tried: the server answers, yet neither a record stream
+        // (--live) nor a playback stream (--speaker) ever starts, and the fix names WirePlumber.
+        for (flags, name) in [(["--live"], "live"), (["--speaker"], "live output")] {
+            let doctor = try lan.run(
+                host: 1, [Testbed.partyradioBinary, "doctor", "--no-audio", "--json", "--timeout", "0.5"] + flags,
+                env: env, timeout: .seconds(30))
+            let checks = (try? JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8))) as? [String: Any]
+            let check = (checks?["checks"] as? [[String: Any]])?.first { $0["name"] as? String == name }
+            #expect(
+                doctor.exit == 1 && check?["ok"] as? Bool == false
+                    && (check?["fix"] as? String ?? "").contains("wireplumber"), "\(flags): \(doctor.stdout)")
+        }
     }
 
     /// A player plays a click track into the station's sink on host 1, whose sound server `djServer`
@@ -155,6 +168,16 @@ struct LivePulseLANTests {
         }
         let (djSound, djEnv) = try djServer(lan)
         defer { djSound.kill() }
+        // doctor: this server starts a record stream (--live) and a playback stream (--speaker).
+        let doctor = try lan.run(
+            host: 1,
+            [Testbed.partyradioBinary, "doctor", "--no-audio", "--json", "--timeout", "0.5", "--live", "--speaker"],
+            env: djEnv, timeout: .seconds(30))
+        let checks = (try? JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8))) as? [String: Any]
+        for name in ["live", "live output"] {
+            let check = (checks?["checks"] as? [[String: Any]])?.first { $0["name"] as? String == name }
+            #expect(check?["ok"] as? Bool == true, "\(label) doctor \(name): \(doctor.stdout)")
+        }
         let dj = try lan.startDJ(host: 1, name: "Live Party", extra: ["--live"], env: djEnv)
         defer { dj.kill() }
         try dj.waitForEvent("started") { $0.name == "station_started" }

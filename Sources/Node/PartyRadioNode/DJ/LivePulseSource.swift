@@ -166,13 +166,35 @@ public enum LiveSourceProbe {
             let session: PulseSession
             do { session = try PulseSession() } catch { return (error.what, sentence(error.fix)) }
             do throws(PulseError) {
-                if case .pulseSource(let name) = source { try LivePulseSource.requireSource(name, in: session) }
+                var recorded: String?
+                if case .pulseSource(let name) = source {
+                    try LivePulseSource.requireSource(name, in: session)
+                    recorded = name
+                } else if let sink = try session.defaultSink(), !sink.isEmpty {
+                    // The station's own sink is made when the DJ starts; its monitor is recorded the
+                    // way the default output's is.
+                    recorded = sink + ".monitor"
+                } else {
+                    recorded = try session.sourceNames().first
+                }
+                // A server can answer and still never start a stream: PipeWire's pulse server
+                // without its session manager. Open a record stream for real, then close it.
+                if let recorded {
+                    try session.openRecord(
+                        source: recorded, fragmentBytes: 1_920, streamName: "partyradio doctor",
+                        timeoutMs: probeTimeoutMs)
+                    session.closeRecord()
+                }
                 return nil
             } catch {
                 return (error.what, sentence(error.fix))
             }
         }
     }
+
+    /// How long `doctor` waits for the server to start a stream: PulseAudio starts one at once,
+    /// PipeWire's pulse server well under a second after asked when its session manager runs.
+    static let probeTimeoutMs: Int32 = 3_000
 
     /// What stops a live station's output here, or none.
     public struct OutputProblem: Error, Sendable {
@@ -194,6 +216,9 @@ public enum LiveSourceProbe {
                         detail: "The sound server answers but has no output to play into",
                         fix: "Connect speakers or headphones, or load an output (pactl list short sinks)."))
             }
+            // As for recording: a server that never starts a playback stream is no output. (Opened
+            // and closed with nothing written: nothing is heard.)
+            _ = try PulseOutput(sink: sink, streamName: "partyradio doctor")
             return .success(sink)
         } catch {
             return .failure(OutputProblem(detail: error.what, fix: sentence(error.fix)))

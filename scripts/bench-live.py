@@ -142,12 +142,13 @@ def heard_clicks(base):
     with its sample-0 time."""
     import numpy as np
     audio = np.fromfile(base + ".raw", dtype="<i2").astype(np.int32)
-    start_ns, ppm = speaker.sample_clock(base + ".times")
+    timeline = speaker.Timeline(base + ".times")
+    start_ns = timeline.start_ns
     loud = np.nonzero(np.abs(audio) >= HEARD)[0]
     heard, last = [], -RATE
     for index in loud:
         if index - last >= RATE // 5:  # 200 ms apart (clicks are 400 ms or more apart)
-            heard.append(start_ns + index / RATE * 1e9 * (1 + ppm / 1e6))
+            heard.append(timeline.at(index))
             last = index
     return heard, audio, start_ns
 

@@ -175,6 +175,50 @@ def sample_clock(path):
     return intercept, slope / 1e3  # ns, and ppm off the true clock
 
 
+class Timeline:
+    """A recording's sample index <-> CLOCK_MONOTONIC ns, followed through its length: the lower
+    envelope of (read time - samples / RATE) in slices of SLICE_S (default 0.5 s), interpolated
+    between them. sample_clock's one line assumes a sink whose rate never changes, and a null sink's
+    does: it advances its clock by each rendered piece's length rounded down to the microsecond, so
+    it runs fast by an amount that depends on how its streams' writes fell (none while idle), and a
+    line fitted over minutes is off at a given click by as much as the rate changed times the
+    time. TIMELINE=line uses sample_clock's line instead."""
+
+    def __init__(self, path):
+        import numpy as np
+        rows = np.loadtxt(path, dtype=np.float64, ndmin=2)
+        count, when = rows[:, 0], rows[:, 1]
+        lag = when - count / RATE * 1e9
+        self.start_ns, self.ppm = sample_clock(path)
+        self.line = os.environ.get("TIMELINE", "local") == "line"
+        slice_samples = max(1, int(float(os.environ.get("SLICE_S", "0.5")) * RATE))
+        keys = (count // slice_samples).astype(np.int64)
+        xs, ys = [], []
+        for key in np.unique(keys):
+            inside = np.nonzero(keys == key)[0]
+            best = inside[np.argmin(lag[inside])]
+            xs.append(count[best])
+            ys.append(lag[best])
+        self.xs, self.ys = np.array(xs), np.array(ys)
+
+    def at(self, index):
+        """When sample `index` reached the monitor, in ns."""
+        import numpy as np
+        if self.line:
+            return self.start_ns + index / RATE * 1e9 * (1 + self.ppm / 1e6)
+        return index / RATE * 1e9 + float(np.interp(index, self.xs, self.ys))
+
+    def index(self, ns):
+        """The sample that reached the monitor at `ns` (fractional)."""
+        import numpy as np
+        if self.line:
+            return (ns - self.start_ns) / 1e9 * RATE / (1 + self.ppm / 1e6)
+        guess = (ns - self.ys[0]) / 1e9 * RATE
+        for _ in range(3):
+            guess = (ns - float(np.interp(guess, self.xs, self.ys))) / 1e9 * RATE
+        return guess
+
+
 # The correlation looks at the signal below about 2 kHz (a Gaussian low-pass): white noise
 # correlates over a single sample, so a window in which the player changed its speed by 0.1 %
 # (a few samples of smear) or dropped one sample would no longer match anywhere; band-limited,

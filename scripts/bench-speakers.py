@@ -64,7 +64,9 @@ Usage: scripts/bench-speakers.py [volume] [trim] [gone] [many]   (default: all f
 Environment: PARTYRADIO_BIN; STATION (live, the default, or file); TRACK_SECONDS (file: each
 track's length, default 720); ROUNDS (default 40), KILLS (default 10), SPEAKERS (default 20),
 PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS
-(default 15), KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round.
+(default 15), KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round; TIMELINE=line
+times the recordings on one fitted line each (bench-speaker.py's Timeline; default: followed in
+SLICE_S slices), COMPARE_TIMELINE=1 prints trim, gone and many both ways.
 """
 import importlib.util, json, os, random, shutil, signal, subprocess, sys, tempfile, time, urllib.parse
 
@@ -387,13 +389,13 @@ class Recording:
         import numpy as np
         self.base = base
         self.audio = np.fromfile(base + ".raw", dtype="<i2")
-        self.start_ns, self.ppm = speaker_bench.sample_clock(base + ".times")
+        self.timeline = speaker_bench.Timeline(base + ".times")
 
     def index(self, ns):
-        return int((ns - self.start_ns) / 1e9 * RATE / (1 + self.ppm / 1e6))
+        return int(self.timeline.index(ns))
 
     def at(self, index):
-        return self.start_ns + index / RATE * 1e9 * (1 + self.ppm / 1e6)
+        return self.timeline.at(index)
 
     def level_change(self, from_ns, target, threshold, within=2.0):
         """When the level crosses `threshold` after from_ns: the start of the first 5 ms window under
@@ -751,6 +753,17 @@ def main():
         print_gone(lab, written, marks["gone"])
     if "many" in marks:
         print_many(lab, written, marks["many"], idle)
+    if os.environ.get("COMPARE_TIMELINE") == "1" and os.environ.get("TIMELINE", "local") != "line":
+        # The same recordings again on one fitted line per recording, as before the Timeline.
+        os.environ["TIMELINE"] = "line"
+        _HEARD.clear()
+        print("\n--- the same recordings, each on one fitted line (TIMELINE=line) ---")
+        if "trim" in marks:
+            print_trim(lab, written, marks["trim"])
+        if "gone" in marks:
+            print_gone(lab, written, marks["gone"])
+        if "many" in marks:
+            print_many(lab, written, marks["many"], idle)
     print(f"\nload at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if os.environ.get("KEEP") == "1":
         print(f"recordings and logs kept in {work}")

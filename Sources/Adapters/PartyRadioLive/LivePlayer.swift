@@ -184,16 +184,22 @@ public final class LivePlayer: @unchecked Sendable {
         do {
             // The stream plays once it holds its start amount, and reports its latency only then
             // (before, libpulse's query waits for a timing report, whose interval grows to 1.5 s).
-            try output.write([Int16](repeating: 0, count: Int(options.bufferNs * 48_000 / 1_000_000_000) * 2))
+            var aligner = WriteAligner()
+            func write(_ samples: ArraySlice<Int16>) throws(PulseError) {
+                let whole = aligner.take(samples)
+                if !whole.isEmpty { try output.write(whole) }
+            }
+            try write([Int16](repeating: 0, count: Int(options.bufferNs * 48_000 / 1_000_000_000) * 2)[...])
             while shared.withLock({ $0.running }) {
                 guard let now = stationNow() else {
                     // No station clock yet: the output runs on silence, paced by its blocking write.
-                    try output.write([Int16](repeating: 0, count: 240 * 2))
+                    try write([Int16](repeating: 0, count: 240 * 2)[...])
                     continue
                 }
                 // A sample written now is heard at `now + latency`, on the station clock; a frame's
-                // decoded PCM is due the codec's delay before its playout time.
-                let latencyNs = try output.latencyNs() + filterDelayNs
+                // decoded PCM is due the codec's delay before its playout time. What the aligner
+                // holds back is heard after what the output holds.
+                let latencyNs = try output.latencyNs() + filterDelayNs + aligner.heldNs
                 if !started {
                     started = true
                     shared.withLock { $0.started = true }
@@ -204,9 +210,9 @@ public final class LivePlayer: @unchecked Sendable {
                 case .wait(let ns):
                     try output.wait(ns: ns)
                 case .silence(let samples):
-                    try output.write([Int16](repeating: 0, count: samples * 2))
+                    try write([Int16](repeating: 0, count: samples * 2)[...])
                 case .write(let samples):
-                    try output.write(Array(pending[offset..<offset + samples * 2]))
+                    try write(pending[offset..<offset + samples * 2])
                     offset += samples * 2
                 case .drop(let samples):
                     offset += samples * 2

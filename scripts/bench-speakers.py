@@ -747,23 +747,22 @@ def main():
               f"after the start (none while its volume is 20)")
     if "volume" in marks:
         print_volume(lab, marks["volume"])
-    if "trim" in marks:
-        print_trim(lab, written, marks["trim"])
-    if "gone" in marks:
-        print_gone(lab, written, marks["gone"])
-    if "many" in marks:
-        print_many(lab, written, marks["many"], idle)
-    if os.environ.get("COMPARE_TIMELINE") == "1" and os.environ.get("TIMELINE", "local") != "line":
-        # The same recordings again on one fitted line per recording, as before the Timeline.
-        os.environ["TIMELINE"] = "line"
-        _HEARD.clear()
-        print("\n--- the same recordings, each on one fitted line (TIMELINE=line) ---")
+
+    def print_timed():
         if "trim" in marks:
             print_trim(lab, written, marks["trim"])
         if "gone" in marks:
             print_gone(lab, written, marks["gone"])
         if "many" in marks:
             print_many(lab, written, marks["many"], idle)
+
+    print_timed()
+    if os.environ.get("COMPARE_TIMELINE") == "1" and os.environ.get("TIMELINE", "local") != "line":
+        # The same recordings again on one fitted line per recording, as before the Timeline.
+        os.environ["TIMELINE"] = "line"
+        _HEARD.clear()
+        print("\n--- the same recordings, each on one fitted line (TIMELINE=line) ---")
+        print_timed()
     print(f"\nload at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if os.environ.get("KEEP") == "1":
         print(f"recordings and logs kept in {work}")

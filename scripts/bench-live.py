@@ -220,7 +220,7 @@ class Bench:
                                     f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no",
                                     "--exit-idle-time=-1", "--use-pid-file=no", "--disallow-exit",
                                     "--log-target=stderr", "-L",
-                                    f"module-null-sink sink_name=party rate={RATE} channels=2", "-L",
+                                    f"module-null-sink sink_name=party rate={RATE} channels=2 norewinds=1", "-L",
                                     f"module-native-protocol-unix socket={home}/native auth-anonymous=1"))
         deadline = time.time() + 15
         for host in AUDIO_HOSTS:

@@ -159,6 +159,15 @@ def make_signal(work):
     return pcm.astype(np.float32) / 32767
 
 
+# Every bench's null sinks are loaded with norewinds=1. A sink that can rewind has its monitor hold
+# back, for a recorder that cannot (parec's stream), min(max_rewind, the sink's latency): a whole
+# block when the sink rendered it in one piece, but only the larger part when the piece its stream
+# gave was split (pa_source_output_push's delay queue). Which happens follows how the player's
+# writes fall against the sink's render grid, so with 5 ms blocks the recording's timeline stepped
+# by up to half a block for a fraction of a second, and single clicks read 1-2 ms late. Without
+# rewinds nothing is held back: the monitor hands out every block the same block early.
+
+
 def sample_clock(path):
     """When the recording's sample 0 reached the monitor, in CLOCK_MONOTONIC ns, and the sink's
     rate against it. A read returns at least as late as its last sample was made: the lower
@@ -385,7 +394,7 @@ def start_sound_servers(lan, work, hosts):
         spawn(lan, host, f"{work}/pa{host}.log", "/usr/bin/env", f"HOME={home}",
               f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
               "--use-pid-file=no", "--disallow-exit", "--log-target=stderr",
-              "-L", f"module-null-sink sink_name=party rate={RATE} channels=2",
+              "-L", f"module-null-sink sink_name=party rate={RATE} channels=2 norewinds=1",
               "-L", f"module-native-protocol-unix socket={home}/native auth-anonymous=1")
     deadline = time.time() + 15
     for host in hosts:

@@ -230,7 +230,7 @@ class Lab:
             home = f"{work}/pa{host}"
             os.makedirs(home)
             sinks = [arg for k in range(1, PER_HOST + 1) for arg in
-                     ("-L", f"module-null-sink sink_name=party{k} rate={RATE} channels=2")]
+                     ("-L", f"module-null-sink sink_name=party{k} rate={RATE} channels=2 norewinds=1")]
             self.pids.append(spawn(self.lan, host, f"{home}.log", "/usr/bin/env", f"HOME={home}",
                                    f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no",
                                    "--exit-idle-time=-1", "--use-pid-file=no", "--disallow-exit",

@@ -64,7 +64,7 @@ def start_sound_server(lan, work):
     os.makedirs(home, exist_ok=True)
     spawn(lan, 2, f"{work}/pa.log", "/usr/bin/env", f"HOME={home}", f"XDG_RUNTIME_DIR={home}",
           "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
-          "--disallow-exit", "--log-target=stderr", "-L", f"module-null-sink sink_name=party rate={RATE} channels=2",
+          "--disallow-exit", "--log-target=stderr", "-L", f"module-null-sink sink_name=party rate={RATE} channels=2 norewinds=1",
           "-L", f"module-native-protocol-unix socket={home}/native auth-anonymous=1")
     deadline = time.time() + 15
     while not os.path.exists(f"{home}/native"):

@@ -47,7 +47,7 @@ VERBOSE=1 prints every click's delay.
 import importlib.util, os, random, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, TESTBED, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
+from benchlib import BIN, TESTBED, null_sink, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("bench_speaker", os.path.join(HERE, "bench-speaker.py"))
@@ -220,7 +220,7 @@ class Bench:
                                     f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no",
                                     "--exit-idle-time=-1", "--use-pid-file=no", "--disallow-exit",
                                     "--log-target=stderr", "-L",
-                                    f"module-null-sink sink_name=party rate={RATE} channels=2 norewinds=1", "-L",
+                                    null_sink("party", RATE), "-L",
                                     f"module-native-protocol-unix socket={home}/native auth-anonymous=1"))
         deadline = time.time() + 15
         for host in AUDIO_HOSTS:

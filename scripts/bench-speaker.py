@@ -48,7 +48,7 @@ options (it and the other experimental switches: `partyradio man`, ENVIRONMENT).
 import contextlib, os, shutil, signal, subprocess, sys, tempfile, threading, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (BIN, TESTBED, own_files, percentile, require_root, sample_usage, sh, spawn, testbed_down,
+from benchlib import (BIN, TESTBED, null_sink, own_files, percentile, require_root, sample_usage, sh, spawn, testbed_down,
                       testbed_up, wake_matrix)
 
 LISTENERS = min(5, max(2, int(os.environ.get("LISTENERS", "3"))))
@@ -159,22 +159,14 @@ def make_signal(work):
     return pcm.astype(np.float32) / 32767
 
 
-# Every bench's null sinks are loaded with norewinds=1. A sink that can rewind has its monitor hold
-# back, for a recorder that cannot (parec's stream), min(max_rewind, the sink's latency): a whole
-# block when the sink rendered it in one piece, but only the larger part when the piece its stream
-# gave was split (pa_source_output_push's delay queue). Which happens follows how the player's
-# writes fall against the sink's render grid, so with 5 ms blocks the recording's timeline stepped
-# by up to half a block for a fraction of a second, and single clicks read 1-2 ms late. Without
-# rewinds nothing is held back: the monitor hands out every block the same block early.
-
-
-def sample_clock(path):
+def sample_clock(path, rows=None):
     """When the recording's sample 0 reached the monitor, in CLOCK_MONOTONIC ns, and the sink's
     rate against it. A read returns at least as late as its last sample was made: the lower
     envelope of (read time - samples / RATE) is the sink's own timeline. Fitted on the minima of
-    20 slices, so that a late read never moves it."""
+    20 slices, so that a late read never moves it. `rows`: the .times file, already read."""
     import numpy as np
-    rows = np.loadtxt(path, dtype=np.float64, ndmin=2)
+    if rows is None:
+        rows = np.loadtxt(path, dtype=np.float64, ndmin=2)
     count, when = rows[:, 0], rows[:, 1]
     lag = when - count / RATE * 1e9
     slices = np.array_split(np.arange(len(lag)), 20)
@@ -188,17 +180,16 @@ class Timeline:
     """A recording's sample index <-> CLOCK_MONOTONIC ns, followed through its length: the lower
     envelope of (read time - samples / RATE) in slices of SLICE_S (default 0.5 s), interpolated
     between them. sample_clock's one line assumes a sink whose rate never changes, and a null sink's
-    does: it advances its clock by each rendered piece's length rounded down to the microsecond, so
-    it runs fast by an amount that depends on how its streams' writes fell (none while idle), and a
-    line fitted over minutes is off at a given click by as much as the rate changed times the
-    time. TIMELINE=line uses sample_clock's line instead."""
+    does: about 270 ppm fast while a stream plays into it, exact while idle (measured, cause not
+    found), so a line fitted over minutes is off at a given click by as much as the rate changed
+    times the time. TIMELINE=line uses sample_clock's line instead."""
 
     def __init__(self, path):
         import numpy as np
         rows = np.loadtxt(path, dtype=np.float64, ndmin=2)
         count, when = rows[:, 0], rows[:, 1]
         lag = when - count / RATE * 1e9
-        self.start_ns, self.ppm = sample_clock(path)
+        self.start_ns, self.ppm = sample_clock(path, rows)
         self.line = os.environ.get("TIMELINE", "local") == "line"
         slice_samples = max(1, int(float(os.environ.get("SLICE_S", "0.5")) * RATE))
         keys = (count // slice_samples).astype(np.int64)
@@ -394,7 +385,7 @@ def start_sound_servers(lan, work, hosts):
         spawn(lan, host, f"{work}/pa{host}.log", "/usr/bin/env", f"HOME={home}",
               f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
               "--use-pid-file=no", "--disallow-exit", "--log-target=stderr",
-              "-L", f"module-null-sink sink_name=party rate={RATE} channels=2 norewinds=1",
+              "-L", null_sink("party", RATE),
               "-L", f"module-native-protocol-unix socket={home}/native auth-anonymous=1")
     deadline = time.time() + 15
     for host in hosts:

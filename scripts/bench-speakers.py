@@ -71,7 +71,7 @@ SLICE_S slices), COMPARE_TIMELINE=1 prints trim, gone and many both ways.
 import importlib.util, json, os, random, shutil, signal, subprocess, sys, tempfile, time, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, TESTBED, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
+from benchlib import BIN, TESTBED, null_sink, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -230,7 +230,7 @@ class Lab:
             home = f"{work}/pa{host}"
             os.makedirs(home)
             sinks = [arg for k in range(1, PER_HOST + 1) for arg in
-                     ("-L", f"module-null-sink sink_name=party{k} rate={RATE} channels=2 norewinds=1")]
+                     ("-L", null_sink(f"party{k}", RATE))]
             self.pids.append(spawn(self.lan, host, f"{home}.log", "/usr/bin/env", f"HOME={home}",
                                    f"XDG_RUNTIME_DIR={home}", "/usr/bin/pulseaudio", "-n", "--daemonize=no",
                                    "--exit-idle-time=-1", "--use-pid-file=no", "--disallow-exit",

@@ -27,7 +27,7 @@ click heard at true instant T is compared with where the station was at T:
 import importlib.util, json, os, struct, subprocess, sys, tempfile, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (BIN, ROOT, TESTBED, read_trace, require_root, spawn, station_truth, testbed_down, testbed_up,
+from benchlib import (BIN, ROOT, TESTBED, null_sink, read_trace, require_root, spawn, station_truth, testbed_down, testbed_up,
                       upper_percentile as percentile, wait_event)
 
 BROWSER = os.path.join(ROOT, "Tests", "Fixtures", "web", "browser.py")
@@ -64,7 +64,7 @@ def start_sound_server(lan, work):
     os.makedirs(home, exist_ok=True)
     spawn(lan, 2, f"{work}/pa.log", "/usr/bin/env", f"HOME={home}", f"XDG_RUNTIME_DIR={home}",
           "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
-          "--disallow-exit", "--log-target=stderr", "-L", f"module-null-sink sink_name=party rate={RATE} channels=2 norewinds=1",
+          "--disallow-exit", "--log-target=stderr", "-L", null_sink("party", RATE),
           "-L", f"module-native-protocol-unix socket={home}/native auth-anonymous=1")
     deadline = time.time() + 15
     while not os.path.exists(f"{home}/native"):

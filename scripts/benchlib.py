@@ -22,6 +22,18 @@ def sh(*args, check=True, **kw):
     return subprocess.run(args, check=check, capture_output=True, text=True, **kw).stdout.strip()
 
 
+def null_sink(name, rate=48000):
+    """The `module-null-sink` argument of every bench's recorded sink (a 48 kHz stereo null sink
+    named NAME, without rewinds). A sink that can rewind has its monitor hold back, for a recorder
+    that cannot (parec's stream), min(max_rewind, the sink's latency): a whole block when the sink
+    rendered it in one piece, only the larger part when the piece its stream gave was split
+    (pa_source_output_push's delay queue). Which happens follows how the player's writes fall
+    against the sink's render grid, so with 5 ms blocks a recording's timeline stepped by up to half
+    a block for a fraction of a second and single clicks read 1-2 ms late. Without rewinds the
+    monitor hands out every block the same block early (docs/notes/2026-12-07-speakers-timeline.md)."""
+    return f"module-null-sink sink_name={name} rate={rate} channels=2 norewinds=1"
+
+
 def now_ns():
     """CLOCK_REALTIME in ns: the one clock every namespace on the machine shares."""
     return time.clock_gettime_ns(time.CLOCK_REALTIME)

@@ -5,10 +5,10 @@
 /// Why: PulseAudio's timer-driven sinks (module-null-sink, the sink a bench or a streaming setup
 /// records) advance their clock by `pa_bytes_to_usec` of each piece they render, rounded down to the
 /// microsecond, and a piece ends where a write ended. Writes of any length (a resampled frame is
-/// 479, 480 or 481 samples, written in parts) made a null sink render about 160 ppm fast, by an
-/// amount that changed with how the writes fell, so its rate stepped as the machine's load
-/// changed. Six samples at 48 kHz are 125 µs exactly; any multiple of them is a whole number of
-/// microseconds, and so is every piece the server cuts from them at a 1 ms or 5 ms block.
+/// 479, 480 or 481 samples, written in parts) made LivePlayerTests' null sink render about 106 ppm
+/// fast, by an amount that depends on how the writes fall. Six samples at 48 kHz are 125 µs
+/// exactly; any multiple of them is a whole number of microseconds, and so is every piece the
+/// server cuts from them at a 1 ms or 5 ms block.
 struct WriteAligner {
     /// Samples per channel a write is a multiple of.
     static let quantum = 6

@@ -214,19 +214,24 @@ func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800
         let block = try #require(try sound.sinkBlockNs(), "pactl shows the null sink's configured latency")
         var expected: [Int64] = []
         var latencies: [Int64] = []
-        for _ in 0..<5 {
-            for _ in 0..<20 { try output.write(period) }
-            let now = monotonicNs()
-            let latency = try output.latencyNs()
-            // 50 ms of silence, then 2 ms of a square wave at full scale.
-            let silence = [Int16](repeating: 0, count: 2_400 * 2)
-            let click = (0..<96).flatMap { index -> [Int16] in index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000] }
-            expected.append(now + latency + 50_000_000 - block)
-            latencies.append(latency)
-            try output.write(silence + click)
+        // Written as the live player's audio thread writes: at real-time priority.
+        try RealTimeThread.whileRealTime {
+            for _ in 0..<5 {
+                for _ in 0..<20 { try output.write(period) }
+                let now = monotonicNs()
+                let latency = try output.latencyNs()
+                // 50 ms of silence, then 2 ms of a square wave at full scale.
+                let silence = [Int16](repeating: 0, count: 2_400 * 2)
+                let click = (0..<96).flatMap { index -> [Int16] in
+                    index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000]
+                }
+                expected.append(now + latency + 50_000_000 - block)
+                latencies.append(latency)
+                try output.write(silence + click)
+                for _ in 0..<40 { try output.write(period) }
+            }
             for _ in 0..<40 { try output.write(period) }
         }
-        for _ in 0..<40 { try output.write(period) }
         let deadline = Date().addingTimeInterval(10)
         while clickIndexes(recorder.recording.samples).count < expected.count, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)

@@ -46,3 +46,18 @@ import Testing
         }
     }
 }
+
+extension RealTimeThread {
+    /// Runs `body` on the calling thread at the audio thread's real-time priority and puts the
+    /// thread back as it was after: a test that plays the sender or the writer beside a real output
+    /// is then as punctual as the audio thread it drives. Under CI's load a normal thread waits
+    /// tens of milliseconds for a core, and the test itself would starve the output it measures.
+    static func whileRealTime<Result>(_ body: () throws -> Result) rethrows -> Result {
+        var policy: Int32 = 0
+        var before = sched_param()
+        pthread_getschedparam(pthread_self(), &policy, &before)
+        enterForCallingThread()
+        defer { pthread_setschedparam(pthread_self(), policy, &before) }
+        return try body()
+    }
+}

@@ -58,7 +58,12 @@ The parts, in this order on the same testbed (default: all):
           MEASURE s (p50/p99/max of |skew|), and the DJ's CPU over the same seconds against its CPU
           without speakers, before they were started and after they stopped (CPU_SECONDS each,
           default 20), with its busiest threads and how many `speakers` events it printed
-          meanwhile (its list changes when a speaker's sync error moves by 1 ms or more).
+          meanwhile (its list changes when a speaker's sync error moves by 1 ms or more). Then
+          the DJ's CPU with SPEAKERS bare members of the station's groups in the speakers' places
+          (a socket each that joins both families' groups and discards what comes): every testbed
+          host is a namespace on this machine, so the kernel delivers the DJ's group datagrams to
+          the speakers' sockets inside the DJ's own sendto; a DJ on a real network hands one copy
+          to its card. The speakers' figure less the members' is what the DJ itself spends on them.
 
 Usage: scripts/bench-speakers.py [volume] [trim] [gone] [many]   (default: all four)
 Environment: PARTYRADIO_BIN; STATION (live, the default, or file); TRACK_SECONDS (file: each
@@ -529,6 +534,44 @@ def part_gone(lab, marks):
     marks["gone"] = rounds
 
 
+def member(group, port):
+    """A bare member of the station's groups (`--member 239.255.C.D PORT`) on every interface of
+    its namespace but the loopback, as a speaker joins them: reads and discards until killed."""
+    import select, socket, struct
+    interfaces = [(index, name) for index, name in socket.if_nameindex() if name != "lo"]
+    v4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    v4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    v4.bind((group, port))
+    for index, _ in interfaces:
+        v4.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                      socket.inet_aton(group) + struct.pack("=4si", b"\0" * 4, index))
+    sockets = [v4]
+    c, d = (int(x) for x in group.split(".")[2:])
+    try:
+        v6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        v6.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        v6.bind(("", port))
+        for index, _ in interfaces:
+            v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+                          socket.inet_pton(socket.AF_INET6, f"ff12::5052:{c << 8 | d:x}") + struct.pack("=I", index))
+        sockets.append(v6)
+    except OSError:
+        pass  # no IPv6 in this namespace: the DJ sends it no IPv6 copy either
+    while True:
+        for ready in select.select(sockets, [], [])[0]:
+            ready.recv(65536)
+
+
+def station_group(lab):
+    """The DJ's group and port, from its `station_started` event."""
+    for event in events(lab.dj_log):
+        if event.get("event") == "station_started":
+            address, port = event["group"].rsplit(":", 1)
+            return address, int(port)
+    raise RuntimeError(f"no station_started in {lab.dj_log}")
+
+
 def dj_cpu(lab, seconds):
     """The DJ's CPU (% of a core) over `seconds`, in all and by thread name."""
     before, t0 = thread_usage(lab.dj), mono()
@@ -559,7 +602,13 @@ def part_many(lab, marks):
     lab.speakers.clear()
     time.sleep(5)
     after = dj_cpu(lab, CPU_SECONDS)
-    marks["many"] = (window, cpu, threads, load, final, after)
+    group, port = station_group(lab)
+    members = [spawn(lab.lan, lab.place(number)[0], f"{lab.work}/member{number}.log", "/usr/bin/python3",
+                     os.path.abspath(__file__), "--member", group, str(port)) for number in range(1, SPEAKERS + 1)]
+    time.sleep(5)
+    bare = dj_cpu(lab, CPU_SECONDS)
+    live_bench.stop_all(members)
+    marks["many"] = (window, cpu, threads, load, final, after, bare)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -650,7 +699,7 @@ def print_gone(lab, written, rounds):
 
 def print_many(lab, written, many, idle):
     import itertools
-    window, cpu, threads, load, final, after = many
+    window, cpu, threads, load, final, after, bare = many
     recorded = sorted(lab.recorded)
     print(f"\nmany: {SPEAKERS} speakers on hosts {SPEAKER_HOSTS[0]}-{SPEAKER_HOSTS[-1]}: {len(recorded)} playing, "
           f"each into a null sink of its own, recorded; {SPEAKERS - len(recorded)} --no-audio; {MEASURE:.0f} s")
@@ -682,6 +731,10 @@ def print_many(lab, written, many, idle):
     print(f"  DJ CPU: {cpu:.2f} % of a core with {SPEAKERS} speakers; without any, {idle_cpu:.2f} % before they "
           f"were started and {after[0]:.2f} % after they stopped ({CPU_SECONDS:.0f} s each): "
           f"{cpu - base:+.2f} % for the speakers against the mean of the two")
+    print(f"  DJ CPU with {SPEAKERS} bare members of its groups in the speakers' places: {bare[0]:.2f} % "
+          f"({bare[0] - base:+.2f} %: this machine's kernel delivering the group's datagrams to {SPEAKERS} local "
+          f"sockets, in the DJ's sendto); the speakers less the members: {cpu - bare[0]:+.2f} %, what the DJ "
+          f"itself spends on them")
     for name, value in sorted(threads.items(), key=lambda kv: -kv[1])[:5]:
         print(f"      {name:20s} {value:5.2f} %  (without: {idle_threads.get(name, 0):5.2f} % before, "
               f"{after[1].get(name, 0):5.2f} % after)")
@@ -694,6 +747,8 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--record":
         server, sink, out = sys.argv[2:5]  # bench-speaker.py's recorder, on this sink
         return speaker_bench.record(server, out, sink=sink)
+    if len(sys.argv) > 1 and sys.argv[1] == "--member":
+        return member(sys.argv[2], int(sys.argv[3]))
     if len(sys.argv) > 1 and sys.argv[1] == "--poster":
         return poster(*sys.argv[2:5])
     require_root()

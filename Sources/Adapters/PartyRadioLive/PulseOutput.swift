@@ -73,7 +73,10 @@ public final class PulseOutput {
     deinit { prpulse_close(stream) }
 
     /// Writes interleaved stereo samples, blocking until the stream took them all.
-    public func write(_ samples: [Int16]) throws(PulseError) {
+    public func write(_ samples: [Int16]) throws(PulseError) { try write(samples[...]) }
+
+    /// Writes interleaved stereo samples from a slice (the live player's aligned writes), uncopied.
+    public func write(_ samples: ArraySlice<Int16>) throws(PulseError) {
         guard !samples.isEmpty else { return }
         var code: Int32 = 0
         let result = samples.withUnsafeBytes { prpulse_write(stream, $0.baseAddress, $0.count, &code) }

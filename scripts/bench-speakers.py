@@ -69,7 +69,9 @@ Usage: scripts/bench-speakers.py [volume] [trim] [gone] [many]   (default: all f
 Environment: PARTYRADIO_BIN; STATION (live, the default, or file); TRACK_SECONDS (file: each
 track's length, default 720); ROUNDS (default 40), KILLS (default 10), SPEAKERS (default 20),
 PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS
-(default 15), KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round; TIMELINE=line
+(default 15), KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round, TRACE=1 has the
+DJ and every speaker write `--trace` (20 lines a second: their station-clock estimate against the
+real clock) into the kept folder, and prints each recorded speaker's clock error; TIMELINE=line
 times the recordings on one fitted line each (bench-speaker.py's Timeline; default: followed in
 SLICE_S slices), COMPARE_TIMELINE=1 prints trim, gone and many both ways.
 """
@@ -99,6 +101,7 @@ MEASURE = float(os.environ.get("MEASURE", "30"))
 CPU_SECONDS = float(os.environ.get("CPU_SECONDS", "20"))
 TRIM_SECONDS = float(os.environ.get("TRIM_SECONDS", "15"))
 VERBOSE = os.environ.get("VERBOSE") == "1"
+TRACE = os.environ.get("TRACE") == "1"
 STATION = os.environ.get("STATION", "live")
 TRACKS = 2
 TRACK_SECONDS = float(os.environ.get("TRACK_SECONDS", "720"))
@@ -255,8 +258,9 @@ class Lab:
             fifo = f"{work}/fifo"
             os.mkfifo(fifo, 0o666)
             source = ["--live", f"pipe:{fifo}?sampleformat=48000:16:2"]
+        trace = ["--trace", f"{work}/trace-dj.jsonl"] if TRACE else []
         self.dj = spawn(self.lan, 1, self.dj_log, BIN, "dj", "--name", NAME, *source, "--json-events", "--fresh",
-                        "--no-audio", "--state-dir", self.dj_state)
+                        "--no-audio", "--state-dir", self.dj_state, *trace)
         self.pids.append(self.dj)
         live_bench.wait_for(self.dj_log, '"station_published"', 30)
         if STATION == "live":
@@ -307,6 +311,7 @@ class Lab:
             self.lan, host, f"{self.work}/speaker{number}.log", BIN, "speaker", "--name", f"Spk{number}", "--room",
             f"Room{(number - 1) % 4 + 1}", "--station", NAME, "--json-events", "--audio-driver", "pulse",
             "--state-dir", f"{self.work}/state{number}", *([] if plays else ["--no-audio"]),
+            *(["--trace", f"{self.work}/trace{number}.jsonl"] if TRACE else []),
             env=dict(os.environ, PULSE_SERVER=server, PULSE_SINK=sink))
         return started
 
@@ -741,6 +746,39 @@ def print_many(lab, written, many, idle):
     print(f"  load average meanwhile: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
 
+def print_clock_errors(work, numbers):
+    """TRACE=1: each recorded speaker's station-clock estimate against the DJ's own clock, at the same
+    real instants (the DJ's trace interpolated), over the whole run, and its worst second."""
+    def load(path):
+        try:
+            with open(path) as handle:
+                rows = [json.loads(line) for line in handle if line.startswith("{")]
+        except FileNotFoundError:
+            return []
+        return [(r["true_time_ns"], r["dj_time_ns"]) for r in rows if r.get("dj_time_ns") is not None]
+    dj = load(f"{work}/trace-dj.jsonl")
+    if len(dj) < 2:
+        print("\nclock errors: no DJ trace")
+        return
+    import bisect
+    times = [t for t, _ in dj]
+
+    def dj_at(t):
+        i = min(max(bisect.bisect_left(times, t), 1), len(dj) - 1)
+        (t0, d0), (t1, d1) = dj[i - 1], dj[i]
+        return d0 + (d1 - d0) * (t - t0) / max(t1 - t0, 1)
+    print("\nclock errors (a speaker's estimate of the station clock less the DJ's clock, TRACE=1):")
+    for number in numbers:
+        rows = [(t, d - dj_at(t)) for t, d in load(f"{work}/trace{number}.jsonl") if times[0] <= t <= times[-1]]
+        if not rows:
+            print(f"  Spk{number}: no trace")
+            continue
+        errors = [abs(e) / 1e6 for _, e in rows]
+        worst = max(rows, key=lambda r: abs(r[1]))
+        print(f"  Spk{number}: {ms_summary(errors, 3)}; worst at {(worst[0] - rows[0][0]) / 1e9:.1f} s of its trace, "
+              f"{worst[1] / 1e6:+.3f} ms")
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--write":
         return write(sys.argv[2], sys.argv[3])
@@ -812,6 +850,8 @@ def main():
             print_many(lab, written, marks["many"], idle)
 
     print_timed()
+    if TRACE:
+        print_clock_errors(work, sorted(lab.recorded) if lab else [])
     if os.environ.get("COMPARE_TIMELINE") == "1" and os.environ.get("TIMELINE", "local") != "line":
         # The same recordings again on one fitted line per recording, as before the Timeline.
         os.environ["TIMELINE"] = "line"

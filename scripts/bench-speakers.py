@@ -69,7 +69,8 @@ Usage: scripts/bench-speakers.py [volume] [trim] [gone] [many]   (default: all f
 Environment: PARTYRADIO_BIN; STATION (live, the default, or file); TRACK_SECONDS (file: each
 track's length, default 720); ROUNDS (default 40), KILLS (default 10), SPEAKERS (default 20),
 PLAYING (default 4, at least 2), MEASURE (s, default 30), CPU_SECONDS (default 20), TRIM_SECONDS
-(default 15), KEEP=1 keeps the recordings and logs, VERBOSE=1 prints every round, TRACE=1 has the
+(default 15), FLOOR=0 leaves speaker 1's second recorder out, KEEP=1 keeps the recordings and
+logs, VERBOSE=1 prints every round, TRACE=1 has the
 DJ and every speaker write `--trace` (20 lines a second: their station-clock estimate against the
 real clock) into the kept folder, and prints each recorded speaker's clock error; TIMELINE=line
 times the recordings on one fitted line each (bench-speaker.py's Timeline; default: followed in
@@ -102,6 +103,7 @@ CPU_SECONDS = float(os.environ.get("CPU_SECONDS", "20"))
 TRIM_SECONDS = float(os.environ.get("TRIM_SECONDS", "15"))
 VERBOSE = os.environ.get("VERBOSE") == "1"
 TRACE = os.environ.get("TRACE") == "1"
+FLOOR = os.environ.get("FLOOR", "1") != "0"
 STATION = os.environ.get("STATION", "live")
 TRACKS = 2
 TRACK_SECONDS = float(os.environ.get("TRACK_SECONDS", "720"))
@@ -302,7 +304,7 @@ class Lab:
         if plays and number not in self.recorded:
             self.recorded.add(number)
             # Speaker 1's sink gets a second recorder: the two on one sink are the harness's floor.
-            for suffix in ("", "b") if number == 1 else ("",):
+            for suffix in ("", "b") if number == 1 and FLOOR else ("",):
                 self.pids.append(spawn(self.lan, host, f"{self.work}/rec{number}{suffix}.log", "/usr/bin/python3",
                                        os.path.abspath(__file__), "--record", server, sink,
                                        f"{self.work}/s{number}{suffix}"))
@@ -717,12 +719,19 @@ def print_many(lab, written, many, idle):
         times = [heard[n][i] for n in recorded if i in heard[n]]
         if len(times) == len(recorded):
             spreads.append((max(times) - min(times)) / 1e6)
-    floor_a, floor_b = heard[1], clicks(f"{lab.work}/s1b", written, window)
+    floor_a, floor_b = heard[1], clicks(f"{lab.work}/s1b", written, window) if FLOOR else {}
     floor = [abs(floor_a[i] - floor_b[i]) / 1e6 for i in floor_a if i in floor_b]
     short = {n: inside - len(heard[n]) for n in recorded if len(heard[n]) < inside}
     print(f"  |skew| of every recorded pair on every click: {ms_summary(skews, 3)}")
     print(f"  a click's spread over all {len(recorded)} (latest - earliest): {ms_summary(spreads, 3)}")
     print(f"  harness floor (two recorders on speaker 1's sink): {ms_summary(floor, 3)}")
+    # Which speaker moved: each one's clicks against the median delay of all of them.
+    delays = sorted(heard[n][i] - written[i] for n in recorded for i in heard[n])
+    if delays:
+        middle = delays[len(delays) // 2]
+        for n in recorded:
+            own = [abs(heard[n][i] - written[i] - middle) / 1e6 for i in heard[n]]
+            print(f"    Spk{n} against the median of all: {ms_summary(own, 3)}")
     if short:
         print("  clicks not heard: " + ", ".join(f"Spk{n} {k} of {inside}" for n, k in short.items()))
     playing = sum(1 for e in final.values() if e.get("playing"))

@@ -725,13 +725,14 @@ def print_many(lab, written, many, idle):
     print(f"  |skew| of every recorded pair on every click: {ms_summary(skews, 3)}")
     print(f"  a click's spread over all {len(recorded)} (latest - earliest): {ms_summary(spreads, 3)}")
     print(f"  harness floor (two recorders on speaker 1's sink): {ms_summary(floor, 3)}")
-    # Which speaker moved: each one's clicks against the median delay of all of them.
-    delays = sorted(heard[n][i] - written[i] for n in recorded for i in heard[n])
-    if delays:
-        middle = delays[len(delays) // 2]
-        for n in recorded:
-            own = [abs(heard[n][i] - written[i] - middle) / 1e6 for i in heard[n]]
-            print(f"    Spk{n} against the median of all: {ms_summary(own, 3)}")
+    # Which speaker moved: each one's clicks against the median of all the speakers on the same click
+    # (what moves them all alike, the writer's or the DJ's timing, leaves this as it leaves the skew).
+    import statistics
+    middles = {i: statistics.median(heard[n][i] for n in recorded) for i in written
+               if all(i in heard[n] for n in recorded)}
+    for n in recorded:
+        own = [abs(heard[n][i] - middles[i]) / 1e6 for i in heard[n] if i in middles]
+        print(f"    Spk{n} against the median of all on each click: {ms_summary(own, 3)}")
     if short:
         print("  clicks not heard: " + ", ".join(f"Spk{n} {k} of {inside}" for n, k in short.items()))
     playing = sum(1 for e in final.values() if e.get("playing"))

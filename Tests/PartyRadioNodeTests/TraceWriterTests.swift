@@ -25,4 +25,30 @@ import Testing
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == written)
     }
+
+    /// A live station's output is in the line in milliseconds, as the sync error is; a node with
+    /// none writes nulls, never a zero that reads as "on time".
+    @Test func aLiveOutputsReadingIsInTheLineAndNullWithoutOne() throws {
+        let path = NSTemporaryDirectory() + "trace-\(UInt64.random(in: 0...UInt64.max)).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try TraceWriter(path: path)
+        writer.write(
+            role: "listener", trueTimeNs: 1, localTimeNs: 1, djTimeNs: 1, view: nil, playerPositionNs: nil,
+            latencyNs: 0, offsetNs: 0, driftPPM: 0,
+            live: LiveTraceReading(errorNs: -1_596_000, latencyNs: 21_250_000, ppm: 538.5, placements: 1))
+        writer.write(
+            role: "listener", trueTimeNs: 60_000_001, localTimeNs: 60_000_001, djTimeNs: 1, view: nil,
+            playerPositionNs: nil, latencyNs: 0, offsetNs: 0, driftPPM: 0)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(lines.count == 2)
+        #expect(lines[0]["live_error_ms"] as? Double == -1.596)
+        #expect(lines[0]["live_latency_ms"] as? Double == 21.25)
+        #expect(lines[0]["live_ppm"] as? Double == 538.5)
+        #expect(lines[0]["live_placements"] as? Int == 1)
+        for key in ["live_error_ms", "live_latency_ms", "live_ppm", "live_placements"] {
+            #expect(lines[1][key] is NSNull, "\(key) without a live output")
+        }
+    }
 }

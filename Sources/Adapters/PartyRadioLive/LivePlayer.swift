@@ -12,6 +12,10 @@ public struct LivePlayerCounters: Sendable, Equatable {
     public var skipped = 0
     /// The last measured error (heard minus due), in ns; positive: late.
     public var lastErrorNs: Int64 = 0
+    /// The output's latency as last read (with the resampler's delay and what the write aligner
+    /// held), in ns: `--trace` shows it beside the error, to tell a reading that moved from a clock
+    /// that did.
+    public var lastLatencyNs: Int64 = 0
     /// The resampling ratio's departure from 1 now, in ppm.
     public var ppm: Double = 0
     /// The drift the controller learnt, in ppm: what another output to the same sink starts from
@@ -238,6 +242,7 @@ public final class LivePlayer: @unchecked Sendable {
                     $0.counters.placements = counters.placements
                     $0.counters.skipped = counters.skipped
                     $0.counters.lastErrorNs = counters.lastErrorNs
+                    $0.counters.lastLatencyNs = latencyNs
                     $0.counters.ppm = ppm
                 }
             }

@@ -20,6 +20,8 @@ final class PlayerDriver {
     /// Why the player could not be made in the background: the runtime stops the node with it.
     private(set) var failure: NodeError?
     private let trace: TraceWriter?
+    /// A live station's output, for the trace (set by the node once it plays one).
+    var liveReading: (() -> LiveTraceReading?)?
     private let clock: NodeClock
     private let role: String
     private let inbox: Inbox<NodeInput>
@@ -284,7 +286,7 @@ final class PlayerDriver {
             role: role, trueTimeNs: real, localTimeNs: local.ns, djTimeNs: view?.djTime(at: local)?.ns, view: view,
             playerPositionNs: playerPosition(at: local), latencyNs: sync?.player.outputLatencyNs ?? 0,
             offsetNs: role == "dj" ? 0 : estimate.map { $0.offset(at: local) },
-            driftPPM: role == "dj" ? 0 : estimate?.driftPPM)
+            driftPPM: role == "dj" ? 0 : estimate?.driftPPM, live: liveReading?())
     }
 
     /// Shuts the player down, waiting for it first if it is still being made.

@@ -24,10 +24,11 @@ final class TraceWriter {
     var nextDueNs: Int64 { lastWriteNs + Self.intervalNs }
 
     /// Writes one sample. All times refer to the same instant: `trueTimeNs` on the machine's
-    /// real clock, `djTimeNs` the node's estimate of the DJ clock then.
+    /// real clock, `djTimeNs` the node's estimate of the DJ clock then; `live`, a live station's
+    /// output as its audio thread last measured it.
     func write(
         role: String, trueTimeNs: Int64, localTimeNs: Int64, djTimeNs: Int64?, view: StationClockView?,
-        playerPositionNs: Int64?, latencyNs: Int64, offsetNs: Int64?, driftPPM: Double?
+        playerPositionNs: Int64?, latencyNs: Int64, offsetNs: Int64?, driftPPM: Double?, live: LiveTraceReading? = nil
     ) {
         // Keep the cadence: the node's loop wakes every 20 ms or so, and restarting the interval
         // from each late write would give ~16 lines a second instead of 20.
@@ -47,7 +48,19 @@ final class TraceWriter {
                 ("station_position_ms", ms(station)), ("player_position_ms", ms(playerPositionNs)),
                 ("sync_error_ms", ms(error)), ("clock_offset_ns", offsetNs.map(JSON.integer) ?? .null),
                 ("drift_ppm", driftPPM.map(JSON.double) ?? .null),
+                ("live_error_ms", ms(live?.errorNs)), ("live_latency_ms", ms(live?.latencyNs)),
+                ("live_ppm", live.map { .double($0.ppm) } ?? .null),
+                ("live_placements", live.map { .integer(Int64($0.placements)) } ?? .null),
             ]).rendered + "\n"
         handle.write(Data(line.utf8))
     }
+}
+
+/// A live station's output in a trace line: its last measured error (heard minus due, positive
+/// late), the latency read with it, the resampling ratio's departure from 1 and its placements.
+struct LiveTraceReading {
+    var errorNs: Int64
+    var latencyNs: Int64
+    var ppm: Double
+    var placements: Int
 }

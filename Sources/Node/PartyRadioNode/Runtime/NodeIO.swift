@@ -339,6 +339,12 @@ final class NodeIO: NodePorts {
             }
             output.follow(lastEstimate)
             live = output
+            player?.liveReading = { [weak self] in
+                guard let counters = self?.live?.player.counters, counters.placements > 0 else { return nil }
+                return LiveTraceReading(
+                    errorNs: counters.lastErrorNs, latencyNs: counters.lastLatencyNs, ppm: counters.ppm,
+                    placements: counters.placements)
+            }
             liveOutputSince = now()
             if !reportsLive {
                 reportsLive = true

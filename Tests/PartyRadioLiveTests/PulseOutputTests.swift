@@ -63,11 +63,14 @@ final class NullSinkServer {
     init() throws {
         directory = NSTemporaryDirectory() + "partyradio-pulse-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Without rewinds, as the benches' sinks (scripts/benchlib.py's null_sink): a sink that can
+        // rewind has its monitor hold back part of a block from the recorder, more or less as the
+        // writes fall.
         server = try Child(
             [
                 "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
                 "--disallow-exit", "--log-target=stderr", "-L",
-                "module-null-sink sink_name=party rate=48000 channels=2",
+                "module-null-sink sink_name=party rate=48000 channels=2 norewinds=1",
                 "-L", "module-native-protocol-unix socket=\(directory)/native auth-anonymous=1",
             ], environment: ["HOME=\(directory)", "XDG_RUNTIME_DIR=\(directory)", "PATH=/usr/bin:/bin"])
         let deadline = Date().addingTimeInterval(15)
@@ -251,5 +254,58 @@ func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800
         // latency left out puts every click 10 ms or more off. So most within 3 ms.
         let close = errors.filter { abs($0) < 3 }.count
         #expect(close * 5 >= errors.count * 2, "clicks within 3 ms: \(close) of \(errors.count): \(rounded)")
+    }
+}
+
+extension PulseOutputTests {
+    /// After the stream ran dry (the writer starved, as a loaded machine starves it), the reported
+    /// latency still says when a sample written now is heard: clicks written after the gap are found
+    /// at (write time + latency - block), from the first one on. A reading that follows the server's
+    /// timing reports only slowly (libpulse's smoother: seconds) puts the first clicks after a gap as
+    /// far off as the gap was long.
+    @Test(.enabled(if: NullSinkServer.available)) func theLatencyHoldsAcrossAnUnderrun() throws {
+        let sound = try NullSinkServer()
+        let recorder = try MonitorRecorder(server: sound.address)
+        defer { recorder.stop() }
+        let output = try PulseOutput(server: sound.address, sink: "party", startNs: 5_000_000)
+        let period = [Int16](repeating: 0, count: 240 * 2)  // 5 ms
+        let block = try RealTimeThread.whileRealTime { () throws -> Int64 in
+            // Three seconds of steady play, the latency read after every write as the live player
+            // reads it: libpulse's own timing reports come every 1.5 s by then.
+            for _ in 0..<600 {
+                try output.write(period)
+                _ = try output.latencyNs()
+            }
+            return try #require(try sound.sinkBlockNs(), "pactl shows the null sink's configured latency")
+        }
+        var expected: [Int64] = []
+        try RealTimeThread.whileRealTime {
+            // The stream runs dry: nothing written for longer than it holds.
+            Thread.sleep(forTimeInterval: 0.060)
+            for index in 0..<12 {
+                for _ in 0..<(index == 0 ? 2 : 40) { try output.write(period) }
+                let now = monotonicNs()
+                let latency = try output.latencyNs()
+                let click = (0..<96).flatMap { index -> [Int16] in
+                    index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000]
+                }
+                expected.append(now + latency - block)
+                try output.write(click + [Int16](repeating: 0, count: (240 - 96) * 2))
+            }
+            for _ in 0..<40 { try output.write(period) }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while clickIndexes(recorder.recording.samples).count < expected.count, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let (samples, startNs, rate) = recorder.recording
+        let heard = clickIndexes(samples).map { startNs + Int64((Double($0) * 1e9 / rate).rounded()) }
+        let errors = expected.compactMap { time in heard.map { $0 - time }.min { abs($0) < abs($1) } }
+            .map { Double($0) / 1e6 }
+        print(
+            "PulseOutput after an underrun: click heard - (write + latency - block), 0.2 s apart: "
+                + "\(errors.map { ($0 * 100).rounded() / 100 }) ms")
+        #expect(heard.count >= expected.count, "clicks heard: \(heard.count) of \(expected.count)")
+        for error in errors { #expect(abs(error) < 1.5, "click off by \(error) ms after the underrun") }
     }
 }

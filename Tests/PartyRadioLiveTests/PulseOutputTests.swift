@@ -183,8 +183,21 @@ final class MonitorRecorder: @unchecked Sendable {
         return (samples, Int64(reads.map(made).min() ?? 0), rate)
     }
 
+    /// When the clicks were heard (CLOCK_MONOTONIC), once `count` were or after 10 s.
+    func clicksHeard(waitingFor count: Int) -> [Int64] {
+        let deadline = Date().addingTimeInterval(10)
+        while clickIndexes(recording.samples).count < count, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let (samples, startNs, rate) = recording
+        return clickIndexes(samples).map { startNs + Int64((Double($0) * 1e9 / rate).rounded()) }
+    }
+
     func stop() { parec.stop() }
 }
+
+/// 2 ms of a square wave at full scale, interleaved stereo: what the output tests write as a click.
+let testClick = (0..<96).flatMap { index -> [Int16] in index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000] }
 
 func monotonicNs() -> Int64 {
     var spec = timespec()
@@ -225,29 +238,21 @@ func clickIndexes(_ samples: [Int16], threshold: Int16 = 8_000, gap: Int = 4_800
                 let latency = try output.latencyNs()
                 // 50 ms of silence, then 2 ms of a square wave at full scale.
                 let silence = [Int16](repeating: 0, count: 2_400 * 2)
-                let click = (0..<96).flatMap { index -> [Int16] in
-                    index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000]
-                }
                 expected.append(now + latency + 50_000_000 - block)
                 latencies.append(latency)
-                try output.write(silence + click)
+                try output.write(silence + testClick)
                 for _ in 0..<40 { try output.write(period) }
             }
             for _ in 0..<40 { try output.write(period) }
         }
-        let deadline = Date().addingTimeInterval(10)
-        while clickIndexes(recorder.recording.samples).count < expected.count, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        let (samples, startNs, rate) = recorder.recording
-        let heard = clickIndexes(samples).map { startNs + Int64((Double($0) * 1e9 / rate).rounded()) }
+        let heard = recorder.clicksHeard(waitingFor: expected.count)
         #expect(heard.count == expected.count, "clicks heard: \(heard.count) of \(expected.count)")
         let errors = zip(heard, expected).map { Double($0 - $1) / 1e6 }
         let rounded = errors.map { ($0 * 100).rounded() / 100 }
         let reported = latencies.map { $0 / 1_000_000 }
         print(
             "PulseOutput: latency \(reported) ms reported, the sink's block \(Double(block) / 1e6) ms, its monitor's "
-                + "rate \((rate * 10).rounded() / 10); "
+                + "rate \((recorder.recording.rate * 10).rounded() / 10); "
                 + "click heard - (write + latency - block): \(rounded) ms")
         // A loaded machine delays reads and writes by a little, and now and then a reading is stale
         // (seen in CI with the test processes beside it: a latency read as 0, a click 17 ms off); a
@@ -286,20 +291,12 @@ extension PulseOutputTests {
                 for _ in 0..<(index == 0 ? 2 : 40) { try output.write(period) }
                 let now = monotonicNs()
                 let latency = try output.latencyNs()
-                let click = (0..<96).flatMap { index -> [Int16] in
-                    index % 8 < 4 ? [30_000, 30_000] : [-30_000, -30_000]
-                }
                 expected.append(now + latency - block)
-                try output.write(click + [Int16](repeating: 0, count: (240 - 96) * 2))
+                try output.write(testClick + [Int16](repeating: 0, count: (240 - 96) * 2))
             }
             for _ in 0..<40 { try output.write(period) }
         }
-        let deadline = Date().addingTimeInterval(10)
-        while clickIndexes(recorder.recording.samples).count < expected.count, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        let (samples, startNs, rate) = recorder.recording
-        let heard = clickIndexes(samples).map { startNs + Int64((Double($0) * 1e9 / rate).rounded()) }
+        let heard = recorder.clicksHeard(waitingFor: expected.count)
         let errors = expected.compactMap { time in heard.map { $0 - time }.min { abs($0) < abs($1) } }
             .map { Double($0) / 1e6 }
         print(

@@ -33,14 +33,17 @@ Each configuration runs the systems one after the other, the order alternated:
          everything the host sends) with 1, 5 and 20 listeners, as a multiple of the Opus bitrate
          (128 kbit/s = 16 kB/s)
 Snapcast runs at its default buffer (1000 ms) and at 100 ms (`buffer = 100` in the stream's
-section), in every part but bytes (the buffer does not change what it sends).
+section), in every part but bytes (the buffer does not change what it sends), with its default codec
+(FLAC); `snap100opus` and `snap1000opus` run it with `codec = opus`, like partyradio's carrier (so a
+listener's CPU compares decoders alike).
 
 Usage: scripts/bench-live.py [delay] [clocks] [loss] [bytes]   (default: all four)
 Environment: PARTYRADIO_BIN; WARMUP (s, default 4): the stream before measuring (BYTES_WARMUP, default
 12, for bytes: past the listeners' first 10 s of clock settling); MEASURE (s, default
 20): each delay/clocks run; LOSS_SECONDS (default 20; the issue's figure is 60); BYTES_SECONDS
 (default 10); SYSTEMS (default `partyradio,snap1000,snap100`; `partyradio30` is partyradio with
-`dj --latency 30`, any `partyradioN` with `--latency N`); DJ_ARGS (more options for every
+`dj --latency 30`, any `partyradioN` with `--latency N`; `snap100opus`, `snap1000opus`: Snapcast with
+Opus); DJ_ARGS (more options for every
 partyradio DJ, e.g. `--live-frame-ms 20` or `--live-repairs always`); KEEP=1 keeps the recordings;
 VERBOSE=1 prints every click's delay.
 """
@@ -205,6 +208,11 @@ def ms(values, share):
     return percentile(values, share) / 1e6
 
 
+def snap_buffer(system):
+    """A Snapcast system's buffer in ms: `snap100`, `snap100opus` -> 100; `snap1000`, `snap1000opus` -> 1000."""
+    return int(system[len("snap"):].removesuffix("opus"))
+
+
 # ---------------------------------------------------------------------------------------------
 # The runs.
 
@@ -262,11 +270,12 @@ class Bench:
                 roles["dj"] = pids[-1]
                 wait_for(f"{folder}/dj.log", '"station_published"')
             else:
-                buffer = 100 if system == "snap100" else 1000
+                buffer = snap_buffer(system)
+                codec = "opus" if system.endswith("opus") else "flac"
                 with open(f"{folder}/snapserver.conf", "w") as handle:
                     handle.write(f"[server]\ndatadir = {folder}/snapserver\n[http]\nenabled = false\n[tcp]\n"
                                  f"enabled = false\n[stream]\nsource = pipe://{fifo}?name=live&sampleformat="
-                                 f"{RATE}:16:2&mode=read\nbuffer = {buffer}\n[logging]\nfilter = *:info\n")
+                                 f"{RATE}:16:2&mode=read\nbuffer = {buffer}\ncodec = {codec}\n[logging]\nfilter = *:info\n")
                 os.makedirs(f"{folder}/snapserver")
                 senv = dict(env, **speaker.faketime(*SERVER_CLOCK)) if clocks else env
                 pids.append(spawn(self.lan, 1, f"{folder}/snapserver.log", "/usr/bin/snapserver", "-c",
@@ -285,7 +294,7 @@ class Bench:
                         lenv.update(speaker.faketime(*LISTENER_CLOCKS[host]))
                     # At a 100 ms buffer, snapclient's PulseAudio stream must be shorter than its default
                     # 100 ms (with it, it plays 60 ms and skips 60 ms, seen): 20 ms, partyradio's.
-                    player = "pulse:buffer_time=20" if system == "snap100" else "pulse"
+                    player = "pulse:buffer_time=20" if snap_buffer(system) == 100 else "pulse"
                     pids.append(spawn(self.lan, host, f"{folder}/snapclient{host}.log", "/usr/bin/snapclient",
                                       "-h", self.server_ip, "--player", player, "--hostID", f"live{host}",
                                       "--logsink", "stderr", env=lenv))
@@ -434,7 +443,8 @@ def stop_all(pids):
 # Printing.
 
 LABELS = {"partyradio": "partyradio (default delay)", "snap1000": "Snapcast, buffer 1000 ms",
-          "snap100": "Snapcast, buffer 100 ms (pulse:buffer_time=20)"}
+          "snap100": "Snapcast, buffer 100 ms (pulse:buffer_time=20)",
+          "snap1000opus": "Snapcast, 1000 ms, Opus", "snap100opus": "Snapcast, 100 ms, Opus"}
 
 
 def label(system):
@@ -557,7 +567,7 @@ def main():
                       f"{BYTES_WARMUP:.0f} s; Opus at 128 kbit/s "
                       f"is {OPUS_BYTES_PER_S / 1000:.0f} kB/s. Listeners: host 2 plays (and host 3 from 5 on); the rest "
                       "are light (`listen --no-audio`, `snapclient --player file:filename=null`) on hosts 4-6")
-                systems = [s for s in SYSTEMS if s != "snap100"]
+                systems = [s for s in SYSTEMS if not s.startswith("snap") or snap_buffer(s) != 100]
                 for count in (1, 5, 20):
                     hosts = AUDIO_HOSTS[:1] if count == 1 else AUDIO_HOSTS
                     results = {s: bench.run(s, BYTES_SECONDS, light=count - len(hosts), audio_hosts=hosts,

@@ -65,22 +65,28 @@ extension Testbed {
     /// Starts PulseAudio on `host` with a null sink `party` (48 kHz stereo), as a desktop's sound
     /// server: its socket in the host's state directory, no network module, no D-Bus. Returns the
     /// process and the environment that points a client (mpv's `pulse` output, parec) at it.
-    func startSoundServer(host: Int) throws -> (TestbedProcess, [String: String]) {
+    /// - Parameter systemMode: run it as a machine's system-wide server instead (`pulseaudio --system`:
+    ///   it drops to the user `pulse` and lets in only the group `pulse-access`, root included), its
+    ///   runtime folder `/run/pulse` a tmpfs of its own mount namespace, its socket still in the
+    ///   host's state directory.
+    func startSoundServer(host: Int, systemMode: Bool = false) throws -> (TestbedProcess, [String: String]) {
         let home = stateDir("pulse\(host)")
         let socket = "\(home)/native"
+        let sink = "-L 'module-null-sink sink_name=party rate=48000 channels=2' "
+        let daemon =
+            systemMode
+            ? "chown pulse:pulse \(home) && exec setsid -w unshare -m --propagation private sh -c \"mkdir -p /run/pulse "
+                + "&& mount -t tmpfs tmpfs /run/pulse && exec /usr/bin/pulseaudio --system -n --daemonize=no "
+                + "--use-pid-file=no --disallow-exit --log-target=stderr \(sink)"
+                + "-L 'module-native-protocol-unix socket=\(socket)'\""
+            : "exec setsid -w /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "
+                + "--exit-idle-time=-1 --use-pid-file=no --disallow-exit --log-target=stderr \(sink)"
+                + "-L 'module-native-protocol-unix socket=\(socket) auth-anonymous=1'"
         // In a session of its own, its output in a file: started straight under the test process,
         // no later `run` on its host returned (seen; scripts/bench-speaker.py starts it the same way).
         // `setsid -w`: where the shell leads its process group setsid forks, and then waits, so the
         // process stays PulseAudio's for as long as it runs (the testbed's teardown ends both).
-        let server = try spawn(
-            host: host,
-            [
-                "sh", "-c",
-                "exec setsid -w /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "
-                    + "--exit-idle-time=-1 --use-pid-file=no --disallow-exit --log-target=stderr "
-                    + "-L 'module-null-sink sink_name=party rate=48000 channels=2' "
-                    + "-L 'module-native-protocol-unix socket=\(socket) auth-anonymous=1' > \(home)/pulse.log 2>&1",
-            ])
+        let server = try spawn(host: host, ["sh", "-c", daemon + " > \(home)/pulse.log 2>&1"])
         let deadline = ContinuousClock.now + .seconds(15)
         while !FileManager.default.fileExists(atPath: socket) {
             guard ContinuousClock.now < deadline, server.isRunning else {

@@ -113,38 +113,56 @@ struct PackageLANTests {
             "the speaker's unit: \(speaker.text(.stdout).suffix(1500)) \(speaker.text(.stderr).suffix(1500))")
         #expect(FileManager.default.fileExists(atPath: speakerState + "/speaker.key"), "the speaker's own state")
 
-        // A live station from the unit: `live = pulse` in /etc/partyradio/config. The dynamic user has
-        // no session sound server, so a drop-in names the machine's (`Environment=PULSE_SERVER=…`,
-        // docs/LIVE.md); the DJ makes the station's sink there, captures it and sends frames.
+        // A live station from the unit: `live = pulse` in /etc/partyradio/config, with a system-wide
+        // PulseAudio (its system mode) as README's drop-in sets it up: the dynamic user has no session
+        // sound server, so `Environment=PULSE_SERVER=…` names the machine's, and `Group=pulse-access`
+        // lets it in. PulseAudio checks that group as the primary group or /etc/group's members, so a
+        // supplementary one (`SupplementaryGroups=`) is refused: the DJ stops with the fix. Let in, the
+        // DJ makes the station's sink there, captures it and sends frames.
         dj.kill()
         _ = dj.wait(timeout: .seconds(10))
-        let (sound, soundEnvironment) = try lan.startSoundServer(host: 1)
+        let (sound, soundEnvironment) = try lan.startSoundServer(host: 1, systemMode: true)
         defer { sound.kill() }
+        let pulseAccess = getgrnam("pulse-access")?.pointee.gr_gid
+        #expect(pulseAccess != nil, "the pulseaudio package makes the group pulse-access")
+        let group = pulseAccess ?? 65534
         let liveState = lan.stateDir("dj-live")
         chown(liveState, 65534, 65534)
-        let live = try lan.spawn(
-            host: 1,
-            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured("live = pulse\n"), "sh"] + ["env"]
-                + environment.merging(soundEnvironment) { $1 }.map { "\($0.key)=\($0.value)" }
-                + execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: liveState) })
+        func liveUnit(_ groups: String) -> [String] {
+            [Self.sandbox, "run", root, "/bin/sh", "-c", Self.configured("live = pulse\n", groups: groups), "sh"]
+                + ["env"] + environment.merging(soundEnvironment) { $1 }.map { "\($0.key)=\($0.value)" }
+                + execStart.map { $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: liveState) }
+        }
+        let refused = try lan.run(host: 1, liveUnit("--regid=65534 --groups=\(group)"))
+        #expect(
+            refused.exit != 0 && refused.stderr.contains("refused this user")
+                && refused.stderr.contains("Group=pulse-access"),
+            "a supplementary pulse-access: \(refused.exit) \(refused.stderr.suffix(1500))")
+        let live = try lan.spawn(host: 1, liveUnit("--regid=\(group) --clear-groups"))
         defer { live.kill() }
         let onAir = try? live.waitForEvent(timeout: .seconds(20), "live frames sent") {
             $0.name == "live_sent" && ($0.int("frames") ?? 0) > 0
         }
         #expect(onAir != nil, "the live unit: \(live.text(.stdout).suffix(1500)) \(live.text(.stderr).suffix(1500))")
-        let sinks = try lan.run(host: 1, ["/usr/bin/pactl", "list", "short", "sinks"], env: soundEnvironment).stdout
+        // pactl as a member too: the system server lets no one else in, root included.
+        let sinks = try lan.run(
+            host: 1,
+            ["setpriv", "--reuid=65534", "--regid=\(group)", "--clear-groups", "/usr/bin/pactl", "list", "short", "sinks"],
+            env: soundEnvironment.merging(["HOME": "/nonexistent"]) { $1 }
+        ).stdout
         #expect(sinks.contains("partyradio_debian_rooftop"), "the station's sink: \(sinks)")
         #expect(try Testbed.auditRootNamespace().isEmpty)
     }
 
     /// A shell script that writes /etc/partyradio/config for the units (the station's name and the
     /// speaker's, nothing played, and `extra` lines; a whole file, renamed into place) and runs its
-    /// arguments as nobody with no new privileges, as the units' dynamic user.
-    static func configured(_ extra: String = "") -> String {
+    /// arguments as nobody with no new privileges, as the units' dynamic user, in `groups` (setpriv's
+    /// options: the primary group and the supplementary ones).
+    static func configured(_ extra: String = "", groups: String = "--regid=65534 --clear-groups") -> String {
         "printf 'name = Debian Rooftop\\nno-audio = true\\nspeaker-name = Porch\\nroom = Outside\\n"
             + "audio-driver = null\\n\(extra)' > /etc/partyradio/config.new "
             + "&& mv /etc/partyradio/config.new /etc/partyradio/config "
-            + "&& exec setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \"$@\""
+            + "&& exec setpriv --reuid=65534 \(groups) --no-new-privs \"$@\""
     }
 
     /// The ExecStart words and Environment assignments of a unit file.

@@ -1,4 +1,5 @@
 import CPulseShim
+import Glibc
 
 /// A libpulse call that failed: what was asked and libpulse's sentence, with the fix where there is one.
 public struct PulseError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -18,6 +19,22 @@ public struct PulseError: Error, Equatable, Sendable, CustomStringConvertible {
     static func call(_ call: String, _ code: Int32) -> PulseError {
         let sentence = String(cString: prpulse_strerror(code))
         return PulseError("\(call) failed: \(sentence) (\(code))")
+    }
+
+    /// libpulse's `PA_ERR_ACCESS`: the server answered and would not let this user in.
+    static let accessDenied: Int32 = 1
+
+    /// The server (`server`, else $PULSE_SERVER, else the session's) refused this user: a system-wide
+    /// PulseAudio lets in only its group, and checks it as the primary group or /etc/group's list of
+    /// members, so a unit's supplementary group is not enough (docs/LIVE.md, "A sound server for the
+    /// services").
+    static func refused(server: String?) -> PulseError {
+        let named = server ?? getenv("PULSE_SERVER").map { String(cString: $0) }
+        return PulseError(
+            "The sound server\(named.map { " at \($0)" } ?? "") refused this user (access denied)",
+            fix: "a system-wide PulseAudio lets in the group pulse-access as the primary group (a service "
+                + "needs Group=pulse-access in a drop-in; SupplementaryGroups= is not enough) or a user "
+                + "named in /etc/group; a user's own server, the user whose cookie (~/.config/pulse/cookie) it has")
     }
 }
 
@@ -55,6 +72,7 @@ public final class PulseOutput {
             UInt32(clamping: requestNs / 1000), UInt32(clamping: max((startNs ?? 0) / 1000, 0)), &code)
         guard let opened else {
             let at = server.map { " at \($0)" } ?? ""
+            if code == PulseError.accessDenied { throw PulseError.refused(server: server) }
             // PA_ERR_TIMEOUT: the server never started the stream (5 s), as PipeWire's pulse server does
             // when no session manager runs to link it to its sink.
             if code == 8 {

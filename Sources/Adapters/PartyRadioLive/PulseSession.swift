@@ -21,6 +21,7 @@ public final class PulseSession: @unchecked Sendable {
         var code: Int32 = 0
         guard let opened = prpulse_session_open(server, application, &code) else {
             let at = server.map { " at \($0)" } ?? ""
+            if code == PulseError.accessDenied { throw PulseError.refused(server: server) }
             throw PulseError(
                 "No sound server answers\(at) (\(String(cString: prpulse_strerror(code))))", fix: Self.noServerFix)
         }

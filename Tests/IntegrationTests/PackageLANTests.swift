@@ -147,7 +147,10 @@ struct PackageLANTests {
         // pactl as a member too: the system server lets no one else in, root included.
         let sinks = try lan.run(
             host: 1,
-            ["setpriv", "--reuid=65534", "--regid=\(group)", "--clear-groups", "/usr/bin/pactl", "list", "short", "sinks"],
+            [
+                "setpriv", "--reuid=65534", "--regid=\(group)", "--clear-groups", "/usr/bin/pactl", "list", "short",
+                "sinks",
+            ],
             env: soundEnvironment.merging(["HOME": "/nonexistent"]) { $1 }
         ).stdout
         #expect(sinks.contains("partyradio_debian_rooftop"), "the station's sink: \(sinks)")

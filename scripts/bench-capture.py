@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""A live DJ's capture across a stall (docs/LIVE.md, "A DJ that stalls"): `scripts/bench capture`
+(needs root). Every process on a testbed host (rule one).
+
+  host 1  PulseAudio with the DJ of a live station (`dj --live`, the default source: the station's
+          own sink, `partyradio_capture_bench`), a recorder on that sink's monitor, and a writer
+          (pacat) playing a 440 Hz tone with a 5 ms click every 500 ms into the sink in real time,
+          SECONDS long (default 16); STALL_AT s in (default 7.2) the DJ is stopped with SIGSTOP for
+          each of STALLS ms (default `300,2000`: one run each) and continued;
+  host 2  a listener (`partyradio listen`) into a PulseAudio null sink, recorded from its monitor.
+
+Each click heard at host 2 is printed against the click in the station's sink nearest 60 ms (the
+default delay) before it: the offset is the same for every click of a run (both monitors hand
+their blocks out early by their own sink's latency, which differs from run to run); what the run
+shows is whether the clicks after the stall keep the offset of those before it, and how many were
+lost. Environment: PARTYRADIO_BIN, STALLS, STALL_AT, SECONDS, KEEP=1 (keep the recordings).
+"""
+import importlib.util, os, shutil, signal, subprocess, sys, tempfile, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BIN, TESTBED, null_sink, percentile, require_root, spawn, testbed_down, testbed_up
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name, file):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+live = load("bench_live", "bench-live.py")
+STALLS = [float(s) for s in os.environ.get("STALLS", "300,2000").split(",")]
+STALL_AT = float(os.environ.get("STALL_AT", "7.2"))
+SECONDS = int(os.environ.get("SECONDS", "16"))
+SINK = "partyradio_capture_bench"
+RATE = 48000
+DELAY_NS = 60_000_000
+
+
+def signal_bytes():
+    import numpy as np
+    t = np.arange(RATE * SECONDS)
+    tone = (8000 * np.sin(2 * np.pi * 440 * t / RATE)).astype(np.int16)
+    for c in range(1, SECONDS * 2):
+        tone[c * RATE // 2: c * RATE // 2 + 240] = 30000
+    return np.repeat(tone, 2).tobytes()
+
+
+def run(work, stall_ms):
+    lan = testbed_up(2, "--tag", "bench-capture")
+    pids = []
+    try:
+        for host in (1, 2):
+            home = f"{work}/pa{host}"
+            os.makedirs(home)
+            pids.append(spawn(lan, host, f"{home}.log", "/usr/bin/env", f"HOME={home}", f"XDG_RUNTIME_DIR={home}",
+                              "/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
+                              "--use-pid-file=no", "--disallow-exit", "--log-target=stderr", "-L", null_sink("party"),
+                              "-L", f"module-native-protocol-unix socket={home}/native auth-anonymous=1"))
+        for host in (1, 2):
+            deadline = time.time() + 15
+            while not os.path.exists(f"{work}/pa{host}/native"):
+                if time.time() > deadline:
+                    raise RuntimeError(f"PulseAudio did not start on host {host}")
+                time.sleep(0.05)
+        env = {host: dict(os.environ, PULSE_SERVER=f"unix:{work}/pa{host}/native") for host in (1, 2)}
+        dj = spawn(lan, 1, f"{work}/dj.log", BIN, "dj", "--name", "Capture bench", "--live", "--no-audio",
+                   "--json-events", "--fresh", "--state-dir", f"{work}/dj", env=env[1])
+        pids.append(dj)
+        deadline = time.time() + 20
+        while '"station_published"' not in open(f"{work}/dj.log").read():
+            if time.time() > deadline:
+                raise RuntimeError(f"the DJ did not go on air: {work}/dj.log")
+            time.sleep(0.1)
+        pids.append(spawn(lan, 2, f"{work}/listen.log", BIN, "listen", "Capture bench", "--json-events",
+                          "--state-dir", f"{work}/l2", env=env[2]))
+        recorder = os.path.join(HERE, "bench-capture.py")
+        pids.append(spawn(lan, 1, f"{work}/rec1.log", "/usr/bin/python3", recorder, "--record",
+                          f"unix:{work}/pa1/native", f"{work}/h1", SINK))
+        pids.append(spawn(lan, 2, f"{work}/rec2.log", "/usr/bin/python3", recorder, "--record",
+                          f"unix:{work}/pa2/native", f"{work}/h2", "party"))
+        time.sleep(4)
+        pacat = subprocess.Popen([TESTBED, "run", lan, "1", "/usr/bin/pacat", "-d", SINK, "--raw", "--format=s16le",
+                                  f"--rate={RATE}", "--channels=2", "--latency-msec=20"], stdin=subprocess.PIPE,
+                                 env=env[1])
+
+        def stall():
+            time.sleep(STALL_AT)
+            os.kill(dj, signal.SIGSTOP)
+            time.sleep(stall_ms / 1000)
+            os.kill(dj, signal.SIGCONT)
+
+        stopper = threading.Thread(target=stall)
+        stopper.start()
+        data, chunk = signal_bytes(), RATE * 4 // 100
+        start = time.monotonic()
+        for i in range(0, len(data), chunk):
+            pacat.stdin.write(data[i:i + chunk])
+            pacat.stdin.flush()
+            ahead = start + (i + chunk) / (RATE * 4) - 0.03 - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
+        pacat.stdin.close()
+        pacat.wait()
+        stopper.join()
+        time.sleep(2)
+    finally:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        time.sleep(1)
+        testbed_down(lan)
+    sent, _, _ = live.heard_clicks(f"{work}/h1")
+    heard, _, _ = live.heard_clicks(f"{work}/h2")
+    if not sent or not heard:
+        print(f"  stall {stall_ms:.0f} ms: {len(sent)} clicks in the sink, {len(heard)} heard; logs in {work}")
+        return
+    first = sent[0]
+    before, after = [], []
+    for h in heard:
+        s = min(sent, key=lambda x: abs(h - DELAY_NS - x))
+        offset = (h - s - DELAY_NS) / 1e6
+        (before if (s - first) / 1e9 < STALL_AT - 0.5 else after).append(offset)
+    med = lambda values: percentile(values, 0.5) if values else float("nan")
+    spread = max(abs(o - med(before)) for o in after) if before and after else float("nan")
+    print(f"  stall {stall_ms:5.0f} ms: {len(sent)} clicks in the station's sink, {len(heard)} heard; heard - (sink + "
+          f"60 ms): before p50 {med(before):+.2f} ms, after p50 {med(after):+.2f} ms; the farthest click after the stall "
+          f"{spread:.2f} ms from before's p50")
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--record":
+        return load("bench_speaker", "bench-speaker.py").record(sys.argv[2], sys.argv[3], sink=sys.argv[4])
+    require_root()
+    print(f"capture: a live DJ (dj --live, its own sink) stopped for {', '.join(f'{s:.0f}' for s in STALLS)} ms "
+          f"{STALL_AT} s into {SECONDS} s of clicks (one every 500 ms); a listener on host 2; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    for stall_ms in STALLS:
+        work = tempfile.mkdtemp(prefix="partyradio-capture-")
+        try:
+            run(work, stall_ms)
+        finally:
+            if os.environ.get("KEEP") == "1":
+                print(f"    kept {work}")
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

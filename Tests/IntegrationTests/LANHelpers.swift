@@ -67,16 +67,17 @@ extension Testbed {
     /// process and the environment that points a client (mpv's `pulse` output, parec) at it.
     /// - Parameter systemMode: run it as a machine's system-wide server instead (`pulseaudio --system`:
     ///   it drops to the user `pulse` and lets in only the group `pulse-access`, root included), its
-    ///   runtime folder `/run/pulse` a tmpfs of its own mount namespace, its socket still in the
-    ///   host's state directory.
+    ///   runtime and state folders (`/run/pulse`, `/var/lib/pulse`) tmpfs of its own mount namespace,
+    ///   its socket still in the host's state directory.
     func startSoundServer(host: Int, systemMode: Bool = false) throws -> (TestbedProcess, [String: String]) {
         let home = stateDir("pulse\(host)")
         let socket = "\(home)/native"
         let sink = "-L 'module-null-sink sink_name=party rate=48000 channels=2' "
         let daemon =
             systemMode
-            ? "chown pulse:pulse \(home) && exec setsid -w unshare -m --propagation private sh -c \"mkdir -p /run/pulse "
-                + "&& mount -t tmpfs tmpfs /run/pulse && exec /usr/bin/pulseaudio --system -n --daemonize=no "
+            ? "chown pulse:pulse \(home) && exec setsid -w unshare -m --propagation private sh -c \"mkdir -p /run/pulse /var/lib/pulse "
+                + "&& mount -t tmpfs tmpfs /run/pulse && mount -t tmpfs tmpfs /var/lib/pulse "
+                + "&& chown pulse:pulse /run/pulse /var/lib/pulse && exec /usr/bin/pulseaudio --system -n --daemonize=no "
                 + "--use-pid-file=no --disallow-exit --log-target=stderr \(sink)"
                 + "-L 'module-native-protocol-unix socket=\(socket)'\""
             : "exec setsid -w /usr/bin/env HOME=\(home) XDG_RUNTIME_DIR=\(home) /usr/bin/pulseaudio -n --daemonize=no "

@@ -123,9 +123,8 @@ struct PackageLANTests {
         _ = dj.wait(timeout: .seconds(10))
         let (sound, soundEnvironment) = try lan.startSoundServer(host: 1, systemMode: true)
         defer { sound.kill() }
-        let pulseAccess = getgrnam("pulse-access")?.pointee.gr_gid
-        #expect(pulseAccess != nil, "the pulseaudio package makes the group pulse-access")
-        let group = pulseAccess ?? 65534
+        let group = try #require(
+            getgrnam("pulse-access")?.pointee.gr_gid, "the pulseaudio package makes the group pulse-access")
         let liveState = lan.stateDir("dj-live")
         chown(liveState, 65534, 65534)
         func liveUnit(_ groups: String) -> [String] {

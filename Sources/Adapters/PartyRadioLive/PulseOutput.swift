@@ -1,5 +1,4 @@
 import CPulseShim
-import Glibc
 
 /// A libpulse call that failed: what was asked and libpulse's sentence, with the fix where there is one.
 public struct PulseError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -24,14 +23,13 @@ public struct PulseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// libpulse's `PA_ERR_ACCESS`: the server answered and would not let this user in.
     static let accessDenied: Int32 = 1
 
-    /// The server (`server`, else $PULSE_SERVER, else the session's) refused this user: a system-wide
-    /// PulseAudio lets in only its group, and checks it as the primary group or /etc/group's list of
-    /// members, so a unit's supplementary group is not enough (docs/LIVE.md, "A sound server for the
-    /// services").
+    /// The server (`server`, nil for libpulse's own choice: $PULSE_SERVER or the session's) refused
+    /// this user: a system-wide PulseAudio lets in only its group, and checks it as the primary group
+    /// or /etc/group's list of members, so a unit's supplementary group is not enough (docs/LIVE.md,
+    /// "A sound server for the services").
     static func refused(server: String?) -> PulseError {
-        let named = server ?? getenv("PULSE_SERVER").map { String(cString: $0) }
-        return PulseError(
-            "The sound server\(named.map { " at \($0)" } ?? "") refused this user (access denied)",
+        PulseError(
+            "The sound server\(server.map { " at \($0)" } ?? "") refused this user (access denied)",
             fix: "a system-wide PulseAudio lets in the group pulse-access as the primary group (a service "
                 + "needs Group=pulse-access in a drop-in; SupplementaryGroups= is not enough) or a user "
                 + "named in /etc/group; a user's own server, the user whose cookie (~/.config/pulse/cookie) it has")

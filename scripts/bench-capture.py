@@ -4,16 +4,19 @@
 
   host 1  PulseAudio with the DJ of a live station (`dj --live`, the default source: the station's
           own sink, `partyradio_capture_bench`), a recorder on that sink's monitor, and a writer
-          (pacat) playing a 440 Hz tone with a 5 ms click every 500 ms into the sink in real time,
-          SECONDS long (default 16); STALL_AT s in (default 7.2) the DJ is stopped with SIGSTOP for
-          each of STALLS ms (default `300,2000`: one run each) and continued;
+          (pacat) playing a 440 Hz tone with a 5 ms click every 400-700 ms (seeded, irregular, so that
+          a stamp off by a whole number of click intervals cannot match the wrong click and pass)
+          into the sink in real time, CAPTURE_SECONDS long (default 16); STALL_AT s into the signal
+          (default 7.2) the DJ is stopped with SIGSTOP for each of STALLS ms (default `300,2000`: one
+          run each) and continued;
   host 2  a listener (`partyradio listen`) into a PulseAudio null sink, recorded from its monitor.
 
 Each click heard at host 2 is printed against the click in the station's sink nearest 60 ms (the
 default delay) before it: the offset is the same for every click of a run (both monitors hand
 their blocks out early by their own sink's latency, which differs from run to run); what the run
 shows is whether the clicks after the stall keep the offset of those before it, and how many were
-lost. Environment: PARTYRADIO_BIN, STALLS, STALL_AT, SECONDS, KEEP=1 (keep the recordings).
+lost. Environment: PARTYRADIO_BIN, STALLS, STALL_AT, CAPTURE_SECONDS, KEEP=1 (keep the recordings
+and logs). Installs pulseaudio, pulseaudio-utils and python3-numpy if missing (services blocked).
 """
 import importlib.util, os, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -31,21 +34,27 @@ def load(name, file):
 
 
 live = load("bench_live", "bench-live.py")
+speaker = load("bench_speaker", "bench-speaker.py")
 STALLS = [float(s) for s in os.environ.get("STALLS", "300,2000").split(",")]
 STALL_AT = float(os.environ.get("STALL_AT", "7.2"))
-SECONDS = int(os.environ.get("SECONDS", "16"))
+SECONDS = int(os.environ.get("CAPTURE_SECONDS", "16"))  # bash's SECONDS is its own timer
 SINK = "partyradio_capture_bench"
 RATE = 48000
 DELAY_NS = 60_000_000
 
 
 def signal_bytes():
+    """The writer's signal (interleaved s16le stereo) and its click count."""
+    import random
     import numpy as np
     t = np.arange(RATE * SECONDS)
     tone = (8000 * np.sin(2 * np.pi * 440 * t / RATE)).astype(np.int16)
-    for c in range(1, SECONDS * 2):
-        tone[c * RATE // 2: c * RATE // 2 + 240] = 30000
-    return np.repeat(tone, 2).tobytes()
+    draw, at, clicks = random.Random(20261207), RATE // 2, 0
+    while at + 240 < len(tone):
+        tone[at: at + 240] = 30000
+        clicks += 1
+        at += draw.randint(400, 700) * RATE // 1000
+    return np.repeat(tone, 2).tobytes(), clicks
 
 
 def run(work, stall_ms):
@@ -87,15 +96,15 @@ def run(work, stall_ms):
                                  env=env[1])
 
         def stall():
-            time.sleep(STALL_AT)
+            time.sleep(max(0.0, start + STALL_AT - time.monotonic()))
             os.kill(dj, signal.SIGSTOP)
             time.sleep(stall_ms / 1000)
             os.kill(dj, signal.SIGCONT)
 
-        stopper = threading.Thread(target=stall)
-        stopper.start()
-        data, chunk = signal_bytes(), RATE * 4 // 100
+        (data, clicks), chunk = signal_bytes(), RATE * 4 // 100
         start = time.monotonic()
+        stopper = threading.Thread(target=stall)  # timed from the signal's start
+        stopper.start()
         for i in range(0, len(data), chunk):
             pacat.stdin.write(data[i:i + chunk])
             pacat.stdin.flush()
@@ -117,27 +126,30 @@ def run(work, stall_ms):
     sent, _, _ = live.heard_clicks(f"{work}/h1")
     heard, _, _ = live.heard_clicks(f"{work}/h2")
     if not sent or not heard:
-        print(f"  stall {stall_ms:.0f} ms: {len(sent)} clicks in the sink, {len(heard)} heard; logs in {work}")
+        print(f"  stall {stall_ms:.0f} ms: {len(sent)} clicks in the sink, {len(heard)} heard (KEEP=1 keeps the logs)")
         return
     first = sent[0]
     before, after = [], []
     for h in heard:
         s = min(sent, key=lambda x: abs(h - DELAY_NS - x))
         offset = (h - s - DELAY_NS) / 1e6
-        (before if (s - first) / 1e9 < STALL_AT - 0.5 else after).append(offset)
+        # The signal's first click is 0.5 s in; the stall began STALL_AT s in.
+        (before if (s - first) / 1e9 + 0.5 < STALL_AT else after).append(offset)
     med = lambda values: percentile(values, 0.5) if values else float("nan")
     spread = max(abs(o - med(before)) for o in after) if before and after else float("nan")
-    print(f"  stall {stall_ms:5.0f} ms: {len(sent)} clicks in the station's sink, {len(heard)} heard; heard - (sink + "
+    print(f"  stall {stall_ms:5.0f} ms: {clicks} clicks played, {len(sent)} in the station's sink, {len(heard)} heard; heard - (sink + "
           f"60 ms): before p50 {med(before):+.2f} ms, after p50 {med(after):+.2f} ms; the farthest click after the stall "
           f"{spread:.2f} ms from before's p50")
 
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--record":
-        return load("bench_speaker", "bench-speaker.py").record(sys.argv[2], sys.argv[3], sink=sys.argv[4])
+        return speaker.record(sys.argv[2], sys.argv[3], sink=sys.argv[4])
     require_root()
+    speaker.PACKAGES = ["pulseaudio", "pulseaudio-utils", "python3-numpy"]
+    speaker.ensure_packages()
     print(f"capture: a live DJ (dj --live, its own sink) stopped for {', '.join(f'{s:.0f}' for s in STALLS)} ms "
-          f"{STALL_AT} s into {SECONDS} s of clicks (one every 500 ms); a listener on host 2; "
+          f"{STALL_AT} s into {SECONDS} s of clicks (every 400-700 ms); a listener on host 2; "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load {' '.join(open('/proc/loadavg').read().split()[:3])}")
     for stall_ms in STALLS:
         work = tempfile.mkdtemp(prefix="partyradio-capture-")

@@ -18,23 +18,14 @@ shows is whether the clicks after the stall keep the offset of those before it, 
 lost. Environment: PARTYRADIO_BIN, STALLS, STALL_AT, CAPTURE_SECONDS, KEEP=1 (keep the recordings
 and logs). Installs pulseaudio, pulseaudio-utils and python3-numpy if missing (services blocked).
 """
-import importlib.util, os, shutil, signal, subprocess, sys, tempfile, threading, time
+import os, signal, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, TESTBED, null_sink, percentile, require_root, spawn, testbed_down, testbed_up
+from benchlib import (BIN, TESTBED, keep_or_remove, load_script, null_sink, percentile, require_root, spawn,
+                      testbed_down, testbed_up)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load(name, file):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-live = load("bench_live", "bench-live.py")
-speaker = load("bench_speaker", "bench-speaker.py")
+live = load_script("bench-live.py")
+speaker = load_script("bench-speaker.py")
 STALLS = [float(s) for s in os.environ.get("STALLS", "300,2000").split(",")]
 STALL_AT = float(os.environ.get("STALL_AT", "7.2"))
 SECONDS = int(os.environ.get("CAPTURE_SECONDS", "16"))  # bash's SECONDS is its own timer
@@ -85,7 +76,7 @@ def run(work, stall_ms):
             time.sleep(0.1)
         pids.append(spawn(lan, 2, f"{work}/listen.log", BIN, "listen", "Capture bench", "--json-events",
                           "--state-dir", f"{work}/l2", env=env[2]))
-        recorder = os.path.join(HERE, "bench-capture.py")
+        recorder = os.path.abspath(__file__)
         pids.append(spawn(lan, 1, f"{work}/rec1.log", "/usr/bin/python3", recorder, "--record",
                           f"unix:{work}/pa1/native", f"{work}/h1", SINK))
         pids.append(spawn(lan, 2, f"{work}/rec2.log", "/usr/bin/python3", recorder, "--record",
@@ -156,10 +147,7 @@ def main():
         try:
             run(work, stall_ms)
         finally:
-            if os.environ.get("KEEP") == "1":
-                print(f"    kept {work}")
-            else:
-                shutil.rmtree(work, ignore_errors=True)
+            keep_or_remove(work, "    recordings and logs")
 
 
 if __name__ == "__main__":

@@ -47,15 +47,13 @@ Opus); DJ_ARGS (more options for every
 partyradio DJ, e.g. `--live-frame-ms 20` or `--live-repairs always`); KEEP=1 keeps the recordings;
 VERBOSE=1 prints every click's delay.
 """
-import importlib.util, os, random, shutil, signal, subprocess, sys, tempfile, time
+import os, random, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, TESTBED, null_sink, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
+from benchlib import BIN, TESTBED, keep_or_remove, load_script, null_sink, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("bench_speaker", os.path.join(HERE, "bench-speaker.py"))
-speaker = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(speaker)
+speaker = load_script("bench-speaker.py")
 
 WARMUP = float(os.environ.get("WARMUP", "4"))
 # The bytes are a station's steady state: past a listener's first 10 s, when it pings its DJ 5 times
@@ -584,10 +582,7 @@ def main():
     finally:
         bench.close()
         print(f"\nload at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        if os.environ.get("KEEP") == "1":
-            print(f"recordings kept in {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        keep_or_remove(work)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ options (it and the other experimental switches: `partyradio man`, ENVIRONMENT).
 import contextlib, os, shutil, signal, subprocess, sys, tempfile, threading, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (BIN, TESTBED, null_sink, own_files, percentile, require_root, sample_usage, sh, spawn, testbed_down,
+from benchlib import (BIN, TESTBED, keep_or_remove, null_sink, own_files, percentile, require_root, sample_usage, sh, spawn, testbed_down,
                       testbed_up, wake_matrix)
 
 LISTENERS = min(5, max(2, int(os.environ.get("LISTENERS", "3"))))
@@ -732,10 +732,7 @@ def main():
             os.makedirs(work)
             {"partyradio": run_partyradio, "snapcast": run_snapcast, "startup": run_startup}[part](work, base, reference)
     finally:
-        if os.environ.get("KEEP") == "1":
-            print(f"recordings kept in {base}")
-        else:
-            shutil.rmtree(base, ignore_errors=True)
+        keep_or_remove(base)
 
 
 if __name__ == "__main__":

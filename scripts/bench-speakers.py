@@ -76,23 +76,13 @@ real clock) into the kept folder, and prints each recorded speaker's clock error
 times the recordings on one fitted line each (bench-speaker.py's Timeline; default: followed in
 SLICE_S slices), COMPARE_TIMELINE=1 prints trim, gone and many both ways.
 """
-import importlib.util, json, os, random, shutil, signal, subprocess, sys, tempfile, time, urllib.parse
+import json, os, random, signal, subprocess, sys, tempfile, time, urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, TESTBED, null_sink, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
+from benchlib import BIN, TESTBED, keep_or_remove, load_script, null_sink, percentile, require_root, sh, spawn, testbed_down, testbed_up, thread_usage
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _load(name, file):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-speaker_bench = _load("bench_speaker", "bench-speaker.py")  # sample_clock, ensure_packages
-live_bench = _load("bench_live", "bench-live.py")  # heard_clicks, match, stop_all
+speaker_bench = load_script("bench-speaker.py")  # sample_clock, ensure_packages
+live_bench = load_script("bench-live.py")  # heard_clicks, match, stop_all
 
 ROUNDS = int(os.environ.get("ROUNDS", "40"))
 KILLS = int(os.environ.get("KILLS", "10"))
@@ -869,10 +859,7 @@ def main():
         print("\n--- the same recordings, each on one fitted line (TIMELINE=line) ---")
         print_timed()
     print(f"\nload at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    if os.environ.get("KEEP") == "1":
-        print(f"recordings and logs kept in {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
+    keep_or_remove(work, "recordings and logs")
 
 
 if __name__ == "__main__":

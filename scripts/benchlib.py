@@ -9,12 +9,29 @@ A script finds this module beside itself, whatever the working directory:
 Rule one holds here too: nothing in this module multicasts; every node runs on a testbed host
 (`testbed.sh spawn` / `run`), never in the root network namespace.
 """
-import bisect, json, os, re, shutil, subprocess, sys, time
+import bisect, importlib.util, json, os, re, shutil, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTBED = os.path.join(ROOT, "scripts", "testbed.sh")
 BIN = os.environ.get("PARTYRADIO_BIN", os.path.join(ROOT, ".build", "release", "partyradio"))
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def load_script(file):
+    """A sibling bench script as a module (`bench-live.py` cannot be imported by name: the hyphen)."""
+    name = os.path.splitext(file)[0].replace("-", "_")
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def keep_or_remove(folder, what="recordings"):
+    """The run's folder: kept and named with KEEP=1, removed otherwise."""
+    if os.environ.get("KEEP") == "1":
+        print(f"{what} kept in {folder}")
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def sh(*args, check=True, **kw):

@@ -245,7 +245,7 @@ let package = Package(
             name: "PartyRadioNodeTests",
             dependencies: [
                 "PartyRadioNode", "PartyRadioCore", "PartyRadioSecurity", "PartyRadioNet", "PartyRadioMPRIS",
-                "PartyRadioHTTP",
+                "PartyRadioHTTP", "PartyRadioLive",
             ]),
         .testTarget(
             name: "PartyRadioCLITests",

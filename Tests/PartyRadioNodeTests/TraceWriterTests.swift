@@ -1,4 +1,5 @@
 import Foundation
+import PartyRadioLive
 import Testing
 
 @testable import PartyRadioNode
@@ -32,10 +33,15 @@ import Testing
         let path = NSTemporaryDirectory() + "trace-\(UInt64.random(in: 0...UInt64.max)).jsonl"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try TraceWriter(path: path)
+        var counters = LivePlayerCounters()
+        counters.lastErrorNs = -1_596_000
+        counters.lastLatencyNs = 21_250_000
+        counters.ppm = 538.5
+        counters.placements = 1
         writer.write(
             role: "listener", trueTimeNs: 1, localTimeNs: 1, djTimeNs: 1, view: nil, playerPositionNs: nil,
             latencyNs: 0, offsetNs: 0, driftPPM: 0,
-            live: LiveTraceReading(errorNs: -1_596_000, latencyNs: 21_250_000, ppm: 538.5, placements: 1))
+            live: counters)
         writer.write(
             role: "listener", trueTimeNs: 60_000_001, localTimeNs: 60_000_001, djTimeNs: 1, view: nil,
             playerPositionNs: nil, latencyNs: 0, offsetNs: 0, driftPPM: 0)

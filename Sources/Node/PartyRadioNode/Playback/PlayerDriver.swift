@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PartyRadioCore
 import PartyRadioHTTP
+import PartyRadioLive
 import PartyRadioMedia
 import Synchronization
 
@@ -20,8 +21,8 @@ final class PlayerDriver {
     /// Why the player could not be made in the background: the runtime stops the node with it.
     private(set) var failure: NodeError?
     private let trace: TraceWriter?
-    /// A live station's output, for the trace (set by the node once it plays one).
-    var liveReading: (() -> LiveTraceReading?)?
+    /// A live station's output, for the trace: its counters, nil while none plays (set by the node).
+    var liveReading: (() -> LivePlayerCounters?)?
     private let clock: NodeClock
     private let role: String
     private let inbox: Inbox<NodeInput>

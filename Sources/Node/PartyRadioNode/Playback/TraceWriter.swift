@@ -1,5 +1,6 @@
 import Foundation
 import PartyRadioCore
+import PartyRadioLive
 
 /// `--trace FILE`: one JSON object per line, 20 a second, so that synchronisation can be
 /// measured against the true clock that all test namespaces share (docs/CLOCK-SYNC.md).
@@ -28,7 +29,7 @@ final class TraceWriter {
     /// output as its audio thread last measured it.
     func write(
         role: String, trueTimeNs: Int64, localTimeNs: Int64, djTimeNs: Int64?, view: StationClockView?,
-        playerPositionNs: Int64?, latencyNs: Int64, offsetNs: Int64?, driftPPM: Double?, live: LiveTraceReading? = nil
+        playerPositionNs: Int64?, latencyNs: Int64, offsetNs: Int64?, driftPPM: Double?, live: LivePlayerCounters? = nil
     ) {
         // Keep the cadence: the node's loop wakes every 20 ms or so, and restarting the interval
         // from each late write would give ~16 lines a second instead of 20.
@@ -48,19 +49,10 @@ final class TraceWriter {
                 ("station_position_ms", ms(station)), ("player_position_ms", ms(playerPositionNs)),
                 ("sync_error_ms", ms(error)), ("clock_offset_ns", offsetNs.map(JSON.integer) ?? .null),
                 ("drift_ppm", driftPPM.map(JSON.double) ?? .null),
-                ("live_error_ms", ms(live?.errorNs)), ("live_latency_ms", ms(live?.latencyNs)),
+                ("live_error_ms", ms(live?.lastErrorNs)), ("live_latency_ms", ms(live?.lastLatencyNs)),
                 ("live_ppm", live.map { .double($0.ppm) } ?? .null),
                 ("live_placements", live.map { .integer(Int64($0.placements)) } ?? .null),
             ]).rendered + "\n"
         handle.write(Data(line.utf8))
     }
-}
-
-/// A live station's output in a trace line: its last measured error (heard minus due, positive
-/// late), the latency read with it, the resampling ratio's departure from 1 and its placements.
-struct LiveTraceReading {
-    var errorNs: Int64
-    var latencyNs: Int64
-    var ppm: Double
-    var placements: Int
 }

@@ -90,13 +90,19 @@ final class NodeIO: NodePorts {
         self.recorder = recorder
         if let avahi {
             self.avahi = avahi  // made (and publishing) before the rest of the node
-            return
+        } else {
+            do {
+                self.avahi = try AvahiSession(interfaceIndex: interface.index, families: interface.families) {
+                    event in inbox.push(.discovery(DiscoveryEvent(event)))
+                }
+            } catch { throw NodeError(.discovery, error.description, cause: error) }
         }
-        do {
-            self.avahi = try AvahiSession(interfaceIndex: interface.index, families: interface.families) { event in
-                inbox.push(.discovery(DiscoveryEvent(event)))
-            }
-        } catch { throw NodeError(.discovery, error.description, cause: error) }
+        // The trace shows a live station's output as its audio thread last measured it, whichever
+        // output plays now (they are made again when the delay changes or the output fails).
+        player?.liveReading = { [weak self] in
+            guard let counters = self?.live?.player.counters, counters.placements > 0 else { return nil }
+            return counters
+        }
     }
 
     /// What the reactor polls: the inbox's pipe, the unicast sockets and the group sockets.
@@ -339,12 +345,6 @@ final class NodeIO: NodePorts {
             }
             output.follow(lastEstimate)
             live = output
-            player?.liveReading = { [weak self] in
-                guard let counters = self?.live?.player.counters, counters.placements > 0 else { return nil }
-                return LiveTraceReading(
-                    errorNs: counters.lastErrorNs, latencyNs: counters.lastLatencyNs, ppm: counters.ppm,
-                    placements: counters.placements)
-            }
             liveOutputSince = now()
             if !reportsLive {
                 reportsLive = true

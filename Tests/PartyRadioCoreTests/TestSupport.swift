@@ -63,6 +63,13 @@ enum Samples {
                 controlID: .max, target: .room("Ünten"), fields: .delay, settings: SpeakerSettings(delayMs: -1))),
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
+        .timePing(TimePing(clientSendNs: .max, batched: true)),
+        .timePongs(
+            TimePongs(
+                serverSendNs: -1,
+                entries: (0..<TimePongs.entryRange.upperBound).map {
+                    .init(guest: UInt64($0) &* 0x9E37_79B9_7F4A_7C15, clientSendNs: -Int64($0), serverReceiveNs: .max)
+                })),
         .trackSkipped(TrackSkipped(trackID: "1440857781", title: "Señorita 🎶", reason: .crowd, down: 3, room: 5)),
         .chatSend(
             ChatSend(

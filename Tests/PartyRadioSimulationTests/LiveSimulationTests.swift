@@ -47,7 +47,7 @@ import Testing
                 ListenerMachine(
                     configuration: .init(
                         query: "Live", timeoutNs: 10_000_000_000, interfaceName: "sim0", listenerName: "l",
-                        playsAudio: true),
+                        playsAudio: true, key: listenerKey),
                     verifier: verifier)), key: listenerKey, offsetNs: 2_000_000_000, driftPPM: 150)
         lan.schedule(at: start + 100_000_000, .input(listener.index, .start))
 

@@ -34,6 +34,8 @@ struct SimRun {
         var chats = 0
         var requests = 0
         var requestVotes = 0
+        /// Time pongs datagrams the DJ sent to the group (settled listeners' batched pings).
+        var pongBatches = 0
     }
 
     /// True time starts here (any instant works; a positive one keeps clocks positive).
@@ -126,7 +128,7 @@ struct SimRun {
                         configuration: .init(
                             query: random.chance(0.5) ? "Sim \(seed)" : nil, timeoutNs: 10_000_000_000,
                             interfaceName: "sim0", listenerName: "guest\(n)", playsAudio: true,
-                            wantsUnicast: offLink),
+                            wantsUnicast: offLink, key: key),
                         verifier: verifier)),
                 key: key, offsetNs: Int64(random.double(-3e9...3e9)), driftPPM: random.double(-200...200))
             node.offLink = offLink
@@ -258,8 +260,12 @@ struct SimRun {
                 break
             }
         }
+        var pongBatches = 0
         lan.observer = { node, effects in
             if node === dj { checker.djHandled(effects, lan: lan, log: &log) }
+            if node === dj {
+                for case .send(.timePongs, _, _) in effects { pongBatches += 1 }
+            }
             if case .voter(let voter) = node.machine, voter.isFinished,
                 node.finishedAt == nil || node.finishedAt == lan.now
             {
@@ -342,6 +348,7 @@ struct SimRun {
         stats.chats = checker.chatsDelivered
         stats.requests = checker.requestsQueued
         stats.requestVotes = checker.requestVotesCounted
+        stats.pongBatches = pongBatches
         violations = log.violations
     }
 }

@@ -189,6 +189,7 @@ extension Message {
         case .liveResend: "liveResend"
         case .speakerStatus: "speakerStatus"
         case .speakerControl: "speakerControl"
+        case .timePongs: "timePongs"
         }
     }
 }

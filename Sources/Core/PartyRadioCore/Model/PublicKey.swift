@@ -21,6 +21,9 @@ public struct PublicKey: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { fingerprint }
 
+    /// The first 8 bytes as a number (big-endian): what names a pinger in ``TimePongs``.
+    public var prefix: UInt64 { bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) } }
+
     /// The 32 bytes in one go: the synthesized hash fed them to the hasher one at a time, and keys
     /// are what the DJ's books look up several times per datagram (a fifth of a save's time went
     /// there with 2,000 voters).

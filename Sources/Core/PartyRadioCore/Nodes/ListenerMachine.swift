@@ -24,13 +24,17 @@ public struct ListenerMachine: NodeMachine {
         public var liveExtraNs: Int64
         /// A speaker (`partyradio speaker`): who it is and what it kept; nil: a person's listener.
         public var speaker: Speaker?
+        /// The key this node signs with: the DJ's batched time pongs name it (``TimePongs``). Nil:
+        /// every ping asks for a pong of its own.
+        public var key: PublicKey?
 
         public init(
             query: String?, timeoutNs: Int64, interfaceName: String, listenerName: String, playsAudio: Bool,
             knownKeys: [String: PublicKey] = [:], trustNewKey: Bool = false, wantsUnicast: Bool = false,
-            liveExtraNs: Int64 = 0, speaker: Speaker? = nil
+            liveExtraNs: Int64 = 0, speaker: Speaker? = nil, key: PublicKey? = nil
         ) {
             self.speaker = speaker
+            self.key = key ?? speaker?.key
             self.wantsUnicast = wantsUnicast
             self.liveExtraNs = liveExtraNs
             self.knownKeys = knownKeys
@@ -103,6 +107,8 @@ public struct ListenerMachine: NodeMachine {
         public var lastHeartbeat: LocalTime
         public var lastProgress: LocalTime
         public var lastPing: LocalTime?
+        /// When the last time sample came (a pong, or an entry of the group's batch).
+        public var lastSample: LocalTime?
         /// Time pings sent since tuning in (the clock filter paces the first ones quickly).
         public var pings = 0
         public var silent = false
@@ -490,22 +496,20 @@ public struct ListenerMachine: NodeMachine {
                 out.append(.send(.heartbeat(heartbeat(tuned)), to: .peer(tuned.djAddress), station: tuned.station.id))
                 self.tuned = tuned
             }
-            let wasKnown = clock.isSynchronized
-            let sample = TimeSample(
-                t1: LocalTime(ns: pong.clientSendNs), t2: DJTime(ns: pong.serverReceiveNs),
-                t3: DJTime(ns: pong.serverSendNs), t4: inbound.receivedAt)
-            let verdict = clock.add(sample)
-            if verdict != .accepted {
-                out.append(.log(.clock, "time sample \(verdict) (round trip \(sample.delayNs / 1000) µs)"))
-            }
-            if let view { out.append(.follow(view)) }
-            if !wasKnown && clock.isSynchronized, let estimate = clock.estimate {
-                out.append(
-                    .log(
-                        .clock,
-                        "synchronised: offset \(estimate.offset(at: now) / 1000) µs, drift "
-                            + "\(estimate.driftPPM) ppm from \(clock.samples.count) samples"))
-                out += planner.tick(clockKnown: true, now: now).map(Effect.player)
+            take(
+                TimeSample(
+                    t1: LocalTime(ns: pong.clientSendNs), t2: DJTime(ns: pong.serverReceiveNs),
+                    t3: DJTime(ns: pong.serverSendNs), t4: inbound.receivedAt),
+                now: now, into: &out)
+        case .timePongs(let pongs):
+            // The group's batch: the entries that name this listener's key, each a sample.
+            guard let key = configuration.key?.prefix else { break }
+            for entry in pongs.entries where entry.guest == key {
+                take(
+                    TimeSample(
+                        t1: LocalTime(ns: entry.clientSendNs), t2: DJTime(ns: entry.serverReceiveNs),
+                        t3: DJTime(ns: pongs.serverSendNs), t4: inbound.receivedAt),
+                    now: now, into: &out)
             }
         case .liveFrame(let frame):
             guard configuration.playsAudio else { break }
@@ -517,6 +521,25 @@ public struct ListenerMachine: NodeMachine {
             liveGaps.received(repair)
         default:
             break
+        }
+    }
+
+    /// A time sample from the station (a pong's, or the group batch's): into the clock filter.
+    private mutating func take(_ sample: TimeSample, now: LocalTime, into out: inout [Effect]) {
+        tuned?.lastSample = now
+        let wasKnown = clock.isSynchronized
+        let verdict = clock.add(sample)
+        if verdict != .accepted {
+            out.append(.log(.clock, "time sample \(verdict) (round trip \(sample.delayNs / 1000) µs)"))
+        }
+        if let view { out.append(.follow(view)) }
+        if !wasKnown && clock.isSynchronized, let estimate = clock.estimate {
+            out.append(
+                .log(
+                    .clock,
+                    "synchronised: offset \(estimate.offset(at: now) / 1000) µs, drift "
+                        + "\(estimate.driftPPM) ppm from \(clock.samples.count) samples"))
+            out += planner.tick(clockKnown: true, now: now).map(Effect.player)
         }
     }
 
@@ -659,7 +682,16 @@ public struct ListenerMachine: NodeMachine {
         }
         let ping = pingSchedule(tuned)
         if Self.isDue(last: ping.due - ping.intervalNs, intervalNs: ping.intervalNs, now: now) {
-            out.append(.send(.timePing(TimePing(clientSendNs: now.ns)), to: .peer(tuned.djAddress), station: station))
+            // Settled, on the group's link, and the last ping answered: the answer may come in the
+            // group's batch. A batch lost makes the next ping ask for its own pong.
+            let batched =
+                configuration.key != nil && !configuration.wantsUnicast
+                && ping.intervalNs >= clock.configuration.steadyIntervalNs
+                && (tuned.lastSample.map { last in tuned.lastPing.map { last > $0 } ?? false } ?? false)
+            out.append(
+                .send(
+                    .timePing(TimePing(clientSendNs: now.ns, batched: batched)), to: .peer(tuned.djAddress),
+                    station: station))
             tuned.lastPing = now
             tuned.pings += 1
         }

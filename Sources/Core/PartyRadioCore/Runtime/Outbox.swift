@@ -67,6 +67,9 @@ public struct Outbox {
         case .timePong(var pong):
             pong.serverSendNs = now.ns
             message = .timePong(pong)
+        case .timePongs(var pongs):
+            pongs.serverSendNs = now.ns
+            message = .timePongs(pongs)
         default:
             break
         }

@@ -27,6 +27,7 @@ public enum Message: Equatable, Sendable {
     case liveResend(LiveResend)
     case speakerStatus(SpeakerStatus)
     case speakerControl(SpeakerControl)
+    case timePongs(TimePongs)
 
     public var body: any WireMessage {
         switch self {
@@ -57,6 +58,7 @@ public enum Message: Equatable, Sendable {
         case .liveResend(let m): m
         case .speakerStatus(let m): m
         case .speakerControl(let m): m
+        case .timePongs(let m): m
         }
     }
 
@@ -91,6 +93,7 @@ public enum Message: Equatable, Sendable {
         case .liveResend: .liveResend(try LiveResend(from: &reader))
         case .speakerStatus: .speakerStatus(try SpeakerStatus(from: &reader))
         case .speakerControl: .speakerControl(try SpeakerControl(from: &reader))
+        case .timePongs: .timePongs(try TimePongs(from: &reader))
         }
     }
 }

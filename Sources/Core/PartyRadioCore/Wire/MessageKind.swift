@@ -27,13 +27,14 @@ public enum MessageKind: UInt8, Sendable, CaseIterable {
     case liveResend = 25
     case speakerStatus = 26
     case speakerControl = 27
+    case timePongs = 28
 
     /// True for kinds only the DJ sends; listeners verify these against the pinned station key.
     public var isFromDJ: Bool {
         switch self {
         case .stateSnapshot, .voteAck, .goodbye, .timePong, .trackSkipped, .roster, .chatAck, .chatLine, .requestAck,
             .requestVoteAck, .queueList, .nextSources, .cookieChallenge, .liveFrame,
-            .liveRepair, .speakerControl:
+            .liveRepair, .speakerControl, .timePongs:
             true
         case .hello, .heartbeat, .leave, .vote, .query, .timePing, .chatSend, .requestSend, .requestVote, .liveResend,
             .speakerStatus:

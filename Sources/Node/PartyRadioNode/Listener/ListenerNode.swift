@@ -67,7 +67,8 @@ public final class ListenerNode {
             configuration: ListenerMachine.Configuration(
                 query: query, timeoutNs: timeoutNs, interfaceName: interface.name, listenerName: name.value,
                 playsAudio: !playback.noAudio, knownKeys: known.keys, trustNewKey: trustNewKey,
-                wantsUnicast: settings.domain != nil, liveExtraNs: liveExtraNs, speaker: speaker),
+                wantsUnicast: settings.domain != nil, liveExtraNs: liveExtraNs, speaker: speaker,
+                key: identity.publicKey),
             verifier: settings.verifier)
         let mpris = MPRISBridge.start(
             MPRISView(machine, at: settings.clock.now()), inbox: inbox, sessionBus: settings.sessionBus)

@@ -3,10 +3,25 @@
 public struct TimePing: WireMessage {
     public static let kind = MessageKind.timePing
     public var clientSendNs: Int64
+    /// The pong may wait for the DJ's next ``TimePongs`` to the group (docs/PROTOCOL.md, "Time
+    /// pongs to the group"): a settled listener that hears the group asks so. A flags byte after
+    /// t1: bit 0 is this, any other bit is malformed.
+    public var batched: Bool
 
-    public init(clientSendNs: Int64) { self.clientSendNs = clientSendNs }
+    public init(clientSendNs: Int64, batched: Bool = false) {
+        self.clientSendNs = clientSendNs
+        self.batched = batched
+    }
 
-    public func encode(into writer: inout ByteWriter) { writer.write(clientSendNs) }
+    public func encode(into writer: inout ByteWriter) {
+        writer.write(clientSendNs)
+        writer.write(UInt8(batched ? 1 : 0))
+    }
 
-    public init(from reader: inout ByteReader) throws(WireError) { clientSendNs = try reader.read(Int64.self) }
+    public init(from reader: inout ByteReader) throws(WireError) {
+        clientSendNs = try reader.read(Int64.self)
+        let flags = try reader.readUInt8()
+        guard flags <= 1 else { throw .malformed("time ping flags \(flags)") }
+        batched = flags == 1
+    }
 }

@@ -75,6 +75,43 @@ import Testing
         #expect(third.reports.map(\.brief).contains("listeners 2 +\(anonymous.publicKey.fingerprint)"))
     }
 
+    @Test(
+        "a repeated hello from a listener in the list gets no snapshot of its own; from one the DJ does not know, it does"
+    )
+    func aRepeatedHelloFromAKnownListenerIsNotAnswered() throws {
+        var dj = started()
+        var guest = Peer("10.0.0.7", key: 7)
+        _ = dj.handle(guest.send(.hello(Hello(listenerName: "kitchen")), station: id), at: at(ms: 100))
+        let repeated = dj.handle(
+            guest.send(.hello(Hello(listenerName: "kitchen", isRepeat: true)), station: id), at: at(ms: 5_100))
+        #expect(repeated.snapshots(to: .peer(guest.address)).isEmpty)
+        #expect(dj.engine.roster.count == 1)
+        // Renamed in it: the list changes all the same.
+        let renamed = dj.handle(
+            guest.send(.hello(Hello(listenerName: "garden", isRepeat: true)), station: id), at: at(ms: 5_200))
+        #expect(renamed.snapshots(to: group).map(\.listenerCount) == [1])
+        #expect(dj.engine.roster.entries[guest.publicKey]?.name == "garden")
+
+        // A DJ that restarted does not know it: it answers, and counts it.
+        var fresh = started()
+        let restarted = fresh.handle(
+            guest.send(.hello(Hello(listenerName: "kitchen", isRepeat: true)), station: id), at: at(ms: 5_300))
+        #expect(restarted.snapshots(to: .peer(guest.address)).count == 1)
+        #expect(fresh.engine.roster.count == 1)
+
+        // On the wire: a hello's flags bit 2, before the cookie; a heartbeat ignores it.
+        var hello = ByteWriter()
+        Hello(listenerName: "a", isRepeat: true).encode(into: &hello)
+        #expect(hello.bytes == [1, 0x61, 4])
+        hello = ByteWriter()
+        Hello(listenerName: "a", wantsUnicast: true, cookie: 9, isRepeat: true).encode(into: &hello)
+        #expect(hello.bytes == [1, 0x61, 5, 0, 0, 0, 0, 0, 0, 0, 9])
+        var reader = ByteReader(hello.bytes)
+        #expect(try Hello(from: &reader) == Hello(listenerName: "a", wantsUnicast: true, cookie: 9, isRepeat: true))
+        reader = ByteReader([4])
+        #expect(try Heartbeat(from: &reader) == Heartbeat())
+    }
+
     @Test func voteIsAckedAndCountedAndItsReplayDropped() {
         var dj = started()
         var voter = Peer("10.0.0.8", key: 8)

@@ -122,6 +122,9 @@ import Testing
         let beats = sent.messages.filter { $0.tag == "hello" || $0.tag == "heartbeat" }.map(\.tag)
         #expect(beats.count >= 5)
         #expect(Array(beats.prefix(5)) == ["heartbeat", "heartbeat", "heartbeat", "heartbeat", "hello"])
+        // Said as a repeat: the DJ, which answered the first, need not answer it.
+        let hellos = sent.messages.compactMap { if case .hello(let hello) = $0 { hello } else { nil } }
+        #expect(!hellos.isEmpty && hellos.allSatisfy(\.isRepeat))
     }
 
     @Test func eachSkipIsSaidOnceThoughItComesTwiceAndAgainWhenItHappensAgain() {

@@ -659,6 +659,7 @@ public struct DJMachine: NodeMachine {
                 speakers.keep(sender, now: now)
                 unicastListeners.heard(
                     sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
+                guard !hello.isRepeat || hello.wantsUnicast else { return }  // it hears the group's
                 return out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
             case .heartbeat(let beat):
                 speakers.keep(sender, now: now)
@@ -691,7 +692,11 @@ public struct DJMachine: NodeMachine {
             if let node {
                 unicastListeners.heard(
                     sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
-                out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
+                // A repeated hello from a listener in the list, on the group's link, hears the
+                // group's snapshots: no answer of its own (docs/PROTOCOL.md, "Behaviour").
+                if isNew || !hello.isRepeat || hello.wantsUnicast {
+                    out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
+                }
                 if isNew { filter.prepareSession(for: sender) }
             }
             if isNew {

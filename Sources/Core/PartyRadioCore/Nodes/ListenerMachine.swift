@@ -632,7 +632,9 @@ public struct ListenerMachine: NodeMachine {
     }
 
     private func hello(_ tuned: Tuned) -> Hello {
-        Hello(listenerName: configuration.listenerName, wantsUnicast: configuration.wantsUnicast, cookie: tuned.cookie)
+        Hello(
+            listenerName: configuration.listenerName, wantsUnicast: configuration.wantsUnicast, cookie: tuned.cookie,
+            isRepeat: isAnswered(tuned))
     }
 
     /// A heartbeat, with the live frames found missing since the last one (the DJ sends repairs

@@ -21,6 +21,6 @@ public struct Heartbeat: WireMessage {
     }
 
     public init(from reader: inout ByteReader) throws(WireError) {
-        (wantsUnicast, cookie, liveLost) = try ListenerFlags.read(from: &reader, takesLiveLost: true)
+        (wantsUnicast, cookie, liveLost, _) = try ListenerFlags.read(from: &reader, kind: .heartbeat)
     }
 }

@@ -63,7 +63,6 @@ enum Samples {
                 controlID: .max, target: .room("Ünten"), fields: .delay, settings: SpeakerSettings(delayMs: -1))),
         .timePing(TimePing(clientSendNs: -5)),
         .timePong(TimePong(clientSendNs: 1, serverReceiveNs: .max, serverSendNs: .min)),
-        .timePing(TimePing(clientSendNs: .max, batched: true)),
         .timePongs(
             TimePongs(
                 serverSendNs: -1,

@@ -34,8 +34,10 @@ struct SimRun {
         var chats = 0
         var requests = 0
         var requestVotes = 0
-        /// Time pongs datagrams the DJ sent to the group (settled listeners' batched pings).
+        /// Time pongs datagrams the DJ sent to the group (settled listeners' batched pings), and the
+        /// clock samples listeners took from them.
         var pongBatches = 0
+        var batchSamples = 0
     }
 
     /// True time starts here (any instant works; a positive one keeps clocks positive).
@@ -349,6 +351,9 @@ struct SimRun {
         stats.requests = checker.requestsQueued
         stats.requestVotes = checker.requestVotesCounted
         stats.pongBatches = pongBatches
+        for node in lan.nodes {
+            if case .listener(let listener) = node.machine { stats.batchSamples += listener.samplesFromBatches }
+        }
         violations = log.violations
     }
 }

@@ -25,7 +25,7 @@ import Testing
                 + "\(totals.convergenceSamples) position checks (\(totals.offLinkChecks) beyond a router, \(totals.offLinkStale) of them a second late), worst error \(Double(totals.maxErrorNs) / 1e6) ms, "
                 + "\(totals.crowdSkips) crowd skips (in \(totals.seedsWithCrowdSkip) seeds; \(totals.crowdSkipsAtShare) at exactly the share), \(totals.chats) chat lines acknowledged, "
                 + "\(totals.requests) requests queued, \(totals.requestVotes) votes on requests counted, "
-                + "\(totals.pongBatches) time pongs batches")
+                + "\(totals.pongBatches) time pongs batches (\(totals.batchSamples) clock samples taken from them)")
         for failure in failures.prefix(30) { print("FAILED \(failure)") }
         #expect(failures.isEmpty, "\(failures.count) violations; first: \(failures.first ?? "")")
         // A third of the listeners are beyond a router: the invariant on them must have had its say.
@@ -33,8 +33,10 @@ import Testing
         if Self.seeds.count >= 20 {
             #expect(totals.offLinkChecks > 0)
             #expect(totals.offLinkStale * 20 <= totals.offLinkChecks, "beyond a router, snapshots late too often")
-            // Settled listeners on the link had their clocks held on the station position by batched pongs.
+            // Settled listeners on the link had their clocks held on the station position by batched
+            // pongs: most of their steady samples came from the group's batches.
             #expect(totals.pongBatches > 0)
+            #expect(totals.batchSamples > totals.pongBatches / 2)
         }
     }
 
@@ -71,6 +73,7 @@ import Testing
             totals.requests += run.stats.requests
             totals.requestVotes += run.stats.requestVotes
             totals.pongBatches += run.stats.pongBatches
+            totals.batchSamples += run.stats.batchSamples
         }
         return (failures, totals, loss)
     }

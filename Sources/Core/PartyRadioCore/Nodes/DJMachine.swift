@@ -76,8 +76,10 @@ public struct DJMachine: NodeMachine {
     public static let expiryIntervalNs = Nanos.ms(250)
     /// A batched time ping (a settled listener's) waits at most this long for its answer, which
     /// goes to the group with the others of that moment (``TimePongs``): at 20 listeners pinging
-    /// twice a second, about four datagrams a second instead of forty.
-    public static let pongBatchNs = Nanos.ms(200)
+    /// twice a second, about eight datagrams a second instead of forty. The hold shortens the round
+    /// trip the listener measures by its clock's drift over it (40 µs at 400 ppm between the two
+    /// clocks; docs/CLOCK-SYNC.md), so it is kept short.
+    public static let pongBatchNs = Nanos.ms(100)
     /// Peers heard this recently get a unicast goodbye (observers do not join the group).
     public static let recentPeerNs = Nanos.seconds(5)
     /// Crowd skip never cuts a track in its first seconds, and needs at least this many down votes.
@@ -118,9 +120,14 @@ public struct DJMachine: NodeMachine {
     private var lastExpiryAt = LocalTime(ns: .min / 2)
     private var lastRosterAt = LocalTime(ns: .min / 2)
     private var recentPeers: [PeerAddress: LocalTime] = [:]
-    /// Batched time pings not answered yet, and when their ``TimePongs`` is due.
+    /// Batched time pings not answered yet, and when their ``TimePongs`` is due: a window of
+    /// ``pongBatchNs`` from its first ping, in which each key has one entry and at most
+    /// ``TimePongs/entryRange`` are taken (a full batch goes at once; the window's later pings get
+    /// pongs of their own), so that no sender makes the DJ send to the group more than a batch
+    /// a window.
     private var pongBatch: [TimePongs.Entry] = []
     private var pongBatchDue: LocalTime?
+    private var pongBatchKeys: Set<PublicKey> = []
     /// The DJ's speakers, apart from its guests (docs/SPEAKERS.md).
     public private(set) var speakers = SpeakerBook()
     /// The speaker (by name) or room the speaker keys act on (``DJControl/SpeakerKey``); nil: none.
@@ -467,7 +474,11 @@ public struct DJMachine: NodeMachine {
             broadcast(now: now, change: engine.isPaused ? .paused : .track, into: &out)
             if !engine.isPaused { repeatSnapshot(from: now) }
         }
-        if let due = pongBatchDue, now >= due { sendPongBatch(now: now, into: &out) }
+        if let due = pongBatchDue, now >= due {
+            sendPongBatch(now: now, into: &out)
+            pongBatchDue = nil
+            pongBatchKeys.removeAll(keepingCapacity: true)
+        }
         if now - lastExpiryAt >= Self.expiryIntervalNs {
             lastExpiryAt = now
             // Peers heard lately, for the goodbye: pruned here, not on every datagram.
@@ -770,14 +781,18 @@ public struct DJMachine: NodeMachine {
             // t2 is when the datagram came off the socket; the runtime stamps t3 as it sends. The
             // cookie of the pinger's address goes with it, for a listener that wants unicast copies.
             guard let node else { break }
-            // A settled listener on the group's link asks for the group's batch (one t3 for all);
-            // one that gets unicast copies cannot hear it, whatever its ping says.
-            if ping.batched, !unicastListeners.addresses.contains(node) {
+            // A settled listener on the group's link asks for the group's batch (one t3 for all):
+            // taken from a listener in the list or a speaker, once a window per key, while the
+            // window has room. One that gets unicast copies cannot hear it, whatever it asks.
+            if ping.batched, engine.roster.entries[sender] != nil || speakers.isSpeaker(sender),
+                !unicastListeners.addresses.contains(node), pongBatchKeys.count < TimePongs.entryRange.upperBound,
+                pongBatchKeys.insert(sender).inserted
+            {
                 pongBatch.append(
                     .init(guest: sender.prefix, clientSendNs: ping.clientSendNs, serverReceiveNs: inbound.receivedAt.ns)
                 )
                 if pongBatchDue == nil { pongBatchDue = now + Self.pongBatchNs }
-                if pongBatch.count == TimePongs.entryRange.upperBound { sendPongBatch(now: now, into: &out) }
+                if pongBatchKeys.count == TimePongs.entryRange.upperBound { sendPongBatch(now: now, into: &out) }
                 break
             }
             out.append(
@@ -968,12 +983,10 @@ public struct DJMachine: NodeMachine {
         broadcast(now: now, change: .listeners, into: &out)
     }
 
-    /// The batched pings' answers, to the group only (their listeners hear it; ``TimePongs``).
+    /// The batched pings' answers, to the group only (their listeners hear it; ``TimePongs``). The
+    /// window stays until it is due.
     private mutating func sendPongBatch(now: LocalTime, into out: inout [Effect]) {
-        defer {
-            pongBatch.removeAll(keepingCapacity: true)
-            pongBatchDue = nil
-        }
+        defer { pongBatch.removeAll(keepingCapacity: true) }
         guard !pongBatch.isEmpty else { return }
         let pongs = TimePongs(serverSendNs: now.ns, entries: pongBatch)
         out.append(.send(.timePongs(pongs), to: .group(group), station: stationID))

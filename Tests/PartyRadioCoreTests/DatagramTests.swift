@@ -7,7 +7,7 @@ import Testing
 
     @Test func everyKindRoundTrips() throws {
         #expect(Set(Samples.messages.map(\.kind)) == Set(MessageKind.allCases))
-        for (index, message) in Samples.messages.enumerated() {
+        for (index, message) in (Samples.messages + Samples.withOptionalEnds).enumerated() {
             let bytes = try Datagram.encode(message, stationID: station, sequence: UInt64(index), signer: FakeSigner(7))
             let decoded = try Datagram.decode(bytes)
             #expect(decoded.message == message)
@@ -198,7 +198,7 @@ import Testing
 
     @Test func mutatedValidDatagramsNeverCrash() throws {
         var generator = SeededGenerator(seed: 77)
-        for message in Samples.messages {
+        for message in Samples.messages + Samples.withOptionalEnds {
             let bytes = try Datagram.encode(message, stationID: station, sequence: 5, signer: FakeSigner(3))
             for _ in 0..<2_000 {
                 var mutated = bytes

@@ -38,6 +38,8 @@ struct SimRun {
         /// clock samples listeners took from them.
         var pongBatches = 0
         var batchSamples = 0
+        /// Every clock sample listeners on the link took (pongs and batches).
+        var onLinkSamples = 0
     }
 
     /// True time starts here (any instant works; a positive one keeps clocks positive).
@@ -351,8 +353,10 @@ struct SimRun {
         stats.requests = checker.requestsQueued
         stats.requestVotes = checker.requestVotesCounted
         stats.pongBatches = pongBatches
-        for node in lan.nodes {
-            if case .listener(let listener) = node.machine { stats.batchSamples += listener.samplesFromBatches }
+        for node in lan.nodes where !node.offLink {
+            guard case .listener(let listener) = node.machine else { continue }
+            stats.batchSamples += listener.samplesFromBatches
+            stats.onLinkSamples += listener.clock.acceptedCount
         }
         violations = log.violations
     }

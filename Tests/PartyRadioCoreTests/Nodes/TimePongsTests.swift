@@ -109,6 +109,20 @@ import Testing
         #expect(rest.map { $0.0.entries.map(\.clientSendNs) } == [[100]])
     }
 
+    @Test("a speaker's batched ping is batched, like a listed guest's")
+    func aSpeakerIsBatched() {
+        var dj = startedDJ()
+        var kitchen = Peer("10.0.0.5", key: 0x5A)
+        let status = SpeakerStatus(
+            name: "Kitchen", room: "Downstairs", settings: SpeakerSettings(), playing: true, lastControl: 0)
+        _ = dj.handle(kitchen.send(.speakerStatus(status), station: id), at: at(ms: 900))
+        #expect(dj.speakers.isSpeaker(kitchen.publicKey) && dj.engine.roster.count == 0)
+        let out = dj.handle(
+            kitchen.send(.timePing(TimePing(clientSendNs: 7, batched: true)), station: id), at: at(ms: 1_000))
+        #expect(pongs(out).isEmpty)
+        #expect(batches(dj.handle(.timer, at: at(ms: 1_100))).map { $0.0.entries.map(\.clientSendNs) } == [[7]])
+    }
+
     @Test(
         "a batched ping from a key the DJ does not list is answered by its own pong: a stranger never makes it send to the group"
     )
@@ -165,11 +179,12 @@ import Testing
 
     /// Runs `machine` tuned in to the fixture station from 100 ms until `end`, answering each ping:
     /// an unbatched one with its pong 2 ms after it went, a batched one with a batch that also
-    /// answers someone else, ``holdNs`` later, unless `lose` says that batch is lost. Returns each ping with its
+    /// answers someone else, ``holdNs`` later, unless `lose` says that batch is lost (or `garble`
+    /// that its t3 comes a second after t2: a round trip below zero). Returns each ping with its
     /// instant, and the samples the clock took (its window holds 60 s: none drops out here).
     func run(
         _ machine: inout ListenerMachine, until end: LocalTime, lose: (LocalTime) -> Bool = { _ in false },
-        snapshots: Bool = true
+        garble: (LocalTime) -> Bool = { _ in false }, snapshots: Bool = true
     ) -> (pings: [(at: LocalTime, batched: Bool)], samples: Int) {
         var station = Fixture.djPeer
         _ = machine.handle(.start, at: t0)
@@ -215,9 +230,9 @@ import Testing
                         guest: 0x0101_0101_0101_0101, clientSendNs: answer.ping.clientSendNs - 5, serverReceiveNs: t2),
                     .init(guest: 0x0505_0505_0505_0505, clientSendNs: answer.ping.clientSendNs, serverReceiveNs: t2),
                 ]
+                let t3 = t2 + (garble(now) ? Nanos.seconds(1) : Self.holdNs)
                 out = machine.handle(
-                    station.send(.timePongs(TimePongs(serverSendNs: t2 + Self.holdNs, entries: entries)), station: id),
-                    at: now)
+                    station.send(.timePongs(TimePongs(serverSendNs: t3, entries: entries)), station: id), at: now)
             } else {
                 out = machine.handle(
                     station.send(
@@ -260,6 +275,18 @@ import Testing
         #expect(after.prefix(4).map(\.batched) == [true, false, true, true])
         #expect(samples == pings.count - 1)
         #expect(machine.samplesFromBatches > 10)
+    }
+
+    @Test("a batch whose sample the clock cannot use counts as lost: the next ping asks for its own pong")
+    func anImplausibleBatchIsNoAnswer() {
+        var machine = listener(key: testKey(5))
+        let garbled = at(ms: 15_000)...at(ms: 15_400)
+        let (pings, samples) = run(&machine, until: at(ms: 20_000), garble: { garbled.contains($0) })
+        let after = pings.filter { $0.at > garbled.lowerBound - Nanos.ms(2) - Self.holdNs }
+        #expect(after.count >= 4)
+        guard after.count >= 4 else { return }
+        #expect(after.prefix(4).map(\.batched) == [true, false, true, true])
+        #expect(samples == pings.count - 1)
     }
 
     @Test("two batches lost in a row (the group does not reach here): pings ask for pongs of their own for 30 s")

@@ -110,7 +110,7 @@ public struct ListenerMachine: NodeMachine {
         public var lastHeartbeat: LocalTime
         public var lastProgress: LocalTime
         public var lastPing: LocalTime?
-        /// When the last time sample came (a pong, or an entry of the group's batch).
+        /// When the last time sample the clock could use came (a pong, or an entry of the group's batch).
         public var lastSample: LocalTime?
         /// Whether the last ping asked for the group's batch; batches lost in a row since one came;
         /// and until when pings ask for pongs of their own after two were lost.
@@ -127,7 +127,8 @@ public struct ListenerMachine: NodeMachine {
     }
 
     public let configuration: Configuration
-    /// Time samples taken from the group's batches (``TimePongs``), for the simulation's checks.
+    /// Time samples the clock took from the group's batches (``TimePongs``; not those it found
+    /// implausible), for the simulation's checks.
     public private(set) var samplesFromBatches = 0
     public private(set) var watch = StationWatch()
     public private(set) var filter: DatagramFilter
@@ -515,13 +516,16 @@ public struct ListenerMachine: NodeMachine {
             // The group's batch: the entries that name this listener's key, each a sample.
             guard let key = configuration.key?.prefix else { break }
             for entry in pongs.entries where entry.guest == key {
-                samplesFromBatches += 1
-                self.tuned?.batchesLost = 0
-                take(
+                let verdict = take(
                     TimeSample(
                         t1: LocalTime(ns: entry.clientSendNs), t2: DJTime(ns: entry.serverReceiveNs),
                         t3: DJTime(ns: pongs.serverSendNs), t4: inbound.receivedAt),
                     now: now, into: &out)
+                // A sample the filter cannot use (the hold made its round trip negative) is no
+                // answer: the next ping asks for a pong of its own.
+                guard verdict != .implausible else { continue }
+                samplesFromBatches += 1
+                self.tuned?.batchesLost = 0
             }
         case .liveFrame(let frame):
             guard configuration.playsAudio else { break }
@@ -536,11 +540,13 @@ public struct ListenerMachine: NodeMachine {
         }
     }
 
-    /// A time sample from the station (a pong's, or the group batch's): into the clock filter.
-    private mutating func take(_ sample: TimeSample, now: LocalTime, into out: inout [Effect]) {
-        tuned?.lastSample = now
+    /// A time sample from the station (a pong's, or the group batch's): into the clock filter. One
+    /// it can use answers the last ping (``Tuned/lastSample``).
+    @discardableResult
+    private mutating func take(_ sample: TimeSample, now: LocalTime, into out: inout [Effect]) -> ClockSync.Verdict {
         let wasKnown = clock.isSynchronized
         let verdict = clock.add(sample)
+        if verdict != .implausible { tuned?.lastSample = now }
         if verdict != .accepted {
             out.append(.log(.clock, "time sample \(verdict) (round trip \(sample.delayNs / 1000) µs)"))
         }
@@ -553,6 +559,7 @@ public struct ListenerMachine: NodeMachine {
                         + "\(estimate.driftPPM) ppm from \(clock.samples.count) samples"))
             out += planner.tick(clockKnown: true, now: now).map(Effect.player)
         }
+        return verdict
     }
 
     private mutating func follow(_ snapshot: StateSnapshot, now: LocalTime, into out: inout [Effect]) {

@@ -9,11 +9,7 @@ import Testing
     let group = Destination.group(Fixture.group)
 
     func started(queue: [Track] = Fixture.tracks, playsAudio: Bool = true) -> DJMachine {
-        var dj = DJMachine(
-            configuration: Fixture.djConfiguration(queue: queue, playsAudio: playsAudio), verifier: ChecksumVerifier(),
-            now: t0)
-        _ = dj.handle(.start, at: t0)
-        return dj
+        Fixture.startedDJ(queue: queue, playsAudio: playsAudio)
     }
 
     func acks(_ effects: [Effect], to peer: Peer) -> [VoteAck] {

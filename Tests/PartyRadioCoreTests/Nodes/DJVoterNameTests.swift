@@ -8,11 +8,7 @@ import Testing
 @Suite struct DJVoterNameTests {
     let id = Fixture.stationID
 
-    func started() -> DJMachine {
-        var dj = DJMachine(configuration: Fixture.djConfiguration(), verifier: ChecksumVerifier(), now: t0)
-        _ = dj.handle(.start, at: t0)
-        return dj
-    }
+    func started() -> DJMachine { Fixture.startedDJ() }
 
     /// The voters of the `voteCounted` reports: (fingerprint, name).
     func voters(_ effects: [Effect]) -> [(voter: String, name: String?)] {

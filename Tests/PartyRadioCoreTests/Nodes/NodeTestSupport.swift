@@ -70,6 +70,14 @@ enum Fixture {
             address: djAddress.host, playsAudio: playsAudio)
     }
 
+    /// A DJ on ``djConfiguration(queue:playsAudio:)``, started at `t0`.
+    static func startedDJ(queue: [Track] = tracks, playsAudio: Bool = true) -> DJMachine {
+        var dj = DJMachine(
+            configuration: djConfiguration(queue: queue, playsAudio: playsAudio), verifier: ChecksumVerifier(), now: t0)
+        _ = dj.handle(.start, at: t0)
+        return dj
+    }
+
     /// The DJ as a peer (its datagrams, signed with the station key).
     static var djPeer: Peer { Peer(djAddress.host, port: djAddress.port, key: djKeySeed) }
 

@@ -10,11 +10,7 @@ import Testing
     let id = Fixture.stationID
     let group = Destination.group(Fixture.group)
 
-    func startedDJ() -> DJMachine {
-        var dj = DJMachine(configuration: Fixture.djConfiguration(), verifier: ChecksumVerifier(), now: t0)
-        _ = dj.handle(.start, at: t0)
-        return dj
-    }
+    func startedDJ() -> DJMachine { Fixture.startedDJ() }
 
     /// `peer` said hello: it is in the DJ's listener list.
     func joined(_ dj: inout DJMachine, _ peer: inout Peer, at time: LocalTime) {
@@ -262,31 +258,23 @@ import Testing
         #expect(abs(offset - Self.djAheadNs) < Nanos.ms(1))
     }
 
-    @Test("a batch lost: the next ping asks for its own pong, the one after for the batch again")
-    func aLostBatchMakesTheNextPingAskForItsOwn() {
+    @Test(
+        "a batch lost, or one whose sample the clock cannot use: the next ping asks for its own pong, the one after for the batch again",
+        arguments: [false, true])
+    func aMissedBatchMakesTheNextPingAskForItsOwn(garbled: Bool) {
         var machine = listener(key: testKey(5))
-        // Shorter than the steady interval: one batch is lost.
-        let lost = at(ms: 15_000)...at(ms: 15_400)
-        let (pings, samples) = run(&machine, until: at(ms: 20_000), lose: { lost.contains($0) })
-        let after = pings.filter { $0.at > lost.lowerBound - Nanos.ms(2) - Self.holdNs }
+        // Shorter than the steady interval: one batch is missed.
+        let missed = at(ms: 15_000)...at(ms: 15_400)
+        let (pings, samples) = run(
+            &machine, until: at(ms: 20_000), lose: { !garbled && missed.contains($0) },
+            garble: { garbled && missed.contains($0) })
+        let after = pings.filter { $0.at > missed.lowerBound - Nanos.ms(2) - Self.holdNs }
         #expect(after.count >= 4)
         guard after.count >= 4 else { return }
-        // The ping whose batch was lost was batched; the next is not; then batched again.
+        // The ping whose batch was missed was batched; the next is not; then batched again.
         #expect(after.prefix(4).map(\.batched) == [true, false, true, true])
         #expect(samples == pings.count - 1)
         #expect(machine.samplesFromBatches > 10)
-    }
-
-    @Test("a batch whose sample the clock cannot use counts as lost: the next ping asks for its own pong")
-    func anImplausibleBatchIsNoAnswer() {
-        var machine = listener(key: testKey(5))
-        let garbled = at(ms: 15_000)...at(ms: 15_400)
-        let (pings, samples) = run(&machine, until: at(ms: 20_000), garble: { garbled.contains($0) })
-        let after = pings.filter { $0.at > garbled.lowerBound - Nanos.ms(2) - Self.holdNs }
-        #expect(after.count >= 4)
-        guard after.count >= 4 else { return }
-        #expect(after.prefix(4).map(\.batched) == [true, false, true, true])
-        #expect(samples == pings.count - 1)
     }
 
     @Test("two batches lost in a row (the group does not reach here): pings ask for pongs of their own for 30 s")

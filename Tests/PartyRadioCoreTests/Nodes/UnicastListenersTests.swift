@@ -10,11 +10,7 @@ import Testing
     let id = Fixture.stationID
     let group = Destination.group(Fixture.group)
 
-    func started() -> DJMachine {
-        var dj = DJMachine(configuration: Fixture.djConfiguration(), verifier: ChecksumVerifier(), now: t0)
-        _ = dj.handle(.start, at: t0)
-        return dj
-    }
+    func started() -> DJMachine { Fixture.startedDJ() }
 
     /// The return cookie `peer` reads in the DJ's answer to its time ping (as a listener gets it).
     func cookie(_ dj: inout DJMachine, _ peer: inout Peer, at time: LocalTime) -> UInt64? {

@@ -201,11 +201,7 @@ import Testing
 
     // MARK: The DJ's side
 
-    func startedDJ() -> DJMachine {
-        var dj = DJMachine(configuration: Fixture.djConfiguration(), verifier: ChecksumVerifier(), now: t0)
-        _ = dj.handle(.start, at: t0)
-        return dj
-    }
+    func startedDJ() -> DJMachine { Fixture.startedDJ() }
 
     func status(
         volume: Int = 100, muted: Bool = false, delay: Int = 0, name: String = "Kitchen\u{1b}[2J",

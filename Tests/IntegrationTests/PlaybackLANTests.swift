@@ -76,9 +76,11 @@ struct PlaybackLANTests {
         let listener = try lan.startListener(
             host: 2, role: "listener", station: "Console", offsetMs: -700, driftPPM: -120)
         let joined = try listener.waitForEvent("tuned in") { $0.name == "tuned_in" }.timeNs
-        sleep(untilTrue: joined + 3 * Self.second)
+        // In sync from 3 s after joining, as the test above holds every listener to (a loaded CI
+        // machine once had this listener's player 23 ms off 2-3 s after joining, its clock right).
+        sleep(untilTrue: joined + 4 * Self.second)
         func samples() -> [SyncSample] { lan.measureListener("listener") }
-        let settled = samples().within(joined + 2 * Self.second...joined + 3 * Self.second)
+        let settled = samples().within(joined + 3 * Self.second...joined + 4 * Self.second)
         #expect(
             settled.playerCount > 0 && settled.worstPlayerMs < 20, "in sync before the controls: \(settled.summary)")
 

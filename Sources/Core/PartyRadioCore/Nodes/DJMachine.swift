@@ -670,7 +670,7 @@ public struct DJMachine: NodeMachine {
                 speakers.keep(sender, now: now)
                 unicastListeners.heard(
                     sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
-                guard !hello.isRepeat || hello.wantsUnicast else { return }  // it hears the group's
+                guard Self.answers(hello, known: true) else { return }
                 return out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
             case .heartbeat(let beat):
                 speakers.keep(sender, now: now)
@@ -703,9 +703,7 @@ public struct DJMachine: NodeMachine {
             if let node {
                 unicastListeners.heard(
                     sender, at: node, wantsUnicast: hello.wantsUnicast, cookie: hello.cookie, now: now)
-                // A repeated hello from a listener in the list, on the group's link, hears the
-                // group's snapshots: no answer of its own (docs/PROTOCOL.md, "Behaviour").
-                if isNew || !hello.isRepeat || hello.wantsUnicast {
+                if Self.answers(hello, known: !isNew) {
                     out.append(send(.stateSnapshot(engine.snapshot(now: dj)), to: node))
                 }
                 if isNew { filter.prepareSession(for: sender) }
@@ -981,6 +979,12 @@ public struct DJMachine: NodeMachine {
     private mutating func listenerJoined(_ name: String, now: LocalTime, into out: inout [Effect]) {
         out.append(.report(.listenersChanged(count: engine.roster.count, joined: name, left: false)))
         broadcast(now: now, change: .listeners, into: &out)
+    }
+
+    /// Whether a hello gets a snapshot of its own: a repeated one from a node the DJ knows, on the
+    /// group's link, hears the group's snapshots instead (docs/PROTOCOL.md, "Behaviour").
+    private static func answers(_ hello: Hello, known: Bool) -> Bool {
+        !known || !hello.isRepeat || hello.wantsUnicast
     }
 
     /// The batched pings' answers, to the group only (their listeners hear it; ``TimePongs``). The

@@ -68,9 +68,6 @@ public struct ListenerMachine: NodeMachine {
 
     public static let heartbeatIntervalNs = Nanos.seconds(1)
     public static let helloRetryNs = Nanos.ms(300)
-    /// After two of the group's time pongs batches lost in a row, pings ask for pongs of their own
-    /// this long.
-    public static let batchPauseNs = Nanos.seconds(30)
     /// No snapshot for this long and the station is reported silent (snapshots come every 0.5 s).
     public static let silenceNs = Nanos.seconds(2)
     /// How often the live view is refreshed between state changes.
@@ -112,11 +109,8 @@ public struct ListenerMachine: NodeMachine {
         public var lastPing: LocalTime?
         /// When the last time sample the clock could use came (a pong, or an entry of the group's batch).
         public var lastSample: LocalTime?
-        /// Whether the last ping asked for the group's batch; batches lost in a row since one came;
-        /// and until when pings ask for pongs of their own after two were lost.
-        public var lastPingBatched = false
-        public var batchesLost = 0
-        public var batchPausedUntil: LocalTime?
+        /// Whether its pings ask for the group's batch of time pongs.
+        var batching = PongBatching()
         /// Time pings sent since tuning in (the clock filter paces the first ones quickly).
         public var pings = 0
         public var silent = false
@@ -525,7 +519,7 @@ public struct ListenerMachine: NodeMachine {
                 // answer: the next ping asks for a pong of its own.
                 guard verdict != .implausible else { continue }
                 samplesFromBatches += 1
-                self.tuned?.batchesLost = 0
+                self.tuned?.batching.batchAnswered()
             }
         case .liveFrame(let frame):
             guard configuration.playsAudio else { break }
@@ -704,21 +698,12 @@ public struct ListenerMachine: NodeMachine {
         let ping = pingSchedule(tuned)
         if Self.isDue(last: ping.due - ping.intervalNs, intervalNs: ping.intervalNs, now: now) {
             // Settled, on the group's link, hearing the station, and the last ping answered: the
-            // answer may come in the group's batch. A batch lost makes the next ping ask for its
-            // own pong; two lost in a row (the group may not reach here) stop asking for a while.
-            let answered = tuned.lastSample.map { last in tuned.lastPing.map { last > $0 } ?? false } ?? false
-            if tuned.lastPingBatched, !answered {
-                tuned.batchesLost += 1
-                if tuned.batchesLost >= 2 {
-                    tuned.batchesLost = 0
-                    tuned.batchPausedUntil = now + Self.batchPauseNs
-                }
-            }
-            let batched =
-                configuration.key != nil && !configuration.wantsUnicast && !tuned.silent && answered
-                && ping.intervalNs >= clock.configuration.steadyIntervalNs
-                && (tuned.batchPausedUntil.map { now >= $0 } ?? true)
-            tuned.lastPingBatched = batched
+            // answer may come in the group's batch (``PongBatching``).
+            let batched = tuned.batching.nextPing(
+                at: now,
+                answered: tuned.lastSample.map { last in tuned.lastPing.map { last > $0 } ?? false } ?? false,
+                eligible: configuration.key != nil && !configuration.wantsUnicast && !tuned.silent
+                    && ping.intervalNs >= clock.configuration.steadyIntervalNs)
             out.append(
                 .send(
                     .timePing(TimePing(clientSendNs: now.ns, batched: batched)), to: .peer(tuned.djAddress),
